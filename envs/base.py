@@ -1,0 +1,253 @@
+"""One AEC base class for all cardzoo games.
+
+It holds what the three games share: agent bookkeeping, identical Dict spaces for every seat,
+reward accumulation, seeding, illegal-move errors, eliminations, the move-as-text interface and
+render dispatch. A game subclass supplies the engine-facing hooks (``_start``, ``_acting_seat``,
+``_legal_actions``, ``_encode``, ``_apply``, ``_action_text``, ``_render_text``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import logger, spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.config import config_dict
+
+
+class IllegalMoveError(ValueError):
+    """Raised by ``raw_env`` for an illegal action or an unparseable move text."""
+
+
+@dataclass
+class StepOutcome:
+    """What one engine step produced, as the env needs it."""
+
+    rewards: dict[int, float] = field(default_factory=dict)  # seat -> reward earned now
+    done: bool = False  # the match (episode) is over
+    eliminated: Sequence[int] = ()  # seats that leave the game now (Sam Sip)
+
+
+class CardGameEnv(AECEnv):
+    """Shared PettingZoo AEC machinery. Subclasses set ``metadata``, ``num_actions``,
+    ``max_players``, ``obs_size`` and implement the hooks below."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    num_actions: int = 0
+    max_players: int = 0
+    game_name: str = ""
+
+    def __init__(self, config, render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
+        self.config = config
+        self.render_mode = render_mode
+        self.num_players = config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_box = spaces.Box(low=-1.0, high=1.0, shape=(self.obs_size,), dtype=np.float32)
+        mask_box = spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8)
+        obs_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
+        act_space = spaces.Discrete(self.num_actions)
+        # One shared object per seat: spaces are identical by construction.
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._seed_rng: random.Random | None = None
+        self.episode_seed: int | None = None
+        self.episode_deck: list[int] | None = None
+        self.history: list[int] = []
+        self.agents: list[str] = []
+
+    # ------------------------------------------------------------------ hooks
+    def _start(self, rng: random.Random, deck: list[int] | None) -> None:
+        raise NotImplementedError
+
+    def _validate_deck(self, deck) -> list[int]:
+        raise NotImplementedError
+
+    def _acting_seat(self) -> int:
+        raise NotImplementedError
+
+    def _legal_actions(self) -> list[int]:
+        raise NotImplementedError
+
+    def _encode(self, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> StepOutcome:
+        raise NotImplementedError
+
+    def _action_text(self, action: int) -> str:
+        raise NotImplementedError
+
+    def _render_text(self) -> str:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ PettingZoo
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = random.Random(seed)
+        elif self._seed_rng is None:
+            self._seed_rng = random.Random()
+        # Every episode gets a concrete seed drawn from the env's stream, so any episode
+        # (seeded or not) can be recorded and replayed exactly.
+        self.episode_seed = self._seed_rng.getrandbits(63)
+        options = options or {}
+        unknown = set(options) - {"deck"}
+        if unknown:
+            raise ValueError(f"unknown reset option {sorted(unknown)[0]!r}; the only option is 'deck'")
+        deck = options.get("deck")
+        self.episode_deck = self._validate_deck(deck) if deck is not None else None
+        self.history = []
+        self._start(random.Random(self.episode_seed), self.episode_deck)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self._acting_seat()]
+
+    def observe(self, agent):
+        seat = self.agent_seat[agent]
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if agent == self.agent_selection and not self.terminations[agent]:
+            mask[self._legal_actions()] = 1
+        return {"observation": self._encode(seat), "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = int(action)
+        legal = self._legal_actions()
+        if action not in legal:
+            raise IllegalMoveError(self._illegal_message(action, legal))
+        self._cumulative_rewards[agent] = 0.0
+        self.history.append(action)
+        outcome = self._apply(action)
+        self._clear_rewards()
+        for seat, r in outcome.rewards.items():
+            name = self.possible_agents[seat]
+            if name in self.rewards:
+                self.rewards[name] += float(r)
+        self._accumulate_rewards()
+        if outcome.done:
+            for a in self.agents:
+                self.terminations[a] = True
+        else:
+            for seat in outcome.eliminated:
+                self.terminations[self.possible_agents[seat]] = True
+            self.agent_selection = self.possible_agents[self._acting_seat()]
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            return None
+        text = self._render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------- moves as text (scripts, humans)
+    @property
+    def acting_seat(self) -> int:
+        return self._acting_seat()
+
+    def legal_moves(self) -> list[tuple[int, str]]:
+        """The acting seat's legal actions as (action id, text)."""
+        return [(a, self._action_text(a)) for a in self._legal_actions()]
+
+    def action_text(self, action: int) -> str:
+        return self._action_text(int(action))
+
+    def move_to_action(self, text: str) -> int:
+        """Turn a move text (as listed by ``legal_moves``) into its action id."""
+        key = _normalise_move_text(text)
+        for a, t in self.legal_moves():
+            if _normalise_move_text(t) == key:
+                return a
+        legal = "; ".join(t for _, t in self.legal_moves())
+        raise IllegalMoveError(f"{text!r} is not a legal move now; legal moves: {legal}")
+
+    def full_moves(self) -> list[tuple[tuple[int, ...], str]]:
+        """The acting seat's complete legal moves as (action ids, text).
+
+        A complete move is one action in most games; Suipi composes a move in sub-steps and
+        overrides this (and ``parse_move``) to list whole moves.
+        """
+        return [((a,), t) for a, t in self.legal_moves()]
+
+    def parse_move(self, text: str) -> tuple[int, ...]:
+        """Turn a complete move text into the action ids that play it."""
+        return (self.move_to_action(text),)
+
+    def play(self, text: str) -> None:
+        """Apply a complete move given as text (through ``step``)."""
+        for action in self.parse_move(text):
+            self.step(action)
+
+    def _illegal_message(self, action: int, legal: list[int]) -> str:
+        if 0 <= action < self.num_actions:
+            what = f"action {action} ({self._action_text(action)})"
+        else:
+            what = f"action {action} (out of range 0..{self.num_actions - 1})"
+        listing = "; ".join(f"{a}={self._action_text(a)}" for a in legal)
+        return f"illegal {what} for {self.agent_selection}; legal: {listing}"
+
+    def record_header(self) -> dict:
+        """What a game record needs to replay this episode: game, config, seed, stacked deck."""
+        return {
+            "game": self.metadata["name"],
+            "config": config_dict(self.config),
+            "seed": self.episode_seed,
+            "deck": self.episode_deck,
+        }
+
+
+def _normalise_move_text(text: str) -> str:
+    return " ".join(text.replace(",", " ").split()).lower()
+
+
+def make_env_fns(raw_cls):
+    """Build the PettingZoo-classic ``env()`` / ``raw_env()`` pair for a game class.
+
+    ``env()`` wraps with TerminateIllegal (an illegal action ends the episode, -1 to the
+    offender, 0 to everyone else), AssertOutOfBounds and OrderEnforcing.
+    """
+
+    def raw_env(**config) -> CardGameEnv:
+        return raw_cls(**config)
+
+    def env(**config):
+        e = raw_cls(**config)
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+        e = wrappers.OrderEnforcingWrapper(e)
+        return e
+
+    raw_env.__doc__ = f"The unwrapped {raw_cls.__name__} (illegal actions raise IllegalMoveError)."
+    env.__doc__ = f"{raw_cls.__name__} with PettingZoo's standard wrappers."
+    return env, raw_env

@@ -1,0 +1,53 @@
+"""Validated rule configurations: one frozen dataclass per game, checked on construction."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterable
+
+
+class ConfigError(ValueError):
+    """A rule option has a bad value; the message names the field and what is allowed."""
+
+
+def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ConfigError(f"{name} must be {allowed}, got {value}")
+
+
+def check_number(name: str, value: Any, lo: float, hi: float | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name} must be a number, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ConfigError(f"{name} must be {allowed}, got {value}")
+
+
+def check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false, got {value!r}")
+
+
+def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> None:
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ConfigError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def build_config(cls, game: str, **options):
+    """Build a config dataclass, turning unknown keys into a ConfigError that lists the known ones."""
+    known = [f.name for f in dataclasses.fields(cls)]
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        raise ConfigError(
+            f"unknown option {unknown[0]!r} for {game}; options are: {', '.join(known)}"
+        )
+    return cls(**options)
+
+
+def config_dict(config) -> dict:
+    """Plain JSON-ready dict of a config (tuples become lists)."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(config).items()}
