@@ -1,0 +1,87 @@
+"""A rule-based Siantappo player that a casual player would find sensible.
+
+It sees only its observation and mask. Its plan: split the hand into as few combinations as
+possible; lead low and long; beat with the cheapest combination that does not break the hand up;
+keep 2s and bombs until an opponent is close to going out or the bot itself is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.siantappo.encoding import HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
+from envs.siantappo.engine import fill_cards, hand_from_keys
+from envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+
+
+def hand_pieces(counts: list[int]) -> int:
+    """How many plays a hand with these rank counts needs, roughly (fewer is better).
+
+    Each rank is one play (single/pair/triple/quad); a run of >= 3 consecutive ranks (no 2s)
+    may instead go out as one straight, taking one card of each rank, when that saves plays.
+    """
+    pieces = sum(1 for c in counts if c)
+    r = 0
+    while r < 12:
+        if counts[r]:
+            start = r
+            while r < 12 and counts[r]:
+                r += 1
+            if r - start >= 3:
+                run = counts[start:r]
+                with_straight = 1 + sum(1 for c in run if c > 1)
+                pieces -= max(0, (r - start) - with_straight)
+        else:
+            r += 1
+    return pieces
+
+
+class RuleBot:
+    name = "rules"
+
+    def __init__(self, config=None, seed: int | None = None):
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        if len(legal) == 1:
+            return legal[0]
+        hand = decode_hand(observation)
+        if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
+            return min(legal)
+        n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
+        sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * 18).astype(int)
+        opponents = [int(x) for x in sizes[1:] if x > 0]
+        endgame = (min(opponents) if opponents else 99) <= 3 or len(hand) <= 4
+        rm = hand_from_keys(hand)
+        counts = [bin(m).count("1") for m in rm]
+        base = hand_pieces(counts)
+        best, best_score = None, None
+        for a in legal:
+            if a == PASS_ID:
+                score = base + 0.6
+            else:
+                cards = fill_cards(a, rm)
+                after = counts[:]
+                for k in cards:
+                    after[k >> 2] -= 1
+                if sum(after) == 0:
+                    return a  # going out beats everything
+                top_rank = max(cards) >> 2
+                score = hand_pieces(after) + 0.04 * top_rank - 0.01 * len(cards)
+                # A quad played on a pair (of 2s) is a bomb; a quad on a quad is a normal answer.
+                is_bomb = ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5) or (
+                    ACTION_TYPE[a] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
+                uses_two = any(k >> 2 == TWO for k in cards)
+                if not endgame:
+                    if is_bomb:
+                        score += 1.5
+                    if uses_two:
+                        score += 0.9
+            if best_score is None or score < best_score:
+                best, best_score = a, score
+        return best

@@ -1,0 +1,43 @@
+"""Siantappo rule configuration (rules/siantappo.md, variants table 3.5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envs.cards import parse_card
+from envs.config import ConfigError, check_bool, check_choice, check_int
+
+
+@dataclass(frozen=True)
+class SiantappoConfig:
+    num_players: int = 4
+    rounds: int = 5  # K rounds per match (T12)
+    first_lead_must_include_3c: bool = False  # the first lead of the match must contain the starter card
+    starter_card: str = "3♣"  # T6: its holder leads round 1 ("3♣" seed, "3♠" Tiến lên)
+    deal: str = "all"  # "all" 52 cards (T3) or "13each" (Tiến lên, n <= 4, remainder aside)
+    quad_beats_single_2: bool = False
+    long_pair_runs: bool = False  # 4 consecutive pairs beat a 2 or a pair of 2s; 5 also beat three 2s
+    siantappo_as_lead: bool = False  # three consecutive pairs also a normal (leading) combination
+    bomb_after_pass: bool = False  # a player who passed may still bomb
+    swap_second_with: str = "n-1"  # "n-1" (default fix) or "third" (the seed's literal wording)
+    swap_choice: bool = False  # the winner (and 2nd) choose which cards to give back (President)
+    no_finish_on_2: bool = False  # going out with a play containing a 2 ranks you last
+    reward: str = "place"  # "place": (n+1-2*place)/(n-1); "pig": loser -1, others +1/(n-1)
+
+    def __post_init__(self):
+        check_int("num_players", self.num_players, 3, 6)
+        check_int("rounds", self.rounds, 1, 1000)
+        for flag in ("first_lead_must_include_3c", "quad_beats_single_2", "long_pair_runs",
+                     "siantappo_as_lead", "bomb_after_pass", "swap_choice", "no_finish_on_2"):
+            check_bool(flag, getattr(self, flag))
+        check_choice("deal", self.deal, ("all", "13each"))
+        if self.deal == "13each" and self.num_players > 4:
+            raise ConfigError(f"deal='13each' needs num_players <= 4, got {self.num_players}")
+        check_choice("swap_second_with", self.swap_second_with, ("n-1", "third"))
+        check_choice("reward", self.reward, ("place", "pig"))
+        try:
+            starter = parse_card(str(self.starter_card))
+        except ValueError:
+            raise ConfigError(f"starter_card must be one of '3♣', '3♠', got {self.starter_card!r}") from None
+        if starter not in (parse_card("3c"), parse_card("3s")):
+            raise ConfigError(f"starter_card must be one of '3♣', '3♠', got {self.starter_card!r}")

@@ -1,0 +1,118 @@
+"""Siantappo observation encoding: what one seat may know (rules 3.7), as a float32 vector.
+
+Seats are relative: slot 0 is the observing seat, slot i the seat i places after it in play order.
+Slots >= num_players stay zero, so one network serves 3-6 players. All values lie in [0, 1].
+
+| slice     | size | meaning                                                                  |
+|-----------|------|--------------------------------------------------------------------------|
+| 0-51      | 52   | own hand (by key: 3♠=0 ... 2♥=51)                                         |
+| 52-103    | 52   | cards of the combination on the table                                    |
+| 104-111   | 8    | its type: single, pair, triple, quad, straight, siantappo, 4-run, 5-run  |
+| 112       | 1    | its number of cards / 12                                                 |
+| 113       | 1    | 1 if the acting seat must lead (no combination on the table)             |
+| 114-119   | 6    | who played it (relative seat one-hot)                                    |
+| 120-125   | 6    | who has passed in this trick                                             |
+| 126-131   | 6    | hand sizes / 18                                                           |
+| 132-137   | 6    | finishing place this round / n (0 = still playing)                       |
+| 138-449   | 312  | cards played this round, 52 per relative seat                            |
+| 450-455   | 6    | previous round's place / n (0 in round 1)                                |
+| 456-507   | 52   | cards this seat gave in this round's swap                                |
+| 508-559   | 52   | cards this seat received in this round's swap                            |
+| 560-563   | 4    | number of players one-hot (3, 4, 5, 6)                                   |
+| 564       | 1    | rounds played / rounds in the match                                      |
+| 565       | 1    | rounds left / rounds in the match                                        |
+| 566-571   | 6    | match placement points / ((n-1) * rounds)                                |
+| 572-577   | 6    | times the loser ("pig") / rounds                                         |
+| 578       | 1    | swap phase: this seat is choosing cards to give (swap_choice variant)    |
+| 579       | 1    | cards still to give / 2                                                  |
+| 580-631   | 52   | cards played in the current trick                                        |
+| 632       | 1    | 1 if this seat is the acting seat                                        |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.siantappo.engine import SWAP, SiantappoEngine
+from envs.siantappo.moves import ACTION_CARD_COUNT, ACTION_TYPE
+
+MAX_PLAYERS = 6
+HAND, TABLE, TABLE_TYPE, TABLE_LEN, LEAD = 0, 52, 104, 112, 113
+TABLE_PLAYER, PASSED, HAND_SIZES, FINISHED, PLAYED = 114, 120, 126, 132, 138
+PREV_PLACES, GIVEN, RECEIVED, NUM_PLAYERS, ROUND, ROUNDS_LEFT = 450, 456, 508, 560, 564, 565
+MATCH_POINTS, PIGS, SWAP_PHASE, TO_GIVE, TRICK_CARDS, ACTING = 566, 572, 578, 579, 580, 632
+OBS_SIZE = 633
+
+_BITS = [[i for i in range(8) if b >> i & 1] for b in range(256)]
+
+
+def _set_mask_bits(vec: np.ndarray, offset: int, mask: int) -> None:
+    base = offset
+    while mask:
+        for i in _BITS[mask & 255]:
+            vec[base + i] = 1.0
+        mask >>= 8
+        base += 8
+
+
+def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
+    n = eng.n
+    v = np.zeros(OBS_SIZE, dtype=np.float32)
+    rm = eng.hands[seat]
+    for r in range(13):
+        m = rm[r]
+        if m:
+            for s in range(4):
+                if m >> s & 1:
+                    v[4 * r + s] = 1.0
+    rel = [(s - seat) % n for s in range(n)]
+    if eng.current >= 0:
+        for k in eng.current_keys:
+            v[TABLE + k] = 1.0
+        v[TABLE_TYPE + ACTION_TYPE[eng.current]] = 1.0
+        v[TABLE_LEN] = ACTION_CARD_COUNT[eng.current] / 12.0
+        v[TABLE_PLAYER + rel[eng.current_player]] = 1.0
+    elif eng.phase != SWAP:
+        v[LEAD] = 1.0
+    places_now = {s: p + 1 for p, s in enumerate(eng.finish_top)}
+    for i, s in enumerate(eng.finish_bottom):
+        places_now[s] = n - i
+    prev = eng.round_places[-1] if eng.round_places else None
+    norm_points = 1.0 / ((n - 1) * eng.cfg.rounds)
+    for s in range(n):
+        r = rel[s]
+        if eng.passed[s]:
+            v[PASSED + r] = 1.0
+        v[HAND_SIZES + r] = eng.counts[s] / 18.0
+        if s in places_now:
+            v[FINISHED + r] = places_now[s] / n
+        if eng.played[s]:
+            _set_mask_bits(v, PLAYED + 52 * r, eng.played[s])
+        if prev is not None:
+            v[PREV_PLACES + r] = prev[s] / n
+        v[MATCH_POINTS + r] = eng.match_points[s] * norm_points
+        v[PIGS + r] = eng.pig_counts[s] / eng.cfg.rounds
+    for k in eng.swap_given[seat]:
+        v[GIVEN + k] = 1.0
+    for k in eng.swap_received[seat]:
+        v[RECEIVED + k] = 1.0
+    v[NUM_PLAYERS + n - 3] = 1.0
+    played_rounds = min(eng.round_index, eng.cfg.rounds)
+    v[ROUND] = played_rounds / eng.cfg.rounds
+    v[ROUNDS_LEFT] = (eng.cfg.rounds - played_rounds) / eng.cfg.rounds
+    if eng.phase == SWAP and eng.swap_queue[0][0] == seat:
+        v[SWAP_PHASE] = 1.0
+        v[TO_GIVE] = eng.swap_queue[0][2] / 2.0
+    for who, trick, _action, keys in reversed(eng.log):
+        if trick != eng.trick:
+            break
+        for k in keys:
+            v[TRICK_CARDS + k] = 1.0
+    if eng.phase != "over" and eng.acting == seat:
+        v[ACTING] = 1.0
+    return v
+
+
+def decode_hand(obs: np.ndarray) -> list[int]:
+    """Keys of the observing seat's hand."""
+    return [int(k) for k in np.flatnonzero(obs[HAND:HAND + 52])]
