@@ -1,0 +1,3 @@
+class RuleBot:  # placeholder, replaced below
+    def __init__(self, config, seed=None):
+        pass

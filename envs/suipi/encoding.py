@@ -1,0 +1,249 @@
+"""Suipi action ids and observation vector (pure functions; tables also in docs/suipi.md).
+
+Actions (119 ids). A move is composed in sub-steps by the same seat:
+
+====================  =========================================================================
+id                    meaning
+====================  =========================================================================
+0..51                 step 1: play hand card ``c = id`` (card id = 4*rank + suit)
+52..103               step 2 (repeatable): add the floor item whose representative (lowest)
+                      card is ``c = id - 52``; items are added in strictly increasing ``c``
+104                   finish: capture the chosen items
+105..117              finish: build to value ``v = id - 104`` (1..13) with the chosen items
+118                   finish: drop (trail) the hand card (no items chosen)
+====================  =========================================================================
+
+The mask allows an action only if some legal complete move extends the current prefix, so every
+distinct legal outcome is reachable and nothing illegal is.
+
+Observation (``OBS_SIZE`` float32 values in [-1, 1]); seats are relative to the observer
+(0 = me, 1 = next to play after me, ...), sides relative (0 = my side), padded to 4 seats / 3 sides.
+Per-card planes, 52 values each, card id order:
+
+==  ==========================================================================================
+ 0  own hand
+ 1  loose card on the floor
+ 2  card inside a build on the floor
+ 3  floor item id of the card: (rep + 1) / 52, rep = lowest card of its item (0 if not on floor)
+ 4  build value / 13 (build cards only)
+ 5  build is locked (build cards only)
+ 6-9  build owner, relative seat one-hot (build cards only)
+10-12  captured this deal by relative side 0/1/2
+13  rejected to the bottom of the stock by the initial-floor rule and still in the stock
+14  partial move: the chosen hand card (acting seat only)
+15  partial move: cards of the chosen floor items (acting seat only)
+==  ==========================================================================================
+
+Scalars from offset ``SCALARS`` (= 832): see ``SCALAR_LAYOUT``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.cards import card_str
+from envs.suipi.engine import CAPTURE, BUILD, DROP, CARDS, NVAL, OWNER, LOCKED, REP, item_str
+
+N_ACTIONS = 119
+ITEM0 = 52
+CAPTURE_ACTION = 104
+BUILD0 = 104  # build to v is BUILD0 + v
+DROP_ACTION = 118
+
+P_HAND, P_LOOSE, P_BUILD, P_ITEM, P_BVAL, P_LOCK, P_OWNER = 0, 1, 2, 3, 4, 5, 6
+P_CAPT, P_REJECTED, P_PART_HAND, P_PART_ITEMS = 10, 13, 14, 15
+N_PLANES = 16
+SCALARS = N_PLANES * 52
+
+SCALAR_LAYOUT = [  # (name, width, meaning)
+    ("num_players", 3, "one-hot 2/3/4 players"),
+    ("point_game_23", 1, "1 in the 23-point game"),
+    ("dealer", 4, "dealer, relative seat one-hot"),
+    ("to_move", 4, "acting seat, relative one-hot"),
+    ("hand_sizes", 4, "cards in hand per relative seat / 12"),
+    ("stock", 1, "stock size / 48"),
+    ("round", 1, "round index / 3"),
+    ("deal", 1, "deal index / number of deals (clipped)"),
+    ("suipis", 3, "suipis this deal per relative side / 10 (clipped)"),
+    ("match_score", 3, "cumulative match score per relative side / (point game * deals) (clipped)"),
+    ("captured_summary", 24, "per relative side: cards/52, spades/13, aces/4, 10♦, 2♠, J♦, Q♦, K♦"),
+    ("last_capturer", 5, "relative seat one-hot, or slot 4 = nobody yet"),
+    ("partial", 2, "hand card chosen (1/0), number of items chosen / 13 (acting seat only)"),
+]
+_off = SCALARS
+OFFSETS = {}
+for _name, _w, _ in SCALAR_LAYOUT:
+    OFFSETS[_name] = _off
+    _off += _w
+OBS_SIZE = _off
+
+
+def finish_action(kind: int, v: int) -> int:
+    return CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
+
+
+def move_actions(floor, move) -> tuple:
+    """The sub-step action ids that play ``move`` on ``floor``."""
+    h, mask, kind, v = move
+    reps = sorted(floor[i][REP] for i in range(len(floor)) if mask >> i & 1)
+    return (h, *(ITEM0 + r for r in reps), finish_action(kind, v))
+
+
+def action_text(action: int, floor=None) -> str:
+    """Sub-step text: ``play 5♣``, ``with 3♦`` / ``with [8♠+2♥=10]``, ``take``, ``build 10``, ``drop``."""
+    if 0 <= action < 52:
+        return f"play {card_str(action)}"
+    if action < 104:
+        c = action - ITEM0
+        if floor is not None:
+            for it in floor:
+                if it[REP] == c:
+                    return f"with {item_str(it)}"
+        return f"with {card_str(c)}"
+    if action == CAPTURE_ACTION:
+        return "take"
+    if action == DROP_ACTION:
+        return "drop"
+    if action < N_ACTIONS:
+        return f"build {action - BUILD0}"
+    return f"action {action}"
+
+
+def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np.ndarray:
+    """Observation of ``seat``. ``partial`` = (hand card, [item reps]) of the move being composed
+    by the acting seat (shown to the acting seat only)."""
+    o = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
+    if out is not None:
+        o.fill(0.0)
+    n = engine.n
+    ns = engine.ns
+    my_side = engine.side[seat]
+    o[engine.hands[seat]] = 1.0  # plane 0
+    for it in engine.floor:
+        cards = it[CARDS]
+        rep = it[REP]
+        owner = it[OWNER]
+        if owner < 0:
+            o[52 + cards[0]] = 1.0
+            o[156 + rep] = (rep + 1) / 52.0
+        else:
+            val = it[NVAL] / 13.0
+            lk = 1.0 if it[LOCKED] else 0.0
+            ob = (P_OWNER + (owner - seat) % n) * 52
+            for c in cards:
+                o[104 + c] = 1.0
+                o[156 + c] = (rep + 1) / 52.0
+                o[208 + c] = val
+                o[260 + c] = lk
+                o[ob + c] = 1.0
+    for s in range(ns):
+        pile = engine.captured[s]
+        if pile:
+            o[(P_CAPT + (s - my_side) % ns) * 52 + np.asarray(pile)] = 1.0
+    if engine.rejected:
+        top = engine.top
+        for c, pos in engine.rejected:
+            if pos >= top:  # still in the stock (not yet dealt)
+                o[P_REJECTED * 52 + c] = 1.0
+    acting = seat == engine.turn and not engine.done
+    if partial is not None and acting and partial[0] is not None:
+        o[P_PART_HAND * 52 + partial[0]] = 1.0
+        floor_by_rep = {it[REP]: it for it in engine.floor}
+        for r in partial[1]:
+            for c in floor_by_rep[r][CARDS]:
+                o[P_PART_ITEMS * 52 + c] = 1.0
+    # scalars
+    o[OFFSETS["num_players"] + n - 2] = 1.0
+    if engine.config.point_game == 23:
+        o[OFFSETS["point_game_23"]] = 1.0
+    o[OFFSETS["dealer"] + (engine.dealer - seat) % n] = 1.0
+    if not engine.done:
+        o[OFFSETS["to_move"] + (engine.turn - seat) % n] = 1.0
+    b = OFFSETS["hand_sizes"]
+    for s in range(n):
+        o[b + (s - seat) % n] = len(engine.hands[s]) / 12.0
+    o[OFFSETS["stock"]] = engine.stock_size / 48.0
+    o[OFFSETS["round"]] = engine.round / 3.0
+    o[OFFSETS["deal"]] = min(1.0, engine.deal_index / max(1, engine.config.num_deals))
+    pg = engine.config.point_game
+    norm = float(pg * engine.config.num_deals)
+    b1, b2, b3 = OFFSETS["suipis"], OFFSETS["match_score"], OFFSETS["captured_summary"]
+    for s in range(ns):
+        r = (s - my_side) % ns
+        o[b1 + r] = min(1.0, engine.suipis[s] / 10.0)
+        o[b2 + r] = min(1.0, engine.match_scores[s] / norm)
+    # captured summary from the planes just written
+    planes = o[P_CAPT * 52:(P_CAPT + 3) * 52].reshape(3, 52)
+    for r in range(ns):
+        p = planes[r]
+        base = b3 + 8 * r
+        o[base] = p.sum() / 52.0
+        o[base + 1] = p[0::4].sum() / 13.0
+        o[base + 2] = p[0:4].sum() / 4.0
+        o[base + 3] = p[38]
+        o[base + 4] = p[4]
+        if pg == 23:
+            o[base + 5] = p[42]
+            o[base + 6] = p[46]
+            o[base + 7] = p[50]
+    lc = engine.last_capturer
+    o[OFFSETS["last_capturer"] + ((lc - seat) % n if lc >= 0 else 4)] = 1.0
+    if partial is not None and acting and partial[0] is not None:
+        o[OFFSETS["partial"]] = 1.0
+        o[OFFSETS["partial"] + 1] = len(partial[1]) / 13.0
+    return o
+
+
+# ------------------------------------------------------------------ decoding (for bots)
+class ObsView:
+    """What a seat sees, decoded from its observation vector."""
+
+    __slots__ = ("num_players", "point_game", "hand", "floor", "captured", "rejected",
+                 "partial_hand", "partial_items", "hand_sizes", "stock", "suipis", "dealer",
+                 "to_move", "round")
+
+    def __repr__(self):
+        return f"ObsView(hand={self.hand}, floor={self.floor}, partial=({self.partial_hand}, {self.partial_items}))"
+
+
+def decode(obs) -> ObsView:
+    """Rebuild hand, floor items (as engine tuples, owner = relative seat) and the partial move
+    from an observation vector. Exact: uses only the planes documented above."""
+    o = np.asarray(obs, dtype=np.float32)
+    v = ObsView()
+    v.num_players = int(np.argmax(o[OFFSETS["num_players"]:OFFSETS["num_players"] + 3])) + 2
+    v.point_game = 23 if o[OFFSETS["point_game_23"]] > 0.5 else 11
+    n = v.num_players
+    v.hand = [int(c) for c in np.flatnonzero(o[0:52] > 0.5)]
+    on_floor = np.flatnonzero(o[156:208] > 0)
+    groups: dict[int, list[int]] = {}
+    for c in on_floor:
+        rep = int(round(float(o[156 + c]) * 52)) - 1
+        groups.setdefault(rep, []).append(int(c))
+    floor = []
+    for rep in sorted(groups):
+        cards = tuple(sorted(groups[rep]))
+        if o[52 + rep] > 0.5 and len(cards) == 1:
+            c = cards[0]
+            key = (c >> 2) + 1
+            nval = key if (v.point_game == 23 or key <= 10) else 0
+            floor.append((key, nval, cards, -1, False, rep))
+        else:
+            val = int(round(float(o[208 + rep]) * 13))
+            owner = int(np.argmax(o[P_OWNER * 52 + rep:(P_OWNER + 4) * 52:52]))
+            floor.append((val, val, cards, owner, bool(o[260 + rep] > 0.5), rep))
+    v.floor = floor
+    v.captured = [np.flatnonzero(o[(P_CAPT + r) * 52:(P_CAPT + r + 1) * 52] > 0.5).tolist() for r in range(3)]
+    v.rejected = np.flatnonzero(o[P_REJECTED * 52:(P_REJECTED + 1) * 52] > 0.5).tolist()
+    ph = np.flatnonzero(o[P_PART_HAND * 52:(P_PART_HAND + 1) * 52] > 0.5)
+    v.partial_hand = int(ph[0]) if len(ph) else None
+    chosen = set(np.flatnonzero(o[P_PART_ITEMS * 52:(P_PART_ITEMS + 1) * 52] > 0.5).tolist())
+    v.partial_items = [it[REP] for it in floor if it[REP] in chosen]
+    b = OFFSETS["hand_sizes"]
+    v.hand_sizes = [int(round(float(o[b + r]) * 12)) for r in range(n)]
+    v.stock = int(round(float(o[OFFSETS["stock"]]) * 48))
+    v.suipis = [int(round(float(o[OFFSETS["suipis"] + r]) * 10)) for r in range(3)]
+    v.dealer = int(np.argmax(o[OFFSETS["dealer"]:OFFSETS["dealer"] + 4]))
+    v.to_move = int(np.argmax(o[OFFSETS["to_move"]:OFFSETS["to_move"] + 4]))
+    v.round = int(round(float(o[OFFSETS["round"]]) * 3))
+    return v

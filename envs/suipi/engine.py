@@ -1,0 +1,616 @@
+"""Suipi rules engine (rules/suipi.md S1-S18 and the variants table 1.5).
+
+Pure Python, no gymnasium/pettingzoo imports. Cards are the shared small ints of envs/cards.py
+(id = 4 * rank + suit, suits ♠ ♣ ♦ ♥).
+
+Floor items are immutable tuples ``(key, nval, cards, owner, locked, rep)``:
+
+* ``key``    1..13: the value used by the unique-floor rule S12 (A=1 .. 10=10, J/Q/K = 11/12/13;
+  in the 11-point game a loose court card has key 11..13 but no numeric value);
+* ``nval``   numeric value (0 for a court card in the 11-point game); a build's value;
+* ``cards``  tuple of card ids;
+* ``owner``  -1 for a loose card, else the seat owning the build;
+* ``locked`` True for a multiple build (two or more groups);
+* ``rep``    the item's representative card = its lowest card id (used by the action encoding).
+
+A move is a tuple ``(hand_card, mask, kind, value)``: ``mask`` is a bitmask over indices of
+``floor`` (the items used), ``kind`` is CAPTURE / BUILD / DROP and ``value`` is the build value
+(0 otherwise). Equivalent outcomes are deduplicated: the outcome of a capture is the set of
+items taken (how it is split into groups does not matter), the outcome of a build is the set of
+items used plus the value.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields
+
+from envs.cards import card_str
+from envs.config import ConfigError, check_bool, check_choice, check_int
+
+CAPTURE, BUILD, DROP = 0, 1, 2
+KEY, NVAL, CARDS, OWNER, LOCKED, REP = 0, 1, 2, 3, 4, 5
+
+FLOOR_DUP_RULES = ("spade", "lower_value", "point_card", "no_point_cards")
+SUM_GROUP_SIZES = ("at_least_2", "exactly_2")
+MAX_DEALS = 100  # hard cap on deals per match for target_score / break_ties (termination)
+
+# ------------------------------------------------------------------ card tables
+CARD_KEY = tuple((c >> 2) + 1 for c in range(52))
+NVAL_11 = tuple(((c >> 2) + 1) if (c >> 2) <= 9 else 0 for c in range(52))
+NVAL_23 = CARD_KEY
+IS_SPADE = tuple(1 if (c & 3) == 0 else 0 for c in range(52))
+ACES = (0, 1, 2, 3)
+TEN_D = 4 * 9 + 2
+TWO_S = 4 * 1 + 0
+JACK_D, QUEEN_D, KING_D = 4 * 10 + 2, 4 * 11 + 2, 4 * 12 + 2
+POINTS_11 = tuple(
+    1 if c in ACES else 2 if c == TEN_D else 1 if c == TWO_S else 0 for c in range(52)
+)
+POINTS_23 = tuple(
+    POINTS_11[c] + (3 if c == JACK_D else 4 if c == QUEEN_D else 5 if c == KING_D else 0)
+    for c in range(52)
+)
+
+
+def _check_sizes(name: str, value, total: int) -> tuple:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ConfigError(f"{name} must be a list of positive round sizes summing to {total}, got {value!r}")
+    sizes = tuple(value)
+    if not sizes or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
+        raise ConfigError(f"{name} must be a list of positive integers summing to {total}, got {list(sizes)}")
+    if sum(sizes) != total:
+        raise ConfigError(
+            f"{name} must sum to {total} (4 floor cards + players x cards = 52), got {list(sizes)} = {sum(sizes)}"
+        )
+    return sizes
+
+
+@dataclass(frozen=True)
+class SuipiConfig:
+    """Every rule option of rules/suipi.md 1.5, validated on construction."""
+
+    num_players: int = 2
+    point_game: int = 11
+    deal_sizes_2p: tuple = (8, 8, 8)
+    deal_sizes_3p: tuple = (8, 8)
+    deal_sizes_4p: tuple = (8, 4)
+    floor_dup_rule: str = "spade"
+    unique_floor_during_play: bool = True
+    forced_capture: bool = False
+    maximal_capture: bool = False
+    sum_group_size: str = "at_least_2"
+    builds_enabled: bool = True
+    multi_builds: bool = True
+    max_owned_builds: int = 0  # 0 = unlimited
+    final_capture_is_suipi: bool = False
+    match_deals: int = 0  # 0 = one deal per player
+    target_score: int = 0  # 0 = off; else play until a side reaches it (and leads)
+    break_ties: bool = False  # keep dealing while the match is tied
+
+    def __post_init__(self):
+        check_choice("num_players", self.num_players, (2, 3, 4))
+        if isinstance(self.num_players, bool):
+            raise ConfigError("num_players must be one of 2, 3, 4, got True/False")
+        check_choice("point_game", self.point_game, (11, 23))
+        if isinstance(self.point_game, bool):
+            raise ConfigError("point_game must be one of 11, 23")
+        object.__setattr__(self, "deal_sizes_2p", _check_sizes("deal_sizes_2p", self.deal_sizes_2p, 24))
+        object.__setattr__(self, "deal_sizes_3p", _check_sizes("deal_sizes_3p", self.deal_sizes_3p, 16))
+        object.__setattr__(self, "deal_sizes_4p", _check_sizes("deal_sizes_4p", self.deal_sizes_4p, 12))
+        check_choice("floor_dup_rule", self.floor_dup_rule, FLOOR_DUP_RULES)
+        for name in ("unique_floor_during_play", "forced_capture", "maximal_capture",
+                     "builds_enabled", "multi_builds", "final_capture_is_suipi", "break_ties"):
+            check_bool(name, getattr(self, name))
+        check_choice("sum_group_size", self.sum_group_size, SUM_GROUP_SIZES)
+        check_int("max_owned_builds", self.max_owned_builds, 0, 13)
+        check_int("match_deals", self.match_deals, 0, MAX_DEALS)
+        check_int("target_score", self.target_score, 0, 10_000)
+
+    # derived -----------------------------------------------------------------
+    @property
+    def deal_sizes(self) -> tuple:
+        return {2: self.deal_sizes_2p, 3: self.deal_sizes_3p, 4: self.deal_sizes_4p}[self.num_players]
+
+    @property
+    def num_sides(self) -> int:
+        return 2 if self.num_players in (2, 4) else 3
+
+    @property
+    def vmax(self) -> int:
+        return 13 if self.point_game == 23 else 10
+
+    @property
+    def num_deals(self) -> int:
+        return self.match_deals or self.num_players
+
+
+def side_of(seat: int, num_players: int) -> int:
+    return seat % 2 if num_players == 4 else seat
+
+
+def item_str(item) -> str:
+    """``3♦`` for a loose card, ``[8♠+2♥=10]`` for a build (``=7L`` when locked)."""
+    if item[OWNER] < 0:
+        return card_str(item[CARDS][0])
+    inner = "+".join(card_str(c) for c in sorted(item[CARDS]))
+    return f"[{inner}={item[NVAL]}{'L' if item[LOCKED] else ''}]"
+
+
+# ------------------------------------------------------------------ move generation
+def _loose_subsets(floor, vmax):
+    """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2)."""
+    loose = [(1 << i, it[NVAL]) for i, it in enumerate(floor) if it[OWNER] < 0 and it[NVAL]]
+    all_s = [[] for _ in range(vmax + 1)]
+    multi = [[] for _ in range(vmax + 1)]
+    pair = [[] for _ in range(vmax + 1)]
+    # iterative DFS over (start, mask, sum, size)
+    stack = [(0, 0, 0, 0)]
+    n = len(loose)
+    while stack:
+        start, mask, s, size = stack.pop()
+        for j in range(start, n):
+            bit, v = loose[j]
+            t = s + v
+            if t > vmax:
+                continue
+            m = mask | bit
+            all_s[t].append(m)
+            if size >= 1:
+                multi[t].append(m)
+                if size == 1:
+                    pair[t].append(m)
+            stack.append((j + 1, m, t, size + 1))
+    return all_s, multi, pair
+
+
+def _unions(groups):
+    """All non-empty unions of pairwise disjoint subfamilies of ``groups`` (bitmasks)."""
+    acc = [0]
+    seen = {0}
+    for g in groups:
+        for m in acc[:]:
+            if not m & g:
+                u = m | g
+                if u not in seen:
+                    seen.add(u)
+                    acc.append(u)
+    acc.pop(0)
+    return acc
+
+
+def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
+    """Every distinct legal move of ``seat`` holding ``hand`` with this ``floor``."""
+    nv = NVAL_23 if config.point_game == 23 else NVAL_11
+    vmax = config.vmax
+    unique = config.unique_floor_during_play
+    all_s, multi, pair = _loose_subsets(floor, vmax)
+    sumgroups = pair if config.sum_group_size == "exactly_2" else multi
+    key_items = {}  # key -> list of bits (numeric items only for numeric keys)
+    court_items = {}  # key -> bits of loose valueless court cards (11-point game)
+    owned = []  # (bit, value) of builds owned by seat
+    unlocked = []  # (bit, value) of unlocked builds
+    for i, it in enumerate(floor):
+        bit = 1 << i
+        if it[NVAL]:
+            key_items.setdefault(it[NVAL], []).append(bit)
+        else:
+            court_items.setdefault(it[KEY], []).append(bit)
+        if it[OWNER] >= 0:
+            if it[OWNER] == seat:
+                owned.append((bit, it[NVAL]))
+            if not it[LOCKED]:
+                unlocked.append((bit, it[NVAL]))
+    keys_on_floor = set(key_items) | set(court_items)
+    count = [0] * 14
+    for c in hand:
+        count[nv[c]] += 1
+    max_owned = config.max_owned_builds
+    union_cache = {}
+    group_cache = {}
+
+    def groups_for(v):
+        g = group_cache.get(v)
+        if g is None:
+            g = list(key_items.get(v, ())) + sumgroups[v]
+            if unique and len(key_items.get(v, ())) > 1:
+                pass  # cannot happen with S12 on
+            group_cache[v] = g
+        return g
+
+    def unions_for(v):
+        u = union_cache.get(v)
+        if u is None:
+            u = _unions(groups_for(v))
+            union_cache[v] = u
+        return u
+
+    moves = []
+    seen_cards = set()
+    for h in hand:
+        if h in seen_cards:
+            continue
+        seen_cards.add(h)
+        hv = nv[h]
+        # orphan check helper: builds owned by seat need a card of their value after playing h
+        # ---------------- captures
+        if hv:
+            caps = unions_for(hv)
+        else:
+            caps = court_items.get(CARD_KEY[h], ())  # one same-rank court card
+        can_capture = bool(caps)
+        if caps:
+            grps = groups_for(hv) if (hv and config.maximal_capture) else None
+            for m in caps:
+                ok = True
+                for bit, w in owned:
+                    if not m & bit and count[w] - (hv == w) < 1:
+                        ok = False
+                        break
+                if ok and grps is not None:
+                    for g in grps:
+                        if not g & m:
+                            ok = False
+                            break
+                if ok:
+                    moves.append((h, m, CAPTURE, 0))
+        # ---------------- builds
+        if hv and config.builds_enabled:
+            for v in range(hv, vmax + 1):
+                if count[v] - (hv == v) < 1:
+                    continue
+                t = v - hv
+                if config.multi_builds:
+                    actives = list(all_s[t]) if t else [0]
+                    for bbit, bv in unlocked:
+                        r = t - bv
+                        if r == 0:
+                            actives.append(bbit)
+                        elif r > 0:
+                            actives.extend(bbit | m for m in all_s[r] if not m & bbit)
+                    extras = unions_for(v)
+                    results = set()
+                    for a in actives:
+                        if a:
+                            results.add(a)
+                        for e in extras:
+                            if not a & e:
+                                results.add(a | e)
+                else:
+                    if t == 0:
+                        continue
+                    results = set()
+                    for i, it in enumerate(floor):
+                        if it[NVAL] == t and not (it[OWNER] >= 0 and it[LOCKED]):
+                            results.add(1 << i)
+                if not results:
+                    continue
+                need = key_items.get(v) if unique else None
+                for m in results:
+                    if need is not None and not m & need[0]:
+                        continue  # S12: the item of value v must be absorbed
+                    ok = True
+                    n_owned = 1
+                    for bit, w in owned:
+                        if not m & bit:
+                            n_owned += 1
+                            if count[w] - (hv == w) < 1:
+                                ok = False
+                                break
+                    if ok and max_owned and n_owned > max_owned:
+                        ok = False
+                    if ok:
+                        moves.append((h, m, BUILD, v))
+        # ---------------- drop
+        if owned:
+            continue
+        if unique and CARD_KEY[h] in keys_on_floor:
+            continue
+        if config.forced_capture and can_capture:
+            continue
+        moves.append((h, 0, DROP, 0))
+    return moves
+
+
+# ------------------------------------------------------------------ engine
+class DealResult:
+    """Scoring of one finished deal (per side)."""
+
+    __slots__ = ("cards", "spades", "card_points", "points", "suipis", "totals", "scores", "deltas")
+
+    def __init__(self, cards, spades, card_points, points, suipis, totals, scores, deltas):
+        self.cards = cards  # cards taken per side
+        self.spades = spades
+        self.card_points = card_points  # points from point cards only
+        self.points = points  # S16 points (majorities + point cards)
+        self.suipis = suipis
+        self.totals = totals  # points + suipis
+        self.scores = scores  # S17 deal score per side (only the leading side scores)
+        self.deltas = deltas  # zero-sum signed difference per side (2 sides: +-Delta)
+
+    def __repr__(self):
+        return (f"DealResult(cards={self.cards}, spades={self.spades}, points={self.points}, "
+                f"suipis={self.suipis}, scores={self.scores})")
+
+
+def score_deal(config: SuipiConfig, captured, suipis) -> DealResult:
+    """S16/S17 from the captured cards and suipi counts of each side."""
+    pts_table = POINTS_23 if config.point_game == 23 else POINTS_11
+    ns = len(captured)
+    cards = [len(p) for p in captured]
+    spades = [sum(IS_SPADE[c] for c in p) for p in captured]
+    cpts = [sum(pts_table[c] for c in p) for p in captured]
+    points = list(cpts)
+    for arr, bonus in ((cards, 3), (spades, 1)):
+        best = max(arr)
+        if arr.count(best) == 1:
+            points[arr.index(best)] += bonus
+    totals = [points[s] + suipis[s] for s in range(ns)]
+    order = sorted(range(ns), key=lambda s: -totals[s])
+    scores = [0] * ns
+    margin = totals[order[0]] - totals[order[1]]
+    if margin > 0:
+        scores[order[0]] = margin
+    # zero-sum signed difference: n/(n-1) * (score - mean score); = +-Delta with two sides
+    mean = sum(scores) / ns
+    deltas = [(scores[s] - mean) * ns / (ns - 1) for s in range(ns)]
+    if ns == 2:
+        deltas = [totals[0] - totals[1], totals[1] - totals[0]]
+    return DealResult(cards, spades, cpts, points, list(suipis), totals, scores, deltas)
+
+
+class SuipiEngine:
+    """The Suipi state machine for one match of ``config.num_deals`` deals."""
+
+    def __init__(self, config: SuipiConfig, rng: random.Random | None = None):
+        self.config = config
+        self.rng = rng or random.Random()
+        self.n = config.num_players
+        self.ns = config.num_sides
+        self.nv = NVAL_23 if config.point_game == 23 else NVAL_11
+        self.side = tuple(side_of(s, self.n) for s in range(self.n))
+
+    # -------------------------------------------------------------- lifecycle
+    def start_match(self, deck: list[int] | None = None, first_dealer: int | None = None) -> None:
+        """Start a match. ``deck`` stacks the first deal (index 0 = top); with a stacked deck
+        the first dealer is the last seat unless ``first_dealer`` is given."""
+        n = self.n
+        if first_dealer is None:
+            first_dealer = n - 1 if deck is not None else self.rng.randrange(n)
+        self.first_dealer = first_dealer
+        self.match_scores = [0] * self.ns
+        self.deal_index = -1
+        self.deal_results: list[DealResult] = []
+        self.done = False
+        self.moves_made = 0
+        self._start_deal(first_dealer, deck)
+
+    def _start_deal(self, dealer: int, deck: list[int] | None) -> None:
+        self.deal_index += 1
+        self.dealer = dealer
+        if deck is None:
+            deck = list(range(52))
+            self.rng.shuffle(deck)
+        self.stock = list(deck)  # index 0 = top
+        self.top = 0
+        self.hands = [[] for _ in range(self.n)]
+        self.floor = []
+        self.captured = [[] for _ in range(self.ns)]
+        self.suipis = [0] * self.ns
+        self.lost: list[int] = []  # floor cards nobody took (no capture in the whole deal)
+        self.last_capturer = -1
+        self.round = -1
+        self.rejected: list[tuple[int, int]] = []  # (card, stock index) sent to the bottom by S5 (public)
+        self.last_move = None
+        sizes = self.config.deal_sizes
+        if len(sizes) == 1:  # whole deck in one round: lay the floor first (documented)
+            self._lay_floor()
+            self._deal_round()
+        else:
+            self._deal_round()
+            self._lay_floor()
+        self._legal = None
+
+    def _deal_round(self) -> None:
+        self.round += 1
+        size = self.config.deal_sizes[self.round]
+        n, d = self.n, self.dealer
+        s, t = self.stock, self.top
+        for i in range(size * n):
+            self.hands[(d + 1 + i) % n].append(s[t + i])
+        self.top = t + size * n
+        self.turn = (d + 1) % n
+
+    def _draw(self) -> int:
+        c = self.stock[self.top]
+        self.top += 1
+        return c
+
+    def _reject(self, c: int) -> None:
+        self.rejected.append((c, len(self.stock)))
+        self.stock.append(c)
+
+    def _lay_floor(self) -> None:
+        """S5 (and the floor_dup_rule variants): 4 floor cards of 4 different ranks."""
+        rule = self.config.floor_dup_rule
+        pts = POINTS_23 if self.config.point_game == 23 else POINTS_11
+        kept: list[int] = []
+        streak = 0  # consecutive rejections, guards against a cycling stock
+        while len(kept) < 4:
+            c = self._draw()
+            relax = streak > (len(self.stock) - self.top) + 1
+            if rule == "no_point_cards" and pts[c] and not relax:
+                self._reject(c)
+                streak += 1
+                continue
+            clash = next((k for k in kept if (k >> 2) == (c >> 2)), None)
+            if clash is None:
+                kept.append(c)
+                streak = 0
+                continue
+            new_wins = False
+            if rule == "spade":
+                new_wins = IS_SPADE[c] == 1
+            elif rule == "lower_value":
+                new_wins = (pts[c], IS_SPADE[c]) > (pts[clash], IS_SPADE[clash])
+            elif rule == "point_card":
+                new_wins = pts[c] > 0 and pts[clash] == 0
+            if new_wins:
+                kept[kept.index(clash)] = c
+                self._reject(clash)
+                streak = 0
+            else:
+                self._reject(c)
+                streak += 1
+        nv = self.nv
+        self.floor = [(CARD_KEY[c], nv[c], (c,), -1, False, c) for c in kept]
+
+    def clone(self) -> "SuipiEngine":
+        e = SuipiEngine.__new__(SuipiEngine)
+        e.__dict__.update(self.__dict__)
+        e.rng = random.Random()
+        e.rng.setstate(self.rng.getstate())
+        e.match_scores = list(self.match_scores)
+        e.deal_results = list(self.deal_results)
+        e.stock = list(self.stock)
+        e.hands = [list(h) for h in self.hands]
+        e.floor = list(self.floor)
+        e.captured = [list(p) for p in self.captured]
+        e.suipis = list(self.suipis)
+        e.lost = list(self.lost)
+        e.rejected = list(self.rejected)
+        return e
+
+    # -------------------------------------------------------------- queries
+    @property
+    def stock_size(self) -> int:
+        return len(self.stock) - self.top
+
+    def rejected_in_stock(self) -> list[int]:
+        """Cards the initial-floor rule sent to the bottom that are still in the stock (public)."""
+        return [c for c, pos in self.rejected if pos >= self.top]
+
+    def legal_moves(self) -> list:
+        if self._legal is None:
+            self._legal = legal_moves(self.config, self.hands[self.turn], self.floor, self.turn)
+            if not self._legal:  # S13 guarantees a move; never observed
+                raise RuntimeError("no legal move: engine bug")
+        return self._legal
+
+    def move_text(self, move) -> str:
+        return move_text(self.floor, move)
+
+    # -------------------------------------------------------------- play
+    def apply(self, move) -> DealResult | None:
+        """Play one complete move of the acting seat. Returns the DealResult when the move ended
+        a deal (the next deal is already dealt unless the match is over)."""
+        h, mask, kind, v = move
+        seat = self.turn
+        hand = self.hands[seat]
+        hand.remove(h)
+        floor = self.floor
+        self.moves_made += 1
+        self.last_move = (seat, move, tuple(floor[i] for i in range(len(floor)) if mask >> i & 1))
+        if kind == DROP:
+            floor.append((CARD_KEY[h], self.nv[h], (h,), -1, False, h))
+        elif kind == CAPTURE:
+            side = self.side[seat]
+            pile = self.captured[side]
+            pile.append(h)
+            keep = []
+            for i, it in enumerate(floor):
+                if mask >> i & 1:
+                    pile.extend(it[CARDS])
+                else:
+                    keep.append(it)
+            self.floor = floor = keep
+            self.last_capturer = seat
+            if not keep:
+                final = self.top >= len(self.stock) and not any(self.hands)
+                if not final or self.config.final_capture_is_suipi:
+                    self.suipis[side] += 1
+        else:  # BUILD
+            cards = [h]
+            total = self.nv[h]
+            keep = []
+            for i, it in enumerate(floor):
+                if mask >> i & 1:
+                    cards.extend(it[CARDS])
+                    total += it[NVAL]
+                else:
+                    keep.append(it)
+            keep.append((v, v, tuple(cards), seat, total > v, min(cards)))
+            self.floor = floor = keep
+        self._legal = None
+        # advance
+        self.turn = (seat + 1) % self.n
+        if self.turn == (self.dealer + 1) % self.n and not any(self.hands):
+            if self.top < len(self.stock):
+                self._deal_round()
+            else:
+                return self._end_deal()
+        return None
+
+    def _end_deal(self) -> DealResult:
+        rest = [c for it in self.floor for c in it[CARDS]]
+        if self.last_capturer >= 0:
+            self.captured[self.side[self.last_capturer]].extend(rest)
+        else:
+            self.lost.extend(rest)
+        self.floor = []
+        res = score_deal(self.config, self.captured, self.suipis)
+        for s in range(self.ns):
+            self.match_scores[s] += res.scores[s]
+        self.deal_results.append(res)
+        self.last_result_state = (self.captured, self.suipis, self.lost)
+        if self._match_over():
+            self.done = True
+        else:
+            self._start_deal((self.dealer + 1) % self.n, None)
+        return res
+
+    def _match_over(self) -> bool:
+        cfg = self.config
+        played = self.deal_index + 1
+        if played >= MAX_DEALS:
+            return True
+        ms = self.match_scores
+        best = max(ms)
+        tied = ms.count(best) > 1
+        if cfg.target_score:
+            return best >= cfg.target_score and not tied
+        if played < cfg.num_deals:
+            return False
+        return not (cfg.break_ties and tied)
+
+    def winner_sides(self) -> list[int]:
+        best = max(self.match_scores)
+        return [s for s in range(self.ns) if self.match_scores[s] == best]
+
+
+def move_text(floor, move) -> str:
+    """Canonical move text: ``5♣ take 3♦+2♠``, ``2♥ build 10 on 8♠``, ``J♣ drop``.
+    Items are listed in increasing order of their representative (lowest) card."""
+    h, mask, kind, v = move
+    if kind == DROP:
+        return f"{card_str(h)} drop"
+    items = sorted((floor[i] for i in range(len(floor)) if mask >> i & 1), key=lambda it: it[REP])
+    listing = "+".join(item_str(it) for it in items)
+    if kind == CAPTURE:
+        return f"{card_str(h)} take {listing}"
+    return f"{card_str(h)} build {v} on {listing}"
+
+
+def random_match(config: SuipiConfig, rng: random.Random) -> int:
+    """Play one match with uniformly random legal moves; return the number of moves made."""
+    e = SuipiEngine(config, rng)
+    e.start_match()
+    rand = rng.random
+    while not e.done:
+        moves = e.legal_moves()
+        e.apply(moves[int(rand() * len(moves))])
+    return e.moves_made
+
+
+def all_config_fields() -> list[str]:
+    return [f.name for f in fields(SuipiConfig)]

@@ -1,0 +1,244 @@
+"""Suipi as a PettingZoo AEC environment (moves composed in sub-steps, see encoding.py)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from gymnasium import logger
+
+from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
+from envs.cards import card_str, cards_str, parse_card, validate_deck
+from envs.config import build_config
+from envs.suipi import encoding as enc
+from envs.suipi.engine import (
+    BUILD, CAPTURE, CARDS, DROP, REP, SuipiConfig, SuipiEngine, item_str, move_text,
+)
+
+_VERBS = {"take": CAPTURE, "takes": CAPTURE, "capture": CAPTURE, "captures": CAPTURE, "x": CAPTURE,
+          "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
+SIDE_NAMES = "ABC"
+
+
+class SuipiEnv(CardGameEnv):
+    metadata = {"name": "suipi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+                "render_fps": 1}
+    num_actions = enc.N_ACTIONS
+    max_players = 4
+    obs_size = enc.OBS_SIZE
+    game_name = "suipi"
+
+    def __init__(self, render_mode: str | None = None, **config):
+        cfg = config.pop("config", None)
+        if cfg is None:
+            cfg = build_config(SuipiConfig, "suipi", **config)
+        elif config:
+            raise ValueError("pass either config=SuipiConfig(...) or keyword options, not both")
+        super().__init__(cfg, render_mode)
+        self.engine: SuipiEngine | None = None
+        self._partial_h = None
+        self._partial_items: list[int] = []
+        self._trie = None
+        self._trie_version = -1
+        self._version = 0
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # pettingzoo.test.api_test resets with options={"options": 1}; the shared base rejects
+        # unknown keys, so unknown keys are dropped here with a warning (only "deck" is used).
+        if options:
+            unknown = sorted(k for k in options if k != "deck")
+            if unknown:
+                logger.warn(f"suipi: ignoring unknown reset option(s) {unknown}; the only option is 'deck'")
+                options = {k: v for k, v in options.items() if k == "deck"}
+        super().reset(seed=seed, options=options)
+
+    # ----------------------------------------------------------------- hooks
+    def _validate_deck(self, deck) -> list[int]:
+        return validate_deck(deck, 52)
+
+    def _start(self, rng, deck) -> None:
+        self.engine = SuipiEngine(self.config, rng)
+        self.engine.start_match(deck)
+        self._reset_partial()
+        self.last_deal_result = None
+
+    def _reset_partial(self) -> None:
+        self._partial_h = None
+        self._partial_items = []
+        self._version += 1
+
+    def _acting_seat(self) -> int:
+        return self.engine.turn
+
+    def _build_trie(self):
+        if self._trie_version != self._version_turn():
+            e = self.engine
+            floor = e.floor
+            trie: dict[tuple, list] = {}
+            full: dict[tuple, tuple] = {}
+            for mv in e.legal_moves():
+                seq = enc.move_actions(floor, mv)
+                full[seq] = mv
+                for k in range(len(seq)):
+                    nxt = trie.get(seq[:k])
+                    if nxt is None:
+                        trie[seq[:k]] = [seq[k]]
+                    elif seq[k] not in nxt:
+                        nxt.append(seq[k])
+            for v in trie.values():
+                v.sort()
+            self._trie = (trie, full)
+            self._trie_version = self._version_turn()
+        return self._trie
+
+    def _version_turn(self) -> int:
+        return self._version  # bumped on every reset and every complete move
+
+    def _prefix(self) -> tuple:
+        if self._partial_h is None:
+            return ()
+        return (self._partial_h, *(enc.ITEM0 + r for r in self._partial_items))
+
+    def _legal_actions(self) -> list[int]:
+        if self.engine.done:
+            return []
+        trie, _ = self._build_trie()
+        return trie[self._prefix()]
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return enc.encode(self.engine, seat, (self._partial_h, self._partial_items))
+
+    def _apply(self, action: int) -> StepOutcome:
+        e = self.engine
+        if action < 52:
+            self._partial_h = action
+            return StepOutcome()
+        if action < enc.CAPTURE_ACTION:
+            self._partial_items.append(action - enc.ITEM0)
+            return StepOutcome()
+        _, full = self._build_trie()
+        move = full[self._prefix() + (action,)]
+        self.last_move_text = f"{self.possible_agents[e.turn]}: {move_text(e.floor, move)}"
+        self._reset_partial()
+        res = e.apply(move)
+        self._version += 1
+        out = StepOutcome(done=e.done)
+        if res is not None:
+            self.last_deal_result = res
+            pg = float(self.config.point_game)
+            out.rewards = {s: res.deltas[e.side[s]] / pg for s in range(self.num_players)}
+        return out
+
+    def _action_text(self, action: int) -> str:
+        return enc.action_text(action, self.engine.floor if self.engine else None)
+
+    # ------------------------------------------------------- whole moves as text
+    def full_moves(self) -> list[tuple[tuple[int, ...], str]]:
+        """Complete legal moves of the acting seat as (remaining action ids, text). If a move is
+        being composed, only its completions are listed and the ids start after the prefix."""
+        if self.engine.done:
+            return []
+        _, full = self._build_trie()
+        pre = self._prefix()
+        k = len(pre)
+        out = [(seq[k:], move_text(self.engine.floor, mv)) for seq, mv in full.items() if seq[:k] == pre]
+        out.sort(key=lambda t: t[0])
+        return out
+
+    def parse_move(self, text: str) -> tuple[int, ...]:
+        """Turn ``5♣ take 3♦+2♠`` / ``2♥ build 10 on 8♠`` / ``J♣ drop`` into action ids."""
+        e = self.engine
+        if e is None or e.done:
+            raise IllegalMoveError("the game is over (or not started): no move can be played")
+
+        def fail(why: str):
+            legal = "; ".join(t for _, t in self.full_moves())
+            return IllegalMoveError(f"{text!r}: {why}; legal moves: {legal}")
+
+        if not isinstance(text, str) or not text.strip():
+            raise fail("empty move text")
+        toks = text.strip().split(None, 2)
+        try:
+            h = parse_card(toks[0])
+        except ValueError as err:
+            raise fail(f"the first word must be the hand card ({err})") from None
+        if len(toks) < 2 or toks[1].lower() not in _VERBS:
+            raise fail("the second word must be take, build or drop")
+        kind = _VERBS[toks[1].lower()]
+        rest = toks[2] if len(toks) > 2 else ""
+        v = 0
+        if kind == BUILD:
+            m = re.match(r"\s*(?:to\s+)?(\d+)\s*(?:on|with)?\s*(.*)$", rest, re.I)
+            if not m:
+                raise fail("a build reads '<card> build <value> on <items>'")
+            v, rest = int(m.group(1)), m.group(2)
+        if kind == DROP:
+            if rest.strip():
+                raise fail("a drop takes no floor items")
+            items = ()
+        else:
+            tokens = [t for t in re.findall(r"[^\s+,\[\]|]+", rest) if not t.startswith("=")]
+            tokens = [t for t in tokens if t.lower() not in ("and", "on", "with", "locked")]
+            if not tokens:
+                raise fail("name at least one floor item (a loose card, or any card of a build)")
+            by_card = {c: it for it in e.floor for c in it[CARDS]}
+            reps = set()
+            for t in tokens:
+                try:
+                    c = parse_card(t)
+                except ValueError as err:
+                    raise fail(str(err)) from None
+                if c not in by_card:
+                    raise fail(f"{card_str(c)} is not on the floor")
+                reps.add(by_card[c][REP])
+            items = tuple(sorted(reps))
+        if h not in e.hands[e.turn]:
+            raise fail(f"{card_str(h)} is not in {self.possible_agents[e.turn]}'s hand")
+        seq = (h, *(enc.ITEM0 + r for r in items), enc.finish_action(kind, v))
+        _, full = self._build_trie()
+        if seq not in full:
+            raise fail("not a legal move")
+        pre = self._prefix()
+        if seq[:len(pre)] != pre:
+            raise fail("it does not extend the move being composed")
+        return seq[len(pre):]
+
+    # ----------------------------------------------------------------- render
+    def _render_text(self) -> str:
+        e = self.engine
+        if e is None:
+            return "Suipi: not started (call reset)"
+        cfg = self.config
+        names = self.possible_agents
+        lines = [
+            f"Suipi {self.num_players}p, {cfg.point_game}-point game; deal {e.deal_index + 1}/"
+            f"{cfg.num_deals} round {e.round + 1}/{len(cfg.deal_sizes)}; dealer {names[e.dealer]}; "
+            f"stock {e.stock_size}"
+        ]
+        floor = sorted(e.floor, key=lambda it: it[REP])
+        parts = []
+        for it in floor:
+            if it[3] < 0:
+                parts.append(item_str(it))
+            else:
+                parts.append(f"{item_str(it)}({'locked, ' if it[4] else ''}owner {names[it[3]]})")
+        lines.append("Floor: " + (" ".join(parts) if parts else "(empty)"))
+        for s in range(self.num_players):
+            side = e.side[s]
+            mark = "*" if (s == e.turn and not e.done) else " "
+            hand = cards_str(sorted(e.hands[s], key=lambda c: (c >> 2, c & 3)))
+            lines.append(f"{mark}{names[s]} (side {SIDE_NAMES[side]}): {hand or '-'}")
+        for side in range(e.ns):
+            pile = e.captured[side]
+            spades = sum(1 for c in pile if c & 3 == 0)
+            lines.append(
+                f"  side {SIDE_NAMES[side]}: captured {len(pile)} cards ({spades} spades), "
+                f"suipis {e.suipis[side]}, match score {e.match_scores[side]}"
+            )
+        if self._partial_h is not None:
+            chosen = [item_str(it) for it in floor if it[REP] in self._partial_items]
+            lines.append(f"Composing: {card_str(self._partial_h)}" + (f" with {' '.join(chosen)}" if chosen else ""))
+        if e.done:
+            win = e.winner_sides()
+            lines.append("Match over: " + ("draw" if len(win) > 1 else f"side {SIDE_NAMES[win[0]]} wins"))
+        return "\n".join(lines)

@@ -1,0 +1,16 @@
+"""Suipi (Samoan Casino) as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+
+See docs/suipi.md for the rules as implemented, the action and observation tables, the
+stacked-deck order and the move notation.
+"""
+
+from envs.base import make_env_fns
+from envs.suipi.bot import RuleBot
+from envs.suipi.engine import SuipiConfig, random_match
+from envs.suipi.env import SuipiEnv
+
+env, raw_env = make_env_fns(SuipiEnv)
+Config = SuipiConfig
+GAME = "suipi"
+
+__all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME"]
