@@ -1,0 +1,137 @@
+"""A rule-based Sam Sip player that decides from the observation vector and the mask only.
+
+* Declares a win whenever ``declare`` is legal.
+* Draw: takes the discard in front of it when that completes a pair (or a win, or it is wild);
+  otherwise draws from the stock.
+* Discard: keeps the cards that pair. It discards the card whose removal leaves the most pairs,
+  then the best chance of pairing the leftover singles (counting the partner cards and wild cards
+  it has not seen), avoiding a card that pairs with one the next player is known to hold.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from envs.samsip.encoding import decode
+from envs.samsip.engine import (
+    DECLARE,
+    DISCARD_JOKER,
+    DRAW_STOCK,
+    JOKER_KIND,
+    PARTNER,
+    TAKE_DISCARD,
+    SamSipConfig,
+    classify,
+    pairs_formed,
+)
+
+
+class RuleBot:
+    name = "rules"
+
+    def __init__(self, config: SamSipConfig | None = None, seed: int | None = None):
+        self.config = config or SamSipConfig()
+        self.rng = random.Random(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        if not legal:
+            raise ValueError("RuleBot got an empty action mask: this seat is not acting")
+        if DECLARE in legal:
+            return DECLARE
+        if len(legal) == 1:
+            return legal[0]
+        d = decode(observation)
+        self._wild = d["wild"]
+        self._dead = d["dead"]
+        hand = d["hand"]
+        if TAKE_DISCARD in legal or DRAW_STOCK in legal:
+            live = d["live"]
+            if TAKE_DISCARD in legal and live >= 0:
+                with_live = hand + [live]
+                if live in self._wild or self._wins(with_live):
+                    return TAKE_DISCARD
+                if self._pairs(with_live) > self._pairs(hand):
+                    return TAKE_DISCARD
+            return DRAW_STOCK
+        return self._choose_discard(d, hand, legal)
+
+    # ------------------------------------------------------------------ helpers
+    def _split(self, kinds):
+        counts = [0] * 13
+        w = dead = 0
+        for k in kinds:
+            if k in self._wild:
+                w += 1
+            elif k in self._dead:
+                dead += 1
+            else:
+                counts[k >> 2] += 1
+        return counts, w, dead
+
+    def _pairs(self, kinds) -> int:
+        counts, w, dead = self._split(kinds)
+        return pairs_formed(counts, w, dead)
+
+    def _wins(self, kinds) -> bool:
+        cfg = self.config
+        return bool(classify(kinds, self._wild, self._dead, cfg.wild_in_specials, cfg.special_multiplier))
+
+    def _unseen(self, d, hand) -> list[int]:
+        unseen = [1] * JOKER_KIND + [3]
+        seen = list(hand) + d["dead_pile"] + [d["indicator"]]
+        if d["live"] >= 0:
+            seen.append(d["live"])
+        for kn in d["known"]:
+            seen += kn
+        for k in seen:
+            unseen[k] = max(0, unseen[k] - 1)
+        return unseen
+
+    def _score(self, kinds, unseen_rank, unseen_wild) -> float:
+        """Pairs formed, then the chance of pairing the leftover singles."""
+        counts, w, dead = self._split(kinds)
+        pairs = pairs_formed(counts, w, dead)
+        singles: list[int] = []  # outs for each leftover single
+        for r in range(13):
+            p = PARTNER[r]
+            if p < r:
+                continue
+            left = counts[r] % 2 if p == r else max(0, counts[r] - counts[p])
+            singles += [unseen_rank[p] + unseen_wild] * left
+            if p != r:
+                singles += [unseen_rank[r] + unseen_wild] * max(0, counts[p] - counts[r])
+        singles += [unseen_wild] * dead
+        singles.sort()
+        singles = singles[w:]  # wild cards pair the hardest singles
+        potential = sum(singles) / (1 + len(singles))
+        return pairs * 100 + potential
+
+    def _choose_discard(self, d, hand, legal) -> int:
+        unseen = self._unseen(d, hand)
+        unseen_wild = sum(unseen[k] for k in self._wild)
+        unseen_rank = [0] * 13
+        for k in range(JOKER_KIND):
+            if k not in self._wild and k not in self._dead:
+                unseen_rank[k >> 2] += unseen[k]
+        nxt_known = d["known"][1] if d["num_players"] > 1 else []
+        best, best_score = [], None
+        for a in legal:
+            card = JOKER_KIND if a == DISCARD_JOKER else a
+            rem = list(hand)
+            rem.remove(card)
+            score = self._score(rem, unseen_rank, unseen_wild)
+            if card in self._wild:
+                score -= 50  # never give away a wild card while another choice is as good
+            if nxt_known and self._pairs(nxt_known + [card]) > self._pairs(nxt_known):
+                score -= 5
+            if best_score is None or score > best_score + 1e-9:
+                best, best_score = [a], score
+            elif abs(score - best_score) <= 1e-9:
+                best.append(a)
+        return best[0] if len(best) == 1 else self.rng.choice(best)

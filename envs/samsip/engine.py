@@ -1,0 +1,580 @@
+"""Sam Sip rules engine (rules/samsip.md P1-P13, variants 2.5). Pure Python, no gym imports.
+
+Cards are the shared ids of ``envs.cards``: 0..51 standard, 52/53/54 jokers. Moves are small
+integers and are the same numbers the env uses as action ids:
+
+* ``0..51``  discard that card;  ``52`` discard a joker (the lowest-id joker held; jokers are
+  interchangeable);
+* ``53`` draw the top stock card;  ``54`` take the discard lying in front of you;
+* ``55`` declare a win (only with ``auto_declare=False``).
+
+Seats are numbered in play order (the next player is seat+1, skipping eliminated seats).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from envs.cards import JOKERS, NUM_STANDARD, card_str
+from envs.config import ConfigError, check_bool, check_choice, check_int
+
+DECK_SIZE = 55
+HAND_SIZE = 5
+NUM_KINDS = 53  # 52 standard cards + "a joker"
+JOKER_KIND = 52
+
+DISCARD_JOKER = 52
+DRAW_STOCK = 53
+TAKE_DISCARD = 54
+DECLARE = 55
+NUM_MOVES = 56
+
+PHASE_DRAW, PHASE_DISCARD = 0, 1
+
+WIN_NONE, WIN_PAIRS, WIN_ACES, WIN_FLUSH = 0, 1, 2, 3
+WIN_NAMES = {WIN_PAIRS: "three pairs", WIN_ACES: "three aces + three of a kind", WIN_FLUSH: "six of one suit"}
+
+# Pairing tokens of the three-pair key: 0..12 natural rank (A..K), 13 wild, 14 dead (Khi scheme).
+TOK_WILD, TOK_DEAD = 13, 14
+# Rank index of the natural partner for A..9 (value x pairs with 10 - x); 10, J, Q, K pair with
+# themselves. Index: A=0, 2=1, ..., 9=8, 10=9, J=10, Q=11, K=12.
+PARTNER = tuple([8 - r for r in range(9)] + [9, 10, 11, 12])
+
+
+def kind_of(card: int) -> int:
+    """Card kind: the card id for standard cards, 52 for any joker."""
+    return card if card < NUM_STANDARD else JOKER_KIND
+
+
+@dataclass(frozen=True)
+class SamSipConfig:
+    """Every rule option of Sam Sip (rules/samsip.md 2.5), validated on construction."""
+
+    num_players: int = 4
+    bankroll: int = 100  # P3 starting chips B
+    base_stake: int = 1  # P3 s0
+    stake_progression: str = "double"  # P4: "double" (seed) or "linear" (+s0, pagat/Glimne)
+    joker_indicator: str = "two_jokers"  # P7: "two_jokers" wild, or "redraw" (bury it, turn again)
+    wild_in_specials: bool = False  # P9: wild cards may substitute in the special hands
+    special_multiplier: int = 1  # special hands are paid k x stake
+    wild_scheme: str = "indicator"  # P7: "indicator" rank wild, or "khi" (rank dead, 10-x wild)
+    on_stock_empty: str = "void"  # P11: "void" hand, or "reshuffle" the dead discards
+    auto_declare: bool = True  # P10: winning hands declared automatically, or the agent declares
+    max_hands: int = 300  # P13 H_max: cap on hands per match (void hands count)
+    elimination_tiebreak: str = "tie"  # P13: same-hand eliminations "tie", or ranked by "balance"
+    first_dealer: int = -1  # P5: -1 random, else that seat deals the first hand
+    reward: str = "stake"  # 2.6: "stake" (dchips/(stake*(n_active-1))), "bankroll" (dchips/B), "rank"
+
+    def __post_init__(self):
+        check_int("num_players", self.num_players, 2, 6)
+        check_int("bankroll", self.bankroll, 1, 10**9)
+        check_int("base_stake", self.base_stake, 1, self.bankroll)
+        check_choice("stake_progression", self.stake_progression, ("double", "linear"))
+        check_choice("joker_indicator", self.joker_indicator, ("two_jokers", "redraw"))
+        check_bool("wild_in_specials", self.wild_in_specials)
+        check_int("special_multiplier", self.special_multiplier, 1, 100)
+        check_choice("wild_scheme", self.wild_scheme, ("indicator", "khi"))
+        check_choice("on_stock_empty", self.on_stock_empty, ("void", "reshuffle"))
+        check_bool("auto_declare", self.auto_declare)
+        check_int("max_hands", self.max_hands, 1, 10**6)
+        check_choice("elimination_tiebreak", self.elimination_tiebreak, ("tie", "balance"))
+        check_int("first_dealer", self.first_dealer, -1, self.num_players - 1)
+        check_choice("reward", self.reward, ("stake", "bankroll", "rank"))
+
+
+# ----------------------------------------------------------------------------- hand evaluation
+def natural_matching(counts) -> int:
+    """Maximum matching among natural cards (rules P9): counts[r] = cards of rank index r.
+
+    The natural relation splits the ranks into the classes {A,9} {2,8} {3,7} {4,6} {5} {10} {J}
+    {Q} {K}, so the maximum matching is the sum of min(c_x, c_10-x) plus floor(c/2) for 5, 10, J,
+    Q and K.
+    """
+    c = counts
+    return (min(c[0], c[8]) + min(c[1], c[7]) + min(c[2], c[6]) + min(c[3], c[5])
+            + (c[4] >> 1) + (c[9] >> 1) + (c[10] >> 1) + (c[11] >> 1) + (c[12] >> 1))
+
+
+def pairs_formed(counts, wild: int, dead: int = 0) -> int:
+    """Most disjoint pairs the cards can form: natural matching, wilds with leftovers, then wilds
+    with each other."""
+    m = natural_matching(counts)
+    unmatched = sum(counts) + dead - 2 * m
+    used = min(unmatched, wild)
+    return m + used + (wild - used) // 2
+
+
+def is_three_pairs(counts, wild: int, dead: int = 0) -> bool:
+    """P9(a) on a 6-card hand: u = 6 - w - 2m unmatched naturals must each take a wild card."""
+    m = natural_matching(counts)
+    return sum(counts) + dead - 2 * m <= wild
+
+
+def is_special_aces(rank_counts, wild: int = 0) -> bool:
+    """P9(b) on 6 cards: three aces + three of a kind of another rank.
+
+    ``rank_counts`` has 14 entries (13 ranks + 13 = joker, which has no rank) and counts only the
+    cards that may not substitute; the ``wild`` others may stand for anything.
+    """
+    if rank_counts[13] or rank_counts[0] > 3:
+        return False
+    others = [c for c in rank_counts[1:13] if c]
+    if len(others) > 1 or (others and others[0] > 3):
+        return False
+    return sum(rank_counts) + wild == 6
+
+
+def is_special_flush(suit_counts, wild: int = 0) -> bool:
+    """P9(c) on 6 cards: six of one suit. ``suit_counts``: 4 suits + joker (no suit)."""
+    if suit_counts[4]:
+        return False
+    return sum(1 for c in suit_counts[:4] if c) <= 1 and sum(suit_counts) + wild == 6
+
+
+def _unpack(key: int, n: int) -> list[int]:
+    return [(key >> (3 * i)) & 7 for i in range(n)]
+
+
+# Memo tables keyed by packed counts (3 bits per token). Every 6-card key is computed once, by
+# the matching method above, so the per-draw win test is a dict lookup.
+_TP: dict[int, bool] = {}
+_SP_ACES: dict[int, bool] = {}
+_SP_FLUSH: dict[int, bool] = {}
+
+
+def _tp_lookup(key: int) -> bool:
+    v = _TP.get(key)
+    if v is None:
+        c = _unpack(key, 15)
+        v = _TP[key] = is_three_pairs(c[:13], c[TOK_WILD], c[TOK_DEAD])
+    return v
+
+
+def _aces_lookup(key: int, wild: int) -> bool:
+    k = key | (wild << 60)
+    v = _SP_ACES.get(k)
+    if v is None:
+        v = _SP_ACES[k] = is_special_aces(_unpack(key, 14), wild)
+    return v
+
+
+def _flush_lookup(key: int, wild: int) -> bool:
+    k = key | (wild << 60)
+    v = _SP_FLUSH.get(k)
+    if v is None:
+        v = _SP_FLUSH[k] = is_special_flush(_unpack(key, 5), wild)
+    return v
+
+
+def wild_sets(indicator: int, wild_scheme: str = "indicator") -> tuple[frozenset, frozenset]:
+    """(wild cards, dead cards) for an indicator card (P7 and the Khi variant)."""
+    if indicator >= NUM_STANDARD:
+        return frozenset(j for j in JOKERS if j != indicator), frozenset()
+    r = indicator >> 2
+    same = frozenset(4 * r + s for s in range(4)) - {indicator}
+    if wild_scheme == "indicator":
+        return frozenset(JOKERS) | same, frozenset()
+    # Khi: the indicator's rank is dead; the complement rank 10-x is wild where it is a
+    # different rank (A..4, 6..9); for 5, 10, J, Q, K only the jokers are wild.
+    wild = set(JOKERS)
+    if r <= 8 and r != 4:
+        wild |= {4 * (8 - r) + s for s in range(4)}
+    return frozenset(wild), same
+
+
+def classify(cards, wild=frozenset(), dead=frozenset(), wild_in_specials=False,
+             special_multiplier=1) -> int:
+    """Win kind of a 6-card hand given explicit wild/dead sets (reference entry point)."""
+    if len(cards) != 6:
+        return WIN_NONE
+    counts = [0] * 13
+    w = d = 0
+    rc = [0] * 14
+    sc = [0] * 5
+    for c in cards:
+        if c in wild:
+            w += 1
+        elif c in dead:
+            d += 1
+        else:
+            counts[c >> 2] += 1
+        if wild_in_specials and c in wild:
+            continue
+        if c >= NUM_STANDARD:
+            rc[13] += 1
+            sc[4] += 1
+        else:
+            rc[c >> 2] += 1
+            sc[c & 3] += 1
+    sw = w if wild_in_specials else 0
+    special = WIN_ACES if is_special_aces(rc, sw) else WIN_FLUSH if is_special_flush(sc, sw) else WIN_NONE
+    pairs = is_three_pairs(counts, w, d)
+    if special and (special_multiplier > 1 or not pairs):
+        return special
+    return WIN_PAIRS if pairs else WIN_NONE
+
+
+@dataclass
+class HandResult:
+    """How a hand ended. ``winner`` is None for a void hand."""
+
+    hand_no: int
+    winner: int | None
+    kind: int  # WIN_* (WIN_NONE for void)
+    stake: int  # the hand's stake
+    amount: int  # what each payer owed (stake, or k x stake for a special hand)
+    deltas: list[int]  # chip change per seat
+    eliminated: list[int]  # seats eliminated by this hand
+    n_active: int  # active players when the hand was played
+    winning_hand: list[int] = field(default_factory=list)
+    done: bool = False  # the match is over
+
+
+class SamSipGame:
+    """One Sam Sip match. ``step(move)`` trusts the move is legal; ``play(move)`` checks it."""
+
+    def __init__(self, config: SamSipConfig, rng: random.Random, deck=None):
+        self.config = config
+        self.rng = rng
+        n = self.n = config.num_players
+        self.chips = [config.bankroll] * n
+        self.active = [True] * n
+        self.n_active = n
+        self.stake = config.base_stake
+        self.hand_no = 0
+        self.dealer = config.first_dealer if config.first_dealer >= 0 else rng.randrange(n)
+        self.elim_hand = [0] * n  # hand number of each seat's elimination (0: still in)
+        self.elim_balance = [0] * n  # balance before that hand
+        self.done = False
+        self.moves = 0
+        self.last_result: HandResult | None = None
+        self.results: list[HandResult] = []
+        self._start_hand(deck)
+
+    # ------------------------------------------------------------------ dealing
+    def _start_hand(self, deck=None) -> None:
+        cfg = self.config
+        n = self.n
+        self.hand_no += 1
+        if deck is None:
+            deck = list(range(DECK_SIZE))
+            self.rng.shuffle(deck)
+        order = self.play_order(self.dealer)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        pos = 0
+        for _ in range(HAND_SIZE):
+            for s in order:
+                hands[s].append(deck[pos])
+                pos += 1
+        stock = deck[pos:]
+        stock.reverse()  # top of the stock is the end of the list
+        indicator = stock.pop()
+        self.buried: list[int] = []
+        while indicator >= NUM_STANDARD and cfg.joker_indicator == "redraw":
+            stock.insert(0, indicator)  # bury the joker at the bottom of the stock
+            self.buried.append(indicator)
+            indicator = stock.pop()
+        self.hands = hands
+        self.stock = stock
+        self.indicator = indicator
+        self.wild, self.dead = wild_sets(indicator, cfg.wild_scheme)
+        tpw = [0] * DECK_SIZE
+        rw = [0] * DECK_SIZE
+        sw = [0] * DECK_SIZE
+        for c in range(DECK_SIZE):
+            if c in self.wild:
+                tok = TOK_WILD
+            elif c in self.dead:
+                tok = TOK_DEAD
+            else:
+                tok = c >> 2
+            tpw[c] = 1 << (3 * tok)
+            if cfg.wild_in_specials and c in self.wild:
+                continue  # wild cards stand for anything: they count in neither key
+            if c >= NUM_STANDARD:
+                rw[c], sw[c] = 1 << 39, 1 << 12
+            else:
+                rw[c], sw[c] = 1 << (3 * (c >> 2)), 1 << (3 * (c & 3))
+        self._tpw, self._rw, self._sw = tpw, rw, sw
+        self._tpkey = [sum(tpw[c] for c in h) for h in hands]
+        self._rkey = [sum(rw[c] for c in h) for h in hands]
+        self._skey = [sum(sw[c] for c in h) for h in hands]
+        # public record of this hand
+        self.events: list[list[int]] = []  # discards in order: [seat, kind, taker or -1]
+        self.known: list[list[int]] = [[] for _ in range(n)]  # kinds known to be in each hand
+        self.dead_cards: list[int] = []  # discards that can no longer be taken
+        self.live = -1  # the discard that may be taken, or -1
+        self.live_for = -1  # the seat it lies in front of
+        self.last_draw = [-1] * n  # this hand: 0 drew from the stock, 1 took the discard
+        self.draws = [[0, 0] for _ in range(n)]  # this hand: [stock draws, discards taken]
+        self.reshuffles = 0
+        self.turn = self.dealer
+        self.phase = PHASE_DRAW
+        self.pending = WIN_NONE  # win available to declare (auto_declare=False)
+
+    def play_order(self, start: int) -> list[int]:
+        return [s for s in (list(range(start, self.n)) + list(range(start))) if self.active[s]]
+
+    def next_active(self, seat: int) -> int:
+        n = self.n
+        s = (seat + 1) % n
+        while not self.active[s]:
+            s = (s + 1) % n
+        return s
+
+    # ----------------------------------------------------------------- queries
+    def win_kind(self, seat: int) -> int:
+        """Win kind of ``seat``'s current hand (WIN_NONE unless it holds 6 winning cards)."""
+        if len(self.hands[seat]) != 6:
+            return WIN_NONE
+        pairs = _tp_lookup(self._tpkey[seat])
+        mult = self.config.special_multiplier
+        if pairs and mult == 1:
+            return WIN_PAIRS
+        w = (self._tpkey[seat] >> (3 * TOK_WILD)) & 7 if self.config.wild_in_specials else 0
+        if _aces_lookup(self._rkey[seat], w):
+            return WIN_ACES
+        if _flush_lookup(self._skey[seat], w):
+            return WIN_FLUSH
+        return WIN_PAIRS if pairs else WIN_NONE
+
+    def legal(self) -> list[int]:
+        """Legal moves of the acting seat (see the module docstring)."""
+        if self.done:
+            return []
+        if self.phase == PHASE_DRAW:
+            return [DRAW_STOCK, TAKE_DISCARD] if self.live >= 0 else [DRAW_STOCK]
+        moves = []
+        joker = False
+        for c in self.hands[self.turn]:
+            if c < NUM_STANDARD:
+                moves.append(c)
+            else:
+                joker = True
+        if joker:
+            moves.append(DISCARD_JOKER)
+        if self.pending:
+            moves.append(DECLARE)
+        return moves
+
+    def accounted_cards(self) -> list[int]:
+        """Every card of the deck, wherever it is (for invariant checks)."""
+        out = [c for h in self.hands for c in h] + self.stock + self.dead_cards + [self.indicator]
+        if self.live >= 0:
+            out.append(self.live)
+        return out
+
+    def ranking(self) -> list[float]:
+        """Rank of every seat (1 = best; ties share the average rank), per P13."""
+        n = self.n
+        groups: list[list[int]] = []
+        alive = sorted((s for s in range(n) if self.active[s]), key=lambda s: -self.chips[s])
+        groups += _tie_groups(alive, lambda s: self.chips[s])
+        out = [s for s in range(n) if not self.active[s]]
+        out.sort(key=lambda s: -self.elim_hand[s])
+        by_hand = _tie_groups(out, lambda s: self.elim_hand[s])
+        for g in by_hand:
+            if self.config.elimination_tiebreak == "balance":
+                g.sort(key=lambda s: -self.elim_balance[s])
+                groups += _tie_groups(g, lambda s: self.elim_balance[s])
+            else:
+                groups.append(g)
+        ranks = [0.0] * n
+        pos = 1
+        for g in groups:
+            r = pos + (len(g) - 1) / 2
+            for s in g:
+                ranks[s] = r
+            pos += len(g)
+        return ranks
+
+    # ----------------------------------------------------------------- moves
+    def play(self, move: int) -> HandResult | None:
+        """Apply a move after checking it is legal (ValueError otherwise)."""
+        if self.done:
+            raise ValueError("the match is over")
+        if move not in self.legal():
+            raise ValueError(f"illegal move {move}; legal: {self.legal()}")
+        return self.step(move)
+
+    def step(self, move: int) -> HandResult | None:
+        """Apply a legal move. Returns the HandResult when this move ended a hand."""
+        self.moves += 1
+        s = self.turn
+        if self.phase == PHASE_DRAW:
+            if move == DRAW_STOCK:
+                c = self.stock.pop()
+                if self.live >= 0:  # the passed-over discard is dead now
+                    self.dead_cards.append(self.live)
+                    self.live = -1
+                self.last_draw[s] = 0
+                self.draws[s][0] += 1
+            else:
+                c = self._take(s)
+            self.hands[s].append(c)
+            self._tpkey[s] += self._tpw[c]
+            self._rkey[s] += self._rw[c]
+            self._skey[s] += self._sw[c]
+            kind = self.win_kind(s)
+            if kind:
+                if self.config.auto_declare:
+                    return self._win(s, kind)
+                self.pending = kind
+            self.phase = PHASE_DISCARD
+            return None
+        if move == DECLARE:
+            return self._win(s, self.pending)
+        hand = self.hands[s]
+        if move == DISCARD_JOKER:
+            c = min(x for x in hand if x >= NUM_STANDARD)
+        else:
+            c = move
+        hand.remove(c)
+        self._tpkey[s] -= self._tpw[c]
+        self._rkey[s] -= self._rw[c]
+        self._skey[s] -= self._sw[c]
+        k = c if c < NUM_STANDARD else JOKER_KIND
+        kn = self.known[s]
+        if k in kn:
+            kn.remove(k)
+        self.events.append([s, k, -1])
+        self.pending = WIN_NONE
+        nxt = self.next_active(s)
+        self.live = c
+        self.live_for = nxt
+        self.turn = nxt
+        self.phase = PHASE_DRAW
+        if not self.stock:
+            return self._stock_empty(nxt)
+        return None
+
+    def _take(self, s: int) -> int:
+        c = self.live
+        self.live = -1
+        self.live_for = -1
+        self.events[-1][2] = s
+        self.known[s].append(c if c < NUM_STANDARD else JOKER_KIND)
+        self.last_draw[s] = 1
+        self.draws[s][1] += 1
+        return c
+
+    def _stock_empty(self, s: int) -> HandResult | None:
+        """P11: ``s`` must draw but the stock is empty."""
+        if self.config.on_stock_empty == "reshuffle" and self.dead_cards:
+            self.stock = self.dead_cards
+            self.dead_cards = []
+            self.rng.shuffle(self.stock)
+            self.reshuffles += 1
+            return None
+        # Only a winning take is allowed; a player always takes it (automatic in both modes).
+        c = self.live
+        self._tpkey[s] += self._tpw[c]
+        self._rkey[s] += self._rw[c]
+        self._skey[s] += self._sw[c]
+        self.hands[s].append(c)
+        kind = self.win_kind(s)
+        self.hands[s].pop()
+        self._tpkey[s] -= self._tpw[c]
+        self._rkey[s] -= self._rw[c]
+        self._skey[s] -= self._sw[c]
+        if kind:
+            self._take(s)
+            self.hands[s].append(c)
+            self._tpkey[s] += self._tpw[c]
+            self._rkey[s] += self._rw[c]
+            self._skey[s] += self._sw[c]
+            return self._win(s, kind)
+        return self._end_hand(HandResult(self.hand_no, None, WIN_NONE, self.stake, 0, [0] * self.n,
+                                         [], self.n_active))
+
+    def _win(self, s: int, kind: int) -> HandResult:
+        cfg = self.config
+        n = self.n
+        stake = self.stake
+        amount = stake * (cfg.special_multiplier if kind in (WIN_ACES, WIN_FLUSH) else 1)
+        deltas = [0] * n
+        elim = []
+        chips = self.chips
+        for p in range(n):
+            if p == s or not self.active[p]:
+                continue
+            if chips[p] <= amount:
+                pay = chips[p]
+                elim.append(p)
+            else:
+                pay = amount
+            chips[p] -= pay
+            deltas[p] = -pay
+            deltas[s] += pay
+        chips[s] += deltas[s]
+        n_active = self.n_active
+        for p in elim:
+            self.active[p] = False
+            self.elim_hand[p] = self.hand_no
+            self.elim_balance[p] = -deltas[p]
+        self.n_active -= len(elim)
+        if elim:
+            self.stake = cfg.base_stake
+        elif cfg.stake_progression == "double":
+            self.stake = stake * 2
+        else:
+            self.stake = stake + cfg.base_stake
+        self.dealer = s
+        return self._end_hand(HandResult(self.hand_no, s, kind, stake, amount, deltas, elim, n_active,
+                                         sorted(self.hands[s])))
+
+    def _end_hand(self, res: HandResult) -> HandResult:
+        self.pending = WIN_NONE
+        if self.n_active <= 1 or self.hand_no >= self.config.max_hands:
+            self.done = True
+        res.done = self.done
+        self.last_result = res
+        self.results.append(res)
+        if not self.done:
+            self._start_hand()
+        return res
+
+    # ----------------------------------------------------------------- misc
+    def clone(self) -> "SamSipGame":
+        g = SamSipGame.__new__(SamSipGame)
+        d = self.__dict__.copy()
+        g.__dict__ = d
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        g.rng = rng
+        for name in ("chips", "active", "elim_hand", "elim_balance", "results", "stock", "dead_cards",
+                     "last_draw", "_tpkey", "_rkey", "_skey", "buried"):
+            d[name] = list(d[name])
+        g.hands = [list(h) for h in self.hands]
+        g.known = [list(k) for k in self.known]
+        g.events = [list(e) for e in self.events]
+        g.draws = [list(x) for x in self.draws]
+        return g
+
+    def describe_card(self, c: int) -> str:
+        return card_str(c)
+
+
+def _tie_groups(seats, key) -> list[list[int]]:
+    groups: list[list[int]] = []
+    for s in seats:
+        if groups and key(groups[-1][0]) == key(s):
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return groups
+
+
+def new_game(config: SamSipConfig | None = None, seed: int | None = None, deck=None) -> SamSipGame:
+    return SamSipGame(config or SamSipConfig(), random.Random(seed), deck)
+
+
+def random_match(config: SamSipConfig, rng: random.Random) -> int:
+    """Play one whole match with uniformly random legal moves; return the number of moves."""
+    g = SamSipGame(config, rng)
+    rand = rng.random
+    while not g.done:
+        moves = g.legal()
+        g.step(moves[int(rand() * len(moves))])
+    return g.moves

@@ -1,0 +1,149 @@
+"""Sam Sip as a PettingZoo AEC environment (``samsip_v0``).
+
+One episode is one match. Each turn is two steps by the same agent: the draw (53 draw stock /
+54 take the discard) and the discard (0..51 a card, 52 a joker; 55 declare with
+``auto_declare=False``). Rewards come at the end of every won hand (see ``_hand_rewards``).
+Players eliminated by a hand are terminated and leave ``agents`` through PettingZoo's dead step.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
+from envs.cards import card_str, cards_str, validate_deck
+from envs.config import build_config
+from envs.samsip import encoding
+from envs.samsip.engine import (
+    DECK_SIZE,
+    PHASE_DRAW,
+    WIN_NAMES,
+    HandResult,
+    SamSipConfig,
+    SamSipGame,
+)
+
+
+class SamSipEnv(CardGameEnv):
+    metadata = {"name": "samsip_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+                "render_fps": 1}
+    num_actions = encoding.NUM_ACTIONS
+    max_players = encoding.MAX_PLAYERS
+    obs_size = encoding.OBS_SIZE
+    game_name = "samsip"
+
+    def __init__(self, num_players: int = 4, render_mode: str | None = None, **variants):
+        config = build_config(SamSipConfig, "samsip", num_players=num_players, **variants)
+        super().__init__(config, render_mode)
+        self.game: SamSipGame | None = None
+
+    # ------------------------------------------------------------------ hooks
+    def _validate_deck(self, deck) -> list[int]:
+        return validate_deck(deck, DECK_SIZE, allow_jokers=True)
+
+    def _start(self, rng: random.Random, deck) -> None:
+        self.game = SamSipGame(self.config, rng, deck)
+
+    def _acting_seat(self) -> int:
+        return self.game.turn
+
+    def _legal_actions(self) -> list[int]:
+        return sorted(self.game.legal())
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return encoding.observation(self.game, seat)
+
+    def _apply(self, action: int) -> StepOutcome:
+        res = self.game.step(action)
+        if res is None:
+            return StepOutcome()
+        return StepOutcome(rewards=self._hand_rewards(res), done=res.done, eliminated=tuple(res.eliminated))
+
+    def _action_text(self, action: int) -> str:
+        return encoding.action_text(action, self.game.live if self.game is not None else -1)
+
+    # ----------------------------------------------------------------- rewards
+    def _hand_rewards(self, res: HandResult) -> dict[int, float]:
+        """Rewards for a finished hand (rules 2.6), by ``config.reward``:
+
+        * ``stake`` (default): dchips / (stake x (n_active - 1)); the winner of a normal hand
+          gets +1 when everybody pays in full, each payer -1/(n_active - 1); zero-sum.
+        * ``bankroll``: dchips / bankroll (reflects stake growth); zero-sum.
+        * ``rank``: 0 per hand; at elimination (n + 1 - 2 rank) / (n - 1) for the eliminated, and
+          the same for the survivors when the match ends; zero-sum over the match.
+        """
+        g = self.game
+        mode = self.config.reward
+        if mode == "rank":
+            ranks = g.ranking()
+            n = g.n
+            seats = set(res.eliminated)
+            if res.done:
+                seats.update(range(n))
+                seats -= {s for s in range(n) if not g.active[s] and s not in res.eliminated}
+            return {s: (n + 1 - 2 * ranks[s]) / (n - 1) for s in seats}
+        if res.winner is None:
+            return {}
+        if mode == "bankroll":
+            scale = float(self.config.bankroll)
+        else:
+            scale = float(res.stake * (res.n_active - 1))
+        return {s: d / scale for s, d in enumerate(res.deltas) if d}
+
+    # ------------------------------------------------------------------ text
+    def move_to_action(self, text: str) -> int:
+        """Accept the texts of ``legal_moves`` and aliases: ``draw``, ``stock``, ``take``,
+        ``take 7h``, ``discard 7h``, ``7h``, ``Jk``, ``declare``."""
+        legal = self._legal_actions()
+        listing = "; ".join(self._action_text(a) for a in legal)
+        try:
+            action = encoding.text_to_action(text, self.game.live)
+        except ValueError as e:
+            raise IllegalMoveError(f"{text!r}: {e}; legal moves: {listing}") from None
+        if action not in legal:
+            raise IllegalMoveError(f"{text!r} is not a legal move now; legal moves: {listing}")
+        return action
+
+    def _render_text(self) -> str:
+        g = self.game
+        if g is None:
+            return "Sam Sip: call reset() first"
+        name = self.possible_agents
+        lines = [f"Sam Sip, {g.n} players | hand {g.hand_no} (cap {self.config.max_hands}) | "
+                 f"stake {g.stake} | dealer {name[g.dealer]}"]
+        wild = " ".join(card_str(c) for c in sorted(g.wild))
+        line = f"indicator {card_str(g.indicator)} | wild {wild}"
+        if g.dead:
+            line += f" | dead {cards_str(sorted(g.dead))}"
+        lines.append(line)
+        line = f"stock {len(g.stock)} | dead discards {len(g.dead_cards)}"
+        if g.live >= 0:
+            last = g.events[-1][0]
+            line += f" | {card_str(g.live)} from {name[last]} lies in front of {name[g.live_for]}"
+        lines.append(line)
+        for s in range(g.n):
+            if not g.active[s]:
+                lines.append(f"  {name[s]:9s} out (hand {g.elim_hand[s]})")
+                continue
+            mark = ">" if (s == g.turn and not g.done) else " "
+            lines.append(f"{mark} {name[s]:9s} chips {g.chips[s]:5d} | {cards_str(sorted(g.hands[s]))}")
+        if g.last_result is not None:
+            lines.append("last hand: " + describe_result(g.last_result, name))
+        if g.done:
+            ranks = g.ranking()
+            lines.append("match over; ranks: " + ", ".join(f"{name[s]} {ranks[s]:g}" for s in range(g.n)))
+        else:
+            lines.append(f"to move: {name[g.turn]} ({'draw' if g.phase == PHASE_DRAW else 'discard'})")
+        return "\n".join(lines)
+
+
+def describe_result(res: HandResult, names) -> str:
+    if res.winner is None:
+        return f"hand {res.hand_no} void (stock exhausted), stake stays {res.stake}"
+    text = (f"hand {res.hand_no}: {names[res.winner]} won with {WIN_NAMES[res.kind]} "
+            f"({cards_str(res.winning_hand)}), +{res.deltas[res.winner]} chips")
+    if res.eliminated:
+        text += "; eliminated: " + ", ".join(names[s] for s in res.eliminated)
+    return text
