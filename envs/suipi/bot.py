@@ -1,3 +1,170 @@
-class RuleBot:  # placeholder, replaced below
-    def __init__(self, config, seed=None):
-        pass
+"""Rule-based Suipi bot. It decides from the observation vector and the action mask only.
+
+It decodes its hand and the floor from the observation (encoding.decode), enumerates its legal
+complete moves with the engine's pure move generator, scores each one and plays the best one
+sub-step by sub-step. The plan is kept between calls and re-derived from the observation's
+partial move, so the emitted sub-steps always form one consistent move.
+
+Scoring (in "card points x 10" units):
+* capture: 10 per point card, 1 per card, 1.5 per spade, +25 for a suipi;
+* build: 0.7 x the value of capturing it next turn, minus the chance an opponent holds its value;
+* drop: minus the value of the card given away (point cards, spades) and a small base cost;
+* every move: minus the risk of leaving the next opponent an easy suipi (the whole floor taken by
+  one card value), weighted by the chance they hold such a card, and minus exposed point cards.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from envs.suipi import encoding as enc
+from envs.suipi.engine import (
+    BUILD, CAPTURE, CARDS, DROP, IS_SPADE, NVAL, NVAL_11, NVAL_23, OWNER, POINTS_11, POINTS_23,
+    SuipiConfig, _loose_subsets, _unions, legal_moves,
+)
+
+SUIPI_BONUS = 25.0
+
+
+class RuleBot:
+    name = "rules"
+
+    def __init__(self, config: SuipiConfig | None = None, seed: int | None = None):
+        if isinstance(config, dict):
+            config = SuipiConfig(**config)
+        self.config = config
+        self.rng = random.Random(seed)
+        self._plan = None
+        self._cfg_cache = {}
+
+    def reset(self) -> None:
+        self._plan = None
+
+    # --------------------------------------------------------------- helpers
+    def _config_for(self, view) -> SuipiConfig:
+        cfg = self.config
+        if cfg is not None and cfg.num_players == view.num_players and cfg.point_game == view.point_game:
+            return cfg
+        key = (view.num_players, view.point_game)
+        if key not in self._cfg_cache:
+            base = {} if cfg is None else {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
+            base.update(num_players=view.num_players, point_game=view.point_game)
+            self._cfg_cache[key] = SuipiConfig(**base)
+        return self._cfg_cache[key]
+
+    def act(self, observation, action_mask) -> int:
+        mask = np.asarray(action_mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("RuleBot got an empty action mask: this seat is not acting")
+        if legal.size == 1:
+            return int(legal[0])
+        view = enc.decode(observation)
+        prefix = ()
+        if view.partial_hand is not None:
+            prefix = (view.partial_hand, *(enc.ITEM0 + r for r in view.partial_items))
+        sig = (tuple(view.hand), tuple(it[enc.REP] for it in view.floor))
+        plan = self._plan
+        if plan is not None and plan[0] == sig and plan[1][:len(prefix)] == prefix:
+            nxt = plan[1][len(prefix)]
+            if mask[nxt]:
+                return int(nxt)
+        cfg = self._config_for(view)
+        floor = view.floor
+        best, best_score = None, None
+        for mv in legal_moves(cfg, view.hand, floor, 0):
+            seq = enc.move_actions(floor, mv)
+            if seq[:len(prefix)] != prefix or not mask[seq[len(prefix)]]:
+                continue
+            s = self._score(cfg, view, mv) + self.rng.random() * 1e-3
+            if best_score is None or s > best_score:
+                best, best_score = seq, s
+        if best is None:  # should not happen; stay legal
+            return int(legal[self.rng.randrange(legal.size)])
+        self._plan = (sig, best)
+        return int(best[len(prefix)])
+
+    # --------------------------------------------------------------- scoring
+    def _card_value(self, cfg, cards) -> float:
+        pts = POINTS_23 if cfg.point_game == 23 else POINTS_11
+        return sum(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in cards)
+
+    def _score(self, cfg, view, mv) -> float:
+        h, mask, kind, v = mv
+        floor = view.floor
+        used = [floor[i] for i in range(len(floor)) if mask >> i & 1]
+        rest = [floor[i] for i in range(len(floor)) if not mask >> i & 1]
+        nv = NVAL_23 if cfg.point_game == 23 else NVAL_11
+        unknown = self._unknown(view)
+        opp_hand = max(1, view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1)
+        score = 0.0
+        if kind == CAPTURE:
+            cards = [h] + [c for it in used for c in it[CARDS]]
+            score += self._card_value(cfg, cards) + 2.0
+            if not rest:
+                final = view.stock == 0 and all(s <= 1 for s in view.hand_sizes) and len(view.hand) == 1 \
+                    and all(s == 0 for s in view.hand_sizes[1:])
+                if not final or cfg.final_capture_is_suipi:
+                    score += SUIPI_BONUS
+        elif kind == BUILD:
+            cards = [h] + [c for it in used for c in it[CARDS]]
+            p_opp = self._p_holds(unknown, nv, v, opp_hand)
+            score += 0.7 * self._card_value(cfg, cards) * (1.0 - 0.8 * p_opp) - 0.5
+            rest = rest + [(v, v, tuple(cards), 0, True, min(cards))]
+        else:  # DROP
+            score -= 0.6 * self._card_value(cfg, [h]) + 1.0
+            key = (h >> 2) + 1
+            rest = rest + [(key, nv[h], (h,), -1, False, h)]
+        # leaving an easy suipi to the next player?
+        if rest:
+            sweep_vals = self._sweep_values(cfg, rest, nv)
+            if sweep_vals:
+                p = min(1.0, sum(self._p_holds(unknown, nv, w, opp_hand, key=w) for w in sweep_vals))
+                floor_val = self._card_value(cfg, [c for it in rest for c in it[CARDS] if it[OWNER] != 0])
+                score -= p * (SUIPI_BONUS + 0.5 * floor_val)
+            # exposed point cards in loose form
+            pts = POINTS_23 if cfg.point_game == 23 else POINTS_11
+            score -= 1.5 * sum(pts[it[CARDS][0]] for it in rest if it[OWNER] < 0)
+        return score
+
+    @staticmethod
+    def _unknown(view) -> list[int]:
+        seen = set(view.hand)
+        for it in view.floor:
+            seen.update(it[CARDS])
+        for pile in view.captured:
+            seen.update(pile)
+        return [c for c in range(52) if c not in seen]
+
+    @staticmethod
+    def _p_holds(unknown, nv, v, k, key=None) -> float:
+        """Rough chance that a hand of k unknown cards holds a card of value v."""
+        if not unknown:
+            return 0.0
+        if key is not None and key > 10 and nv[4 * (key - 1)] == 0:
+            cnt = sum(1 for c in unknown if (c >> 2) + 1 == key)
+        else:
+            cnt = sum(1 for c in unknown if nv[c] == v)
+        return min(1.0, k * cnt / len(unknown))
+
+    @staticmethod
+    def _sweep_values(cfg, items, nv) -> list[int]:
+        """Values w such that one card of value w could take every item in ``items``."""
+        if len(items) == 1 and items[0][NVAL] == 0:
+            return [items[0][0]]  # a lone court card: same rank sweeps it
+        if any(it[NVAL] == 0 for it in items):
+            return []
+        total = sum(it[NVAL] for it in items)
+        full = (1 << len(items)) - 1
+        out = []
+        all_s, multi, pair = _loose_subsets(items, cfg.vmax)
+        sg = pair if cfg.sum_group_size == "exactly_2" else multi
+        for w in range(1, cfg.vmax + 1):
+            if total % w:
+                continue
+            groups = [1 << i for i, it in enumerate(items) if it[NVAL] == w] + sg[w]
+            if full in _unions(groups):
+                out.append(w)
+        return out
