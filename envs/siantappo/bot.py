@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.siantappo.encoding import HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
+from envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
 from envs.siantappo.engine import fill_cards, hand_from_keys
 from envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
 
@@ -54,7 +54,7 @@ class RuleBot:
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
             return min(legal)
         n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
-        sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * 18).astype(int)
+        sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int)
         opponents = [int(x) for x in sizes[1:] if x > 0]
         endgame = (min(opponents) if opponents else 99) <= 3 or len(hand) <= 4
         rm = hand_from_keys(hand)

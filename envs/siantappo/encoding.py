@@ -12,7 +12,7 @@ Slots >= num_players stay zero, so one network serves 3-6 players. All values li
 | 113       | 1    | 1 if the acting seat must lead (no combination on the table)             |
 | 114-119   | 6    | who played it (relative seat one-hot)                                    |
 | 120-125   | 6    | who has passed in this trick                                             |
-| 126-131   | 6    | hand sizes / 18                                                           |
+| 126-131   | 6    | hand sizes / 20                                                           |
 | 132-137   | 6    | finishing place this round / n (0 = still playing)                       |
 | 138-449   | 312  | cards played this round, 52 per relative seat                            |
 | 450-455   | 6    | previous round's place / n (0 in round 1)                                |
@@ -42,6 +42,7 @@ TABLE_PLAYER, PASSED, HAND_SIZES, FINISHED, PLAYED = 114, 120, 126, 132, 138
 PREV_PLACES, GIVEN, RECEIVED, NUM_PLAYERS, ROUND, ROUNDS_LEFT = 450, 456, 508, 560, 564, 565
 MATCH_POINTS, PIGS, SWAP_PHASE, TO_GIVE, TRICK_CARDS, ACTING = 566, 572, 578, 579, 580, 632
 OBS_SIZE = 633
+HAND_SIZE_SCALE = 20.0  # 18 dealt + 2 received in a swap
 
 _BITS = [[i for i in range(8) if b >> i & 1] for b in range(256)]
 
@@ -83,7 +84,7 @@ def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
         r = rel[s]
         if eng.passed[s]:
             v[PASSED + r] = 1.0
-        v[HAND_SIZES + r] = eng.counts[s] / 18.0
+        v[HAND_SIZES + r] = eng.counts[s] / HAND_SIZE_SCALE
         if s in places_now:
             v[FINISHED + r] = places_now[s] / n
         if eng.played[s]:

@@ -1,0 +1,205 @@
+"""Siantappo env contract: PettingZoo tests, invariants over random matches, hidden info, bad input."""
+
+import os
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from envs import siantappo_v0
+from envs.base import IllegalMoveError
+from envs.siantappo.encoding import encode
+from envs.siantappo.engine import hand_keys
+from training.agents import RandomAgent
+
+VARIANTS = dict(first_lead_must_include_3c=True, quad_beats_single_2=True, long_pair_runs=True,
+                siantappo_as_lead=True, bomb_after_pass=True, swap_choice=True, no_finish_on_2=True)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_api(n):
+    api_test(siantappo_v0.env(num_players=n, rounds=2), num_cycles=300)
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_api_with_variants(n):
+    api_test(siantappo_v0.env(num_players=n, rounds=2, **VARIANTS), num_cycles=300)
+    api_test(siantappo_v0.env(num_players=n, rounds=2, swap_second_with="third", reward="pig"), num_cycles=100)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_seed(n):
+    seed_test(lambda: siantappo_v0.env(num_players=n, rounds=2), num_cycles=300)
+
+
+def test_seed_with_variants():
+    seed_test(lambda: siantappo_v0.env(num_players=4, rounds=3, **VARIANTS), num_cycles=300)
+
+
+def test_reset_seed_replays_and_unseeded_reset_continues():
+    env = siantappo_v0.raw_env(num_players=4)
+    env.reset(seed=7)
+    first = [list(h) for h in env.engine.hands]
+    env.reset()
+    second = [list(h) for h in env.engine.hands]
+    env.reset(seed=7)
+    assert [list(h) for h in env.engine.hands] == first
+    assert first != second
+
+
+def play_checked(n, seed, variants=None):
+    """One random match through raw_env, checking the invariants after every step."""
+    env = siantappo_v0.raw_env(num_players=n, **(variants or {}))
+    env.reset(seed=seed)
+    agent = RandomAgent(seed)
+    eng = env.engine
+    totals = {a: 0.0 for a in env.possible_agents}
+    rounds_seen = 0
+    for name in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.any(), "acting seat has an empty mask"
+        assert not env.observe(env.possible_agents[(env.agent_seat[name] + 1) % n])["action_mask"].any()
+        env.step(agent.act(obs["observation"], mask))
+        step_sum = sum(env.rewards.values())
+        assert abs(step_sum) < 1e-9, "rewards are not zero-sum"
+        for a, r in env.rewards.items():
+            totals[a] += r
+        eng = env.engine
+        # every card in exactly one place: a hand, played this round, or set aside
+        seen = []
+        for s in range(n):
+            seen += hand_keys(eng.hands[s])
+            seen += [k for k in range(52) if eng.played[s] >> k & 1]
+        seen += eng.aside
+        if eng.phase != "over":
+            assert sorted(seen) == list(range(52))
+        if len(eng.round_places) > rounds_seen:
+            rounds_seen = len(eng.round_places)
+            assert sorted(eng.round_places[-1]) == list(range(1, n + 1))  # exactly one loser
+    assert rounds_seen == env.config.rounds
+    assert abs(sum(totals.values())) < 1e-9
+    assert sum(eng.pig_counts) == env.config.rounds
+
+
+MATCHES = int(os.environ.get("CARDZOO_INVARIANT_MATCHES", "40"))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_invariants_random_matches(n):
+    for seed in range(MATCHES):
+        play_checked(n, seed)
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_invariants_random_matches_variants(n):
+    for seed in range(MATCHES // 2):
+        play_checked(n, seed, VARIANTS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_invariants_2000_matches(n):
+    for seed in range(2000):
+        play_checked(n, 10_000 + seed)
+
+
+def test_hidden_information_swap_between_opponents():
+    env = siantappo_v0.raw_env(num_players=4)
+    for seed in range(20):
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(0, 30)):
+            env.step(rng.choice(env.engine.legal_actions()))
+        eng = env.engine
+        me, a, b = 0, 1, 2
+        before = encode(eng, me)
+        ka, kb = hand_keys(eng.hands[a]), hand_keys(eng.hands[b])
+        if not ka or not kb:
+            continue
+        x, y = rng.choice(ka), rng.choice(kb)
+        for seat, out, inn in ((a, x, y), (b, y, x)):
+            eng.hands[seat][out >> 2] &= ~(1 << (out & 3))
+            eng.hands[seat][inn >> 2] |= 1 << (inn & 3)
+        assert np.array_equal(before, encode(eng, me))
+        assert not np.array_equal(encode(eng, a), encode(eng, a) * 0)
+
+
+def test_observation_within_space_and_identical_spaces():
+    env = siantappo_v0.env(num_players=5)
+    env.reset(seed=0)
+    spaces = {id(env.observation_space(a)) for a in env.possible_agents}
+    assert len(spaces) == 1
+    for a in env.possible_agents:
+        assert env.observation_space(a).contains(env.observe(a))
+    assert env.action_space("player_0").n == 368
+
+
+def test_bad_config_names_the_field():
+    with pytest.raises(ValueError, match="num_players must be 3..6"):
+        siantappo_v0.env(num_players=2)
+    with pytest.raises(ValueError, match="rounds"):
+        siantappo_v0.env(rounds=0)
+    with pytest.raises(ValueError, match="deal must be one of"):
+        siantappo_v0.env(deal="half")
+    with pytest.raises(ValueError, match="deal='13each' needs num_players <= 4"):
+        siantappo_v0.env(num_players=5, deal="13each")
+    with pytest.raises(ValueError, match="unknown option 'bombs'"):
+        siantappo_v0.env(bombs=True)
+    with pytest.raises(ValueError, match="quad_beats_single_2 must be true or false"):
+        siantappo_v0.env(quad_beats_single_2="yes")
+    with pytest.raises(ValueError, match="starter_card"):
+        siantappo_v0.env(starter_card="4♣")
+    with pytest.raises(ValueError, match="render_mode"):
+        siantappo_v0.env(render_mode="rgb")
+
+
+def test_bad_stacked_deck_names_the_cards():
+    env = siantappo_v0.raw_env()
+    deck = [f"{r}{s}" for r in "A23456789TJQK" for s in "shdc"]
+    with pytest.raises(ValueError, match="duplicated: 3♠; missing: 2♣"):
+        env.reset(options={"deck": deck[:7] + ["3s"] + deck[8:]})
+    with pytest.raises(ValueError, match="unreadable cards: 1x"):
+        env.reset(options={"deck": deck[:51] + ["1x"]})
+    with pytest.raises(ValueError, match="missing"):
+        env.reset(options={"deck": deck[:50]})
+    with pytest.raises(ValueError, match="jokers"):
+        env.reset(options={"deck": deck[:51] + ["Jk"]})
+
+
+def test_illegal_action_raw_env_names_move_and_legal_ones():
+    env = siantappo_v0.raw_env(num_players=4)
+    env.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match=r"illegal action 367 \(pass\).*legal: "):
+        env.step(367)
+    with pytest.raises(IllegalMoveError, match="out of range"):
+        env.step(9999)
+    with pytest.raises(IllegalMoveError, match="not a Siantappo combination"):
+        env.move_to_action("3s 5h")
+    with pytest.raises(IllegalMoveError, match="is not a card"):
+        env.move_to_action("3x")
+    # nothing was lost: the game goes on
+    env.step(env.legal_moves()[0][0])
+
+
+def test_illegal_action_wrapped_env_terminates_with_penalty():
+    env = siantappo_v0.env(num_players=4)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    env.step(367)  # pass on a lead is illegal (PettingZoo logs a warning)
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1
+    assert sum(1 for a in env.agents if env.rewards[a] == 0) == 3
+
+
+def test_legal_moves_text_roundtrip_and_render():
+    env = siantappo_v0.raw_env(num_players=4, render_mode="ansi")
+    env.reset(seed=5)
+    for action, text in env.legal_moves():
+        assert env.move_to_action(text) == action
+    out = env.render()
+    assert "player_0" in out and "Table" in out and ("♠" in out or "♥" in out)
