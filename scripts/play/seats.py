@@ -1,0 +1,54 @@
+"""Seat specs for `cardzoo play`: 'human', or an agent spec ('rules', 'random', a checkpoint).
+
+Agent specs are resolved by the shared parser in training/agents.py when it exists, so every
+seat kind `cardzoo eval` understands (checkpoints included) also plays here.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
+
+
+def parse_seats(text: str | None, players: int | None, default_players: int, counts: Sequence[int]) -> tuple[list[str], int]:
+    """The seat specs and the player count from --seats / --players.
+
+    Defaults: one human at seat 0, rule bots elsewhere. Raises ValueError on a mismatch.
+    """
+    if text:
+        specs = [s.strip() for s in text.split(",")]
+        if any(not s for s in specs):
+            raise ValueError(f"--seats {text!r} has an empty entry; use e.g. human,rules,rules,random")
+        specs = ["human" if s.lower() in HUMAN_ALIASES else s for s in specs]
+        if players is not None and players != len(specs):
+            raise ValueError(f"--players {players} but --seats names {len(specs)} seats")
+        players = len(specs)
+    else:
+        players = players or default_players
+        specs = ["human"] + ["rules"] * (players - 1)
+    if players not in counts:
+        raise ValueError(f"this game is played by {', '.join(map(str, counts))} players, not {players}")
+    return specs, players
+
+
+def make_agent(spec: str, module, config, seed: int | None):
+    """An Agent for one bot seat (act(observation, action_mask) -> int)."""
+    try:  # the shared agent-spec parser of `cardzoo eval`, when present
+        from training.agents import make_agent as shared_make_agent  # type: ignore[attr-defined]
+    except ImportError:
+        shared_make_agent = None
+    if shared_make_agent is not None:
+        return shared_make_agent(spec, module=module, config=config, seed=seed)
+    return _local_make_agent(spec, module, config, seed)
+
+
+def _local_make_agent(spec: str, module, config, seed):
+    from training.agents import RandomAgent
+
+    key = spec.lower()
+    if key == "random":
+        return RandomAgent(seed)
+    if key in ("rules", "rule", "bot", "rulebot"):
+        return module.RuleBot(config, seed=seed)
+    raise ValueError(f"unknown seat {spec!r}: use human, rules or random")
