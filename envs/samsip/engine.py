@@ -313,6 +313,14 @@ class SamSipGame:
         self.phase = PHASE_DRAW
         self.pending = WIN_NONE  # win available to declare (auto_declare=False)
 
+    def deal(self, deck) -> None:
+        """Re-deal the current hand from a stacked deck of 55 card ids (same hand number and
+        dealer); for tests, puzzles and analysis. Chips, stake and eliminations are kept."""
+        if sorted(deck) != list(range(DECK_SIZE)):
+            raise ValueError("deck must be the 55 card ids 0..54, each once")
+        self.hand_no -= 1
+        self._start_hand(list(deck))
+
     def play_order(self, start: int) -> list[int]:
         return [s for s in (list(range(start, self.n)) + list(range(start))) if self.active[s]]
 
