@@ -1,0 +1,113 @@
+"""Random-match invariants (rules/README.md section 4) at engine level."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from envs.suipi.engine import SuipiConfig, SuipiEngine, legal_moves
+
+CONFIGS = {
+    "2p": SuipiConfig(),
+    "4p": SuipiConfig(num_players=4),
+    "2p-23": SuipiConfig(point_game=23),
+    "4p-23": SuipiConfig(num_players=4, point_game=23),
+}
+VARIANTS = [
+    SuipiConfig(num_players=3),
+    SuipiConfig(unique_floor_during_play=False, forced_capture=True),
+    SuipiConfig(num_players=4, maximal_capture=True, sum_group_size="exactly_2", deal_sizes_4p=(12,)),
+    SuipiConfig(multi_builds=False, max_owned_builds=1, final_capture_is_suipi=True, deal_sizes_2p=(10, 10, 4)),
+    SuipiConfig(builds_enabled=False, floor_dup_rule="no_point_cards", deal_sizes_2p=(24,)),
+    SuipiConfig(num_players=4, floor_dup_rule="lower_value", deal_sizes_4p=(4, 4, 4), point_game=23),
+    SuipiConfig(floor_dup_rule="point_card", unique_floor_during_play=False, maximal_capture=True),
+]
+
+
+def check_state(e: SuipiEngine) -> None:
+    cards = [c for h in e.hands for c in h] + [c for it in e.floor for c in it[2]]
+    cards += e.stock[e.top:] + [c for p in e.captured for c in p] + e.lost
+    assert sorted(cards) == list(range(52)), "52 cards must be accounted for"
+    if e.config.unique_floor_during_play:
+        keys = [it[0] for it in e.floor]
+        assert len(keys) == len(set(keys)), "S12: unique floor values"
+    if not any(e.hands):
+        assert all(it[3] < 0 for it in e.floor), "no build survives a round"
+    sizes = {len(h) for h in e.hands}
+    assert len(sizes) == 1 or not e.done
+    for it in e.floor:
+        if it[3] >= 0:
+            # the owner still holds a card of the build's value (S11)
+            assert any(e.nv[c] == it[1] for c in e.hands[it[3]])
+
+
+def run_matches(cfg: SuipiConfig, count: int, seed: int) -> int:
+    rng = random.Random(seed)
+    total_moves = 0
+    point_total = cfg.point_game
+    for _ in range(count):
+        e = SuipiEngine(cfg, random.Random(rng.getrandbits(32)))
+        e.start_match()
+        check_state(e)
+        while not e.done:
+            moves = e.legal_moves()
+            assert len(set(moves)) == len(moves), "moves are deduplicated"
+            res = e.apply(moves[rng.randrange(len(moves))])
+            total_moves += 1
+            if res is not None:
+                expected = point_total - (3 if res.cards.count(max(res.cards)) > 1 else 0)
+                expected -= 1 if res.spades.count(max(res.spades)) > 1 else 0
+                if e.ns == 2 and sum(res.cards) == 52:
+                    assert sum(res.points) in (point_total, point_total - 3)  # 11 or 8 / 23 or 20
+                if sum(res.cards) == 52:
+                    assert sum(res.points) == expected
+                assert abs(sum(res.deltas)) < 1e-9, "zero-sum"
+                assert min(res.scores) == 0
+            if not e.done:
+                check_state(e)
+        assert len(e.deal_results) >= 1
+        assert sum(sum(r.scores) for r in e.deal_results) == sum(e.match_scores)
+    return total_moves
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_random_matches_invariants(name):
+    run_matches(CONFIGS[name], 50 if name.endswith("23") else 100, seed=hash(name) & 0xFFFF)
+
+
+@pytest.mark.parametrize("i", range(len(VARIANTS)))
+def test_random_matches_variants(i):
+    run_matches(VARIANTS[i], 30, seed=i)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["2p", "4p", "2p-23", "4p-23"])
+def test_random_matches_invariants_many(name):
+    run_matches(CONFIGS[name], 2000, seed=12345)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("i", range(len(VARIANTS)))
+def test_random_matches_variants_many(i):
+    run_matches(VARIANTS[i], 300, seed=1000 + i)
+
+
+def test_legal_moves_pure_function_matches_engine():
+    e = SuipiEngine(CONFIGS["2p"], random.Random(5))
+    e.start_match()
+    for _ in range(30):
+        assert legal_moves(e.config, e.hands[e.turn], e.floor, e.turn) == e.legal_moves()
+        e.apply(e.legal_moves()[0])
+
+
+def test_clone_is_independent():
+    e = SuipiEngine(CONFIGS["4p"], random.Random(9))
+    e.start_match()
+    for _ in range(10):
+        e.apply(e.legal_moves()[-1])
+    c = e.clone()
+    snapshot = (repr(e.hands), repr(e.floor), e.top, repr(e.captured))
+    while not c.done:
+        c.apply(c.legal_moves()[0])
+    assert (repr(e.hands), repr(e.floor), e.top, repr(e.captured)) == snapshot
