@@ -53,8 +53,9 @@ class Seats:
         kind = self.specs[seat]
         if kind == "human":
             return f"player_{seat} (you)" if len(self.humans) == 1 else f"player_{seat} (human)"
-        if len(kind) > 18:  # a checkpoint path
-            kind = "…" + kind[-17:]
+        from scripts.play.seats import seat_label
+
+        kind = seat_label(kind)
         return f"player_{seat} ({kind})"
 
     def short(self, seat: int, viewer: int | None = None) -> str:

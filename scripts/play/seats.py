@@ -21,6 +21,11 @@ def parse_seats(text: str | None, players: int | None, default_players: int, cou
         if any(not s for s in specs):
             raise ValueError(f"--seats {text!r} has an empty entry; use e.g. human,rules,rules,random")
         specs = ["human" if s.lower() in HUMAN_ALIASES else s for s in specs]
+        from training.agents import parse_agent_spec
+
+        for s in specs:
+            if s != "human":
+                parse_agent_spec(s)  # ValueError / FileNotFoundError with a one-line reason
         if players is not None and players != len(specs):
             raise ValueError(f"--players {players} but --seats names {len(specs)} seats")
         players = len(specs)
@@ -33,22 +38,20 @@ def parse_seats(text: str | None, players: int | None, default_players: int, cou
 
 
 def make_agent(spec: str, module, config, seed: int | None):
-    """An Agent for one bot seat (act(observation, action_mask) -> int)."""
-    try:  # the shared agent-spec parser of `cardzoo eval`, when present
-        from training.agents import make_agent as shared_make_agent  # type: ignore[attr-defined]
-    except ImportError:
-        shared_make_agent = None
-    if shared_make_agent is not None:
-        return shared_make_agent(spec, module=module, config=config, seed=seed)
-    return _local_make_agent(spec, module, config, seed)
+    """An Agent for one bot seat (act(observation, action_mask) -> int), built by the shared
+    agent-spec parser of `cardzoo eval` (random, rules, a checkpoint path, SPEC@SEED)."""
+    from training.agents import make_agent as shared_make_agent
+
+    return shared_make_agent(spec, module, config=config, seed=seed)
 
 
-def _local_make_agent(spec: str, module, config, seed):
-    from training.agents import RandomAgent
+def seat_label(spec: str) -> str:
+    """Short display name of a seat spec (checkpoints by file name)."""
+    if spec == "human":
+        return spec
+    try:
+        from training.agents import parse_agent_spec
 
-    key = spec.lower()
-    if key == "random":
-        return RandomAgent(seed)
-    if key in ("rules", "rule", "bot", "rulebot"):
-        return module.RuleBot(config, seed=seed)
-    raise ValueError(f"unknown seat {spec!r}: use human, rules or random")
+        return parse_agent_spec(spec).label
+    except (ValueError, OSError):
+        return spec

@@ -86,7 +86,7 @@ class PlaySession:
         rewards = {env.agent_seat[a]: float(r) for a, r in env.rewards.items() if r}
         for s, r in rewards.items():
             self.totals[s] += r
-        entry = {"seat": seat, "id": int(action), "text": text}
+        entry = {"seat": seat, "action": int(action), "text": text}
         if rewards:
             entry["rewards"] = {str(s): r for s, r in sorted(rewards.items())}
         self.steps.append(entry)
@@ -234,17 +234,11 @@ class PlaySession:
             con.print(Text(f"game saved to {self.save}", style="dim"))
 
 
-RECORD_FORMAT = "cardzoo-record"
-RECORD_VERSION = 1
-
-
 def write_record(path: str, env, specs: Sequence[str], steps: Sequence[dict], totals: Sequence[float]) -> None:
-    """JSON lines: a header (record_header() + seats), one line per action id, a result line."""
-    header = {"type": "header", "format": RECORD_FORMAT, "version": RECORD_VERSION, **env.record_header(),
-              "seats": list(specs), "agents": list(env.possible_agents), "source": "cardzoo play"}
+    """Write the finished game as one JSON line in the format of training/records.py:
+    record_header() + moves [{seat, action, text[, rewards]}] + rewards (total per seat) + agents,
+    so `cardzoo replay` shows it and ``training.records.replay_record`` checks it."""
+    rec = {**env.record_header(), "moves": list(steps), "rewards": [float(t) for t in totals],
+           "agents": list(specs), "source": "cardzoo play"}
     with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps(header, ensure_ascii=False) + "\n")
-        for i, st in enumerate(steps):
-            f.write(json.dumps({"type": "step", "n": i, **st}, ensure_ascii=False) + "\n")
-        f.write(json.dumps({"type": "result", "rewards": [round(t, 10) for t in totals],
-                            "moves": len(steps)}, ensure_ascii=False) + "\n")
+        f.write(json.dumps(rec, ensure_ascii=False) + "\n")
