@@ -1,0 +1,322 @@
+"""`cardzoo bench`: engine and AEC throughput of our games, next to reference environments.
+
+    cardzoo bench                          # all games, all player counts, references if installed
+    cardzoo bench siantappo --players 4    # one game, one player count
+    cardzoo bench --quick --json out.json  # a few seconds; proves the pipeline works
+    cardzoo bench --profile                # + cProfile of the raw AEC loop per game
+
+The measurement loops live in training/bench.py; docs/benchmarks.md has the latest figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+
+from envs.registry import GAME_MODULES
+from training import bench
+
+
+def register(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "bench",
+        help="measure engine / AEC steps per second on one core, against reference environments",
+        description="Random legal play on one core: engine moves/s, raw and wrapped AEC steps/s, games/s, "
+                    "memory; the same loop over RLCard / PettingZoo classic / OpenSpiel references when "
+                    "they are installed (pip install -e '.[bench]'). Prints tables, optionally writes JSON.",
+    )
+    p.add_argument("games", nargs="*", metavar="GAME",
+                   help=f"games to measure (default: all of {', '.join(GAME_MODULES)} that are available)")
+    p.add_argument("--players", default=None,
+                   help="player counts, comma-separated (default: every count the game supports; "
+                        "with --quick: the game's default)")
+    p.add_argument("--quick", action="store_true",
+                   help="a few seconds in all: 1 short run per section (figures are rough)")
+    p.add_argument("--runs", type=int, default=None, help="timed runs per section (default 5; quick 1)")
+    p.add_argument("--seconds", type=float, default=None, help="seconds per timed run (default 1.0; quick 0.05)")
+    p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per section (default 0.5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
+    p.add_argument("--json", dest="json_path", default=None, metavar="OUT.json", help="write all results as JSON")
+    p.add_argument("--no-reference", action="store_true", help="skip the reference environments")
+    p.add_argument("--references", default=None, metavar="NAMES",
+                   help="only these references, comma-separated substrings (e.g. doudizhu,leduc)")
+    p.add_argument("--profile", action="store_true",
+                   help="also cProfile the raw and wrapped AEC loops of each game (default player count)")
+    p.add_argument("--profile-seconds", type=float, default=None, help="seconds per profile (default 2; quick 0.1)")
+    p.add_argument("--cpu", type=int, default=None,
+                   help="pin to this CPU (default: the last CPU this process may use)")
+    p.add_argument("--no-pin", action="store_true", help="do not pin the process to one CPU")
+    p.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass of each section")
+    return p
+
+
+def _settings(args) -> bench.Settings:
+    s = bench.Settings.quick() if args.quick else bench.Settings()
+    if args.runs is not None:
+        if args.runs < 1:
+            raise ValueError(f"--runs must be >= 1, got {args.runs}")
+        s.runs = args.runs
+    if args.seconds is not None:
+        if args.seconds <= 0:
+            raise ValueError(f"--seconds must be > 0, got {args.seconds}")
+        s.seconds = args.seconds
+    if args.warmup is not None:
+        if args.warmup < 0:
+            raise ValueError(f"--warmup must be >= 0, got {args.warmup}")
+        s.warmup = args.warmup
+    s.seed = args.seed
+    s.memory = not args.no_memory
+    return s
+
+
+def _parse_players(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        counts = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise ValueError(f"--players must be comma-separated integers, got {text!r}") from None
+    if not counts:
+        raise ValueError("--players is empty")
+    return counts
+
+
+def _games(names: list[str]) -> tuple[list[str], bool]:
+    if not names:
+        return list(GAME_MODULES), False
+    out = []
+    for n in names:
+        key = n.lower().replace("-", "").replace("_", "").removesuffix("v0")
+        if key not in GAME_MODULES:
+            raise ValueError(f"unknown game {n!r}; games are: {', '.join(GAME_MODULES)}")
+        if key not in out:
+            out.append(key)
+    return out, True
+
+
+def run(args) -> int:
+    settings = _settings(args)
+    games, explicit = _games(args.games)
+    players_wanted = _parse_players(args.players)
+    handles = []
+    skipped = []
+    for g in games:
+        h = bench.load_game(g)
+        if not h.usable:
+            why = "; ".join(h.problems)
+            if explicit:
+                raise ValueError(f"{g} cannot be benchmarked yet: {why}")
+            skipped.append({"name": g, "reason": why})
+            continue
+        if players_wanted:
+            bad = [n for n in players_wanted if n not in h.players]
+            if bad and explicit:
+                raise ValueError(f"{g} supports {', '.join(map(str, h.players))} players, not {bad[0]}")
+            counts = [n for n in players_wanted if n in h.players]
+        else:
+            counts = [h.default_players] if args.quick else list(h.players)
+        if counts:
+            handles.append((h, counts))
+    refs = []
+    if not args.no_reference:
+        wanted = [w.strip().lower() for w in args.references.split(",")] if args.references else None
+        for ref in bench.REFERENCES:
+            if wanted and not any(w and w in ref.name.lower() for w in wanted):
+                continue
+            why = bench.reference_available(ref)
+            if why:
+                skipped.append({"name": ref.name, "reason": why})
+            else:
+                refs.append(ref)
+    if not handles and not refs:
+        raise ValueError("nothing to measure: " + "; ".join(f"{s['name']}: {s['reason']}" for s in skipped))
+
+    def progress(msg: str) -> None:
+        print(f"  measuring {msg}", file=sys.stderr, flush=True)
+
+    previous, cpu = (None, None) if args.no_pin else bench.pin_one_core(args.cpu)
+    if args.no_pin:
+        bench.limit_threads()
+    started = time.time()
+    try:
+        machine = bench.machine_info(cpu)
+        ours = [bench.bench_game(h, n, settings, progress) for h, counts in handles for n in counts]
+        ref_entries = [bench.bench_reference(r, settings, progress) for r in refs]
+        profiles = []
+        if args.profile:
+            secs = args.profile_seconds or (0.1 if args.quick else 2.0)
+            for h, counts in handles:
+                if h.raw_env is None:
+                    continue
+                n = h.default_players if h.default_players in counts else counts[0]
+                for wrapped in (False, True):
+                    progress(f"{h.name} {n}p: profile {'wrapped' if wrapped else 'raw'}")
+                    profiles.append(bench.profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
+    finally:
+        bench.restore_affinity(previous)
+    elapsed = time.time() - started
+
+    for h, _ in handles:
+        for p in h.problems:
+            print(f"note: {h.name}: {p}", file=sys.stderr)
+    print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed))
+    result = {
+        "schema": bench.SCHEMA,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": command_line(args),
+        "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
+                     "seed": settings.seed, "quick": bool(args.quick), "memory": settings.memory},
+        "machine": machine,
+        "elapsed_s": round(elapsed, 2),
+        "ours": [e.to_json() for e in ours],
+        "references": [e.to_json() for e in ref_entries],
+        "ratios": bench.ratios(ours, ref_entries),
+        "skipped": skipped,
+        "profiles": profiles,
+        "peak_rss_kib": bench.maxrss_kib(),
+    }
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+        print(f"\nwrote {args.json_path}")
+    return 0
+
+
+def command_line(args) -> str:
+    """The command that reproduces this run (from the parsed arguments)."""
+    parts = ["cardzoo", "bench", *args.games]
+    for flag, value in (("--players", args.players), ("--runs", args.runs), ("--seconds", args.seconds),
+                        ("--warmup", args.warmup), ("--references", args.references),
+                        ("--profile-seconds", args.profile_seconds), ("--cpu", args.cpu)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.seed:
+        parts += ["--seed", str(args.seed)]
+    for flag, on in (("--quick", args.quick), ("--no-reference", args.no_reference), ("--profile", args.profile),
+                     ("--no-pin", args.no_pin), ("--no-memory", args.no_memory)):
+        if on:
+            parts.append(flag)
+    if args.json_path:
+        parts += ["--json", args.json_path]
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------------------------- report
+def fmt_rate(x: float | None) -> str:
+    if x is None:
+        return "–"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e4:
+        return f"{x / 1e3:.0f}k"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f}k"
+    return f"{x:.0f}" if x >= 10 else f"{x:.2f}"
+
+
+def fmt_section(entry: bench.Entry, name: str) -> str:
+    s = entry.sections.get(name)
+    if s is None or not s.rates:
+        return "error" if name in entry.errors else "–"
+    text = fmt_rate(s.median)
+    if len(s.rates) > 1:
+        text += f" ({fmt_rate(min(s.rates))}–{fmt_rate(max(s.rates))})"
+    return text
+
+
+def _target_mark(entry: bench.Entry) -> str:
+    if entry.name not in bench.TARGETS:
+        return ""
+    eng_t, raw_t = bench.TARGETS[entry.name]
+    marks = []
+    for sec, t in (("engine", eng_t), ("raw", raw_t)):
+        r = entry.rate(sec)
+        ok = "?" if r is None else ("ok" if r >= t else "MISS")
+        marks.append(f"{fmt_rate(t)} {ok}")
+    return " / ".join(marks)
+
+
+def _table(headers: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    align = align or "l" + "r" * (len(headers) - 1)
+
+    def line(cells):
+        out = []
+        for c, w, a in zip(cells, widths, align):
+            out.append(c.ljust(w) if a == "l" else c.rjust(w))
+        return "| " + " | ".join(out) + " |"
+
+    sep = "|" + "|".join(("-" * (w + 1) + ":") if a == "r" else ("-" * (w + 2)) for w, a in zip(widths, align)) + "|"
+    return "\n".join([line(headers), sep] + [line(r) for r in rows])
+
+
+def _mem(entry: bench.Entry) -> str:
+    peaks = [s.py_peak_kib for s in entry.sections.values() if s.py_peak_kib is not None]
+    return f"{max(peaks):.0f}" if peaks else "–"
+
+
+def render_report(ours, refs, skipped, machine, settings, profiles, elapsed) -> str:
+    parts = []
+    parts.append(f"cardzoo bench — {machine['cpu_model']}, Python {machine['python']}, "
+                 f"pinned CPU {machine['pinned_cpu']}, {settings.runs} run(s) × {settings.seconds:g}s "
+                 f"(+{settings.warmup:g}s warm-up) per section; median (min–max); {elapsed:.0f}s in all")
+    if ours:
+        rows = []
+        for e in ours:
+            eng = e.sections.get("engine")
+            raw = e.sections.get("raw")
+            share = e.wrapper_share()
+            rows.append([
+                e.name, str(e.players), fmt_section(e, "engine"), fmt_section(e, "raw"), fmt_section(e, "wrapped"),
+                "–" if share is None else f"{share * 100:.0f}%",
+                fmt_rate(eng.games_per_s if eng else None), fmt_rate(raw.games_per_s if raw else None),
+                "–" if not raw or raw.steps_per_game is None else f"{raw.steps_per_game:.0f}",
+                _mem(e), _target_mark(e),
+            ])
+        parts.append("\nOur games (random legal play, one core)\n")
+        parts.append(_table(
+            ["game", "players", "engine moves/s", "raw AEC steps/s", "env() steps/s", "wrappers",
+             "games/s engine", "games/s raw", "steps/game", "py peak KiB", "targets engine / raw"],
+            rows, "lrrrrrrrrrl"))
+        errs = [f"  {e.label} {sec}: {msg}" for e in ours for sec, msg in e.errors.items()]
+        if errs:
+            parts.append("errors:\n" + "\n".join(errs))
+    if refs:
+        rows = []
+        for e in refs:
+            raw = e.sections.get("raw")
+            share = e.wrapper_share()
+            rows.append([
+                e.name, str(e.players), fmt_section(e, "raw"), fmt_section(e, "wrapped"),
+                "–" if share is None else f"{share * 100:.0f}%",
+                fmt_rate(raw.games_per_s if raw else None),
+                "–" if not raw or raw.steps_per_game is None else f"{raw.steps_per_game:.0f}",
+                _mem(e),
+            ])
+        parts.append("\nReference environments (same loop)\n")
+        parts.append(_table(["reference", "players", "raw steps/s", "env() steps/s", "wrappers", "games/s",
+                             "steps/game", "py peak KiB"], rows))
+        errs = [f"  {e.label} {sec}: {msg}" for e in refs for sec, msg in e.errors.items()]
+        if errs:
+            parts.append("errors:\n" + "\n".join(errs))
+    if ours and refs:
+        table = bench.ratios(ours, refs)
+        heads = [r.short or r.label for r in refs] + ["geomean"]
+        rows = [[label] + ["–" if row[h] is None else f"{row[h]:.1f}×" for h in heads]
+                for label, row in table.items()]
+        parts.append("\nRatio: our raw AEC steps/s ÷ reference raw steps/s\n")
+        parts.append(_table(["ours"] + heads, rows))
+    if skipped:
+        parts.append("\nskipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in skipped))
+    for p in profiles:
+        parts.append(f"\nProfile: {p['game']} {p['players']}p, {p['loop']} AEC loop — {p['steps']} steps, "
+                     f"{p['us_per_step_profiled']} µs/step under cProfile")
+        parts.append("  by area: " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in p["areas"].items() if v >= 0.005))
+        parts.append(_table(["function", "calls/step", "own s", "cum s", "share"],
+                            [[t["function"], f"{t['per_step']}", f"{t['tottime_s']:.3f}", f"{t['cumtime_s']:.3f}",
+                              f"{t['share'] * 100:.1f}%"] for t in p["top"]]))
+    return "\n".join(parts)

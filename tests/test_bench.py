@@ -1,0 +1,125 @@
+"""`cardzoo bench --quick` runs end to end and writes well-formed JSON. No timed assertions."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from envs.registry import DEFAULT_PLAYERS, GAME_MODULES
+from scripts.cli import main
+from training import bench
+
+SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
+                "games_per_s", "py_peak_kib", "maxrss_kib"}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    rc = main(["bench", "--quick", "--profile", "--profile-seconds", "0.05", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    data["_affinity_before"] = affinity
+    return data
+
+
+def _check_section(sec: dict, unit: str) -> None:
+    assert SECTION_KEYS <= set(sec)
+    assert sec["unit"] == unit
+    assert len(sec["runs"]) == 1  # --quick: one timed run
+    assert sec["steps"] > 0 and sec["seconds"] > 0
+    assert sec["min"] <= sec["median"] <= sec["max"]
+    assert sec["median"] > 0
+    assert sec["maxrss_kib"] > 0
+
+
+def test_header(quick_run):
+    d = quick_run
+    assert d["schema"] == bench.SCHEMA
+    assert d["settings"]["quick"] is True and d["settings"]["runs"] == 1
+    assert d["command"].startswith("cardzoo bench") and "--quick" in d["command"].split()
+    m = d["machine"]
+    assert {"platform", "python", "cpu_model", "logical_cpus", "pinned_cpu", "packages"} <= set(m)
+    assert m["packages"]["pettingzoo"]
+    assert d["peak_rss_kib"] > 0
+
+
+def test_every_available_game_at_its_default_player_count(quick_run):
+    ours = {e["name"]: e for e in quick_run["ours"]}
+    skipped = {s["name"] for s in quick_run["skipped"]}
+    assert "siantappo" in ours  # complete game: must always be measured
+    for game in GAME_MODULES:
+        assert game in ours or game in skipped
+    for game, e in ours.items():
+        assert e["kind"] == "ours" and e["players"] == DEFAULT_PLAYERS[game]
+        assert not e.get("errors"), e.get("errors")
+        _check_section(e["sections"]["engine"], "moves")
+        _check_section(e["sections"]["raw"], "steps")
+        _check_section(e["sections"]["wrapped"], "steps")
+        assert e["sections"]["raw"]["episodes"] >= 1 or e["sections"]["engine"]["episodes"] >= 1
+        assert e["wrapper_share"] < 1  # 1 - wrapped/raw; may dip below 0 in noise
+        t = e["targets"]
+        assert t["engine"]["target"] == bench.TARGETS[game][0] and isinstance(t["engine"]["met"], bool)
+        assert t["raw"]["target"] == bench.TARGETS[game][1] and isinstance(t["raw"]["met"], bool)
+
+
+def test_references_measured_or_skipped(quick_run):
+    measured = {e["name"]: e for e in quick_run["references"]}
+    skipped = {s["name"]: s["reason"] for s in quick_run["skipped"]}
+    for ref in bench.REFERENCES:
+        assert ref.name in measured or ref.name in skipped
+    for name, e in measured.items():
+        assert e["kind"] == "reference"
+        assert not e.get("errors"), e.get("errors")
+        _check_section(e["sections"][e["primary"]], "steps")
+    # one ratio per (our entry, measured reference), plus the geometric mean
+    ratios = quick_run["ratios"]
+    for e in quick_run["ours"]:
+        row = ratios[f"{e['name']} {e['players']}p"]
+        assert set(row) == {r["short"] for r in quick_run["references"]} | {"geomean"}
+        if measured:
+            assert row["geomean"] > 0
+
+
+def test_profiles(quick_run):
+    profs = quick_run["profiles"]
+    games = {e["name"] for e in quick_run["ours"]}
+    assert {(p["game"], p["loop"]) for p in profs} == {(g, loop) for g in games for loop in ("raw", "wrapped")}
+    for p in profs:
+        assert p["steps"] > 0 and p["top"]
+        assert abs(sum(p["areas"].values()) - 1) < 0.01
+        assert {"function", "ncalls", "per_step", "tottime_s", "cumtime_s", "share"} <= set(p["top"][0])
+
+
+def test_affinity_restored(quick_run):
+    if quick_run["_affinity_before"] is not None:
+        assert os.sched_getaffinity(0) == quick_run["_affinity_before"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "nosuchgame", "--quick"], "unknown game"),
+    (["bench", "siantappo", "--players", "2", "--quick"], "supports 3, 4, 5, 6 players"),
+    (["bench", "siantappo", "--players", "x", "--quick"], "comma-separated"),
+    (["bench", "siantappo", "--runs", "0"], "--runs"),
+])
+def test_bad_input_is_one_clear_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_ratios_and_wrapper_share_arithmetic():
+    def entry(kind, name, raw, wrapped=None):
+        e = bench.Entry(kind, name, 2, short=name)
+        e.sections["raw"] = bench.Section("raw", "steps", [raw], 1, 1, 1, 1.0)
+        if wrapped:
+            e.sections["wrapped"] = bench.Section("wrapped", "steps", [wrapped], 1, 1, 1, 1.0)
+        return e
+
+    ours = entry("ours", "g", 20_000, 10_000)
+    assert ours.wrapper_share() == pytest.approx(0.5)
+    table = bench.ratios([ours], [entry("reference", "a", 10_000), entry("reference", "b", 40_000)])
+    assert table["g 2p"] == {"a": 2.0, "b": 0.5, "geomean": 1.0}
