@@ -7,6 +7,9 @@ called at the start of every episode.
 
 from __future__ import annotations
 
+import os
+import re
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -33,3 +36,116 @@ class RandomAgent:
         if legal.size == 0:
             raise ValueError("RandomAgent got an empty action mask: this seat is not acting")
         return int(legal[self.rng.integers(legal.size)])
+
+
+# ---------------------------------------------------------------- agent specs
+#
+# An agent spec is the text that names an agent on the command line:
+#
+#   random            uniformly random legal moves
+#   rules             the game's rule-based bot (``envs.<game>_v0.RuleBot``)
+#   PATH              a checkpoint: any spec containing a path separator or ending in
+#                     .safetensors / .json (loaded by ``load_checkpoint_agent``)
+#   SPEC@SEED         any of the above with a fixed seed for its own random stream
+#
+# ``parse_agent_spec`` only reads the text (and checks that a checkpoint file exists);
+# ``make_agent`` builds a fresh agent for one game.
+
+AGENT_KINDS = ("random", "rules")
+_ALIASES = {"random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
+            "bot": "rules"}
+CHECKPOINT_SUFFIXES = (".safetensors", ".json")
+_SEED_RE = re.compile(r"^(?P<body>.+)@(?P<seed>-?\d+)$")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed agent spec: ``kind`` is "random", "rules" or "checkpoint"."""
+
+    kind: str
+    path: str | None = None
+    seed: int | None = None
+    text: str = ""
+
+    @property
+    def label(self) -> str:
+        """Short display name: the spec as written (checkpoints by file name)."""
+        if self.kind == "checkpoint":
+            base = os.path.basename(self.path or "") or str(self.path)
+            return base if self.seed is None else f"{base}@{self.seed}"
+        return self.kind if self.seed is None else f"{self.kind}@{self.seed}"
+
+
+def is_checkpoint_spec(text: str) -> bool:
+    return ("/" in text or os.sep in text or (os.altsep is not None and os.altsep in text)
+            or text.lower().endswith(CHECKPOINT_SUFFIXES))
+
+
+def parse_agent_spec(text: str) -> AgentSpec:
+    """Parse one agent spec; ValueError for an unknown name, FileNotFoundError for a missing
+    checkpoint file."""
+    raw = str(text).strip()
+    if not raw:
+        raise ValueError("empty agent spec; use random, rules or a checkpoint path")
+    seed = None
+    m = _SEED_RE.match(raw)
+    body = raw
+    if m:
+        body, seed = m.group("body"), int(m.group("seed"))
+    if is_checkpoint_spec(body):
+        if not os.path.isfile(body):
+            raise FileNotFoundError(f"checkpoint file not found: {body}")
+        return AgentSpec("checkpoint", path=body, seed=seed, text=raw)
+    kind = _ALIASES.get(body.lower())
+    if kind is None:
+        raise ValueError(f"unknown agent {body!r}; agents are: random, rules, or a checkpoint path "
+                         f"(containing '/' or ending in .safetensors/.json), optionally with @SEED")
+    return AgentSpec(kind, seed=seed, text=raw)
+
+
+def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
+    """Parse a comma-separated list (or a list of strings, each possibly comma-separated)."""
+    items = [text] if isinstance(text, str) else list(text)
+    parts = [p.strip() for item in items for p in str(item).split(",")]
+    if not any(parts):
+        raise ValueError("no agents given; use e.g. rules,random")
+    if any(not p for p in parts):
+        raise ValueError(f"empty agent name in {','.join(items)!r}")
+    return [parse_agent_spec(p) for p in parts]
+
+
+def load_checkpoint_agent(path: str, config=None, seed: int | None = None):
+    """The one hook where checkpoint agents plug in.
+
+    It uses ``training.checkpoint.load_agent(path, config=config, seed=seed) -> Agent`` once that
+    module exists; until then it says checkpoint agents are not available yet.
+    """
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"checkpoint file not found: {path}")
+    try:
+        from training.checkpoint import load_agent  # noqa: PLC0415 (optional, built later)
+    except ModuleNotFoundError as e:
+        if e.name not in ("training.checkpoint",):
+            raise
+        raise ValueError(f"checkpoint agents are not available yet (cannot load {path}); "
+                         f"use random or rules") from None
+    except ImportError:
+        raise ValueError(f"checkpoint agents are not available yet (cannot load {path}); "
+                         f"use random or rules") from None
+    return load_agent(path, config=config, seed=seed)
+
+
+def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None = None):
+    """Build a fresh agent for ``spec`` in the game of ``game_module`` (an ``envs.<game>_v0``
+    module). ``seed`` seeds its random stream (the spec's own @SEED wins when given)."""
+    if isinstance(spec, str):
+        spec = parse_agent_spec(spec)
+    if spec.seed is not None:
+        seed = spec.seed
+    if spec.kind == "random":
+        return RandomAgent(seed)
+    if spec.kind == "rules":
+        return game_module.RuleBot(config, seed=seed)
+    if spec.kind == "checkpoint":
+        return load_checkpoint_agent(spec.path, config=config, seed=seed)
+    raise ValueError(f"unknown agent kind {spec.kind!r}")

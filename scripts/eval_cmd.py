@@ -1,0 +1,96 @@
+"""`cardzoo eval`: tournaments between agents, with confidence intervals and ratings.
+
+    cardzoo eval siantappo --agents rules,random --players 4 --games 400
+    cardzoo eval suipi --seats rules,random --games 200 --json out.json --plot out.png
+    cardzoo eval samsip --agents rules,random,random@7 --records games.jsonl
+
+See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from training.agents import parse_agent_list
+from training.evaluate import print_report, run_tournament, write_csv, write_json, write_plot
+
+
+def register(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "eval", help="play a tournament between agents: mean reward, win rate, ratings with 95%% intervals",
+        description="Play a tournament with seat rotation and duplicate deals (the same cards replayed with "
+                    "the seats permuted) and report per agent: mean reward, win rate and, for a field of 3 or "
+                    "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules, a checkpoint "
+                    "path; add @SEED to fix an agent's own seed.")
+    p.add_argument("game", help="siantappo, suipi or samsip")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agents", metavar="A,B,...",
+                     help="a field of entrants (comma-separated); seated in rotation, several per game")
+    who.add_argument("--seats", metavar="A,B,...",
+                     help="one agent per seat in seat order (per team in Suipi 4p); rotated over the seats "
+                          "unless --no-rotate")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
+    p.add_argument("--games", type=int, default=200,
+                   help="games to play, rounded up to whole duplicate sets (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed; same seed, same games (default 0)")
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                   help="worker processes (default: 2 or the number of cores if fewer)")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option of the game, e.g. --rule rounds=3 (repeatable)")
+    p.add_argument("--no-rotate", action="store_true", help="with --seats: keep every agent on its seat")
+    p.add_argument("--json", metavar="FILE", help="write the full report as JSON")
+    p.add_argument("--csv", metavar="FILE", help="write one row per agent as CSV")
+    p.add_argument("--plot", metavar="FILE", help="draw ratings (or mean rewards) with 95%% intervals as PNG")
+    p.add_argument("--records", metavar="FILE", help="write every game as a JSON-lines game record "
+                                                     "(see `cardzoo replay`)")
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals (default 200)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def parse_rules(items: list[str]) -> dict:
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"--rule needs KEY=VALUE, got {item!r}")
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value.strip()
+        options[key] = tuple(parsed) if isinstance(parsed, list) else parsed
+    return options
+
+
+def run(args) -> int:
+    seats = args.seats is not None
+    specs = parse_agent_list(args.seats if seats else args.agents)
+    if args.no_rotate and not seats:
+        raise ValueError("--no-rotate works with --seats only")
+    for path in (args.json, args.csv, args.plot, args.records):
+        if path:
+            parent = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(parent):
+                raise FileNotFoundError(f"output folder does not exist: {parent}")
+    result = run_tournament(
+        args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
+        options=parse_rules(args.rule), seats=seats, rotate=not args.no_rotate, records=args.records,
+        progress=not args.no_progress, bootstrap=args.bootstrap)
+    report = result.report()
+    print_report(report)
+    if args.json:
+        write_json(report, args.json)
+    if args.csv:
+        write_csv(report, args.csv)
+    if args.plot and report["games_played"]:
+        write_plot(report, args.plot)
+    written = [p for p in (args.json, args.csv, args.plot, args.records) if p]
+    if written:
+        print("wrote " + ", ".join(written))
+    if result.interrupted:
+        print(f"interrupted: reported the {report['games_played']} finished games")
+        return 130
+    return 0

@@ -1,0 +1,150 @@
+"""Game records: one JSON object per game, one game per line (JSON lines).
+
+A record is ``env.record_header()`` (``game``, ``config``, ``seed`` = the episode seed, ``deck``)
+plus::
+
+    "moves":   [{"seat": 0, "action": 17, "text": "3♣"}, ...]   every env step, in order
+    "rewards": [1.0, -0.33, ...]                                  total reward per seat
+    "agents":  ["rules", "random", ...]                           who sat where (optional)
+
+and whatever else the writer adds (``evaluate`` adds ``deal``, ``lineup``, ``winners``). Replaying
+the moves through ``raw_env`` from the same header reproduces the rewards exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import Callable, Iterator
+
+from envs.registry import game_module
+
+REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
+
+
+class _EpisodeSeed(random.Random):
+    """A seed stream whose next episode seed is a given value (to rebuild a recorded episode)."""
+
+    def __init__(self, episode_seed: int):
+        super().__init__(0)
+        self._episode_seed = int(episode_seed)
+
+    def getrandbits(self, k: int) -> int:  # noqa: D102 - the base draws episode seeds with this
+        return self._episode_seed
+
+
+def reset_to_header(env, header: dict) -> None:
+    """Reset ``env`` (a CardGameEnv) to the episode a record header describes.
+
+    ``CardGameEnv.reset`` draws each episode's seed from the env's seed stream; handing it a
+    stream that yields the recorded ``seed`` rebuilds that exact episode (deck included).
+    """
+    env._seed_rng = _EpisodeSeed(header["seed"])
+    deck = header.get("deck")
+    env.reset(options={"deck": list(deck)} if deck is not None else None)
+    env._seed_rng = None  # later resets without a seed start a fresh stream
+    if env.episode_seed != int(header["seed"]):  # pragma: no cover - base contract changed
+        raise ValueError("this env does not rebuild episodes from a recorded seed")
+
+
+def env_from_header(header: dict, render_mode: str | None = None):
+    """A fresh ``raw_env`` for a record header's game and rule config."""
+    module = game_module(str(header["game"]))
+    config = header["config"]
+    if not isinstance(config, dict):
+        raise ValueError("record 'config' must be an object of rule options")
+    options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in config.items()}
+    return module.raw_env(render_mode=render_mode, **options)
+
+
+def read_records(path: str) -> list[dict]:
+    """All records of a JSON-lines file (blank lines skipped). One-line errors for bad input."""
+    return list(iter_records(path))
+
+
+def iter_records(path: str) -> Iterator[dict]:
+    with open(path, encoding="utf-8") as f:  # FileNotFoundError is the caller's one line
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path} line {lineno}: not JSON ({e.msg})") from None
+            check_record(rec, f"{path} line {lineno}")
+            yield rec
+
+
+def check_record(rec, where: str = "record") -> None:
+    if not isinstance(rec, dict):
+        raise ValueError(f"{where}: a game record must be a JSON object")
+    missing = [k for k in REQUIRED_KEYS if k not in rec]
+    if missing:
+        raise ValueError(f"{where}: not a game record (missing {', '.join(map(repr, missing))})")
+    if not isinstance(rec["moves"], list) or not all(
+            isinstance(m, dict) and isinstance(m.get("action"), int) for m in rec["moves"]):
+        raise ValueError(f"{where}: 'moves' must be a list of {{\"seat\", \"action\", \"text\"}} objects")
+    if not isinstance(rec["seed"], int):
+        raise ValueError(f"{where}: 'seed' must be an integer episode seed")
+
+
+def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
+    """Apply recorded moves to a freshly reset env; return the total reward per seat.
+
+    Dead steps (eliminated seats) are taken as they come. ``on_move(index, seat, action, text)``
+    is called after each move. A move by the wrong seat or an illegal action -> ValueError.
+    """
+    totals = [0.0] * env.num_players
+    for i, move in enumerate(moves):
+        _skip_dead(env)
+        if not env.agents or env.terminations[env.agent_selection]:
+            raise ValueError(f"move {i + 1}: the game is already over, but the record has "
+                             f"{len(moves) - i} more move(s)")
+        seat = env.agent_seat[env.agent_selection]
+        if "seat" in move and int(move["seat"]) != seat:
+            raise ValueError(f"move {i + 1}: the record says player_{move['seat']} moves, "
+                             f"but it is player_{seat}'s turn")
+        action = int(move["action"])
+        text = env.action_text(action) if 0 <= action < env.num_actions else str(action)
+        try:
+            env.step(action)
+        except ValueError as e:  # IllegalMoveError
+            raise ValueError(f"move {i + 1}: {e}") from None
+        for agent, r in env.rewards.items():
+            totals[env.agent_seat[agent]] += r
+        if on_move is not None:
+            on_move(i, seat, action, text)
+    _skip_dead(env)
+    if env.agents and not all(env.terminations[a] or env.truncations[a] for a in env.agents):
+        raise ValueError(f"the record ends after {len(moves)} moves, but the game is not over")
+    return totals
+
+
+def _skip_dead(env) -> None:
+    while env.agents:
+        agent = env.agent_selection
+        if not (env.terminations[agent] or env.truncations[agent]):
+            return
+        if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+            return  # the match is over
+        env.step(None)
+
+
+def replay_record(rec: dict, render_mode: str | None = None, on_move: Callable | None = None,
+                  env=None) -> list[float]:
+    """Replay a record; return the replayed rewards (ValueError if they differ from the record)."""
+    check_record(rec)
+    env = env if env is not None else env_from_header(rec, render_mode=render_mode)
+    reset_to_header(env, rec)
+    totals = play_moves(env, rec["moves"], on_move=on_move)
+    check_rewards(totals, rec["rewards"])
+    return totals
+
+
+def check_rewards(replayed, recorded, tol: float = 1e-9) -> None:
+    recorded = list(recorded.values()) if isinstance(recorded, dict) else list(recorded)
+    if len(recorded) != len(replayed) or any(
+            not math.isclose(float(a), float(b), rel_tol=tol, abs_tol=tol) for a, b in zip(replayed, recorded)):
+        fmt = lambda xs: "[" + ", ".join(f"{float(x):+.4g}" for x in xs) + "]"  # noqa: E731
+        raise ValueError(f"replayed rewards {fmt(replayed)} differ from the recorded {fmt(recorded)}")
