@@ -177,7 +177,7 @@ class SuipiEnv(CardGameEnv):
                 raise fail("a drop takes no floor items")
             items = ()
         else:
-            tokens = [t for t in re.findall(r"[^\s+,\[\]|]+", rest) if not t.startswith("=")]
+            tokens = [t for t in re.findall(r"=\s*\w+|[^\s+,\[\]|=]+", rest) if not t.startswith("=")]
             tokens = [t for t in tokens if t.lower() not in ("and", "on", "with", "locked")]
             if not tokens:
                 raise fail("name at least one floor item (a loose card, or any card of a build)")
