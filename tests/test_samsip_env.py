@@ -219,18 +219,23 @@ def test_move_text():
 
 def test_joker_moves():
     e = samsip_v0.raw_env(num_players=2, first_dealer=0)
-    deck = ["Jk", "2♣", "Jk", "3♣", "4♣", "5♣", "6♣", "7♣", "8♣", "9♣", "A♠", "Jk"] + \
-        [card_str(c) for c in range(52) if card_str(c) not in ("2♣", "3♣", "4♣", "5♣", "6♣", "7♣", "8♣", "9♣", "A♠")]
+    top = ["Jk", "2♣", "4♣", "3♣", "10♣", "5♣", "Q♦", "7♣", "2♦", "9♣", "A♠", "K♦"]
+    deck = top + [card_str(c) for c in range(52) if card_str(c) not in top] + ["Jk", "Jk"]
     e.reset(options={"deck": deck})
     g = e.game
-    assert sorted(g.hands[0]) == [parse_card("4♣"), parse_card("6♣"), parse_card("8♣"), 52, 53]
-    e.play("draw stock")  # the third joker
-    if e.game.hand_no == 1:
-        assert (52, "discard Jk") in e.legal_moves() and e.move_to_action("Jk") == 52
-        e.play("discard Jk")
-        assert e.legal_moves()[1] == (TAKE_DISCARD, "take Jk")
-        obs = e.observe("player_1")["observation"]
-        assert obs[encoding.O_LIVE + JOKER_KIND] == 1
+    assert sorted(g.hands[0]) == sorted([parse_card(c) for c in ("4♣", "10♣", "Q♦", "2♦")] + [52])
+    assert g.wild == {52, 53, 54} | {parse_card(c) for c in ("A♣", "A♦", "A♥")}
+    e.play("draw stock")  # K♦: no win
+    assert e.game.hand_no == 1
+    assert (52, "discard Jk") in e.legal_moves() and e.move_to_action("Jk") == 52
+    e.play("discard Jk")
+    assert e.legal_moves()[1] == (TAKE_DISCARD, "take Jk")
+    obs = e.observe("player_1")["observation"]
+    assert obs[encoding.O_LIVE + JOKER_KIND] == 1 and obs[encoding.O_DISC + 1 * 53 + JOKER_KIND] == 1
+    e.play("take Jk")
+    obs = e.observe("player_0")["observation"]
+    assert obs[encoding.O_KNOWN + JOKER_KIND] == pytest.approx(1 / 3)  # player_1 holds a joker
+    assert obs[encoding.O_TAKEN + 1 * 53 + JOKER_KIND] == 1
 
 
 def test_render():

@@ -59,6 +59,9 @@ class SamSipEnv(CardGameEnv):
         res = self.game.step(action)
         if res is None:
             return StepOutcome()
+        text = describe_result(res, self.possible_agents)
+        for a in self.infos:
+            self.infos[a]["last_hand"] = text
         return StepOutcome(rewards=self._hand_rewards(res), done=res.done, eliminated=tuple(res.eliminated))
 
     def _action_text(self, action: int) -> str:
