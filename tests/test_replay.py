@@ -1,0 +1,97 @@
+"""Game records: every recorded game replays to the same rewards; bad files fail in one line."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from envs.registry import GAME_MODULES
+from scripts.cli import main
+from training.evaluate import run_tournament
+from training.records import read_records, replay_record
+
+# (game, players, rule options that keep the matches short)
+CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 5, {"rounds": 2}), ("suipi", 2, {}), ("suipi", 4, {}),
+         ("samsip", 2, {}), ("samsip", 5, {})]
+
+
+def _available(game: str) -> bool:
+    try:
+        importlib.import_module(GAME_MODULES[game])
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def siantappo_records(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rec") / "games.jsonl"
+    run_tournament("siantappo", ["rules", "random"], players=4, games=4, seed=9, options={"rounds": 1},
+                   records=str(path))
+    return path
+
+
+@pytest.mark.parametrize("game, players, options", CASES, ids=[f"{g}-{n}p" for g, n, _ in CASES])
+def test_records_replay_to_the_same_rewards(game, players, options, tmp_path):
+    if not _available(game):
+        pytest.skip(f"{game} module does not import yet")
+    path = tmp_path / "g.jsonl"
+    res = run_tournament(game, ["rules", "random"], players=players, games=4, seed=5, options=options,
+                         records=str(path))
+    records = read_records(str(path))
+    assert len(records) == len(res.games)
+    for rec, g in zip(records, res.games):
+        assert rec["game"] == f"{game}_v0" and rec["config"]["num_players"] == players
+        assert {"seed", "deck", "moves", "rewards", "agents"} <= set(rec)
+        assert all({"seat", "action", "text"} <= set(m) for m in rec["moves"])
+        assert replay_record(rec) == pytest.approx(g.seat_rewards, abs=1e-12)
+
+
+def test_record_is_the_env_header(siantappo_records):
+    rec = read_records(str(siantappo_records))[0]
+    from envs import siantappo_v0
+    env = siantappo_v0.raw_env(num_players=4, rounds=1)
+    env.reset(seed=123)
+    assert set(env.record_header()) <= set(rec)
+
+
+def test_replay_command(siantappo_records, capsys):
+    assert main(["replay", str(siantappo_records), "--game", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "matches the recorded rewards" in out and "plays:" in out and "Siantappo" in out
+    assert main(["replay", str(siantappo_records), "--quiet"]) == 0
+    assert "plays:" not in capsys.readouterr().out
+
+
+def _bad(tmp_path, text):
+    p = tmp_path / "bad.jsonl"
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def _tampered(records_path, tmp_path, change):
+    rec = read_records(str(records_path))[0]
+    change(rec)
+    return _bad(tmp_path, json.dumps(rec) + "\n")
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda p, t: str(t / "missing.jsonl"), "not found"),
+    (lambda p, t: _bad(t, "not json\n"), "not JSON"),
+    (lambda p, t: _bad(t, '{"game": "siantappo_v0"}\n'), "not a game record"),
+    (lambda p, t: _bad(t, "\n"), "no game records"),
+    (lambda p, t: str(p), "--game must be 1..4"),
+    (lambda p, t: _tampered(p, t, lambda r: r["rewards"].__setitem__(0, 99.0)), "differ from the recorded"),
+    (lambda p, t: _tampered(p, t, lambda r: r["moves"].pop()), "not over"),
+    (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("action", 10_000)), "move 1"),
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("game", "chess_v0")), "unknown game"),
+    (lambda p, t: _tampered(p, t, lambda r: r["config"].__setitem__("rounds", -1)), "rounds"),
+], ids=["missing", "json", "keys", "empty", "range", "rewards", "short", "illegal", "game", "config"])
+def test_bad_records_one_line_exit_2(make, needle, siantappo_records, tmp_path, capsys):
+    path = make(siantappo_records, tmp_path)
+    argv = ["replay", path, "--quiet"] + (["--game", "9"] if needle.startswith("--game") else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("cardzoo replay: error:") and needle in err, err
