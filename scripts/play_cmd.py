@@ -73,6 +73,11 @@ def make_view(game: str, env, seats: Seats):
 
 
 def run(args, stdin=None, console: Console | None = None) -> int:
+    return build_session(args, stdin=stdin, console=console).run()
+
+
+def build_session(args, stdin=None, console: Console | None = None) -> PlaySession:
+    """Everything `cardzoo play` sets up before the first move (env, seats, agents, view)."""
     module = game_module(args.game)
     game = module.GAME
     specs, players = parse_seats(args.seats, args.players, DEFAULT_PLAYERS[game], PLAYER_COUNTS[game])
@@ -86,6 +91,5 @@ def run(args, stdin=None, console: Console | None = None) -> int:
         console = Console(no_color=args.no_color or None, width=args.width, highlight=False,
                           emoji=False, soft_wrap=False)
     view = make_view(game, env, seats)
-    session = PlaySession(env, view, seats, agents, console, stdin=stdin if stdin is not None else sys.stdin,
-                          seed=seed, save=args.save, delay=args.delay)
-    return session.run()
+    return PlaySession(env, view, seats, agents, console, stdin=stdin if stdin is not None else sys.stdin,
+                       seed=seed, save=args.save, delay=args.delay)

@@ -65,7 +65,10 @@ class PlaySession:
                 if self.agents[seat] is None:
                     self._human_turn(seat)
                 else:
-                    self._bot_turn(seat)
+                    try:
+                        self._bot_turn(seat)
+                    except KeyboardInterrupt:
+                        raise Quit("interrupted") from None
         except Quit as q:
             con.print(Text(f"\n{q.why} — leaving the game after {len(self.steps)} moves. Bye!", style="bold"))
             if self.save:
@@ -177,7 +180,7 @@ class PlaySession:
             if 1 <= k <= len(moves):
                 ids, text = moves[k - 1]
                 return tuple(ids), text, None
-            con.print(Text(f"there is no move {k}: pick 1..{len(moves)} (? lists them)", style="red"))
+            con.print(Text(f"there is no move {k}: pick 1..{len(moves)} — try again (? lists them)", style="red"))
             return None
         try:
             ids = tuple(int(a) for a in self.view.parse(line, seat))
