@@ -85,8 +85,18 @@ def finish_action(kind: int, v: int) -> int:
 def move_actions(floor, move) -> tuple:
     """The sub-step action ids that play ``move`` on ``floor``."""
     h, mask, kind, v = move
-    reps = sorted(floor[i][REP] for i in range(len(floor)) if mask >> i & 1)
-    return (h, *(ITEM0 + r for r in reps), finish_action(kind, v))
+    fin = CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
+    if not mask:
+        return (h, fin)
+    acts = []
+    i = 0
+    while mask:
+        if mask & 1:
+            acts.append(ITEM0 + floor[i][REP])
+        mask >>= 1
+        i += 1
+    acts.sort()
+    return (h, *acts, fin)
 
 
 def action_text(action: int, floor=None) -> str:
@@ -109,6 +119,9 @@ def action_text(action: int, floor=None) -> str:
     return f"action {action}"
 
 
+_SPADE = [1 if (c & 3) == 0 else 0 for c in range(52)]
+
+
 def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np.ndarray:
     """Observation of ``seat``. ``partial`` = (hand card, [item reps]) of the move being composed
     by the acting seat (shown to the acting seat only)."""
@@ -118,79 +131,94 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
     n = engine.n
     ns = engine.ns
     my_side = engine.side[seat]
-    o[engine.hands[seat]] = 1.0  # plane 0
+    idx = list(engine.hands[seat])  # plane 0; positions set to 1.0
+    vidx: list[int] = []  # positions with other values
+    vals: list[float] = []
     for it in engine.floor:
         cards = it[CARDS]
         rep = it[REP]
         owner = it[OWNER]
+        rv = (rep + 1) / 52.0
         if owner < 0:
-            o[52 + cards[0]] = 1.0
-            o[156 + rep] = (rep + 1) / 52.0
+            idx.append(52 + rep)
+            vidx.append(156 + rep)
+            vals.append(rv)
         else:
             val = it[NVAL] / 13.0
-            lk = 1.0 if it[LOCKED] else 0.0
             ob = (P_OWNER + (owner - seat) % n) * 52
+            lk = it[LOCKED]
             for c in cards:
-                o[104 + c] = 1.0
-                o[156 + c] = (rep + 1) / 52.0
-                o[208 + c] = val
-                o[260 + c] = lk
-                o[ob + c] = 1.0
+                idx.append(104 + c)
+                idx.append(ob + c)
+                if lk:
+                    idx.append(260 + c)
+                vidx.append(156 + c)
+                vals.append(rv)
+                vidx.append(208 + c)
+                vals.append(val)
+    b1, b2, b3 = OFFSETS["suipis"], OFFSETS["match_score"], OFFSETS["captured_summary"]
+    pg = engine.config.point_game
+    norm = float(pg * engine.config.num_deals)
     for s in range(ns):
         pile = engine.captured[s]
+        r = (s - my_side) % ns
+        base = b3 + 8 * r
         if pile:
-            o[(P_CAPT + (s - my_side) % ns) * 52 + np.asarray(pile)] = 1.0
+            off = (P_CAPT + r) * 52
+            idx.extend([off + c for c in pile])
+            vidx.append(base)
+            vals.append(len(pile) / 52.0)
+            vidx.append(base + 1)
+            vals.append(sum([_SPADE[c] for c in pile]) / 13.0)
+            aces = sum([1 for c in pile if c < 4])
+            if aces:
+                vidx.append(base + 2)
+                vals.append(aces / 4.0)
+            for j, special in ((3, 38), (4, 4), (5, 42), (6, 46), (7, 50)):
+                if (j < 5 or pg == 23) and special in pile:
+                    idx.append(base + j)
+        vidx.append(b1 + r)
+        vals.append(min(1.0, engine.suipis[s] / 10.0))
+        vidx.append(b2 + r)
+        vals.append(min(1.0, engine.match_scores[s] / norm))
     if engine.rejected:
         top = engine.top
         for c, pos in engine.rejected:
             if pos >= top:  # still in the stock (not yet dealt)
-                o[P_REJECTED * 52 + c] = 1.0
+                idx.append(P_REJECTED * 52 + c)
     acting = seat == engine.turn and not engine.done
     if partial is not None and acting and partial[0] is not None:
-        o[P_PART_HAND * 52 + partial[0]] = 1.0
-        floor_by_rep = {it[REP]: it for it in engine.floor}
-        for r in partial[1]:
-            for c in floor_by_rep[r][CARDS]:
-                o[P_PART_ITEMS * 52 + c] = 1.0
+        idx.append(P_PART_HAND * 52 + partial[0])
+        chosen = partial[1]
+        if chosen:
+            for it in engine.floor:
+                if it[REP] in chosen:
+                    idx.extend([P_PART_ITEMS * 52 + c for c in it[CARDS]])
+        idx.append(OFFSETS["partial"])
+        vidx.append(OFFSETS["partial"] + 1)
+        vals.append(len(chosen) / 13.0)
     # scalars
-    o[OFFSETS["num_players"] + n - 2] = 1.0
-    if engine.config.point_game == 23:
-        o[OFFSETS["point_game_23"]] = 1.0
-    o[OFFSETS["dealer"] + (engine.dealer - seat) % n] = 1.0
+    idx.append(OFFSETS["num_players"] + n - 2)
+    if pg == 23:
+        idx.append(OFFSETS["point_game_23"])
+    idx.append(OFFSETS["dealer"] + (engine.dealer - seat) % n)
     if not engine.done:
-        o[OFFSETS["to_move"] + (engine.turn - seat) % n] = 1.0
+        idx.append(OFFSETS["to_move"] + (engine.turn - seat) % n)
     b = OFFSETS["hand_sizes"]
+    hands = engine.hands
     for s in range(n):
-        o[b + (s - seat) % n] = len(engine.hands[s]) / 12.0
-    o[OFFSETS["stock"]] = engine.stock_size / 48.0
-    o[OFFSETS["round"]] = engine.round / 3.0
-    o[OFFSETS["deal"]] = min(1.0, engine.deal_index / max(1, engine.config.num_deals))
-    pg = engine.config.point_game
-    norm = float(pg * engine.config.num_deals)
-    b1, b2, b3 = OFFSETS["suipis"], OFFSETS["match_score"], OFFSETS["captured_summary"]
-    for s in range(ns):
-        r = (s - my_side) % ns
-        o[b1 + r] = min(1.0, engine.suipis[s] / 10.0)
-        o[b2 + r] = min(1.0, engine.match_scores[s] / norm)
-    # captured summary from the planes just written
-    planes = o[P_CAPT * 52:(P_CAPT + 3) * 52].reshape(3, 52)
-    for r in range(ns):
-        p = planes[r]
-        base = b3 + 8 * r
-        o[base] = p.sum() / 52.0
-        o[base + 1] = p[0::4].sum() / 13.0
-        o[base + 2] = p[0:4].sum() / 4.0
-        o[base + 3] = p[38]
-        o[base + 4] = p[4]
-        if pg == 23:
-            o[base + 5] = p[42]
-            o[base + 6] = p[46]
-            o[base + 7] = p[50]
+        vidx.append(b + (s - seat) % n)
+        vals.append(len(hands[s]) / 12.0)
+    vidx.append(OFFSETS["stock"])
+    vals.append(engine.stock_size / 48.0)
+    vidx.append(OFFSETS["round"])
+    vals.append(engine.round / 3.0)
+    vidx.append(OFFSETS["deal"])
+    vals.append(min(1.0, engine.deal_index / max(1, engine.config.num_deals)))
     lc = engine.last_capturer
-    o[OFFSETS["last_capturer"] + ((lc - seat) % n if lc >= 0 else 4)] = 1.0
-    if partial is not None and acting and partial[0] is not None:
-        o[OFFSETS["partial"]] = 1.0
-        o[OFFSETS["partial"] + 1] = len(partial[1]) / 13.0
+    idx.append(OFFSETS["last_capturer"] + ((lc - seat) % n if lc >= 0 else 4))
+    o[idx] = 1.0
+    o[vidx] = vals
     return o
 
 
