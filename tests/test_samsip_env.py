@@ -374,7 +374,7 @@ def test_rule_bot_beats_random():
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_rule_bot_beats_random_many(n):
     rate, reward = _bot_vs_random(n, 200, 10_000)
-    assert rate > 2.5 / n and reward > 0
+    assert rate > min(0.8, 2.5 / n) and reward > 0
 
 
 def test_rule_bot_only_legal_actions_and_declares():

@@ -249,7 +249,7 @@ def _check_matcher(samples, seed):
         indicator, hand = picked[0], picked[1:]
         if i % 7 == 0:  # bias towards many wild cards / dead cards
             wild, dead = wild_sets(indicator, scheme)
-            pool = list(wild | dead) + rng.sample(deck, 6)
+            pool = list(wild | dead) + rng.sample(deck, 12)
             pool = [c for c in dict.fromkeys(pool) if c != indicator]
             hand = rng.sample(pool, 6)
         wild, dead = wild_sets(indicator, scheme)
