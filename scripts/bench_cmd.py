@@ -145,13 +145,15 @@ def run(args) -> int:
         machine = bench.machine_info(cpu)
         ours = [bench.bench_game(h, n, settings, progress) for h, counts in handles for n in counts]
         ref_entries = [bench.bench_reference(r, settings, progress) for r in refs]
-        profiles = []
+        profiles, breakdowns = [], []
         if args.profile:
             secs = args.profile_seconds or (0.1 if args.quick else 2.0)
             for h, counts in handles:
                 if h.raw_env is None:
                     continue
                 n = h.default_players if h.default_players in counts else counts[0]
+                progress(f"{h.name} {n}p: hook timings")
+                breakdowns.append(bench.hook_breakdown(h, n, secs, seed=settings.seed))
                 for wrapped in (False, True):
                     progress(f"{h.name} {n}p: profile {'wrapped' if wrapped else 'raw'}")
                     profiles.append(bench.profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
@@ -162,7 +164,7 @@ def run(args) -> int:
     for h, _ in handles:
         for p in h.problems:
             print(f"note: {h.name}: {p}", file=sys.stderr)
-    print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed))
+    print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed, breakdowns))
     result = {
         "schema": bench.SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -176,6 +178,7 @@ def run(args) -> int:
         "ratios": bench.ratios(ours, ref_entries),
         "skipped": skipped,
         "profiles": profiles,
+        "hook_breakdown": breakdowns,
         "peak_rss_kib": bench.maxrss_kib(),
     }
     if args.json_path:
@@ -254,12 +257,17 @@ def _table(headers: list[str], rows: list[list[str]], align: str | None = None) 
     return "\n".join([line(headers), sep] + [line(r) for r in rows])
 
 
+def _wrap(entry: bench.Entry) -> str:
+    share, us = entry.wrapper_share(), entry.wrapper_us_per_step()
+    return "–" if share is None else f"{share * 100:.0f}% ({us:.0f}µs)"
+
+
 def _mem(entry: bench.Entry) -> str:
     peaks = [s.py_peak_kib for s in entry.sections.values() if s.py_peak_kib is not None]
     return f"{max(peaks):.0f}" if peaks else "–"
 
 
-def render_report(ours, refs, skipped, machine, settings, profiles, elapsed) -> str:
+def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, breakdowns=()) -> str:
     parts = []
     parts.append(f"cardzoo bench — {machine['cpu_model']}, Python {machine['python']}, "
                  f"pinned CPU {machine['pinned_cpu']}, {settings.runs} run(s) × {settings.seconds:g}s "
@@ -269,10 +277,9 @@ def render_report(ours, refs, skipped, machine, settings, profiles, elapsed) -> 
         for e in ours:
             eng = e.sections.get("engine")
             raw = e.sections.get("raw")
-            share = e.wrapper_share()
             rows.append([
                 e.name, str(e.players), fmt_section(e, "engine"), fmt_section(e, "raw"), fmt_section(e, "wrapped"),
-                "–" if share is None else f"{share * 100:.0f}%",
+                _wrap(e),
                 fmt_rate(eng.games_per_s if eng else None), fmt_rate(raw.games_per_s if raw else None),
                 "–" if not raw or raw.steps_per_game is None else f"{raw.steps_per_game:.0f}",
                 _mem(e), _target_mark(e),
@@ -289,10 +296,8 @@ def render_report(ours, refs, skipped, machine, settings, profiles, elapsed) -> 
         rows = []
         for e in refs:
             raw = e.sections.get("raw")
-            share = e.wrapper_share()
             rows.append([
-                e.name, str(e.players), fmt_section(e, "raw"), fmt_section(e, "wrapped"),
-                "–" if share is None else f"{share * 100:.0f}%",
+                e.name, str(e.players), fmt_section(e, "raw"), fmt_section(e, "wrapped"), _wrap(e),
                 fmt_rate(raw.games_per_s if raw else None),
                 "–" if not raw or raw.steps_per_game is None else f"{raw.steps_per_game:.0f}",
                 _mem(e),
@@ -312,6 +317,13 @@ def render_report(ours, refs, skipped, machine, settings, profiles, elapsed) -> 
         parts.append(_table(["ours"] + heads, rows))
     if skipped:
         parts.append("\nskipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in skipped))
+    if breakdowns:
+        names = ["encode", "legal_actions", "apply", "acting_seat", "rest"]
+        parts.append("\nRaw AEC step, µs per step by game hook (timers, no profiler; rest = envs/base.py + "
+                     "PettingZoo AECEnv + mask + random choice)\n")
+        parts.append(_table(["game", "µs/step"] + names,
+                            [[f"{b['game']} {b['players']}p", f"{b['us_per_step']}"]
+                             + [f"{b['us'].get(k, 0):.1f}" for k in names] for b in breakdowns]))
     for p in profiles:
         parts.append(f"\nProfile: {p['game']} {p['players']}p, {p['loop']} AEC loop — {p['steps']} steps, "
                      f"{p['us_per_step_profiled']} µs/step under cProfile")

@@ -94,6 +94,15 @@ def test_profiles(quick_run):
         assert {"function", "ncalls", "per_step", "tottime_s", "cumtime_s", "share"} <= set(p["top"][0])
 
 
+def test_hook_breakdown(quick_run):
+    games = {e["name"] for e in quick_run["ours"]}
+    assert {b["game"] for b in quick_run["hook_breakdown"]} == games
+    for b in quick_run["hook_breakdown"]:
+        assert b["steps"] > 0
+        assert set(b["us"]) == {"encode", "legal_actions", "apply", "acting_seat", "rest"}
+        assert sum(b["us"].values()) == pytest.approx(b["us_per_step"], rel=0.05)
+
+
 def test_affinity_restored(quick_run):
     if quick_run["_affinity_before"] is not None:
         assert os.sched_getaffinity(0) == quick_run["_affinity_before"]
