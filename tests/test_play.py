@@ -81,6 +81,16 @@ def test_complete_game_first_move_each_time(game, players, tmp_path):
     assert records_mod.replay_record(rec) == pytest.approx(rec["rewards"])
 
 
+def test_saved_game_replays_with_cardzoo_replay(tmp_path, capsys):
+    save = tmp_path / "g.jsonl"
+    rc, _ = run_play(["siantappo", "--seed", "8", "--save", str(save), *SHORT["siantappo"]], ["1"] * 500)
+    assert rc == 0
+    if "replay" not in build_parser()._subparsers._group_actions[0].choices:
+        pytest.skip("cardzoo replay is not available")
+    assert main(["replay", str(save), "--quiet"]) == 0
+    assert "the replay matches the recorded rewards" in capsys.readouterr().out
+
+
 def test_seed_makes_the_game_reproducible():
     a = run_play(["siantappo", "--seed", "11", *SHORT["siantappo"]], ["1"] * 500)[1]
     b = run_play(["siantappo", "--seed", "11", *SHORT["siantappo"]], ["1"] * 500)[1]
@@ -300,7 +310,10 @@ def _hidden_cards(session, viewer):
     if game == "siantappo_v0":
         from envs.siantappo.engine import hand_keys
         from envs.siantappo.moves import key_str
-        return {key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(env.engine.hands[s])}
+        eng = env.engine
+        known = set(eng.swap_given[viewer])  # the viewer knows where the cards it gave went
+        return {key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(eng.hands[s])
+                if k not in known}
     from envs.cards import card_str
     if game == "suipi_v0":
         hidden = {card_str(c) for s in range(env.num_players) if s != viewer for c in env.engine.hands[s]}
@@ -311,10 +324,17 @@ def _hidden_cards(session, viewer):
             if c < 52 and c not in public}
 
 
-@pytest.mark.parametrize("game,seats", [("siantappo", "human,rules,random,rules"), ("suipi", "human,human"),
-                                        ("suipi", "human,rules,human,rules"), ("samsip", "human,human,rules")])
-def test_screen_never_shows_hidden_cards(game, seats):
-    session, out = session_for([game, "--seats", seats, "--seed", "7", *SHORT[game]])
+@pytest.mark.parametrize("game,seats,opts", [
+    ("siantappo", "human,rules,random,rules", SHORT["siantappo"]),
+    ("siantappo", "human,rules,rules,rules", ["-o", "rounds=3", "-o", "swap_choice=true"]),
+    ("siantappo", "human,human,rules", ["-o", "rounds=2", "-o", "swap_choice=true"]),
+    ("suipi", "human,human", SHORT["suipi"]),
+    ("suipi", "human,rules,human,rules", SHORT["suipi"]),
+    ("samsip", "human,human,rules", SHORT["samsip"]),
+    ("samsip", "human,rules", SHORT["samsip"]),
+])
+def test_screen_never_shows_hidden_cards(game, seats, opts):
+    session, out = session_for([game, "--seats", seats, "--seed", "7", *opts])
     checked = {"n": 0, "pos": 0}
 
     def answer(s):
@@ -335,6 +355,10 @@ def test_screen_never_shows_hidden_cards(game, seats):
     text = out.getvalue()
     if seats.count("human") > 1:
         assert "press Enter" in text and "(human)" in text
+    # a swap is private to its two players: the screen shows a card only to the single person in it
+    humans = [i for i, k in enumerate(seats.split(",")) if k == "human"]
+    for giver, receiver in re.findall(r"player_(\d) \(\w+\): give \S+ to player_(\d)", text):
+        assert len(humans) == 1 and humans[0] in (int(giver), int(receiver))
 
 
 # ------------------------------------------------------------------ command line

@@ -84,8 +84,9 @@ class GameView:
         """The table as the viewer may see it (public state + the viewer's hand)."""
         raise NotImplementedError
 
-    def describe(self, seat: int, ids: tuple[int, ...], text: str) -> Text:
-        """One line telling what a seat just did (``text`` is the complete move's text)."""
+    def describe(self, seat: int, ids: tuple[int, ...], text: str, viewer: int | None = None) -> Text:
+        """One line telling what a seat just did (``text`` is the complete move's text), as
+        ``viewer`` may see it (None: only what everybody may see)."""
         return Text.assemble((self.seats.label(seat) + ": ", "cyan"), card_text(text))
 
     def snapshot(self) -> object:

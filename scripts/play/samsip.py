@@ -87,7 +87,7 @@ class SamSipView(GameView):
                                                    if g.phase == PHASE_DRAW else "discard a card"), style="dim"))
         return Panel(group(*parts), title=self.title, title_align="left")
 
-    def describe(self, seat, ids, text):
+    def describe(self, seat, ids, text, viewer=None):
         a = ids[-1]
         label = self.seats.label(seat)
         if a == DRAW_STOCK:

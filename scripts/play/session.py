@@ -101,9 +101,14 @@ class PlaySession:
         for a in ids:
             for s, r in self._step(seat, a).items():
                 rewards[s] = rewards.get(s, 0.0) + r
-        self.console.print(self.view.describe(seat, tuple(ids), text))
+        self.console.print(self.view.describe(seat, tuple(ids), text, self._private_viewer()))
         for item in self.view.after_move(before, seat, tuple(ids), rewards):
             self.console.print(item)
+
+    def _private_viewer(self) -> int | None:
+        """The seat whose private events (e.g. a swap it takes part in) the screen may show:
+        the one person at the table; None with no person or several (hot-seat)."""
+        return self.seats.humans[0] if len(self.seats.humans) == 1 else None
 
     def _bot_turn(self, seat: int) -> None:
         env = self.env
@@ -124,7 +129,7 @@ class PlaySession:
             if tuple(ids) in full or self._over() or env.agent_selection != agent_name:
                 break
         text = full.get(tuple(ids), " ".join(texts))
-        self.console.print(self.view.describe(seat, tuple(ids), text))
+        self.console.print(self.view.describe(seat, tuple(ids), text, self._private_viewer()))
         for item in self.view.after_move(before, seat, tuple(ids), rewards):
             self.console.print(item)
         if self.delay:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -68,13 +70,16 @@ class SiantappoView(GameView):
                             ", ".join(status), str(eng.match_points[s]), str(eng.pig_counts[s]))
         if eng.phase == SWAP:
             giver, receiver, left = eng.swap_queue[0]
-            trick = Text(f"Swap: player_{giver} gives {left} card(s) back to player_{receiver}")
+            who = self.seats.short(giver, viewer)
+            trick = Text(f"Swap: {who} give{'' if who == 'you' else 's'} {left} "
+                         f"card(s) back to {self.seats.short(receiver, viewer)}")
         elif eng.current >= 0:
             kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
             trick = Text.assemble("On the table: ", card_text(keys_str(eng.current_keys)),
                                   f"  ({kind} by {self.seats.short(eng.current_player, viewer)})")
         elif eng.phase != OVER:
-            trick = Text(f"The table is empty: {self.seats.short(eng.acting, viewer)} lead(s).")
+            who = self.seats.short(eng.acting, viewer)
+            trick = Text(f"The table is empty: {who} {'lead' if who == 'you' else 'leads'}.")
         else:
             trick = Text("")
         parts = [head, players, trick]
@@ -99,11 +104,16 @@ class SiantappoView(GameView):
         text.append_text(card_text("  ".join(" ".join(key_str(k) for k in g) for g in groups)))
         return text
 
-    def describe(self, seat, ids, text):
+    def describe(self, seat, ids, text, viewer=None):
         label = self.seats.label(seat)
         action = ids[-1]
-        if self.eng.phase == SWAP or text.startswith("give"):
-            return Text.assemble((label + ": ", "cyan"), card_text(text))
+        if text.startswith("give"):
+            m = re.match(r"give (\S+) to player_(\d+)", text)
+            receiver = int(m.group(2)) if m else -1
+            if viewer is not None and viewer in (seat, receiver):
+                return Text.assemble((label + ": ", "cyan"), card_text(text))
+            # a swap is private to the two players
+            return Text.assemble((label + ": ", "cyan"), f"gives a card to player_{receiver}")
         if action == PASS_ID:
             return Text.assemble((label + ": ", "cyan"), ("pass", "dim"))
         kind = TYPE_NAMES[ACTION_TYPE[action]]

@@ -178,7 +178,7 @@ class SuipiView(GameView):
         return [Text(f"Side {SIDE_NAMES[win[0]]} ({names}) wins the match, "
                      + " to ".join(str(x) for x in sorted(e.match_scores, reverse=True)) + ".", style="bold green")]
 
-    def describe(self, seat, ids, text):
+    def describe(self, seat, ids, text, viewer=None):
         return Text.assemble((self.seats.label(seat) + ": ", "cyan"), card_text(text))
 
     # ------------------------------------------------------------------ input
