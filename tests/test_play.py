@@ -167,6 +167,19 @@ def test_siantappo_typed_cards_pass_and_not_held():
     assert "Match result" in text
 
 
+def test_siantappo_says_when_it_plays_other_suits_than_typed():
+    from envs.cards import parse_cards
+    from envs.siantappo.moves import CARD_TO_KEY, classify
+    session, _ = session_for(["siantappo", "--seed", "3", *SHORT["siantappo"]])
+    session.env.reset(seed=3)
+    hands = session.env.engine.hands
+    seat = next(s for s in range(4) if hands[s][7] & 0b1011 == 0b1011)  # 10♠ 10♣ 10♥ (game rank 7)
+    action = classify([CARD_TO_KEY[c] for c in parse_cards("10c 10h")])
+    note = session.view.note_for("10c 10h", (action,), seat)
+    assert note and "10♠ 10♥" in note
+    assert session.view.note_for("10s 10h", (action,), seat) is None
+
+
 def test_siantappo_bomb_squeals_for_a_person():
     """The person holds 4-4-5-5-6-6-7-7-8-8-9-9 (stacked deck), passes until a bomb is legal."""
     from envs.cards import card_str, parse_card

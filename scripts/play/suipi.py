@@ -72,7 +72,7 @@ class SuipiView(GameView):
         if e.done:
             head.append("  (match over)")
         floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
-        floor_text = Text("Floor: ", style="bold")
+        floor_text = Text.assemble(("Floor: ", "bold"))
         if floor:
             for i, it in enumerate(floor):
                 if i:
