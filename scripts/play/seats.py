@@ -33,7 +33,8 @@ def parse_seats(text: str | None, players: int | None, default_players: int, cou
         players = players or default_players
         specs = ["human"] + ["rules"] * (players - 1)
     if players not in counts:
-        raise ValueError(f"this game is played by {', '.join(map(str, counts))} players, not {players}")
+        allowed = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}" if len(counts) > 1 else str(counts[0])
+        raise ValueError(f"this game is played by {allowed} players, not {players}")
     return specs, players
 
 
