@@ -93,7 +93,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if m:
         body, seed = m.group("body"), int(m.group("seed"))
     if is_checkpoint_spec(body):
-        if not os.path.isfile(body):
+        if not (os.path.isfile(body) or os.path.isfile(body + ".safetensors")):
             raise FileNotFoundError(f"checkpoint file not found: {body}")
         return AgentSpec("checkpoint", path=body, seed=seed, text=raw)
     kind = _ALIASES.get(body.lower())
@@ -120,7 +120,7 @@ def load_checkpoint_agent(path: str, config=None, seed: int | None = None):
     It uses ``training.checkpoint.load_agent(path, config=config, seed=seed) -> Agent`` once that
     module exists; until then it says checkpoint agents are not available yet.
     """
-    if not os.path.isfile(path):
+    if not (os.path.isfile(path) or os.path.isfile(path + ".safetensors")):
         raise FileNotFoundError(f"checkpoint file not found: {path}")
     try:
         from training.checkpoint import load_agent  # noqa: PLC0415 (optional, built later)

@@ -157,6 +157,19 @@ class _Runner:
         self.env = self.module.raw_env(num_players=setup.players, **setup.options)
         self.seat_side = {seat: i for i, side in enumerate(setup.sides) for seat in side}
         self.bare = [dataclasses.replace(sp, seed=None) for sp in setup.specs]
+        self._loaded: dict[tuple[int, int], object] = {}  # (entrant, seat) -> checkpoint agent
+
+    def _agent(self, entrant: int, seat: int, seed: int):
+        """A fresh agent for one game; checkpoint agents are loaded once per worker and seat,
+        then reseeded every game (so results do not depend on which worker plays the game)."""
+        spec = self.bare[entrant]
+        if spec.kind != "checkpoint":
+            return make_agent(spec, self.module, self.env.config, seed=seed)
+        agent = self._loaded.get((entrant, seat))
+        if agent is None:
+            agent = self._loaded[(entrant, seat)] = make_agent(spec, self.module, self.env.config, seed=seed)
+        _reseed(agent, seed)
+        return agent
 
     def check_agents(self) -> None:
         """Build every entrant once, so bad specs fail before any game is played."""
@@ -170,8 +183,7 @@ class _Runner:
         for seat in range(s.players):
             e = lineup[self.seat_side[seat]]
             base = s.specs[e].seed if s.specs[e].seed is not None else s.seed
-            agent = make_agent(self.bare[e], self.module, env.config,
-                               seed=_seed_int(base, 2, deal, index, seat))
+            agent = self._agent(e, seat, _seed_int(base, 2, deal, index, seat))
             if hasattr(agent, "reset"):
                 agent.reset()
             agents.append(agent)
@@ -219,11 +231,21 @@ class _Runner:
         return list(totals)
 
 
+def _reseed(agent, seed: int) -> None:
+    """Give a reused agent a new seed: its ``seed(seed)`` method, else a fresh numpy ``rng``."""
+    if callable(getattr(agent, "seed", None)):
+        agent.seed(seed)
+    elif isinstance(getattr(agent, "rng", None), np.random.Generator):
+        agent.rng = np.random.default_rng(seed)
+
+
 _WORKER: _Runner | None = None
 
 
 def _init_worker(setup: _Setup) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    if "torch" in sys.modules:  # one thread per worker process: the workers are the parallelism
+        sys.modules["torch"].set_num_threads(1)
     global _WORKER
     _WORKER = _Runner(setup)
 
@@ -288,12 +310,14 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
         if len(specs) != n_sides:
             raise ValueError(f"{game} with {players} players has {n_sides} seats{team}; "
                              f"got {len(specs)} agent(s): {','.join(sp.text for sp in specs)}")
-        names, base, entrant_specs = [], [], []
-        for sp in specs:
-            if sp.label not in names:
-                names.append(sp.label)
+        keys, base, entrant_specs = [], [], []
+        for sp in specs:  # the same agent on several seats is one entrant
+            key = (sp.kind, sp.path, sp.seed)
+            if key not in keys:
+                keys.append(key)
                 entrant_specs.append(sp)
-            base.append(names.index(sp.label))
+            base.append(keys.index(key))
+        names = _field_names(entrant_specs)
         mode = "seats" if rotate else "fixed seats"
     else:
         names, entrant_specs, base = _field_names(specs), specs, None
