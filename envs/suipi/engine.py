@@ -139,33 +139,30 @@ def item_str(item) -> str:
 
 # ------------------------------------------------------------------ move generation
 def _loose_subsets(floor, vmax):
-    """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2)."""
-    loose = [(1 << i, it[NVAL]) for i, it in enumerate(floor) if it[OWNER] < 0 and it[NVAL]]
+    """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2), each a
+    list indexed by the sum 0..vmax of bitmask lists."""
+    subs = [(0, 0, 0)]
+    for i, it in enumerate(floor):
+        v = it[NVAL]
+        if it[OWNER] < 0 and v:
+            bit = 1 << i
+            subs += [(m | bit, s + v, k + 1) for m, s, k in subs if s + v <= vmax]
     all_s = [[] for _ in range(vmax + 1)]
     multi = [[] for _ in range(vmax + 1)]
     pair = [[] for _ in range(vmax + 1)]
-    # iterative DFS over (start, mask, sum, size)
-    stack = [(0, 0, 0, 0)]
-    n = len(loose)
-    while stack:
-        start, mask, s, size = stack.pop()
-        for j in range(start, n):
-            bit, v = loose[j]
-            t = s + v
-            if t > vmax:
-                continue
-            m = mask | bit
-            all_s[t].append(m)
-            if size >= 1:
-                multi[t].append(m)
-                if size == 1:
-                    pair[t].append(m)
-            stack.append((j + 1, m, t, size + 1))
+    for m, s, k in subs[1:]:
+        all_s[s].append(m)
+        if k >= 2:
+            multi[s].append(m)
+            if k == 2:
+                pair[s].append(m)
     return all_s, multi, pair
 
 
 def _unions(groups):
     """All non-empty unions of pairwise disjoint subfamilies of ``groups`` (bitmasks)."""
+    if len(groups) <= 1:
+        return list(groups)
     acc = [0]
     seen = {0}
     for g in groups:
@@ -182,133 +179,132 @@ def _unions(groups):
 def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     """Every distinct legal move of ``seat`` holding ``hand`` with this ``floor``."""
     nv = NVAL_23 if config.point_game == 23 else NVAL_11
-    vmax = config.vmax
+    vmax = 13 if config.point_game == 23 else 10
     unique = config.unique_floor_during_play
     all_s, multi, pair = _loose_subsets(floor, vmax)
     sumgroups = pair if config.sum_group_size == "exactly_2" else multi
-    key_items = {}  # key -> list of bits (numeric items only for numeric keys)
+    key_items = [[] for _ in range(14)]  # numeric value -> bits of items with that value
     court_items = {}  # key -> bits of loose valueless court cards (11-point game)
+    keys_on_floor = set()
     owned = []  # (bit, value) of builds owned by seat
     unlocked = []  # (bit, value) of unlocked builds
-    for i, it in enumerate(floor):
-        bit = 1 << i
-        if it[NVAL]:
-            key_items.setdefault(it[NVAL], []).append(bit)
+    bit = 1
+    for it in floor:
+        v = it[NVAL]
+        if v:
+            key_items[v].append(bit)
+            keys_on_floor.add(v)
         else:
             court_items.setdefault(it[KEY], []).append(bit)
+            keys_on_floor.add(it[KEY])
         if it[OWNER] >= 0:
             if it[OWNER] == seat:
-                owned.append((bit, it[NVAL]))
+                owned.append((bit, v))
             if not it[LOCKED]:
-                unlocked.append((bit, it[NVAL]))
-    keys_on_floor = set(key_items) | set(court_items)
+                unlocked.append((bit, v))
+        bit <<= 1
     count = [0] * 14
     for c in hand:
         count[nv[c]] += 1
     max_owned = config.max_owned_builds
-    union_cache = {}
-    group_cache = {}
-
-    def groups_for(v):
-        g = group_cache.get(v)
-        if g is None:
-            g = list(key_items.get(v, ())) + sumgroups[v]
-            if unique and len(key_items.get(v, ())) > 1:
-                pass  # cannot happen with S12 on
-            group_cache[v] = g
-        return g
-
-    def unions_for(v):
-        u = union_cache.get(v)
-        if u is None:
-            u = _unions(groups_for(v))
-            union_cache[v] = u
-        return u
+    maximal = config.maximal_capture
+    forced = config.forced_capture
+    builds_on = config.builds_enabled
+    multi_on = config.multi_builds
+    U = [None] * 14  # capture unions per value (lazy)
 
     moves = []
-    seen_cards = set()
+    append = moves.append
     for h in hand:
-        if h in seen_cards:
-            continue
-        seen_cards.add(h)
         hv = nv[h]
-        # orphan check helper: builds owned by seat need a card of their value after playing h
         # ---------------- captures
         if hv:
-            caps = unions_for(hv)
+            caps = U[hv]
+            if caps is None:
+                caps = U[hv] = _unions(key_items[hv] + sumgroups[hv])
         else:
             caps = court_items.get(CARD_KEY[h], ())  # one same-rank court card
-        can_capture = bool(caps)
         if caps:
-            grps = groups_for(hv) if (hv and config.maximal_capture) else None
-            for m in caps:
-                ok = True
-                for bit, w in owned:
-                    if not m & bit and count[w] - (hv == w) < 1:
-                        ok = False
-                        break
-                if ok and grps is not None:
-                    for g in grps:
-                        if not g & m:
+            if owned or maximal:
+                grps = key_items[hv] + sumgroups[hv] if (hv and maximal) else None
+                for m in caps:
+                    ok = True
+                    for b, w in owned:
+                        if not m & b and count[w] - (hv == w) < 1:
                             ok = False
                             break
-                if ok:
-                    moves.append((h, m, CAPTURE, 0))
+                    if ok and grps is not None:
+                        for g in grps:
+                            if not g & m:
+                                ok = False
+                                break
+                    if ok:
+                        append((h, m, CAPTURE, 0))
+            else:
+                for m in caps:
+                    append((h, m, CAPTURE, 0))
         # ---------------- builds
-        if hv and config.builds_enabled:
+        if hv and builds_on:
             for v in range(hv, vmax + 1):
                 if count[v] - (hv == v) < 1:
                     continue
                 t = v - hv
-                if config.multi_builds:
+                if multi_on:
                     actives = list(all_s[t]) if t else [0]
                     for bbit, bv in unlocked:
                         r = t - bv
                         if r == 0:
                             actives.append(bbit)
                         elif r > 0:
-                            actives.extend(bbit | m for m in all_s[r] if not m & bbit)
-                    extras = unions_for(v)
-                    results = set()
-                    for a in actives:
-                        if a:
-                            results.add(a)
-                        for e in extras:
-                            if not a & e:
-                                results.add(a | e)
+                            actives.extend([bbit | m for m in all_s[r] if not m & bbit])
+                    extras = U[v]
+                    if extras is None:
+                        extras = U[v] = _unions(key_items[v] + sumgroups[v])
+                    if extras:
+                        results = set()
+                        for a in actives:
+                            if a:
+                                results.add(a)
+                            for e in extras:
+                                if not a & e:
+                                    results.add(a | e)
+                    else:
+                        results = [a for a in actives if a]
                 else:
                     if t == 0:
                         continue
-                    results = set()
-                    for i, it in enumerate(floor):
+                    results = []
+                    b = 1
+                    for it in floor:
                         if it[NVAL] == t and not (it[OWNER] >= 0 and it[LOCKED]):
-                            results.add(1 << i)
+                            results.append(b)
+                        b <<= 1
                 if not results:
                     continue
-                need = key_items.get(v) if unique else None
+                need = key_items[v][0] if (unique and key_items[v]) else 0
                 for m in results:
-                    if need is not None and not m & need[0]:
+                    if need and not m & need:
                         continue  # S12: the item of value v must be absorbed
-                    ok = True
-                    n_owned = 1
-                    for bit, w in owned:
-                        if not m & bit:
-                            n_owned += 1
-                            if count[w] - (hv == w) < 1:
-                                ok = False
-                                break
-                    if ok and max_owned and n_owned > max_owned:
-                        ok = False
-                    if ok:
-                        moves.append((h, m, BUILD, v))
+                    if owned:
+                        ok = True
+                        n_owned = 1
+                        for b, w in owned:
+                            if not m & b:
+                                n_owned += 1
+                                if count[w] - (hv == w) < 1:
+                                    ok = False
+                                    break
+                        if not ok or (max_owned and n_owned > max_owned):
+                            continue
+                    append((h, m, BUILD, v))
         # ---------------- drop
         if owned:
             continue
         if unique and CARD_KEY[h] in keys_on_floor:
             continue
-        if config.forced_capture and can_capture:
+        if forced and caps:
             continue
-        moves.append((h, 0, DROP, 0))
+        append((h, 0, DROP, 0))
     return moves
 
 
