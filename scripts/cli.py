@@ -9,6 +9,7 @@ import sys
 # subcommand -> module with register(subparsers) and run(args) -> int
 SUBCOMMANDS = {
     "demo": "scripts.demo_cmd",
+    "train": "scripts.train_cmd",
     "eval": "scripts.eval_cmd",
     "replay": "scripts.replay_cmd",
     "play": "scripts.play_cmd",

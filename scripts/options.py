@@ -1,0 +1,27 @@
+"""Command-line pieces shared by the subcommands."""
+
+from __future__ import annotations
+
+import json
+
+
+def add_option_flag(parser, example: str = "rounds=1") -> None:
+    parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help=f"rule option of the game, repeatable (e.g. {example})")
+
+
+def parse_options(items) -> dict:
+    """KEY=VALUE strings -> config keywords (values as JSON where they parse: 1, true, [8,4])."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ValueError(f"--option {item!r} must look like KEY=VALUE, e.g. rounds=1")
+        value = value.strip()
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = {"True": True, "False": False}.get(value, value)
+        out[key] = tuple(parsed) if isinstance(parsed, list) else parsed
+    return out

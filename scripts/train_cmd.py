@@ -1,0 +1,35 @@
+"""`cardzoo train`: self-play training that exports a checkpoint."""
+
+from __future__ import annotations
+
+import argparse
+
+from scripts.options import add_option_flag, parse_options
+from training.train import TrainSettings, train
+
+
+def register(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("train", help="self-play training (MaskablePPO); writes safetensors checkpoints")
+    p.add_argument("game", help="siantappo, suipi or samsip")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
+    p.add_argument("--steps", type=int, default=200_000, help="learner decisions to train for (default 200000)")
+    p.add_argument("--out", default=None, help="run directory (default runs/GAME-Np)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--envs", type=int, default=4, help="parallel episodes (default 4)")
+    p.add_argument("--eval-every", type=int, default=25_000, help="steps between evaluations/checkpoints")
+    p.add_argument("--eval-games", type=int, default=60, help="games per baseline at each evaluation (0: none)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_option_flag(p)
+    return p
+
+
+def run(args) -> int:
+    settings = TrainSettings(
+        game=args.game, players=args.players, steps=args.steps, seed=args.seed, envs=args.envs,
+        out=args.out or f"runs/{args.game}-{args.players or 'default'}p",
+        eval_every=args.eval_every, snapshot_every=args.eval_every, eval_games=args.eval_games,
+        variants=parse_options(args.option),
+    )
+    train(settings, resume=args.resume, progress=not args.no_progress)
+    return 0

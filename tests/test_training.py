@@ -1,0 +1,146 @@
+"""Self-play training, checkpoint export/load (safe, validated) and checkpoints as agents."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs import siantappo_v0
+from scripts.cli import main
+from training.agents import make_agent
+from training.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
+from training.policy import MaskedPolicyNet
+from training.selfplay import OpponentPool, SelfPlayEnv
+from training.train import TrainSettings, train
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "siantappo"
+    settings = TrainSettings(game="siantappo", players=3, steps=256, out=str(out), envs=2, n_steps=64,
+                             batch_size=64, hidden=(32, 32), eval_every=128, snapshot_every=128, eval_games=6,
+                             variants={"rounds": 1})
+    final = train(settings, progress=False, log=lambda *_: None)
+    return settings, out, final
+
+
+def test_training_writes_checkpoint_with_sidecar(trained):
+    settings, out, final = trained
+    meta = json.loads(final.with_suffix(".json").read_text())
+    assert meta["game"] == "siantappo" and meta["env"] == "siantappo_v0"
+    assert meta["player_counts"] == [3] and meta["hidden"] == [32, 32]
+    assert meta["training_steps"] >= 256
+    assert set(meta["evaluation"]) == {"rules", "random"}
+    assert (out / "model.zip").is_file() and list((out / "pool").glob("*.safetensors"))
+    assert list((out / "tb").rglob("events.out.tfevents*"))
+
+
+def test_checkpoint_plays_as_agent_in_eval(trained, capsys):
+    _, out, final = trained
+    rc = main(["eval", "siantappo", "--agents", f"{final},random", "--players", "3", "--games", "6"])
+    assert rc == 0
+    assert "final.safetensors" in capsys.readouterr().out
+
+
+def test_resume_continues_and_refuses_to_overwrite(trained):
+    settings, out, _ = trained
+    with pytest.raises(ValueError, match="already holds a run"):
+        train(settings, progress=False, log=lambda *_: None)
+    settings.steps = 384
+    train(settings, resume=True, progress=False, log=lambda *_: None)
+    meta = json.loads((out / "final.json").read_text())
+    assert meta["training_steps"] >= 384
+
+
+def test_checkpoint_agent_is_deterministic_and_legal(trained):
+    _, _, final = trained
+    cfg = siantappo_v0.Config(num_players=3)
+    agent = load_agent(final, config=cfg)
+    env = siantappo_v0.raw_env(num_players=3)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    a = agent.act(obs["observation"], obs["action_mask"])
+    assert obs["action_mask"][a] == 1
+    assert a == make_agent(str(final), siantappo_v0, cfg).act(obs["observation"], obs["action_mask"])
+
+
+def _small_checkpoint(tmp_path, **meta):
+    net = MaskedPolicyNet(siantappo_v0.raw_env().obs_size, 368, [8])
+    base = {"game": "siantappo", "env": "siantappo_v0", "hidden": [8], "activation": "tanh",
+            "player_counts": [4]}
+    base.update(meta)
+    return save_checkpoint(tmp_path / "ck", net, base)
+
+
+def test_checkpoint_mismatches_are_one_line_errors(tmp_path):
+    path = _small_checkpoint(tmp_path)
+    load_agent(path, config=siantappo_v0.Config(num_players=4))
+    with pytest.raises(CheckpointError, match="plays \\[4\\] players, not 3"):
+        load_agent(path, config=siantappo_v0.Config(num_players=3))
+    with pytest.raises(CheckpointError, match="expects observation .* actions 368"):
+        load_agent(path, config=siantappo_v0.Config(num_players=4, long_pair_runs=True))
+    from envs import samsip_v0
+    with pytest.raises(CheckpointError, match="siantappo checkpoint, not samsip"):
+        load_agent(path, config=samsip_v0.Config(num_players=4))
+
+
+def test_corrupt_checkpoints_are_rejected_without_unpickling(tmp_path):
+    path = _small_checkpoint(tmp_path)
+    sidecar = path.with_suffix(".json")
+    good = sidecar.read_text()
+    sidecar.write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        load_checkpoint(path)
+    meta = json.loads(good)
+    del meta["hidden"]
+    sidecar.write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="lacks field\\(s\\): hidden"):
+        load_checkpoint(path)
+    meta["hidden"] = [16]
+    sidecar.write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="does not match the architecture"):
+        load_checkpoint(path)
+    sidecar.write_text(good)
+    path.write_bytes(b"\x80\x04garbage pickle bytes")
+    with pytest.raises(CheckpointError, match="not a readable safetensors file"):
+        load_checkpoint(path)
+    path.unlink()
+    with pytest.raises(CheckpointError, match="checkpoint file not found"):
+        load_checkpoint(path)
+
+
+def test_cli_reports_bad_checkpoint_in_one_line(tmp_path, capsys):
+    path = _small_checkpoint(tmp_path)
+    path.write_bytes(b"junk")
+    assert main(["eval", "siantappo", "--agents", f"{path},random", "--games", "4"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "safetensors" in err[0]
+
+
+def test_selfplay_view_gives_learner_its_whole_reward():
+    pool = OpponentPool("siantappo", siantappo_v0.Config(num_players=4), weights={"random": 1.0})
+    env = SelfPlayEnv("siantappo", {"num_players": 4, "rounds": 2}, pool, seed=3)
+    rng = np.random.default_rng(0)
+    for episode in range(5):
+        env.reset(seed=episode)
+        total, done = 0.0, False
+        while not done:
+            action = rng.choice(np.flatnonzero(env.action_masks()))
+            _, r, done, _, _ = env.step(action)
+            total += r
+        seat = env.learner_seats[0]
+        assert total == pytest.approx(env.aec.engine.total_rewards[seat])
+
+
+def test_bad_training_settings():
+    with pytest.raises(ValueError, match="players must be one of"):
+        TrainSettings(game="suipi", players=3)
+    with pytest.raises(ValueError, match="unknown game"):
+        TrainSettings(game="poker")
+    with pytest.raises(ValueError, match="steps must be >= 1"):
+        TrainSettings(game="siantappo", steps=0)
+    with pytest.raises(ValueError, match="rounds"):
+        TrainSettings(game="siantappo", variants={"rounds": -1})
+    with pytest.raises(FileNotFoundError, match="nothing to resume"):
+        train(TrainSettings(game="siantappo", out="/nonexistent/run"), resume=True)

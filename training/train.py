@@ -1,0 +1,194 @@
+"""Self-play training with sb3-contrib's MaskablePPO, exporting safe checkpoints.
+
+    from training.train import TrainSettings, train
+    train(TrainSettings(game="siantappo", players=4, steps=200_000, out="runs/siantappo"))
+
+A run directory holds ``settings.json``, ``model.zip`` (the SB3 state, to resume), ``pool/``
+(opponent snapshots as safetensors), ``tb/`` (TensorBoard logs: losses, mean reward and win rate
+against each baseline), ``checkpoints/step_N.*`` and ``final.*`` (safetensors + JSON sidecar).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from envs.config import config_dict
+from envs.registry import PLAYER_COUNTS, game_module
+from training.checkpoint import load_checkpoint, save_checkpoint
+from training.policy import MaskedPolicyNet, from_sb3_state_dict
+from training.selfplay import OpponentPool, SelfPlayEnv
+
+
+@dataclass
+class TrainSettings:
+    game: str
+    players: int | None = None
+    steps: int = 200_000  # learner decisions (environment steps of the single-agent view)
+    out: str = "runs/run"
+    seed: int = 0
+    envs: int = 4  # parallel episodes (DummyVecEnv)
+    hidden: tuple[int, ...] = (256, 256)
+    learning_rate: float = 3e-4
+    n_steps: int = 512  # per env per PPO update
+    batch_size: int = 256
+    snapshot_every: int = 25_000
+    eval_every: int = 25_000
+    eval_games: int = 60
+    variants: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        module = game_module(self.game)
+        self.game = module.GAME
+        if self.players is None:
+            from envs.registry import DEFAULT_PLAYERS
+            self.players = DEFAULT_PLAYERS[self.game]
+        if self.players not in PLAYER_COUNTS[self.game]:
+            raise ValueError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
+        for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every", "eval_every"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.eval_games < 0:
+            raise ValueError(f"eval_games must be >= 0, got {self.eval_games}")
+        self.hidden = tuple(int(h) for h in self.hidden)
+        # validates the variants (ValueError naming the field)
+        module.raw_env(num_players=self.players, **self.variants)
+
+    def env_kwargs(self) -> dict:
+        return {"num_players": self.players, **self.variants}
+
+
+def _actor(model, obs_size: int, num_actions: int, hidden) -> MaskedPolicyNet:
+    net = MaskedPolicyNet(obs_size, num_actions, list(hidden))
+    net.load_state_dict(from_sb3_state_dict(model.policy.state_dict()))
+    net.eval()
+    return net
+
+
+def export(model, settings: TrainSettings, path, probe, evaluation: dict | None = None) -> Path:
+    net = _actor(model, probe.obs_size, probe.num_actions, settings.hidden)
+    meta = {
+        "name": Path(path).stem,
+        "game": settings.game,
+        "env": probe.metadata["name"],
+        "config": config_dict(probe.config),
+        "player_counts": [settings.players],
+        "hidden": list(settings.hidden),
+        "activation": "tanh",
+        "training_steps": int(model.num_timesteps),
+        "algorithm": "MaskablePPO self-play (sb3-contrib)",
+        "opponent_pool": "rule bot, random, frozen snapshots",
+        "seed": settings.seed,
+        "evaluation": evaluation or {},
+    }
+    return save_checkpoint(path, net, meta)
+
+
+def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) -> dict:
+    """Mean reward and win rate of a checkpoint against the rule bot and against random."""
+    from training.evaluate import run_tournament
+
+    out = {}
+    for baseline in ("rules", "random"):
+        res = run_tournament(settings.game, [str(path), baseline], players=settings.players, games=games,
+                             seed=seed, workers=1, progress=False, options=settings.variants or None)
+        entrant = res.report()["entrants"][0]
+        out[baseline] = {"mean_reward": entrant["mean_reward"], "win_rate": entrant["win_rate"],
+                         "games": entrant["games"]}
+    return out
+
+
+def train(settings: TrainSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    out = Path(settings.out)
+    model_path = out / "model.zip"
+    if resume and not model_path.is_file():
+        raise FileNotFoundError(f"nothing to resume: {model_path} does not exist")
+    if not resume and model_path.exists():
+        raise ValueError(f"{out} already holds a run; use --resume to continue it or another --out")
+    if resume:
+        saved = json.loads((out / "settings.json").read_text())
+        if saved["game"] != settings.game or saved["players"] != settings.players:
+            raise ValueError(f"{out} holds a {saved['game']} {saved['players']}-player run")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    torch.manual_seed(settings.seed)
+    module = game_module(settings.game)
+    probe = module.raw_env(**settings.env_kwargs())
+    pool = OpponentPool(settings.game, probe.config, seed=settings.seed)
+    pool_dir = out / "pool"
+    if resume:
+        for f in sorted(pool_dir.glob("*.safetensors")):
+            pool.add_snapshot(load_checkpoint(f)[0])
+
+    def make(i):
+        return lambda: SelfPlayEnv(settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
+
+    vec = DummyVecEnv([make(i) for i in range(settings.envs)])
+    if resume:
+        model = MaskablePPO.load(model_path, env=vec, tensorboard_log=str(out / "tb"))
+        log(f"resuming {out} at step {model.num_timesteps}")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", vec, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
+            batch_size=settings.batch_size, gamma=0.995, ent_coef=0.01, seed=settings.seed, verbose=0,
+            tensorboard_log=str(out / "tb"),
+            policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
+        )
+
+    class Periodic(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next_snapshot = model.num_timesteps + settings.snapshot_every
+            self.next_eval = model.num_timesteps + settings.eval_every
+
+        def _on_step(self) -> bool:
+            t = self.model.num_timesteps
+            if t >= self.next_snapshot:
+                self.next_snapshot += settings.snapshot_every
+                path = export(self.model, settings, pool_dir / f"snapshot_{t}", probe)
+                pool.add_snapshot(load_checkpoint(path)[0])
+            if t >= self.next_eval:
+                self.next_eval += settings.eval_every
+                self._evaluate(t)
+                self.model.save(model_path)  # resumable from here
+            return True
+
+        def _evaluate(self, t: int) -> None:
+            path = export(self.model, settings, out / "checkpoints" / f"step_{t}", probe)
+            if settings.eval_games:
+                result = evaluate_checkpoint(path, settings, settings.eval_games, settings.seed + t)
+                for base, r in result.items():
+                    self.logger.record(f"eval/mean_reward_vs_{base}", r["mean_reward"])
+                    self.logger.record(f"eval/win_rate_vs_{base}", r["win_rate"])
+                log(f"step {t}: vs rules {result['rules']['mean_reward']:+.3f} "
+                    f"(win {result['rules']['win_rate']:.0%}), vs random {result['random']['mean_reward']:+.3f} "
+                    f"(win {result['random']['win_rate']:.0%})")
+
+    remaining = settings.steps - model.num_timesteps
+    if remaining > 0:
+        try:
+            model.learn(total_timesteps=remaining, callback=Periodic(), reset_num_timesteps=not resume,
+                        progress_bar=progress, tb_log_name="ppo")
+        except KeyboardInterrupt:
+            log("interrupted: saving the run so it can be resumed with --resume")
+            model.save(model_path)
+            raise
+    model.save(model_path)
+    evaluation = {}
+    final = export(model, settings, out / "final", probe)
+    if settings.eval_games:
+        evaluation = evaluate_checkpoint(final, settings, settings.eval_games, settings.seed + 1)
+        export(model, settings, out / "final", probe, evaluation)
+    log(f"final checkpoint: {final}  (steps {model.num_timesteps})")
+    for base, r in evaluation.items():
+        log(f"  vs {base}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.0%} over {r['games']} games")
+    return final
+
+
