@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import json
 import sys
 import time
@@ -49,6 +50,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--cpu", type=int, default=None,
                    help="pin to this CPU (default: the last CPU this process may use)")
     p.add_argument("--no-pin", action="store_true", help="do not pin the process to one CPU")
+    p.add_argument("--no-floor", action="store_true",
+                   help="skip the null game (the cost of envs/base.py + PettingZoo alone)")
     p.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass of each section")
     return p
 
@@ -141,9 +144,15 @@ def run(args) -> int:
     if args.no_pin:
         bench.limit_threads()
     started = time.time()
+    # Park everything imported so far (torch etc. when another subcommand pulled it in) in the
+    # permanent generation: collections during the runs then only see what the loops allocate,
+    # whatever else the process has loaded.
+    gc.collect()
+    gc.freeze()
     try:
         machine = bench.machine_info(cpu)
         ours = [bench.bench_game(h, n, settings, progress) for h, counts in handles for n in counts]
+        floor = None if args.no_floor else bench.bench_floor(settings, progress)
         ref_entries = [bench.bench_reference(r, settings, progress) for r in refs]
         profiles, breakdowns = [], []
         if args.profile:
@@ -158,13 +167,14 @@ def run(args) -> int:
                     progress(f"{h.name} {n}p: profile {'wrapped' if wrapped else 'raw'}")
                     profiles.append(bench.profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
     finally:
+        gc.unfreeze()
         bench.restore_affinity(previous)
     elapsed = time.time() - started
 
     for h, _ in handles:
         for p in h.problems:
             print(f"note: {h.name}: {p}", file=sys.stderr)
-    print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed, breakdowns))
+    print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed, breakdowns, floor))
     result = {
         "schema": bench.SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -175,6 +185,7 @@ def run(args) -> int:
         "elapsed_s": round(elapsed, 2),
         "ours": [e.to_json() for e in ours],
         "references": [e.to_json() for e in ref_entries],
+        "floor": floor.to_json() if floor else None,
         "ratios": bench.ratios(ours, ref_entries),
         "skipped": skipped,
         "profiles": profiles,
@@ -199,7 +210,8 @@ def command_line(args) -> str:
             parts += [flag, str(value)]
     if args.seed:
         parts += ["--seed", str(args.seed)]
-    for flag, on in (("--quick", args.quick), ("--no-reference", args.no_reference), ("--profile", args.profile),
+    for flag, on in (("--quick", args.quick), ("--no-reference", args.no_reference), ("--no-floor", args.no_floor),
+                     ("--profile", args.profile),
                      ("--no-pin", args.no_pin), ("--no-memory", args.no_memory)):
         if on:
             parts.append(flag)
@@ -267,7 +279,7 @@ def _mem(entry: bench.Entry) -> str:
     return f"{max(peaks):.0f}" if peaks else "–"
 
 
-def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, breakdowns=()) -> str:
+def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, breakdowns=(), floor=None) -> str:
     parts = []
     parts.append(f"cardzoo bench — {machine['cpu_model']}, Python {machine['python']}, "
                  f"pinned CPU {machine['pinned_cpu']}, {settings.runs} run(s) × {settings.seconds:g}s "
@@ -292,6 +304,12 @@ def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, bre
         errs = [f"  {e.label} {sec}: {msg}" for e in ours for sec, msg in e.errors.items()]
         if errs:
             parts.append("errors:\n" + "\n".join(errs))
+    if floor is not None:
+        raw, wrapped = floor.rate("raw"), floor.rate("wrapped")
+        parts.append(f"\nFloor — a null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
+                     f"raw {fmt_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
+                     f"env() {fmt_section(floor, 'wrapped')} steps/s ({1e6 / wrapped:.1f} µs/step); "
+                     f"wrappers {_wrap(floor)}")
     if refs:
         rows = []
         for e in refs:

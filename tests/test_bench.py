@@ -66,6 +66,14 @@ def test_every_available_game_at_its_default_player_count(quick_run):
         assert t["raw"]["target"] == bench.TARGETS[game][1] and isinstance(t["raw"]["met"], bool)
 
 
+def test_floor(quick_run):
+    f = quick_run["floor"]
+    assert f["kind"] == "floor"
+    _check_section(f["sections"]["raw"], "steps")
+    _check_section(f["sections"]["wrapped"], "steps")
+    assert f["wrapper_us_per_step"] is not None
+
+
 def test_references_measured_or_skipped(quick_run):
     measured = {e["name"]: e for e in quick_run["references"]}
     skipped = {s["name"]: s["reason"] for s in quick_run["skipped"]}
