@@ -120,6 +120,32 @@ def action_text(action: int, floor=None) -> str:
 
 
 _SPADE = [1 if (c & 3) == 0 else 0 for c in range(52)]
+_PILE_CACHE: dict = {}
+
+
+def _pile_summary(pile, r, pg):
+    """Observation entries of one captured pile seen as relative side ``r`` (memoised: piles are
+    small sets that recur across steps)."""
+    key = (tuple(pile), r, pg)
+    hit = _PILE_CACHE.get(key)
+    if hit is not None:
+        return hit
+    base = OFFSETS["captured_summary"] + 8 * r
+    off = (P_CAPT + r) * 52
+    ones = [off + c for c in pile]
+    vpos = [base, base + 1]
+    vv = [len(pile) / 52.0, sum([_SPADE[c] for c in pile]) / 13.0]
+    aces = sum([1 for c in pile if c < 4])
+    if aces:
+        vpos.append(base + 2)
+        vv.append(aces / 4.0)
+    for j, special in ((3, 38), (4, 4), (5, 42), (6, 46), (7, 50)):
+        if (j < 5 or pg == 23) and special in pile:
+            ones.append(base + j)
+    if len(_PILE_CACHE) > 4096:
+        _PILE_CACHE.clear()
+    hit = _PILE_CACHE[key] = (ones, vpos, vv)
+    return hit
 
 
 def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np.ndarray:
@@ -162,21 +188,11 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
     for s in range(ns):
         pile = engine.captured[s]
         r = (s - my_side) % ns
-        base = b3 + 8 * r
         if pile:
-            off = (P_CAPT + r) * 52
-            idx.extend([off + c for c in pile])
-            vidx.append(base)
-            vals.append(len(pile) / 52.0)
-            vidx.append(base + 1)
-            vals.append(sum([_SPADE[c] for c in pile]) / 13.0)
-            aces = sum([1 for c in pile if c < 4])
-            if aces:
-                vidx.append(base + 2)
-                vals.append(aces / 4.0)
-            for j, special in ((3, 38), (4, 4), (5, 42), (6, 46), (7, 50)):
-                if (j < 5 or pg == 23) and special in pile:
-                    idx.append(base + j)
+            ones, vpos, vv = _pile_summary(pile, r, pg)
+            idx.extend(ones)
+            vidx.extend(vpos)
+            vals.extend(vv)
         vidx.append(b1 + r)
         vals.append(min(1.0, engine.suipis[s] / 10.0))
         vidx.append(b2 + r)
