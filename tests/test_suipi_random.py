@@ -42,12 +42,29 @@ def check_state(e: SuipiEngine) -> None:
             assert any(e.nv[c] == it[1] for c in e.hands[it[3]])
 
 
+def _check_round_ends(e: SuipiEngine) -> None:
+    """Wrap the engine's round/deal transitions: no build may survive the end of a round."""
+    deal_round, end_deal = e._deal_round, e._end_deal
+
+    def checked_round():
+        assert all(it[3] < 0 for it in e.floor), "a build survived the round"
+        assert not any(e.hands)
+        return deal_round()
+
+    def checked_end():
+        assert all(it[3] < 0 for it in e.floor), "a build survived the last round"
+        return end_deal()
+
+    e._deal_round, e._end_deal = checked_round, checked_end
+
+
 def run_matches(cfg: SuipiConfig, count: int, seed: int) -> int:
     rng = random.Random(seed)
     total_moves = 0
     point_total = cfg.point_game
     for _ in range(count):
         e = SuipiEngine(cfg, random.Random(rng.getrandbits(32)))
+        _check_round_ends(e)
         e.start_match()
         check_state(e)
         while not e.done:
