@@ -1,46 +1,73 @@
-"""`cardzoo demo`: the main job in a few seconds — a rule-bot match shown in the terminal."""
+"""`cardzoo demo`: the main job in a few minutes — train briefly, evaluate against the baselines,
+then show the trained agent playing a match against the rule bots."""
 
 from __future__ import annotations
 
 import argparse
+import shutil
+from pathlib import Path
 
-from envs.registry import DEFAULT_PLAYERS, game_module
+from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from training.agents import make_agent
 
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("demo", help="watch bots play a match in the terminal, then a results table")
+    p = sub.add_parser("demo", help="train briefly, evaluate against random and the rule bot, show a game")
     p.add_argument("--game", default="siantappo", help="siantappo, suipi or samsip (default siantappo)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the match (default 0)")
-    p.add_argument("--quiet", action="store_true", help="print only the results table")
+    p.add_argument("--steps", type=int, default=8192, help="training steps (default 8192, a minute or two)")
+    p.add_argument("--games", type=int, default=48, help="evaluation games (default 48)")
+    p.add_argument("--out", default="runs/demo", help="run directory, replaced on each demo (default runs/demo)")
+    p.add_argument("--seed", type=int, default=0, help="seed of training, evaluation and the shown match")
+    p.add_argument("--quiet", action="store_true", help="do not print the shown match move by move")
     return p
 
 
 def run(args) -> int:
+    from training.evaluate import print_report, run_tournament
+    from training.train import TrainSettings, train
+
     module = game_module(args.game)
-    players = args.players or DEFAULT_PLAYERS[module.GAME]
+    game = module.GAME
+    players = args.players or DEFAULT_PLAYERS[game]
+    if players not in PLAYER_COUNTS[game]:
+        raise ValueError(f"{game} is played by {', '.join(map(str, PLAYER_COUNTS[game]))} players, not {players}")
+    out = Path(args.out)
+    if (out / "settings.json").is_file():
+        shutil.rmtree(out)  # the demo's own run directory from an earlier demo
+    print(f"== 1/3 Training a {game} agent by self-play for {args.steps} steps ({players} players) ==")
+    settings = TrainSettings(game=game, players=players, steps=args.steps, out=str(out), seed=args.seed,
+                             envs=4, eval_every=10**9, snapshot_every=max(args.steps // 3, 1), eval_games=0)
+    final = train(settings, progress=True)
+
+    print(f"\n== 2/3 Evaluating against the baselines ({args.games} games, seats rotated, duplicate deals) ==")
+    result = run_tournament(game, [str(final), "rules", "random"], players=players, games=args.games,
+                            seed=args.seed, workers=2, progress=True)
+    print_report(result.report())
+
+    print(f"\n== 3/3 The trained agent (player_0) against rule bots ==")
     env = module.raw_env(num_players=players, render_mode="ansi")
     env.reset(seed=args.seed)
-    bots = [module.RuleBot(env.config, seed=args.seed + i) for i in range(players)]
+    seats = [make_agent(str(final), module, env.config)] + [
+        module.RuleBot(env.config, seed=args.seed + i) for i in range(1, players)]
     totals = {a: 0.0 for a in env.possible_agents}
     for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
+        obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
-        action = bots[env.agent_seat[agent]].act(obs["observation"], obs["action_mask"])
+        action = seats[env.agent_seat[agent]].act(obs["observation"], obs["action_mask"])
         if not args.quiet:
             print(env.render())
             print(f"{agent} plays: {env.action_text(action)}\n")
         env.step(action)
         for a, r in env.rewards.items():
             totals[a] += r
-    if not args.quiet:
-        print(env.render())
-    print(f"\nResults ({module.GAME}, {players} players, seed {args.seed}): total reward per seat")
-    print(f"{'seat':<10} {'agent':<8} {'reward':>8}")
+    print(env.render())
+    print(f"\nMatch result ({game}, {players} players, seed {args.seed}): total reward per seat")
     for a in env.possible_agents:
-        print(f"{a:<10} {'rules':<8} {totals[a]:>+8.2f}")
+        who = "trained" if a == "player_0" else "rules"
+        print(f"  {a:<10} {who:<8} {totals[a]:+.2f}")
+    seats_text = ",".join(["human", str(final)] + ["rules"] * (players - 2))
+    print(f"\nPlay against it:  cardzoo play {game} --seats {seats_text}")
     return 0
-
-
