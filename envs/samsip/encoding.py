@@ -169,8 +169,9 @@ def _hand_static(g: SamSipGame) -> tuple:
     return idx
 
 
-def observation(g: SamSipGame, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (see the module docstring)."""
+def observation_reference(g: SamSipGame, seat: int) -> np.ndarray:
+    """The observation vector of ``seat``, computed from scratch (the plain, slow definition;
+    ``observation`` must equal it)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = g.n
     idx = list(_hand_static(g))
@@ -254,6 +255,154 @@ def observation(g: SamSipGame, seat: int) -> np.ndarray:
              min(1.0, ne / 100)]
     obs[idx] = 1.0
     obs[vidx] = vals
+    return obs
+
+
+
+# Fast path: the public part is kept in an *absolute-seat* layout on the game object and updated
+# incrementally (new discards, new dead discards); a precomputed gather turns it into the
+# observer's relative layout, then the private hand is written in.
+A_KNOWN = O_KNOWN  # 6 blocks by absolute seat
+A_DISC = A_KNOWN + 6 * K
+A_TAKEN = A_DISC + 6 * K
+A_RECENCY = A_TAKEN + 6 * K
+A_NPLAYERS = A_RECENCY + K
+A_PHASE = A_NPLAYERS + 5
+A_PRESENT = A_PHASE + 2
+A_ELIM = A_PRESENT + 6
+A_DEALER = A_ELIM + 6
+A_TOMOVE = A_DEALER + 6
+A_LIVEFOR = A_TOMOVE + 6
+A_DREWSTOCK = A_LIVEFOR + 6
+A_DREWTAKE = A_DREWSTOCK + 6
+A_CHIPS = A_DREWTAKE + 6
+A_SCALARS = A_CHIPS + 6  # stake, stake log, stock, dead count, hand number, discards
+A_ZERO = A_SCALARS + 6  # always 0: the source of padded slots
+A_SIZE = A_ZERO + 1
+_SEAT_VECTORS = ((O_PRESENT, A_PRESENT), (O_ELIM, A_ELIM), (O_DEALER, A_DEALER), (O_TOMOVE, A_TOMOVE),
+                 (O_LIVEFOR, A_LIVEFOR), (O_DREWSTOCK, A_DREWSTOCK), (O_DREWTAKE, A_DREWTAKE),
+                 (O_CHIPS, A_CHIPS))
+_PERMS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _perm(n: int, seat: int) -> np.ndarray:
+    p = _PERMS.get((n, seat))
+    if p is not None:
+        return p
+    p = np.arange(OBS_SIZE)
+    p[O_HAND:O_HAND + K] = A_ZERO
+    for r in range(MAX_PLAYERS):
+        s = (seat + r) % n
+        valid = r < n
+        if r >= 1:
+            dst = O_KNOWN + (r - 1) * K
+            p[dst:dst + K] = np.arange(A_KNOWN + s * K, A_KNOWN + s * K + K) if valid else A_ZERO
+        for o, a in ((O_DISC, A_DISC), (O_TAKEN, A_TAKEN)):
+            p[o + r * K:o + r * K + K] = np.arange(a + s * K, a + s * K + K) if valid else A_ZERO
+        for o, a in _SEAT_VECTORS:
+            p[o + r] = a + s if valid else A_ZERO
+    p[O_RECENCY:O_RECENCY + K] = np.arange(A_RECENCY, A_RECENCY + K)
+    p[O_NPLAYERS:O_NPLAYERS + 7] = np.arange(A_NPLAYERS, A_NPLAYERS + 7)
+    p[O_STAKE:O_STAKE + 6] = np.arange(A_SCALARS, A_SCALARS + 6)
+    _PERMS[(n, seat)] = p
+    return p
+
+
+def _public(g: SamSipGame) -> np.ndarray:
+    """The public state in absolute layout, brought up to date (cached on the game)."""
+    st = g.__dict__.get("_enc")
+    if st is None or st[1] is not g.events:  # a new hand (or a clone): start afresh
+        arr = np.zeros(A_SIZE, dtype=np.float32)
+        arr[_hand_static(g)] = 1.0
+        arr[A_NPLAYERS + g.n - 2] = 1.0
+        # arr, events list, events seen, dead discards seen, dead jokers seen, dead list
+        st = g._enc = [arr, g.events, 0, 0, 0, g.dead_cards]
+    arr = st[0]
+    ev = g.events
+    ne = len(ev)
+    # the last event already seen may have been taken since; then the new events
+    for i in range(max(0, st[2] - 1), ne):
+        s, k, t = ev[i]
+        arr[A_DISC + s * K + k] = 1.0
+        if t >= 0:
+            arr[A_TAKEN + t * K + k] = 1.0
+        arr[A_RECENCY + k] = i + 1  # raw index; divided by the count after the gather
+    st[2] = ne
+    dead = g.dead_cards
+    nd = len(dead)
+    if nd != st[3] or st[5] is not dead:
+        if nd < st[3] or st[5] is not dead:  # reshuffled into the stock
+            st[5] = dead
+            arr[O_DEADPILE:O_DEADPILE + K] = 0.0
+            st[3] = st[4] = 0
+        for c in dead[st[3]:]:
+            if c < NUM_STANDARD:
+                arr[O_DEADPILE + c] = 1.0
+            else:
+                st[4] += 1
+                arr[O_DEADPILE + JOKER_KIND] = st[4] / 3
+        st[3] = nd
+    # small parts that change every step are rewritten
+    arr[O_LIVE:O_LIVE + K] = 0.0
+    arr[A_KNOWN:A_DISC] = 0.0
+    arr[A_PHASE:A_ZERO] = 0.0
+    n = g.n
+    for s in range(n):
+        kn = g.known[s]
+        if kn:
+            base = A_KNOWN + s * K
+            j = 0
+            for k in kn:
+                if k < JOKER_KIND:
+                    arr[base + k] = 1.0
+                else:
+                    j += 1
+            if j:
+                arr[base + JOKER_KIND] = j / 3
+    idx = [A_PHASE + (0 if g.phase == PHASE_DRAW else 1), A_DEALER + g.dealer]
+    if g.live >= 0:
+        idx.append(O_LIVE + min(g.live, JOKER_KIND))
+        idx.append(A_LIVEFOR + g.live_for)
+    if not g.done:
+        idx.append(A_TOMOVE + g.turn)
+    active = g.active
+    last_draw = g.last_draw
+    for s in range(n):
+        if active[s]:
+            idx.append(A_PRESENT + s)
+            ld = last_draw[s]
+            if ld == 0:
+                idx.append(A_DREWSTOCK + s)
+            elif ld == 1:
+                idx.append(A_DREWTAKE + s)
+        else:
+            idx.append(A_ELIM + s)
+    arr[idx] = 1.0
+    cfg = g.config
+    total = n * cfg.bankroll
+    arr[A_CHIPS:A_CHIPS + n] = g.chips
+    arr[A_CHIPS:A_CHIPS + n] /= total
+    stake = g.stake
+    arr[A_SCALARS:A_ZERO] = (min(1.0, stake / total), min(1.0, math.log2(stake / cfg.base_stake) / 20),
+                             len(g.stock) / 54, nd / 54, g.hand_no / cfg.max_hands, min(1.0, ne / 100))
+    return arr
+
+
+def observation(g: SamSipGame, seat: int) -> np.ndarray:
+    """The observation vector of ``seat`` (see the module docstring)."""
+    arr = _public(g)
+    obs = arr[_perm(g.n, seat)]
+    ne = len(g.events)
+    if ne:
+        obs[O_RECENCY:O_RECENCY + K] /= ne
+    j = 0
+    for c in g.hands[seat]:
+        if c < NUM_STANDARD:
+            obs[c] = 1.0
+        else:
+            j += 1
+    if j:
+        obs[JOKER_KIND] = j / 3
     return obs
 
 

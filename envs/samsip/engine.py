@@ -547,6 +547,7 @@ class SamSipGame:
     def clone(self) -> "SamSipGame":
         g = SamSipGame.__new__(SamSipGame)
         d = self.__dict__.copy()
+        d.pop("_enc", None)  # the encoder's incremental cache belongs to this object only
         g.__dict__ = d
         rng = random.Random()
         rng.setstate(self.rng.getstate())
