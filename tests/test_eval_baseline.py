@@ -15,7 +15,7 @@ from envs.registry import GAME_MODULES, PLAYER_COUNTS
 from training.evaluate import duplicate_set, sides_for, run_tournament
 
 CASES = [(g, n) for g, counts in PLAYER_COUNTS.items() for n in counts]
-DEALS = 12  # duplicate deals per case (each played in every seating of the field)
+DEALS = 8  # duplicate deals per case (each played in every seating of the field)
 
 
 @pytest.mark.parametrize("game, players", CASES, ids=[f"{g}-{n}p" for g, n in CASES])
