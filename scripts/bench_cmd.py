@@ -14,6 +14,7 @@ import argparse
 import datetime
 import gc
 import json
+import statistics
 import sys
 import time
 
@@ -39,6 +40,9 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--runs", type=int, default=None, help="timed runs per section (default 5; quick 1)")
     p.add_argument("--seconds", type=float, default=None, help="seconds per timed run (default 1.0; quick 0.05)")
     p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per section (default 0.5)")
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="rates per CPU second of this process (default; robust on a shared machine) "
+                        "or per wall-clock second")
     p.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
     p.add_argument("--json", dest="json_path", default=None, metavar="OUT.json", help="write all results as JSON")
     p.add_argument("--no-reference", action="store_true", help="skip the reference environments")
@@ -71,6 +75,7 @@ def _settings(args) -> bench.Settings:
             raise ValueError(f"--warmup must be >= 0, got {args.warmup}")
         s.warmup = args.warmup
     s.seed = args.seed
+    s.clock = args.clock
     s.memory = not args.no_memory
     return s
 
@@ -180,6 +185,7 @@ def run(args) -> int:
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command_line(args),
         "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
+                     "clock": settings.clock,
                      "seed": settings.seed, "quick": bool(args.quick), "memory": settings.memory},
         "machine": machine,
         "elapsed_s": round(elapsed, 2),
@@ -210,6 +216,8 @@ def command_line(args) -> str:
             parts += [flag, str(value)]
     if args.seed:
         parts += ["--seed", str(args.seed)]
+    if args.clock != "cpu":
+        parts += ["--clock", args.clock]
     for flag, on in (("--quick", args.quick), ("--no-reference", args.no_reference), ("--no-floor", args.no_floor),
                      ("--profile", args.profile),
                      ("--no-pin", args.no_pin), ("--no-memory", args.no_memory)):
@@ -283,7 +291,14 @@ def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, bre
     parts = []
     parts.append(f"cardzoo bench — {machine['cpu_model']}, Python {machine['python']}, "
                  f"pinned CPU {machine['pinned_cpu']}, {settings.runs} run(s) × {settings.seconds:g}s "
-                 f"(+{settings.warmup:g}s warm-up) per section; median (min–max); {elapsed:.0f}s in all")
+                 f"(+{settings.warmup:g}s warm-up) per section; median (min–max) per "
+                 f"{'CPU' if settings.clock == 'cpu' else 'wall-clock'} second; {elapsed:.0f}s in all")
+    shares = [s.cpu_share for e in [*ours, *refs] for s in e.sections.values() if s.cpu_share]
+    if shares:
+        parts.append(f"CPU share of the timed runs (1.00 = the core was ours alone): "
+                     f"median {statistics.median(shares):.2f}, min {min(shares):.2f}"
+                     + (f", load average at start {machine['loadavg_1m_at_start']}"
+                        if "loadavg_1m_at_start" in machine else ""))
     if ours:
         rows = []
         for e in ours:

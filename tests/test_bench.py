@@ -12,7 +12,7 @@ from scripts.cli import main
 from training import bench
 
 SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
-                "games_per_s", "py_peak_kib", "maxrss_kib"}
+                "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}
 
 
 @pytest.fixture(scope="module")

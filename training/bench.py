@@ -18,7 +18,9 @@ numpy arrays at every decision, chance nodes sampled and not counted.
 
 A *section* is one loop: a warm-up, then ``runs`` timed runs of about ``seconds`` each. A run plays
 whole episodes (checking the clock every 256 steps, so one long episode cannot overrun much) and its
-rate is steps / elapsed; we report the median and the min-max over runs. Games/s is the median
+rate is steps per CPU second of the process (``time.process_time``; ``--clock wall`` for wall
+time; on a shared machine the wall clock also counts time other processes held the core, and
+``cpu_share`` records how much of it we had); we report the median and the min-max over runs. Games/s is the median
 rate divided by the mean episode length over all completed episodes. Memory: after the timed runs,
 one more episode (including building the env) runs under ``tracemalloc`` for the peak of Python
 allocations of that section, and ``ru_maxrss`` of the process is recorded after each section
@@ -68,6 +70,7 @@ class Settings:
     seed: int = 0
     memory: bool = True  # the tracemalloc pass
     memory_seconds: float = 1.0  # cap on the tracemalloc pass (it may stop mid-episode)
+    clock: str = "cpu"  # rates per CPU second of the process ("cpu") or per wall second ("wall")
 
     @classmethod
     def quick(cls) -> "Settings":
@@ -88,6 +91,7 @@ class Section:
     seconds: float  # total timed seconds
     py_peak_kib: float | None = None
     maxrss_kib: int | None = None
+    cpu_share: float | None = None  # process CPU time / wall time over the timed runs
 
     @property
     def median(self) -> float:
@@ -111,6 +115,7 @@ class Section:
             "runs": [round(r, 1) for r in self.rates],
             "steps": self.steps,
             "seconds": round(self.seconds, 4),
+            "cpu_share": _r(self.cpu_share, 3),
             "episodes": self.episodes,
             "steps_per_game": _r(self.steps_per_game, 2),
             "games_per_s": _r(self.games_per_s, 2),
@@ -194,14 +199,15 @@ Player = Callable[[random.Random, float], "tuple[int, bool]"]
 
 
 def measure(name: str, unit: str, factory: Callable[[], Player], settings: Settings) -> Section:
-    clock = time.perf_counter
+    clock, cpu_clock = time.perf_counter, time.process_time
     play = factory()
     rng = random.Random(settings.seed)
     episodes = episode_steps = 0
 
-    def run_for(seconds: float) -> tuple[int, float]:
+    def run_for(seconds: float) -> tuple[int, float, float]:
         nonlocal episodes, episode_steps
         steps = 0
+        cpu0 = cpu_clock()
         start = clock()
         deadline = start + seconds
         while True:
@@ -212,18 +218,24 @@ def measure(name: str, unit: str, factory: Callable[[], Player], settings: Setti
                 episode_steps += n
             now = clock()
             if now >= deadline and steps:
-                return steps, now - start
+                return steps, cpu_clock() - cpu0, now - start
 
     gc.collect()
     run_for(settings.warmup)
-    rates, total_steps, total_s = [], 0, 0.0
+    rates, total_steps, total_cpu, total_wall = [], 0, 0.0, 0.0
     for _ in range(settings.runs):
         gc.collect()
-        steps, elapsed = run_for(settings.seconds)
-        rates.append(steps / elapsed)
+        steps, cpu, wall = run_for(settings.seconds)
+        # Rates per CPU second of this process: on a shared machine the wall clock also counts the
+        # time other processes held our core. cpu_share says how much of the wall time we had.
+        basis = cpu if settings.clock == "cpu" and cpu > 0 else wall
+        rates.append(steps / basis)
         total_steps += steps
-        total_s += elapsed
-    section = Section(name, unit, rates, total_steps, episodes, episode_steps, total_s)
+        total_cpu += cpu
+        total_wall += wall
+    section = Section(name, unit, rates, total_steps, episodes, episode_steps,
+                      total_cpu if settings.clock == "cpu" else total_wall)
+    section.cpu_share = total_cpu / total_wall if total_wall else None
     if settings.memory:
         section.py_peak_kib = _traced_peak(factory, settings)
     section.maxrss_kib = maxrss_kib()
@@ -680,17 +692,24 @@ def hook_breakdown(h: GameHandle, players: int, seconds: float, seed: int = 0) -
     play = aec_player(lambda: env, seed)
     rng = random.Random(seed)
     steps = 0
+    cpu0 = time.process_time()
     start = clock()
     deadline = start + seconds
     while clock() < deadline:
         steps += play(rng, deadline)[0]
     total = clock() - start
-    per = {k.lstrip("_"): round(v / steps * 1e6, 2) for k, v in spent.items()} if steps else {}
+    # Timers read the wall clock (cheap); scale by the CPU share so that time other processes
+    # held the core is taken out, pro rata (exact when the machine is quiet).
+    share = min(1.0, (time.process_time() - cpu0) / total) if total else 1.0
+    scale = share / steps * 1e6 if steps else 0.0
+    per = {k.lstrip("_"): round(v * scale, 2) for k, v in spent.items()} if steps else {}
     if steps:
-        per["rest"] = round((total - sum(spent.values())) / steps * 1e6, 2)
+        per["rest"] = round((total - sum(spent.values())) * scale, 2)
+        total *= share
     return {
         "game": h.name, "players": players, "steps": steps,
         "us_per_step": round(total / steps * 1e6, 2) if steps else None,
+        "cpu_share": round(share, 3),
         "us": per,
         "calls_per_step": {k.lstrip("_"): round(c / steps, 2) for k, c in calls.items()} if steps else {},
     }
