@@ -219,8 +219,12 @@ def test_hidden_information_opponent_and_partner():
         e.reset(seed=5)
         play_random(e, 0, steps=13)
         eng = e.engine
+
+        def fresh(seat):  # uncached encoder (the env caches per move)
+            return enc.encode(eng, seat, (e._partial_h, e._partial_items))
+
         for seat in range(n):
-            before = e._encode(seat).copy()
+            before = fresh(seat)
             for other in range(n):
                 if other == seat or not eng.hands[other] or eng.stock_size == 0:
                     continue
@@ -229,10 +233,10 @@ def test_hidden_information_opponent_and_partner():
                 saved = (eng.hands[other][i], eng.stock[j])
                 eng.hands[other][i], eng.stock[j] = saved[1], saved[0]
                 eng.stock[eng.top:] = list(reversed(eng.stock[eng.top:]))  # stock order hidden too
-                assert np.array_equal(e._encode(seat), before), (n, seat, other)
+                assert np.array_equal(fresh(seat), before), (n, seat, other)
                 eng.stock[eng.top:] = list(reversed(eng.stock[eng.top:]))
                 eng.hands[other][i], eng.stock[j] = saved
-            assert np.array_equal(e._encode(seat), before)
+            assert np.array_equal(fresh(seat), before)
 
 
 def test_observation_bounds_and_decode_roundtrip():
@@ -245,6 +249,7 @@ def test_observation_bounds_and_decode_roundtrip():
         v = enc.decode(o)
         eng = env_.engine
         seat = eng.turn
+        assert np.array_equal(o, enc.encode(eng, seat, (env_._partial_h, env_._partial_items)))
         assert v.hand == sorted(eng.hands[seat])
         floor = sorted(eng.floor, key=lambda it: it[5])
         assert [(it[2], it[1], it[4], it[5]) for it in v.floor] == [

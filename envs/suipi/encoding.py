@@ -202,17 +202,6 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
         for c, pos in engine.rejected:
             if pos >= top:  # still in the stock (not yet dealt)
                 idx.append(P_REJECTED * 52 + c)
-    acting = seat == engine.turn and not engine.done
-    if partial is not None and acting and partial[0] is not None:
-        idx.append(P_PART_HAND * 52 + partial[0])
-        chosen = partial[1]
-        if chosen:
-            for it in engine.floor:
-                if it[REP] in chosen:
-                    idx.extend([P_PART_ITEMS * 52 + c for c in it[CARDS]])
-        idx.append(OFFSETS["partial"])
-        vidx.append(OFFSETS["partial"] + 1)
-        vals.append(len(chosen) / 13.0)
     # scalars
     idx.append(OFFSETS["num_players"] + n - 2)
     if pg == 23:
@@ -235,6 +224,25 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
     idx.append(OFFSETS["last_capturer"] + ((lc - seat) % n if lc >= 0 else 4))
     o[idx] = 1.0
     o[vidx] = vals
+    if partial is not None:
+        add_partial(o, engine, seat, partial)
+    return o
+
+
+def add_partial(o: np.ndarray, engine, seat: int, partial) -> np.ndarray:
+    """Write the move being composed (planes 14-15 and the ``partial`` scalars) into ``o`` when
+    ``seat`` is the acting seat; other seats never see it."""
+    if partial[0] is None or seat != engine.turn or engine.done:
+        return o
+    o[P_PART_HAND * 52 + partial[0]] = 1.0
+    chosen = partial[1]
+    if chosen:
+        for it in engine.floor:
+            if it[REP] in chosen:
+                for c in it[CARDS]:
+                    o[P_PART_ITEMS * 52 + c] = 1.0
+    o[OFFSETS["partial"]] = 1.0
+    o[OFFSETS["partial"] + 1] = len(chosen) / 13.0
     return o
 
 

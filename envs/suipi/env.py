@@ -41,6 +41,7 @@ class SuipiEnv(CardGameEnv):
         self._trie = None
         self._trie_version = -1
         self._version = 0
+        self._obs_cache = None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         # pettingzoo.test.api_test resets with options={"options": 1}; the shared base rejects
@@ -106,7 +107,16 @@ class SuipiEnv(CardGameEnv):
         return trie[self._prefix()]
 
     def _encode(self, seat: int) -> np.ndarray:
-        return enc.encode(self.engine, seat, (self._partial_h, self._partial_items))
+        # The position part only changes with complete moves: cache it per (move, seat) and add
+        # the partial move on top (sub-steps of one move share it).
+        key = (self._version, seat)
+        cache = self._obs_cache
+        if cache is None or cache[0] != key:
+            cache = self._obs_cache = (key, enc.encode(self.engine, seat, None))
+        o = cache[1].copy()
+        if self._partial_h is not None:
+            enc.add_partial(o, self.engine, seat, (self._partial_h, self._partial_items))
+        return o
 
     def _apply(self, action: int) -> StepOutcome:
         e = self.engine
