@@ -103,11 +103,22 @@ class CardGameEnv(AECEnv):
             self._seed_rng = random.Random(seed)
         elif self._seed_rng is None:
             self._seed_rng = random.Random()
-        # Every episode gets a concrete seed drawn from the env's stream, so any episode
-        # (seeded or not) can be recorded and replayed exactly.
-        self.episode_seed = self._seed_rng.getrandbits(63)
-        # Other option keys are ignored, as PettingZoo's api_test expects of every env.
-        deck = (options or {}).get("deck")
+        options = options or {}
+        # Other option keys are ignored with a warning: PettingZoo's api_test passes unknown keys.
+        unknown = sorted(k for k in options if k not in ("deck", "episode_seed"))
+        if unknown:
+            logger.warn(f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; "
+                        "the options are 'deck' and 'episode_seed'")
+        if "episode_seed" in options:  # rebuild a recorded episode exactly
+            episode_seed = options["episode_seed"]
+            if isinstance(episode_seed, bool) or not isinstance(episode_seed, int) or episode_seed < 0:
+                raise ValueError(f"episode_seed must be a non-negative integer, got {episode_seed!r}")
+            self.episode_seed = episode_seed
+        else:
+            # Every episode gets a concrete seed drawn from the env's stream, so any episode
+            # (seeded or not) can be recorded and replayed exactly.
+            self.episode_seed = self._seed_rng.getrandbits(63)
+        deck = options.get("deck")
         self.episode_deck = self._validate_deck(deck) if deck is not None else None
         self.history = []
         self._start(random.Random(self.episode_seed), self.episode_deck)

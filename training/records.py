@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from typing import Callable, Iterator
 
 from envs.registry import game_module
@@ -23,29 +22,12 @@ from envs.registry import game_module
 REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
 
 
-class _EpisodeSeed(random.Random):
-    """A seed stream whose next episode seed is a given value (to rebuild a recorded episode)."""
-
-    def __init__(self, episode_seed: int):
-        super().__init__(0)
-        self._episode_seed = int(episode_seed)
-
-    def getrandbits(self, k: int) -> int:  # noqa: D102 - the base draws episode seeds with this
-        return self._episode_seed
-
-
 def reset_to_header(env, header: dict) -> None:
-    """Reset ``env`` (a CardGameEnv) to the episode a record header describes.
-
-    ``CardGameEnv.reset`` draws each episode's seed from the env's seed stream; handing it a
-    stream that yields the recorded ``seed`` rebuilds that exact episode (deck included).
-    """
-    env._seed_rng = _EpisodeSeed(header["seed"])
-    deck = header.get("deck")
-    env.reset(options={"deck": list(deck)} if deck is not None else None)
-    env._seed_rng = None  # later resets without a seed start a fresh stream
-    if env.episode_seed != int(header["seed"]):  # pragma: no cover - base contract changed
-        raise ValueError("this env does not rebuild episodes from a recorded seed")
+    """Reset ``env`` (a CardGameEnv) to the episode a record header describes (seed and deck)."""
+    options = {"episode_seed": int(header["seed"])}
+    if header.get("deck") is not None:
+        options["deck"] = list(header["deck"])
+    env.reset(options=options)
 
 
 def env_from_header(header: dict, render_mode: str | None = None):

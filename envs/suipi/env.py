@@ -43,16 +43,6 @@ class SuipiEnv(CardGameEnv):
         self._version = 0
         self._obs_cache = None
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        # pettingzoo.test.api_test resets with options={"options": 1}; the shared base rejects
-        # unknown keys, so unknown keys are dropped here with a warning (only "deck" is used).
-        if options:
-            unknown = sorted(k for k in options if k != "deck")
-            if unknown:
-                logger.warn(f"suipi: ignoring unknown reset option(s) {unknown}; the only option is 'deck'")
-                options = {k: v for k, v in options.items() if k == "deck"}
-        super().reset(seed=seed, options=options)
-
     # ----------------------------------------------------------------- hooks
     def _validate_deck(self, deck) -> list[int]:
         return validate_deck(deck, 52)
