@@ -45,7 +45,7 @@ def run(args) -> int:
                             seed=args.seed, workers=2, progress=True)
     print_report(result.report())
 
-    print(f"\n== 3/3 The trained agent (player_0) against rule bots ==")
+    print("\n== 3/3 The trained agent (player_0) against rule bots ==")
     env = module.raw_env(num_players=players, render_mode="ansi")
     env.reset(seed=args.seed)
     seats = [make_agent(str(final), module, env.config)] + [

@@ -10,9 +10,9 @@ See docs/evaluation.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
+from scripts.options import parse_options
 from training.agents import parse_agent_list
 from training.evaluate import print_report, run_tournament, write_csv, write_json, write_plot
 
@@ -37,8 +37,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="tournament seed; same seed, same games (default 0)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: 2 or the number of cores if fewer)")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rule option of the game, e.g. --rule rounds=3 (repeatable)")
+    p.add_argument("-o", "--option", "--rule", dest="option", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule option of the game, repeatable (e.g. -o rounds=3)")
     p.add_argument("--no-rotate", action="store_true", help="with --seats: keep every agent on its seat")
     p.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     p.add_argument("--csv", metavar="FILE", help="write one row per agent as CSV")
@@ -48,21 +48,6 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
-
-
-def parse_rules(items: list[str]) -> dict:
-    options = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ValueError(f"--rule needs KEY=VALUE, got {item!r}")
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            parsed = value.strip()
-        options[key] = tuple(parsed) if isinstance(parsed, list) else parsed
-    return options
 
 
 def run(args) -> int:
@@ -77,7 +62,7 @@ def run(args) -> int:
                 raise FileNotFoundError(f"output folder does not exist: {parent}")
     result = run_tournament(
         args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
-        options=parse_rules(args.rule), seats=seats, rotate=not args.no_rotate, records=args.records,
+        options=parse_options(args.option), seats=seats, rotate=not args.no_rotate, records=args.records,
         progress=not args.no_progress, bootstrap=args.bootstrap)
     report = result.report()
     print_report(report)

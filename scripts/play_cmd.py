@@ -11,13 +11,13 @@ See docs/play.md.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 
 from rich.console import Console
 
 from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from scripts.options import add_option_flag, parse_options
 from scripts.play.common import Seats
 from scripts.play.seats import make_agent, parse_seats
 from scripts.play.session import PlaySession
@@ -34,29 +34,11 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
     p.add_argument("--seed", type=int, default=None, help="seed for reproducible deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", default=None, help="write the finished game as a JSON-lines record")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="rule option of the game, repeatable (e.g. rounds=1 for Siantappo, "
-                        "match_deals=1 for Suipi, bankroll=10 for Sam Sip)")
+    add_option_flag(p, "rounds=1 for Siantappo, match_deals=1 for Suipi, bankroll=10 for Sam Sip")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each bot move (default 0)")
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
     p.add_argument("--width", type=int, default=None, help="terminal width for the view (default: detected)")
     return p
-
-
-def parse_options(items) -> dict:
-    """KEY=VALUE strings -> config keywords (values as JSON where they parse: 1, true, [8,4])."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise ValueError(f"--option {item!r} must look like KEY=VALUE, e.g. rounds=1")
-        value = value.strip()
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = {"True": True, "False": False}.get(value, value)
-    return out
 
 
 def make_view(game: str, env, seats: Seats):

@@ -38,7 +38,6 @@ class SamSipView(GameView):
 
     def table(self, viewer):
         g = self.g
-        cfg = self.env.config
         head = Text(f"Sam Sip, {g.n} players — hand {g.hand_no}, stake {g.stake}, stock {len(g.stock)}, "
                     f"dealer {self.seats.short(g.dealer, viewer)}", style="bold")
         if g.done:
