@@ -316,7 +316,9 @@ def _public(g: SamSipGame) -> np.ndarray:
         arr[_hand_static(g)] = 1.0
         arr[A_NPLAYERS + g.n - 2] = 1.0
         # arr, events list, events seen, dead discards seen, dead jokers seen, dead list
-        st = g._enc = [arr, g.events, 0, 0, 0, g.dead_cards]
+        # arr, events list, events seen, dead discards seen, dead jokers seen, dead list,
+        # known-hands version, live discard written
+        st = g._enc = [arr, g.events, 0, 0, 0, g.dead_cards, None, -1]
     arr = st[0]
     ev = g.events
     ne = len(ev)
@@ -342,49 +344,60 @@ def _public(g: SamSipGame) -> np.ndarray:
                 st[4] += 1
                 arr[O_DEADPILE + JOKER_KIND] = st[4] / 3
         st[3] = nd
-    # small parts that change every step are rewritten
-    arr[O_LIVE:O_LIVE + K] = 0.0
-    arr[A_KNOWN:A_DISC] = 0.0
-    arr[A_PHASE:A_ZERO] = 0.0
+    # the known hands change only with the discards (a take marks the last one)
+    version = (ne, ev[-1][2] if ne else -1)
+    if version != st[6]:
+        st[6] = version
+        arr[A_KNOWN:A_DISC] = 0.0
+        for s in range(g.n):
+            kn = g.known[s]
+            if kn:
+                base = A_KNOWN + s * K
+                j = 0
+                for k in kn:
+                    if k < JOKER_KIND:
+                        arr[base + k] = 1.0
+                    else:
+                        j += 1
+                if j:
+                    arr[base + JOKER_KIND] = j / 3
+    live = g.live
+    old = st[7]
+    if old != live:
+        if old >= 0:
+            arr[O_LIVE + min(old, JOKER_KIND)] = 0.0
+        if live >= 0:
+            arr[O_LIVE + min(live, JOKER_KIND)] = 1.0
+        st[7] = live
+    # the small per-step part (phase .. scalars) is written in one go
     n = g.n
-    for s in range(n):
-        kn = g.known[s]
-        if kn:
-            base = A_KNOWN + s * K
-            j = 0
-            for k in kn:
-                if k < JOKER_KIND:
-                    arr[base + k] = 1.0
-                else:
-                    j += 1
-            if j:
-                arr[base + JOKER_KIND] = j / 3
-    idx = [A_PHASE + (0 if g.phase == PHASE_DRAW else 1), A_DEALER + g.dealer]
-    if g.live >= 0:
-        idx.append(O_LIVE + min(g.live, JOKER_KIND))
-        idx.append(A_LIVEFOR + g.live_for)
+    dyn = [0.0] * (A_ZERO - A_PHASE)
+    dyn[0 if g.phase == PHASE_DRAW else 1] = 1.0
+    dyn[A_DEALER - A_PHASE + g.dealer] = 1.0
+    if live >= 0:
+        dyn[A_LIVEFOR - A_PHASE + g.live_for] = 1.0
     if not g.done:
-        idx.append(A_TOMOVE + g.turn)
+        dyn[A_TOMOVE - A_PHASE + g.turn] = 1.0
     active = g.active
     last_draw = g.last_draw
-    for s in range(n):
-        if active[s]:
-            idx.append(A_PRESENT + s)
-            ld = last_draw[s]
-            if ld == 0:
-                idx.append(A_DREWSTOCK + s)
-            elif ld == 1:
-                idx.append(A_DREWTAKE + s)
-        else:
-            idx.append(A_ELIM + s)
-    arr[idx] = 1.0
     cfg = g.config
     total = n * cfg.bankroll
-    arr[A_CHIPS:A_CHIPS + n] = g.chips
-    arr[A_CHIPS:A_CHIPS + n] /= total
+    chips = g.chips
+    for s in range(n):
+        if active[s]:
+            dyn[A_PRESENT - A_PHASE + s] = 1.0
+            ld = last_draw[s]
+            if ld == 0:
+                dyn[A_DREWSTOCK - A_PHASE + s] = 1.0
+            elif ld == 1:
+                dyn[A_DREWTAKE - A_PHASE + s] = 1.0
+        else:
+            dyn[A_ELIM - A_PHASE + s] = 1.0
+        dyn[A_CHIPS - A_PHASE + s] = chips[s] / total
     stake = g.stake
-    arr[A_SCALARS:A_ZERO] = (min(1.0, stake / total), min(1.0, math.log2(stake / cfg.base_stake) / 20),
-                             len(g.stock) / 54, nd / 54, g.hand_no / cfg.max_hands, min(1.0, ne / 100))
+    dyn[A_SCALARS - A_PHASE:] = (min(1.0, stake / total), min(1.0, math.log2(stake / cfg.base_stake) / 20),
+                                 len(g.stock) / 54, nd / 54, g.hand_no / cfg.max_hands, min(1.0, ne / 100))
+    arr[A_PHASE:A_ZERO] = dyn
     return arr
 
 
@@ -395,14 +408,16 @@ def observation(g: SamSipGame, seat: int) -> np.ndarray:
     ne = len(g.events)
     if ne:
         obs[O_RECENCY:O_RECENCY + K] /= ne
+    hand = g.hands[seat]
     j = 0
-    for c in g.hands[seat]:
-        if c < NUM_STANDARD:
-            obs[c] = 1.0
-        else:
+    for c in hand:
+        if c >= NUM_STANDARD:
             j += 1
     if j:
+        obs[[c for c in hand if c < NUM_STANDARD]] = 1.0
         obs[JOKER_KIND] = j / 3
+    else:
+        obs[hand] = 1.0
     return obs
 
 
