@@ -64,6 +64,7 @@ class CardGameEnv(AECEnv):
         self.episode_seed: int | None = None
         self.episode_deck: list[int] | None = None
         self.history: list[int] = []
+        self._legal_cache: list[int] | None = None
         self.agents: list[str] = []
 
     # ------------------------------------------------------------------ hooks
@@ -90,6 +91,12 @@ class CardGameEnv(AECEnv):
 
     def _render_text(self) -> str:
         raise NotImplementedError
+
+    def _current_legal(self) -> list[int]:
+        """The acting seat's legal actions, computed once per state (observe and step share it)."""
+        if self._legal_cache is None:
+            self._legal_cache = self._legal_actions()
+        return self._legal_cache
 
     # ------------------------------------------------------------ PettingZoo
     def observation_space(self, agent):
@@ -121,6 +128,7 @@ class CardGameEnv(AECEnv):
         deck = options.get("deck")
         self.episode_deck = self._validate_deck(deck) if deck is not None else None
         self.history = []
+        self._legal_cache = None
         self._start(random.Random(self.episode_seed), self.episode_deck)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -134,7 +142,7 @@ class CardGameEnv(AECEnv):
         seat = self.agent_seat[agent]
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.terminations[agent]:
-            mask[self._legal_actions()] = 1
+            mask[self._current_legal()] = 1
         return {"observation": self._encode(seat), "action_mask": mask}
 
     def step(self, action) -> None:
@@ -143,11 +151,12 @@ class CardGameEnv(AECEnv):
             self._was_dead_step(action)
             return
         action = int(action)
-        legal = self._legal_actions()
+        legal = self._current_legal()
         if action not in legal:
             raise IllegalMoveError(self._illegal_message(action, legal))
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
+        self._legal_cache = None
         outcome = self._apply(action)
         self._clear_rewards()
         for seat, r in outcome.rewards.items():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from scripts.options import add_option_flag, parse_options
-from training.train import TrainSettings, train
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -25,6 +24,8 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
+    from training.train import TrainSettings, train  # torch loads only when training
+
     settings = TrainSettings(
         game=args.game, players=args.players, steps=args.steps, seed=args.seed, envs=args.envs,
         out=args.out or f"runs/{args.game}-{args.players or 'default'}p",
