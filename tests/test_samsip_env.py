@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from envs import samsip_v0
 from envs.base import IllegalMoveError
-from envs.cards import NUM_STANDARD, card_str, parse_card
+from envs.cards import card_str, parse_card
 from envs.config import ConfigError
 from envs.samsip import encoding
 from envs.samsip.bot import RuleBot

@@ -9,7 +9,7 @@ import pytest
 from envs.cards import card_str, parse_cards
 from envs.config import ConfigError
 from envs.suipi.engine import (
-    BUILD, CAPTURE, DROP, IS_SPADE, SuipiConfig, SuipiEngine, legal_moves, score_deal,
+    BUILD, CAPTURE, DROP, IS_SPADE, SuipiConfig, SuipiEngine, score_deal,
 )
 from tests.test_suipi_helpers import C, build, find_move, moves_of, position
 

@@ -1,7 +1,6 @@
 """Self-play training, checkpoint export/load (safe, validated) and checkpoints as agents."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -15,7 +15,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 

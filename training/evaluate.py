@@ -42,7 +42,6 @@ import itertools
 import json
 import math
 import multiprocessing as mp
-import os
 import signal
 import sys
 import time

@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 
 from envs.cards import JOKERS, NUM_STANDARD, card_str
-from envs.config import ConfigError, check_bool, check_choice, check_int
+from envs.config import check_bool, check_choice, check_int
 
 DECK_SIZE = 55
 HAND_SIZE = 5

@@ -13,7 +13,7 @@ import random
 from envs.siantappo.config import SiantappoConfig
 from envs.siantappo.moves import (
     ACTION_KEY, ACTION_SPAN, ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, CARD_TO_KEY,
-    PAIR, PASS, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID,
+    PAIR, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID,
     TRIPLE, TRIPLE_BASE, TWO, classify, key_str, pair_id, run_id,
 )
 from envs.cards import parse_card

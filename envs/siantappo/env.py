@@ -7,13 +7,13 @@ import random
 import numpy as np
 
 from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
-from envs.cards import cards_str, parse_cards, validate_deck
+from envs.cards import parse_cards, validate_deck
 from envs.config import build_config
 from envs.siantappo.config import SiantappoConfig
 from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode
 from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, hand_keys
 from envs.siantappo.moves import (
-    BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, KEY_TO_CARD, PASS_ID, SIANTAPPO, ACTION_TYPE,
+    BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, SIANTAPPO, ACTION_TYPE,
     TYPE_NAMES, action_name, classify, key_str, keys_str,
 )
 

@@ -23,7 +23,7 @@ Here rank is the game rank 0..12 (3..2); straights and pair runs never contain a
 
 from __future__ import annotations
 
-from envs.cards import RANK_NAMES, SUIT_SYMBOLS, make_card, rank_of, suit_of
+from envs.cards import SUIT_SYMBOLS, make_card
 
 # Combination types
 SINGLE, PAIR, TRIPLE, QUAD, STRAIGHT, SIANTAPPO, RUN4, RUN5, PASS = range(9)

@@ -21,7 +21,7 @@ import numpy as np
 
 from envs.suipi import encoding as enc
 from envs.suipi.engine import (
-    BUILD, CAPTURE, CARDS, DROP, IS_SPADE, NVAL, NVAL_11, NVAL_23, OWNER, POINTS_11, POINTS_23,
+    BUILD, CAPTURE, CARDS, IS_SPADE, NVAL, NVAL_11, NVAL_23, OWNER, POINTS_11, POINTS_23,
     SuipiConfig, _loose_subsets, _unions, legal_moves,
 )
 

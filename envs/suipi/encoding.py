@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import card_str
-from envs.suipi.engine import CAPTURE, BUILD, DROP, CARDS, NVAL, OWNER, LOCKED, REP, item_str
+from envs.suipi.engine import CAPTURE, DROP, CARDS, NVAL, OWNER, LOCKED, REP, item_str
 
 N_ACTIONS = 119
 ITEM0 = 52

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from gymnasium import logger
 
 from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from envs.cards import card_str, cards_str, parse_card, validate_deck
