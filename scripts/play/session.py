@@ -162,7 +162,7 @@ class PlaySession:
                 self._help(moves)
                 continue
             if low == "rules":
-                con.print(self.view.rules_text, markup=False, highlight=False)
+                con.print(reflow(self.view.rules_text), markup=False, highlight=False)
                 continue
             if low in SHOW_WORDS:
                 con.print(self.view.table(seat))
@@ -250,3 +250,14 @@ def write_record(path: str, env, specs: Sequence[str], steps: Sequence[dict], to
            "agents": list(specs), "source": "cardzoo play"}
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
+def reflow(text: str) -> str:
+    """Join indented continuation lines to their bullet, so the console wraps to its own width."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("  ") and lines and line.strip() and line.strip()[0] not in "*-•":
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return "\n".join(lines)
