@@ -45,6 +45,9 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE", help="draw ratings (or mean rewards) with 95%% intervals as PNG")
     p.add_argument("--records", metavar="FILE", help="write every game as a JSON-lines game record "
                                                      "(see `cardzoo replay`)")
+    p.add_argument("--log", metavar="FILE",
+                   help="append every finished game to FILE; the same command with the same --log resumes "
+                        "an interrupted tournament")
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -55,7 +58,7 @@ def run(args) -> int:
     specs = parse_agent_list(args.seats if seats else args.agents)
     if args.no_rotate and not seats:
         raise ValueError("--no-rotate works with --seats only")
-    for path in (args.json, args.csv, args.plot, args.records):
+    for path in (args.json, args.csv, args.plot, args.records, args.log):
         if path:
             parent = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(parent):
@@ -63,6 +66,7 @@ def run(args) -> int:
     result = run_tournament(
         args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
         options=parse_options(args.option), seats=seats, rotate=not args.no_rotate, records=args.records,
+        log=args.log,
         progress=not args.no_progress, bootstrap=args.bootstrap)
     report = result.report()
     print_report(report)

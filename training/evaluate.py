@@ -279,12 +279,14 @@ class TournamentResult:
 def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | None = None,
                    games: int = 200, seed: int = 0, workers: int = 1, options: dict | None = None,
                    seats: bool = False, rotate: bool = True, records: str | None = None,
-                   progress: bool = False, bootstrap: int = 200) -> TournamentResult:
+                   progress: bool = False, bootstrap: int = 200, log: str | None = None) -> TournamentResult:
     """Play a tournament and return its games (``.report()`` for the statistics).
 
     ``agents`` is a field of entrants, or with ``seats=True`` one agent per side in seat order.
     ``games`` is rounded up to whole duplicate sets. ``records`` writes every game as JSON lines.
     Ctrl-C stops early; the result then holds the finished games and ``interrupted=True``.
+    ``log`` appends every finished game to a file; running the same tournament with the same
+    log again skips the games it already holds (resume after Ctrl-C or a crash).
     """
     module = game_module(game)
     game = module.GAME
@@ -332,16 +334,28 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     result = TournamentResult(game, players, options, config_dict(runner.env.config), int(seed), names,
                               entrant_specs, [list(sd) for sd in sides], set_size, len(tasks), mode=mode,
                               bootstrap=bootstrap)
-    workers = max(1, min(int(workers), len(tasks)))
-    out = open(records, "w", encoding="utf-8") if records is not None else None
+    log_key = {"game": game, "players": players, "options": config_dict(runner.env.config),
+               "agents": [sp.text for sp in entrant_specs], "base": base, "mode": mode, "seed": int(seed),
+               "tasks": len(tasks)}
+    done = _read_log(log, log_key) if log is not None else []
+    result.games.extend(done)
+    finished = {(g.deal, g.index) for g in done}
+    tasks = [t for t in tasks if (t[0], t[1]) not in finished]
+    workers = max(1, min(int(workers), max(len(tasks), 1)))
+    out = open(records, "a" if done else "w", encoding="utf-8") if records is not None else None
+    log_out = _open_log(log, log_key, done) if log is not None else None
     t0 = time.perf_counter()
-    bar = _progress_bar(len(tasks), f"{game} {players}p", progress)
+    bar = _progress_bar(len(tasks) + len(done), f"{game} {players}p", progress)
+    bar.update(len(done))
     try:
         def take(res: GameResult) -> None:
             result.games.append(res)
             if out is not None:
                 out.write(json.dumps(res.record, ensure_ascii=False, separators=(",", ":")) + "\n")
                 res.record = None
+            if log_out is not None:
+                log_out.write(json.dumps(_game_to_json(res)) + "\n")
+                log_out.flush()
             bar.update(1)
 
         if workers == 1:
@@ -354,10 +368,56 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
             _run_pool(setup, tasks, workers, take, result)
     finally:
         bar.close()
-        if out is not None:
-            out.close()
+        for f in (out, log_out):
+            if f is not None:
+                f.close()
         result.seconds = time.perf_counter() - t0
+    result.games.sort(key=lambda g: (g.deal, g.index))
     return result
+
+
+# ------------------------------------------------------------------ resumable log
+def _game_to_json(g: GameResult) -> dict:
+    return {"deal": g.deal, "index": g.index, "lineup": list(g.lineup), "seat_rewards": g.seat_rewards,
+            "side_scores": g.side_scores, "steps": g.steps}
+
+
+def _read_log(path: str, key: dict) -> list[GameResult]:
+    """Finished games of the same tournament from a log; [] if the file does not exist yet."""
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except FileNotFoundError:
+        return []
+    if not lines:
+        return []
+    try:
+        head = json.loads(lines[0])
+        if head.get("tournament") != key:
+            raise ValueError(f"{path} logs a different tournament; use another --log file or the same settings")
+        games = []
+        for line in lines[1:]:
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError:
+                break  # a line cut short by a crash: that game is played again
+            games.append(GameResult(int(d["deal"]), int(d["index"]), tuple(d["lineup"]),
+                                    [float(x) for x in d["seat_rewards"]], [float(x) for x in d["side_scores"]],
+                                    int(d["steps"])))
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{path} is not a cardzoo tournament log ({type(e).__name__})") from None
+    return games
+
+
+def _open_log(path: str, key: dict, done: list[GameResult]):
+    """(Re)write the log with the games kept (dropping any line cut short) and keep it open."""
+    f = open(path, "w", encoding="utf-8")
+    f.write(json.dumps({"tournament": key}) + "\n")
+    for g in done:
+        f.write(json.dumps(_game_to_json(g)) + "\n")
+    f.flush()
+    return f
 
 
 def _run_pool(setup: _Setup, tasks, workers: int, take, result: TournamentResult) -> None:
