@@ -150,7 +150,11 @@ class CardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = int(action)
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise IllegalMoveError(f"action must be an integer action id, got {action!r}; "
+                                   f"move text goes through env.unwrapped.play(text)") from None
         legal = self._current_legal()
         if action not in legal:
             raise IllegalMoveError(self._illegal_message(action, legal))

@@ -178,6 +178,8 @@ def test_illegal_action_raw_env_names_move_and_legal_ones():
         env.step(367)
     with pytest.raises(IllegalMoveError, match="out of range"):
         env.step(9999)
+    with pytest.raises(IllegalMoveError, match="must be an integer action id"):
+        env.step("3c")
     with pytest.raises(IllegalMoveError, match="not a Siantappo combination"):
         env.move_to_action("3s 5h")
     with pytest.raises(IllegalMoveError, match="is not a card"):
