@@ -15,7 +15,7 @@ def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="train briefly, evaluate against random and the rule bot, show a game")
     p.add_argument("--game", default="siantappo", help="siantappo, suipi or samsip (default siantappo)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--steps", type=int, default=8192, help="training steps (default 8192, a minute or two)")
+    p.add_argument("--steps", type=int, default=32_768, help="training steps (default 32768, about a minute)")
     p.add_argument("--games", type=int, default=48, help="evaluation games (default 48)")
     p.add_argument("--out", default="runs/demo", help="run directory, replaced on each demo (default runs/demo)")
     p.add_argument("--seed", type=int, default=0, help="seed of training, evaluation and the shown match")
