@@ -17,6 +17,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--envs", type=int, default=4, help="parallel episodes (default 4)")
     p.add_argument("--eval-every", type=int, default=25_000, help="steps between evaluations/checkpoints")
     p.add_argument("--eval-games", type=int, default=60, help="games per baseline at each evaluation (0: none)")
+    p.add_argument("--imitate", type=int, default=0, metavar="MATCHES",
+                   help="warm start: clone the rule bot on this many bot-vs-bot matches first (default 0)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_option_flag(p)
@@ -30,7 +32,7 @@ def run(args) -> int:
         game=args.game, players=args.players, steps=args.steps, seed=args.seed, envs=args.envs,
         out=args.out or f"runs/{args.game}-{args.players or 'default'}p",
         eval_every=args.eval_every, snapshot_every=args.eval_every, eval_games=args.eval_games,
-        variants=parse_options(args.option),
+        variants=parse_options(args.option), imitation_matches=args.imitate,
     )
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0

@@ -143,3 +143,22 @@ def test_bad_training_settings():
         TrainSettings(game="siantappo", variants={"rounds": -1})
     with pytest.raises(FileNotFoundError, match="nothing to resume"):
         train(TrainSettings(game="siantappo", out="/nonexistent/run"), resume=True)
+
+
+def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from training.imitation import clone_rule_bot, rule_bot_decisions
+
+    obs, masks, actions = rule_bot_decisions("siantappo", {"num_players": 3, "rounds": 1}, matches=3)
+    assert len(obs) == len(masks) == len(actions) > 50
+    assert masks[np.arange(len(actions)), actions].all()  # every cloned action was legal
+
+    pool = OpponentPool("siantappo", siantappo_v0.Config(num_players=3, rounds=1), weights={"random": 1.0})
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv("siantappo", {"num_players": 3, "rounds": 1}, pool),
+                        policy_kwargs=dict(net_arch=dict(pi=[64], vf=[64])), n_steps=64, batch_size=64)
+    before = clone_rule_bot(model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=0,
+                            log=lambda *_: None)
+    after = clone_rule_bot(model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=8,
+                           log=lambda *_: None)
+    assert after > max(before, 0.6)

@@ -38,6 +38,7 @@ class TrainSettings:
     snapshot_every: int = 25_000
     eval_every: int = 25_000
     eval_games: int = 60
+    imitation_matches: int = 0  # warm start: clone the rule bot on this many bot-vs-bot matches
     variants: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -51,8 +52,9 @@ class TrainSettings:
         for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every", "eval_every"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.eval_games < 0:
-            raise ValueError(f"eval_games must be >= 0, got {self.eval_games}")
+        for name in ("eval_games", "imitation_matches"):
+            if int(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
         # validates the variants (ValueError naming the field)
         module.raw_env(num_players=self.players, **self.variants)
@@ -144,6 +146,12 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
             tensorboard_log=str(out / "tb"),
             policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
         )
+        if settings.imitation_matches:
+            from training.imitation import clone_rule_bot
+
+            accuracy = clone_rule_bot(model.policy, settings.game, settings.env_kwargs(),
+                                      settings.imitation_matches, seed=settings.seed, log=log)
+            log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
 
     class Periodic(BaseCallback):
         def __init__(self):
