@@ -162,3 +162,9 @@ def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
     after = clone_rule_bot(model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=8,
                            log=lambda *_: None)
     assert after > max(before, 0.6)
+
+
+def test_model_spec_names_what_ships_when_missing():
+    from envs import samsip_v0
+    with pytest.raises(ValueError, match="no shipped model for samsip with 6 players; shipped: "):
+        make_agent("model", samsip_v0, samsip_v0.Config(num_players=6))

@@ -44,6 +44,7 @@ class RandomAgent:
 #
 #   random            uniformly random legal moves
 #   rules             the game's rule-based bot (``envs.<game>_v0.RuleBot``)
+#   model             the trained model shipped in models/ for the game and player count
 #   PATH              a checkpoint: any spec containing a path separator or ending in
 #                     .safetensors / .json (loaded by ``load_checkpoint_agent``)
 #   SPEC@SEED         any of the above with a fixed seed for its own random stream
@@ -51,8 +52,10 @@ class RandomAgent:
 # ``parse_agent_spec`` only reads the text (and checks that a checkpoint file exists);
 # ``make_agent`` builds a fresh agent for one game.
 
-AGENT_KINDS = ("random", "rules")
-_ALIASES = {"random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
+AGENT_KINDS = ("random", "rules", "model")
+MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
+_ALIASES = {"model": "model", "shipped": "model",
+            "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
             "bot": "rules"}
 CHECKPOINT_SUFFIXES = (".safetensors", ".json")
 _SEED_RE = re.compile(r"^(?P<body>.+)@(?P<seed>-?\d+)$")
@@ -98,8 +101,9 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return AgentSpec("checkpoint", path=body, seed=seed, text=raw)
     kind = _ALIASES.get(body.lower())
     if kind is None:
-        raise ValueError(f"unknown agent {body!r}; agents are: random, rules, or a checkpoint path "
-                         f"(containing '/' or ending in .safetensors/.json), optionally with @SEED")
+        raise ValueError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
+                         f"or a checkpoint path (containing '/' or ending in .safetensors/.json), "
+                         f"optionally with @SEED")
     return AgentSpec(kind, seed=seed, text=raw)
 
 
@@ -144,8 +148,22 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
         seed = spec.seed
     if spec.kind == "random":
         return RandomAgent(seed)
+    if spec.kind == "model":
+        return load_checkpoint_agent(shipped_model_path(game_module.GAME, config), config=config, seed=seed)
     if spec.kind == "rules":
         return game_module.RuleBot(config, seed=seed)
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
     raise ValueError(f"unknown agent kind {spec.kind!r}")
+
+
+def shipped_model_path(game: str, config) -> str:
+    """models/<game>-<n>p.safetensors for the game and player count; ValueError naming what ships."""
+    players = getattr(config, "num_players", None)
+    path = os.path.join(MODELS_DIR, f"{game}-{players}p.safetensors")
+    if not os.path.isfile(path):
+        shipped = sorted(f[:-len(".safetensors")] for f in os.listdir(MODELS_DIR)
+                         if f.endswith(".safetensors")) if os.path.isdir(MODELS_DIR) else []
+        raise ValueError(f"no shipped model for {game} with {players} players; shipped: "
+                         f"{', '.join(shipped) or 'none'} (or give a checkpoint path)")
+    return path

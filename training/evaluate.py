@@ -162,7 +162,7 @@ class _Runner:
         """A fresh agent for one game; checkpoint agents are loaded once per worker and seat,
         then reseeded every game (so results do not depend on which worker plays the game)."""
         spec = self.bare[entrant]
-        if spec.kind != "checkpoint":
+        if spec.kind not in ("checkpoint", "model"):  # networks load once, then are reseeded
             return make_agent(spec, self.module, self.env.config, seed=seed)
         agent = self._loaded.get((entrant, seat))
         if agent is None:
