@@ -58,7 +58,7 @@ def clone_rule_bot(policy, game: str, env_kwargs: dict, matches: int, epochs: in
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         log(f"imitation epoch {epoch + 1}/{epochs}: loss {total / n:.3f} on {n} rule-bot decisions")
     with torch.no_grad():
         hits = 0
