@@ -19,6 +19,10 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--eval-games", type=int, default=60, help="games per baseline at each evaluation (0: none)")
     p.add_argument("--imitate", type=int, default=0, metavar="MATCHES",
                    help="warm start: clone the rule bot on this many bot-vs-bot matches first (default 0)")
+    p.add_argument("--opponents", default="rules=0.4,random=0.1,snapshot=0.5",
+                   help="opponent pool weights (default rules=0.4,random=0.1,snapshot=0.5)")
+    p.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
+    p.add_argument("--ent", type=float, default=0.01, help="entropy coefficient (default 0.01)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_option_flag(p)
@@ -33,6 +37,21 @@ def run(args) -> int:
         out=args.out or f"runs/{args.game}-{args.players or 'default'}p",
         eval_every=args.eval_every, snapshot_every=args.eval_every, eval_games=args.eval_games,
         variants=parse_options(args.option), imitation_matches=args.imitate,
+        opponents=parse_weights(args.opponents), learning_rate=args.lr, ent_coef=args.ent,
     )
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
+
+
+def parse_weights(text: str) -> dict:
+    """'rules=0.8,snapshot=0.2' -> {'rules': 0.8, 'snapshot': 0.2}."""
+    out = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        try:
+            out[key.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise ValueError(f"--opponents wants KIND=WEIGHT,... (kinds rules, random, snapshot), got {part!r}")
+    return out

@@ -168,3 +168,12 @@ def test_model_spec_names_what_ships_when_missing():
     from envs import samsip_v0
     with pytest.raises(ValueError, match="no shipped model for samsip with 6 players; shipped: "):
         make_agent("model", samsip_v0, samsip_v0.Config(num_players=6))
+
+
+def test_bad_opponent_weights():
+    with pytest.raises(ValueError, match="opponents must weight"):
+        TrainSettings(game="siantappo", opponents={"experts": 1.0})
+    with pytest.raises(ValueError, match="need rules or random besides snapshot"):
+        TrainSettings(game="siantappo", opponents={"snapshot": 1.0})
+    with pytest.raises(ValueError, match="learning_rate must be >= 0"):
+        TrainSettings(game="siantappo", learning_rate=-1)

@@ -33,6 +33,8 @@ class TrainSettings:
     envs: int = 4  # parallel episodes (DummyVecEnv)
     hidden: tuple[int, ...] = (256, 256)
     learning_rate: float = 3e-4
+    ent_coef: float = 0.01
+    opponents: dict = field(default_factory=lambda: {"rules": 0.4, "random": 0.1, "snapshot": 0.5})
     n_steps: int = 512  # per env per PPO update
     batch_size: int = 256
     snapshot_every: int = 25_000
@@ -52,6 +54,15 @@ class TrainSettings:
         for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every", "eval_every"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not self.opponents or set(self.opponents) - {"rules", "random", "snapshot"} or \
+                any(float(w) < 0 for w in self.opponents.values()) or not sum(self.opponents.values()):
+            raise ValueError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "
+                             f"got {self.opponents}")
+        if self.opponents.get("snapshot", 0) and not (self.opponents.get("rules") or self.opponents.get("random")):
+            raise ValueError("opponents need rules or random besides snapshot (there is no snapshot at first)")
+        for name in ("learning_rate", "ent_coef"):
+            if float(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("eval_games", "imitation_matches"):
             if int(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
@@ -126,7 +137,7 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
     torch.set_num_threads(1)
     module = game_module(settings.game)
     probe = module.raw_env(**settings.env_kwargs())
-    pool = OpponentPool(settings.game, probe.config, seed=settings.seed)
+    pool = OpponentPool(settings.game, probe.config, weights=dict(settings.opponents), seed=settings.seed)
     pool_dir = out / "pool"
     if resume:
         for f in sorted(pool_dir.glob("*.safetensors")):
@@ -142,7 +153,7 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
     else:
         model = MaskablePPO(
             "MlpPolicy", vec, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
-            batch_size=settings.batch_size, gamma=0.995, ent_coef=0.01, seed=settings.seed, verbose=0,
+            batch_size=settings.batch_size, gamma=0.995, ent_coef=settings.ent_coef, seed=settings.seed, verbose=0,
             tensorboard_log=str(out / "tb"),
             policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
         )
