@@ -109,8 +109,7 @@ class SiantappoEnv(CardGameEnv):
 
     def is_squeal(self, action: int) -> bool:
         """True when the action is a bomb of consecutive pairs (the seed's pig squeal)."""
-        return self.engine.phase != SWAP and action < len(ACTION_TYPE) and ACTION_TYPE[action] >= SIANTAPPO \
-            and action != PASS_ID
+        return self.engine.phase != SWAP and ACTION_TYPE[action] in (SIANTAPPO, RUN4, RUN5)
 
     # rendering --------------------------------------------------------------------
     def _render_text(self) -> str:
