@@ -13,7 +13,7 @@ from envs.siantappo.config import SiantappoConfig
 from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode
 from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, hand_keys
 from envs.siantappo.moves import (
-    BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, SIANTAPPO, ACTION_TYPE,
+    ACTION_TYPE, BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, RUN4, RUN5, SIANTAPPO,
     TYPE_NAMES, action_name, classify, key_str, keys_str,
 )
 
