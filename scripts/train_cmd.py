@@ -19,6 +19,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--eval-games", type=int, default=60, help="games per baseline at each evaluation (0: none)")
     p.add_argument("--imitate", type=int, default=0, metavar="MATCHES",
                    help="warm start: clone the rule bot on this many bot-vs-bot matches first (default 0)")
+    p.add_argument("--value-warmup", type=int, default=0, metavar="STEPS",
+                   help="steps at the start that train only the value net (useful after --imitate)")
     p.add_argument("--opponents", default="rules=0.4,random=0.1,snapshot=0.5",
                    help="opponent pool weights (default rules=0.4,random=0.1,snapshot=0.5)")
     p.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
@@ -38,6 +40,7 @@ def run(args) -> int:
         eval_every=args.eval_every, snapshot_every=args.eval_every, eval_games=args.eval_games,
         variants=parse_options(args.option), imitation_matches=args.imitate,
         opponents=parse_weights(args.opponents), learning_rate=args.lr, ent_coef=args.ent,
+        value_warmup=args.value_warmup,
     )
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0

@@ -177,3 +177,18 @@ def test_bad_opponent_weights():
         TrainSettings(game="siantappo", opponents={"snapshot": 1.0})
     with pytest.raises(ValueError, match="learning_rate must be >= 0"):
         TrainSettings(game="siantappo", learning_rate=-1)
+
+
+def test_value_warmup_keeps_the_actor_frozen(tmp_path):
+    from safetensors.torch import load_file
+
+    def run(name, steps, warmup):
+        s = TrainSettings(game="siantappo", players=3, steps=steps, out=str(tmp_path / name), envs=2, n_steps=64,
+                          batch_size=64, hidden=(32,), eval_every=10**9, snapshot_every=10**9, eval_games=0,
+                          value_warmup=warmup, variants={"rounds": 1})
+        return load_file(str(train(s, progress=False, log=lambda *_: None)))
+
+    frozen_short, frozen_long = run("a", 128, 10**6), run("b", 384, 10**6)
+    learning = run("c", 384, 0)
+    assert all((frozen_short[k] == frozen_long[k]).all() for k in frozen_short)
+    assert any((frozen_short[k] != learning[k]).any() for k in frozen_short)

@@ -41,6 +41,7 @@ class TrainSettings:
     eval_every: int = 25_000
     eval_games: int = 60
     imitation_matches: int = 0  # warm start: clone the rule bot on this many bot-vs-bot matches
+    value_warmup: int = 0  # steps at the start during which only the value net learns (actor frozen)
     variants: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -63,7 +64,7 @@ class TrainSettings:
         for name in ("learning_rate", "ent_coef"):
             if float(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("eval_games", "imitation_matches"):
+        for name in ("eval_games", "imitation_matches", "value_warmup"):
             if int(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
@@ -164,6 +165,16 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
                                       settings.imitation_matches, seed=settings.seed, log=log)
             log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
 
+    actor = [p for name, p in model.policy.named_parameters()
+             if name.startswith(("mlp_extractor.policy_net", "action_net"))]
+    frozen = model.num_timesteps < settings.value_warmup
+    if frozen:
+        # A cloned actor next to an untrained critic gets noisy advantages that undo the cloning;
+        # let the critic learn the cloned policy's values first.
+        for p in actor:
+            p.requires_grad_(False)
+        log(f"value warm-up: the actor stays frozen for the first {settings.value_warmup} steps")
+
     class Periodic(BaseCallback):
         def __init__(self):
             super().__init__()
@@ -171,7 +182,12 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
             self.next_eval = model.num_timesteps + settings.eval_every
 
         def _on_step(self) -> bool:
+            nonlocal frozen
             t = self.model.num_timesteps
+            if frozen and t >= settings.value_warmup:
+                frozen = False
+                for p in actor:
+                    p.requires_grad_(True)
             if t >= self.next_snapshot:
                 self.next_snapshot += settings.snapshot_every
                 path = export(self.model, settings, pool_dir / f"snapshot_{t}", probe)
