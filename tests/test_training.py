@@ -192,3 +192,14 @@ def test_value_warmup_keeps_the_actor_frozen(tmp_path):
     learning = run("c", 384, 0)
     assert all((frozen_short[k] == frozen_long[k]).all() for k in frozen_short)
     assert any((frozen_short[k] != learning[k]).any() for k in frozen_short)
+
+
+def test_shipped_siantappo_model_loads_and_beats_random():
+    from training.evaluate import run_tournament
+
+    cfg = siantappo_v0.Config(num_players=4)
+    agent = make_agent("model", siantappo_v0, cfg)
+    assert agent.meta["game"] == "siantappo" and agent.meta["evaluation"]["rules"]["games"] >= 600
+    res = run_tournament("siantappo", ["model", "random"], players=4, games=8, seed=3).report()
+    model = next(e for e in res["entrants"] if e["name"] == "model")
+    assert model["reward_ci"][0] > 0  # clearly better than random even on 8 games
