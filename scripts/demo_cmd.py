@@ -40,8 +40,12 @@ def run(args) -> int:
                              envs=4, eval_every=10**9, snapshot_every=max(args.steps // 3, 1), eval_games=0)
     final = train(settings, progress=True)
 
+    field = [str(final), "rules", "random"]
+    shipped = _shipped_model(game, players)
+    if shipped:
+        field.insert(1, "model")  # the model shipped in models/, trained for much longer
     print(f"\n== 2/3 Evaluating against the baselines ({args.games} games, seats rotated, duplicate deals) ==")
-    result = run_tournament(game, [str(final), "rules", "random"], players=players, games=args.games,
+    result = run_tournament(game, field, players=players, games=args.games,
                             seed=args.seed, workers=2, progress=True)
     print_report(result.report())
 
@@ -70,4 +74,13 @@ def run(args) -> int:
         print(f"  {a:<10} {who:<8} {totals[a]:+.2f}")
     seats_text = ",".join(["human", str(final)] + ["rules"] * (players - 2))
     print(f"\nPlay against it:  cardzoo play {game} --seats {seats_text}")
+    if shipped:
+        print(f"Play against the shipped model:  cardzoo play {game} --seats "
+              + ",".join(["human"] + ["model"] * (players - 1)))
     return 0
+
+
+def _shipped_model(game: str, players: int) -> bool:
+    from training.agents import MODELS_DIR
+
+    return (Path(MODELS_DIR) / f"{game}-{players}p.safetensors").is_file()
