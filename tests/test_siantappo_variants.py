@@ -90,7 +90,7 @@ def test_siantappo_as_lead():
 
 
 def test_bomb_after_pass():
-    hands = ["3♣ 4♠", "9♠ 5♠ 5♣ 6♠ 6♣ 7♠ 7♣", "2♣", "8♠"]
+    hands = ["3♣ 4♠", "9♠ 5♠ 5♣ 6♠ 6♣ 7♠ 7♣ 2♥", "2♣", "8♠"]
     results = {}
     for flag in (False, True):
         env = make(hands, bomb_after_pass=flag)
@@ -102,6 +102,14 @@ def test_bomb_after_pass():
         results[flag] = env.agent_selection
     assert results[False] == "player_2"  # trick over, C leads
     assert results[True] == "player_1"  # B may still bomb the 2
+    env = make(hands, bomb_after_pass=True)
+    for move in ("4♠", "pass", "2♣", "pass", "pass"):
+        env.play(move)
+    # B passed: only bombs or another pass, not the 2♥ that would beat the 2♣ normally
+    moves = env.legal_moves()
+    assert "5♠ 5♣ 6♠ 6♣ 7♠ 7♣" in [t for _, t in moves]
+    assert "2♥" not in [t for _, t in moves]
+    assert all(t == "pass" or env.is_squeal(a) for a, t in moves)
 
 
 def _second_swap_partner(n, literal):

@@ -188,6 +188,8 @@ class SiantappoEngine:
                 moves = [a for a in moves if self.fill(a, rm) is not None]
             return moves
         moves = self._follow_moves(rm, self.current)
+        if self.passed[self.turn]:  # bomb_after_pass: a seat that passed may only bomb
+            moves = self._bombs(moves)
         moves.append(PASS_ID)
         return moves
 
@@ -283,11 +285,15 @@ class SiantappoEngine:
             out.extend(self._pair_runs(rm, ACTION_SPAN[current], key))
         return out
 
+    def _bombs(self, moves: list[int]) -> list[int]:
+        """The bombs among follow moves: pair runs, and quads played on something other than a quad."""
+        current_is_quad = ACTION_TYPE[self.current] == QUAD
+        return [a for a in moves if ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5)
+                or (ACTION_TYPE[a] == QUAD and not current_is_quad)]
+
     def _can_bomb(self, seat: int) -> bool:
         """bomb_after_pass: does a seat that passed hold a bomb over the current play?"""
-        return any(ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5) or
-                   (ACTION_TYPE[a] == QUAD and ACTION_TYPE[self.current] != QUAD)
-                   for a in self._follow_moves(self.hands[seat], self.current))
+        return bool(self._bombs(self._follow_moves(self.hands[seat], self.current)))
 
     # ------------------------------------------------------------ card sets
     def fill(self, action: int, rm) -> list[int] | None:
