@@ -130,6 +130,9 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
         saved = json.loads((out / "settings.json").read_text())
         if saved["game"] != settings.game or saved["players"] != settings.players:
             raise ValueError(f"{out} holds a {saved['game']} {saved['players']}-player run")
+        if tuple(saved["hidden"]) != settings.hidden or saved.get("variants", {}) != settings.variants:
+            raise ValueError(f"{out} was trained with hidden={saved['hidden']} and rules "
+                             f"{saved.get('variants', {})}; resume with the same")
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
     torch.manual_seed(settings.seed)
