@@ -376,6 +376,19 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     return result
 
 
+def versus_baselines(agent: str, game: str, players: int, games: int, seed: int, options: dict | None = None,
+                     workers: int = 1, progress: bool = False) -> dict:
+    """How one agent fares against the rule bot and against random: per baseline, a two-entrant
+    tournament; returns {baseline: {games, mean_reward, reward_ci, win_rate, win_ci}}."""
+    out = {}
+    for baseline in ("rules", "random"):
+        res = run_tournament(game, [agent, baseline], players=players, games=games, seed=seed, workers=workers,
+                             options=options, progress=progress)
+        me = res.report()["entrants"][0]
+        out[baseline] = {k: me[k] for k in ("games", "mean_reward", "reward_ci", "win_rate", "win_ci")}
+    return out
+
+
 # ------------------------------------------------------------------ resumable log
 def _game_to_json(g: GameResult) -> dict:
     return {"deal": g.deal, "index": g.index, "lineup": list(g.lineup), "seat_rewards": g.seat_rewards,

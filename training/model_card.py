@@ -15,14 +15,14 @@ from pathlib import Path
 
 from training.agents import MODELS_DIR
 from training.checkpoint import checkpoint_paths, load_checkpoint
-from training.evaluate import run_tournament
+from training.evaluate import versus_baselines
 
 
-def _row(report: dict, name: str) -> str:
-    e = next(x for x in report["entrants"] if x["name"] == name)
+def _row(baseline: str, e: dict) -> str:
     lo, hi = e["reward_ci"]
     wlo, whi = e["win_ci"]
-    return (f"| {e['games']} | {e['mean_reward']:+.3f} [{lo:+.3f}, {hi:+.3f}] | {e['win_rate']:.1%} [{wlo:.1%}, {whi:.1%}] |")
+    return (f"| {baseline} | {e['games']} | {e['mean_reward']:+.3f} [{lo:+.3f}, {hi:+.3f}] | "
+            f"{e['win_rate']:.1%} [{wlo:.1%}, {whi:.1%}] |")
 
 
 def publish(checkpoint: str, games: int, seed: int, workers: int = 2, command: str = "") -> Path:
@@ -34,16 +34,9 @@ def publish(checkpoint: str, games: int, seed: int, workers: int = 2, command: s
     weights, sidecar = checkpoint_paths(checkpoint)
     shutil.copyfile(weights, out_dir / f"{name}.safetensors")
     shutil.copyfile(sidecar, out_dir / f"{name}.json")
-    evaluation = {}
-    rows = []
-    for baseline in ("rules", "random"):
-        res = run_tournament(game, [str(out_dir / f"{name}.safetensors"), baseline], players=players, games=games,
-                             seed=seed, workers=workers, progress=True)
-        rep = res.report()
-        me = rep["entrants"][0]
-        evaluation[baseline] = {"games": me["games"], "mean_reward": me["mean_reward"],
-                                "reward_ci": me["reward_ci"], "win_rate": me["win_rate"], "win_ci": me["win_ci"]}
-        rows.append(f"| {baseline} " + _row(rep, me["name"]))
+    evaluation = versus_baselines(str(out_dir / f"{name}.safetensors"), game, players, games, seed,
+                                  workers=workers, progress=True)
+    rows = [_row(baseline, e) for baseline, e in evaluation.items()]
     meta = dict(meta, name=name, evaluation=evaluation, command=command)
     (out_dir / f"{name}.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     card = f"""# {name}: {game}, {players} players

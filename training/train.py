@@ -102,17 +102,11 @@ def export(model, settings: TrainSettings, path, probe, evaluation: dict | None 
 
 
 def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) -> dict:
-    """Mean reward and win rate of a checkpoint against the rule bot and against random."""
-    from training.evaluate import run_tournament
+    """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
+    from training.evaluate import versus_baselines
 
-    out = {}
-    for baseline in ("rules", "random"):
-        res = run_tournament(settings.game, [str(path), baseline], players=settings.players, games=games,
-                             seed=seed, workers=1, progress=False, options=settings.variants or None)
-        entrant = res.report()["entrants"][0]
-        out[baseline] = {"mean_reward": entrant["mean_reward"], "win_rate": entrant["win_rate"],
-                         "games": entrant["games"]}
-    return out
+    return versus_baselines(str(path), settings.game, settings.players, games, seed,
+                            options=settings.variants or None)
 
 
 def train(settings: TrainSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
