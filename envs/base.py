@@ -210,8 +210,12 @@ class CardGameEnv(AECEnv):
         for a, t in self.legal_moves():
             if _normalise_move_text(t) == key:
                 return a
+        raise self.not_legal_now(text)
+
+    def not_legal_now(self, text: str, why: str = "is not a legal move now") -> IllegalMoveError:
+        """The one error for move text that names no legal move: it lists the legal ones."""
         legal = "; ".join(t for _, t in self.legal_moves())
-        raise IllegalMoveError(f"{text!r} is not a legal move now; legal moves: {legal}")
+        return IllegalMoveError(f"{text!r} {why}; legal moves: {legal}")
 
     def full_moves(self) -> list[tuple[tuple[int, ...], str]]:
         """The acting seat's complete legal moves as (action ids, text).

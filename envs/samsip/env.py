@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 
-from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
+from envs.base import CardGameEnv, StepOutcome
 from envs.cards import card_str, cards_str, validate_deck
 from envs.config import build_config
 from envs.samsip import encoding
@@ -99,14 +99,12 @@ class SamSipEnv(CardGameEnv):
     def move_to_action(self, text: str) -> int:
         """Accept the texts of ``legal_moves`` and aliases: ``draw``, ``stock``, ``take``,
         ``take 7h``, ``discard 7h``, ``7h``, ``Jk``, ``declare``."""
-        legal = self._legal_actions()
-        listing = "; ".join(self._action_text(a) for a in legal)
         try:
             action = encoding.text_to_action(text, self.game.live)
         except ValueError as e:
-            raise IllegalMoveError(f"{text!r}: {e}; legal moves: {listing}") from None
-        if action not in legal:
-            raise IllegalMoveError(f"{text!r} is not a legal move now; legal moves: {listing}")
+            raise self.not_legal_now(text, f"cannot be read ({e})") from None
+        if action not in self._legal_actions():
+            raise self.not_legal_now(text)
         return action
 
     def _render_text(self) -> str:

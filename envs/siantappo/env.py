@@ -103,8 +103,7 @@ class SiantappoEnv(CardGameEnv):
         if action is None:
             raise IllegalMoveError(f"{text!r} is not a Siantappo combination")
         if action not in legal:
-            listing = "; ".join(t for _, t in self.legal_moves())
-            raise IllegalMoveError(f"{text!r} is not legal now; legal moves: {listing}")
+            raise self.not_legal_now(text)
         return action
 
     def is_squeal(self, action: int) -> bool:

@@ -182,7 +182,7 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
                 vals.append(rv)
                 vidx.append(208 + c)
                 vals.append(val)
-    b1, b2, b3 = OFFSETS["suipis"], OFFSETS["match_score"], OFFSETS["captured_summary"]
+    b1, b2 = OFFSETS["suipis"], OFFSETS["match_score"]
     pg = engine.config.point_game
     norm = float(pg * engine.config.num_deals)
     for s in range(ns):
