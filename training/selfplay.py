@@ -96,10 +96,12 @@ class SelfPlayEnv(gym.Env):
         return self.aec.possible_agents[self.learner_seats[0]]
 
     def _obs(self) -> np.ndarray:
-        return self.aec.observe(self.aec.agent_selection)["observation"]
+        # Observe once per decision: MaskablePPO asks for the mask of the same state right after.
+        self._last = self.aec.observe(self.aec.agent_selection)
+        return self._last["observation"]
 
     def action_masks(self) -> np.ndarray:
-        return self.aec.observe(self.aec.agent_selection)["action_mask"].astype(bool)
+        return self._last["action_mask"].astype(bool)
 
     def _learner_reward(self) -> float:
         return float(self.aec.rewards.get(self._learner_name(), 0.0))
@@ -128,5 +130,9 @@ class SelfPlayEnv(gym.Env):
         reward = self._learner_reward()
         more, done = self._play_opponents()
         reward += more
-        obs = self._obs() if not done else np.zeros(self.observation_space.shape, np.float32)
+        if done:  # the mask of a finished episode is never used: SB3 resets first
+            self._last = {"action_mask": np.ones(self.action_space.n, np.int8)}
+            obs = np.zeros(self.observation_space.shape, np.float32)
+        else:
+            obs = self._obs()
         return obs, reward, done, False, {}
