@@ -4,11 +4,12 @@ then show the trained agent playing a match against the rule bots."""
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 from pathlib import Path
 
 from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
-from training.agents import make_agent
+from training.agents import make_agent, shipped_model_file
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -41,7 +42,7 @@ def run(args) -> int:
     final = train(settings, progress=True)
 
     field = [str(final), "rules", "random"]
-    shipped = _shipped_model(game, players)
+    shipped = os.path.isfile(shipped_model_file(game, players))
     if shipped:
         field.insert(1, "model")  # the model shipped in models/, trained for much longer
     print(f"\n== 2/3 Evaluating against the baselines ({args.games} games, seats rotated, duplicate deals) ==")
@@ -79,8 +80,3 @@ def run(args) -> int:
               + ",".join(["human"] + ["model"] * (players - 1)))
     return 0
 
-
-def _shipped_model(game: str, players: int) -> bool:
-    from training.agents import MODELS_DIR
-
-    return (Path(MODELS_DIR) / f"{game}-{players}p.safetensors").is_file()

@@ -149,7 +149,8 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     if spec.kind == "random":
         return RandomAgent(seed)
     if spec.kind == "model":
-        return load_checkpoint_agent(shipped_model_path(game_module.GAME, config), config=config, seed=seed)
+        return load_checkpoint_agent(shipped_model_path(game_module.GAME, getattr(config, "num_players", None)),
+                                     config=config, seed=seed)
     if spec.kind == "rules":
         return game_module.RuleBot(config, seed=seed)
     if spec.kind == "checkpoint":
@@ -157,10 +158,14 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     raise ValueError(f"unknown agent kind {spec.kind!r}")
 
 
-def shipped_model_path(game: str, config) -> str:
-    """models/<game>-<n>p.safetensors for the game and player count; ValueError naming what ships."""
-    players = getattr(config, "num_players", None)
-    path = os.path.join(MODELS_DIR, f"{game}-{players}p.safetensors")
+def shipped_model_file(game: str, players) -> str:
+    """Where the shipped model for a game and player count lives (it may not exist)."""
+    return os.path.join(MODELS_DIR, f"{game}-{players}p.safetensors")
+
+
+def shipped_model_path(game: str, players) -> str:
+    """The shipped model's path for the game and player count; ValueError naming what ships."""
+    path = shipped_model_file(game, players)
     if not os.path.isfile(path):
         shipped = sorted(f[:-len(".safetensors")] for f in os.listdir(MODELS_DIR)
                          if f.endswith(".safetensors")) if os.path.isdir(MODELS_DIR) else []
