@@ -20,8 +20,30 @@ from pettingzoo.utils import wrappers
 from envs.config import config_dict
 
 
+MAX_LISTED_MOVES = 20  # legal moves named in an error message before "… and N more"
+
+
 class IllegalMoveError(ValueError):
-    """Raised by ``raw_env`` for an illegal action or an unparseable move text."""
+    """Raised by ``raw_env`` for an illegal action or an unparseable move text.
+
+    ``reason`` says what is wrong (without the listing), ``legal`` holds the legal moves as text
+    (all of them; the message lists at most ``MAX_LISTED_MOVES``). Callers read the fields; nothing
+    needs to parse the message.
+    """
+
+    def __init__(self, reason: str, legal: Sequence[str] = ()):
+        self.reason = reason
+        self.legal = list(legal)
+        message = reason
+        if self.legal:
+            message += "; legal moves: " + list_moves(self.legal)
+        super().__init__(message)
+
+
+def list_moves(moves: Sequence[str], limit: int = MAX_LISTED_MOVES) -> str:
+    """'a; b; c' for the first ``limit`` moves, then '… and N more'."""
+    shown = "; ".join(moves[:limit])
+    return shown + (f"; … and {len(moves) - limit} more" if len(moves) > limit else "")
 
 
 @dataclass
@@ -157,7 +179,7 @@ class CardGameEnv(AECEnv):
                                    f"move text goes through env.unwrapped.play(text)") from None
         legal = self._current_legal()
         if action not in legal:
-            raise IllegalMoveError(self._illegal_message(action, legal))
+            raise self._illegal_action_error(action, legal)
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
         self._legal_cache = None
@@ -192,6 +214,27 @@ class CardGameEnv(AECEnv):
     def close(self) -> None:
         pass
 
+    # ------------------------------------------------ fast path (batched self-play)
+    # A trusted interface for trainers that drive many matches at once: no PettingZoo dicts, no
+    # legality check (the caller picks from ``legal_now()``), no history. ``observe``/``step``
+    # remain the checked path. training/collector.py relies on these four names.
+    def begin(self, episode_seed: int) -> None:
+        """Start a match from ``episode_seed`` (as ``reset(options={"episode_seed": s})``)."""
+        self.reset(options={"episode_seed": int(episode_seed)})
+
+    def legal_now(self) -> list[int]:
+        """The acting seat's legal action ids (computed once per state)."""
+        return self._current_legal()
+
+    def encode_seat(self, seat: int) -> np.ndarray:
+        """The observation vector of ``seat``, exactly ``observe(agent)["observation"]``."""
+        return self._encode(seat)
+
+    def advance(self, action: int) -> StepOutcome:
+        """Apply a legal action (unchecked) and return what it produced for every seat."""
+        self._legal_cache = None
+        return self._apply(action)
+
     # ------------------------------------------------- moves as text (scripts, humans)
     @property
     def acting_seat(self) -> int:
@@ -214,8 +257,7 @@ class CardGameEnv(AECEnv):
 
     def not_legal_now(self, text: str, why: str = "is not a legal move now") -> IllegalMoveError:
         """The one error for move text that names no legal move: it lists the legal ones."""
-        legal = "; ".join(t for _, t in self.legal_moves())
-        return IllegalMoveError(f"{text!r} {why}; legal moves: {legal}")
+        return IllegalMoveError(f"{text!r} {why}", [t for _, t in self.legal_moves()])
 
     def full_moves(self) -> list[tuple[tuple[int, ...], str]]:
         """The acting seat's complete legal moves as (action ids, text).
@@ -234,13 +276,13 @@ class CardGameEnv(AECEnv):
         for action in self.parse_move(text):
             self.step(action)
 
-    def _illegal_message(self, action: int, legal: list[int]) -> str:
+    def _illegal_action_error(self, action: int, legal: list[int]) -> IllegalMoveError:
         if 0 <= action < self.num_actions:
             what = f"action {action} ({self._action_text(action)})"
         else:
             what = f"action {action} (out of range 0..{self.num_actions - 1})"
-        listing = "; ".join(f"{a}={self._action_text(a)}" for a in legal)
-        return f"illegal {what} for {self.agent_selection}; legal: {listing}"
+        return IllegalMoveError(f"illegal {what} for {self.agent_selection}",
+                                [f"{a}={self._action_text(a)}" for a in legal])
 
     def record_header(self) -> dict:
         """What a game record needs to replay this episode: game, config, seed, stacked deck."""

@@ -167,14 +167,14 @@ def test_bad_config_and_options():
 def test_illegal_action_raw_env():
     e = samsip_v0.raw_env(num_players=3)
     e.reset(seed=0)
-    with pytest.raises(IllegalMoveError, match=r"take discard.*legal: 53=draw stock"):
+    with pytest.raises(IllegalMoveError, match=r"take discard.*legal moves: 53=draw stock"):
         e.step(TAKE_DISCARD)
     with pytest.raises(IllegalMoveError, match="out of range"):
         e.step(99)
     e.step(DRAW_STOCK)
     hand = e.game.hands[e.game.turn]
     not_held = next(c for c in range(52) if c not in hand)
-    with pytest.raises(IllegalMoveError, match=f"discard {card_str(not_held)}.*legal: .*discard"):
+    with pytest.raises(IllegalMoveError, match=f"discard {card_str(not_held)}.*legal moves: .*discard"):
         e.step(not_held)
     with pytest.raises(IllegalMoveError, match="declare"):
         e.step(DECLARE)

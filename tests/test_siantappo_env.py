@@ -174,7 +174,7 @@ def test_bad_stacked_deck_names_the_cards():
 def test_illegal_action_raw_env_names_move_and_legal_ones():
     env = siantappo_v0.raw_env(num_players=4)
     env.reset(seed=0)
-    with pytest.raises(IllegalMoveError, match=r"illegal action 367 \(pass\).*legal: "):
+    with pytest.raises(IllegalMoveError, match=r"illegal action 367 \(pass\).*legal moves: "):
         env.step(367)
     with pytest.raises(IllegalMoveError, match="out of range"):
         env.step(9999)

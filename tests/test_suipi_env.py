@@ -204,7 +204,7 @@ def test_illegal_action_raw_and_wrapped():
     with pytest.raises(IllegalMoveError) as err:
         e.step(bad)
     msg = str(err.value)
-    assert e.action_text(bad) in msg and "legal:" in msg
+    assert e.action_text(bad) in msg and "legal moves:" in msg and err.value.legal
     w = env()
     w.reset(seed=1)
     offender = w.agent_selection

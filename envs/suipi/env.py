@@ -151,8 +151,7 @@ class SuipiEnv(CardGameEnv):
             raise IllegalMoveError("the game is over (or not started): no move can be played")
 
         def fail(why: str):
-            legal = "; ".join(t for _, t in self.full_moves())
-            return IllegalMoveError(f"{text!r}: {why}; legal moves: {legal}")
+            return IllegalMoveError(f"{text!r}: {why}", [t for _, t in self.full_moves()])
 
         if not isinstance(text, str) or not text.strip():
             raise fail("empty move text")

@@ -161,7 +161,7 @@ class SamSipView(GameView):
         try:
             return (self.env.move_to_action(t),)
         except IllegalMoveError as err:
-            msg = str(err).split("; legal moves:")[0]
+            msg = err.reason
             if g.phase == PHASE_DRAW:
                 msg += " (now draw: `draw` from the stock" + (" or `take` the discard)" if g.live >= 0 else ")")
             else:

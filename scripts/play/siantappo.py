@@ -178,7 +178,7 @@ class SiantappoView(GameView):
         try:
             return (self.env.move_to_action(t),)
         except IllegalMoveError as e:
-            msg = str(e).split("; legal moves:")[0]
+            msg = e.reason
             raise IllegalMoveError(msg) from None
 
     def note_for(self, text, ids, seat):

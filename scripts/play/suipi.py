@@ -189,7 +189,7 @@ class SuipiView(GameView):
             try:
                 return tuple(self.env.parse_move(t))
             except IllegalMoveError as err:
-                raise IllegalMoveError(str(err).split("; legal moves:")[0]) from None
+                raise IllegalMoveError(err.reason) from None
         return self._shorthand(words, seat)
 
     def _shorthand(self, words, seat):
