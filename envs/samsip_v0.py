@@ -14,4 +14,9 @@ env, raw_env = make_env_fns(SamSipEnv)
 Config = SamSipConfig
 GAME = "samsip"
 
-__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME"]
+
+def match_scores(env, totals) -> list[float]:
+    """A match is won by its final ranking (P13: last seat standing, then chips), not by rewards."""
+    return [-float(r) for r in env.game.ranking()]
+
+__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores"]

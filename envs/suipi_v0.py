@@ -13,4 +13,10 @@ env, raw_env = make_env_fns(SuipiEnv)
 Config = SuipiConfig
 GAME = "suipi"
 
-__all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME"]
+
+def teams(num_players: int) -> list[list[int]]:
+    """4 players play as two sides of partners sitting opposite (seats 0+2 and 1+3)."""
+    sides = SuipiConfig(num_players=num_players).num_sides
+    return [list(range(side, num_players, sides)) for side in range(sides)]
+
+__all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME", "teams"]
