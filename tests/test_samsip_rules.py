@@ -404,6 +404,78 @@ def test_stock_empty_reshuffle():
     assert g.legal() == [DRAW_STOCK, TAKE_DISCARD] and len(set(g.accounted_cards())) == 55
 
 
+def _take_and_return(g):
+    """The stalling policy of issue 10: take the discard whenever possible and throw it back."""
+    if g.phase == E.PHASE_DRAW:
+        return TAKE_DISCARD if TAKE_DISCARD in g.legal() else DRAW_STOCK
+    c = g.hands[g.turn][-1]
+    return c if c < 52 else E.DISCARD_JOKER
+
+
+def test_stalled_hand_is_void_after_3n_takes():
+    """P11a: 3 x n_active turns in a row without a stock draw void the hand (stake, dealer kept)."""
+    deck = stacked(2, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦"}, "6♦", ["10♠"])
+    g = game(2, deck, bankroll=20)
+    g.stake = 4
+    assert g.play(DRAW_STOCK) is None and g.play(parse_card("10♠")) is None
+    stock = len(g.stock)
+    for turn in range(6):
+        assert g.stalled_turns == turn and g.hand_no == 1
+        assert g.play(TAKE_DISCARD) is None
+        res = g.play(parse_card("10♠"))  # thrown back: the stock never shrinks
+        assert len(g.stock) == stock or res is not None
+    assert res is not None and res.winner is None and res.void_reason == E.VOID_STALL
+    assert g.hand_no == 2 and g.chips == [20, 20] and g.stake == 4 and g.dealer == 0
+    assert g.stalled_turns == 0 and len(g.stock) == 54 - 10
+
+
+def test_stall_counter_resets_on_a_stock_draw_and_stall_turns_variant():
+    deck = stacked(3, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦", 2: "K♥ Q♠ J♦ 10♦ 9♠"}, "6♦",
+                   ["10♠", "8♣"])
+    g = game(3, deck, stall_turns=3)
+    g.play(DRAW_STOCK)
+    g.play(parse_card("10♠"))
+    g.play(TAKE_DISCARD)  # seat 1: one turn without a stock draw
+    g.play(parse_card("10♠"))
+    assert g.stalled_turns == 1
+    g.play(DRAW_STOCK)  # seat 2 draws 8♣
+    assert g.stalled_turns == 0
+    g.play(parse_card("8♣"))
+    for _ in range(3):
+        assert g.hand_no == 1
+        g.play(TAKE_DISCARD)
+        res = g.play(g.hands[g.turn][-1])
+    assert res.void_reason == E.VOID_STALL and g.hand_no == 2
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("variant", [{}, {"on_stock_empty": "reshuffle"}, {"auto_declare": False}])
+def test_take_and_return_matches_end(n, variant):
+    """Issue 10: two seats trading one card forever used to hang evaluation; now every hand ends."""
+    for seed in range(3):
+        g = SamSipGame(SamSipConfig(num_players=n, **variant), random.Random(seed))
+        moves = 0
+        while not g.done:
+            g.step(_take_and_return(g))
+            moves += 1
+            assert moves < 20_000
+        stalls = [r for r in g.results if r.void_reason == E.VOID_STALL]
+        assert stalls and all(r.winner is None and not any(r.deltas) for r in stalls)
+        assert sum(g.chips) == n * g.config.bankroll
+
+
+def test_reshuffles_are_bounded():
+    """P11a: with on_stock_empty='reshuffle', the stock is rebuilt at most max_reshuffles times."""
+    deck = stacked(3, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦"}, "6♦", ["10♠"])
+    for limit, void in ((1, False), (0, True)):
+        g = game(3, deck, on_stock_empty="reshuffle", max_reshuffles=limit)
+        _drain_stock(g, 1)
+        g.play(DRAW_STOCK)
+        res = g.play(parse_card("10♠"))
+        assert (res is not None and res.void_reason == E.VOID_STOCK) is void
+        assert g.reshuffles == (0 if void else 1)
+
+
 def test_auto_declare_off():
     deck = stacked(4, {0: "3♣ 7♦ K♠ K♥ 4♦"}, "6♦", ["Jk"])
     g = game(4, deck, auto_declare=False)
@@ -451,6 +523,7 @@ def test_first_dealer_and_deal_order():
     ("joker_indicator", "bury"), ("wild_in_specials", 1), ("special_multiplier", 0),
     ("wild_scheme", "thai"), ("on_stock_empty", "redeal"), ("auto_declare", "yes"),
     ("max_hands", 0), ("elimination_tiebreak", "chips"), ("first_dealer", 4), ("reward", "win"),
+    ("stall_turns", 3), ("stall_turns", -1), ("stall_turns", 2.5), ("max_reshuffles", -1),
 ])
 def test_bad_config(field, value):
     with pytest.raises(ConfigError, match=field) as e:

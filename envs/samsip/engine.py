@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 
 from envs.cards import JOKERS, NUM_STANDARD, card_str
-from envs.config import check_bool, check_choice, check_int
+from envs.config import ConfigError, check_bool, check_choice, check_int
 
 DECK_SIZE = 55
 HAND_SIZE = 5
@@ -31,6 +31,9 @@ DECLARE = 55
 NUM_MOVES = 56
 
 PHASE_DRAW, PHASE_DISCARD = 0, 1
+
+VOID_STOCK, VOID_STALL = "stock", "stall"  # why a hand was void: P11 empty stock, P11a stalled hand
+STALL_TURNS_PER_PLAYER = 3  # P11a default: a hand is void after 3 x n_active turns without a stock draw
 
 WIN_NONE, WIN_PAIRS, WIN_ACES, WIN_FLUSH = 0, 1, 2, 3
 WIN_NAMES = {WIN_PAIRS: "three pairs", WIN_ACES: "three aces + three of a kind", WIN_FLUSH: "six of one suit"}
@@ -64,6 +67,8 @@ class SamSipConfig:
     max_hands: int = 300  # P13 H_max: cap on hands per match (void hands count)
     elimination_tiebreak: str = "tie"  # P13: same-hand eliminations "tie", or ranked by "balance"
     first_dealer: int = -1  # P5: -1 random, else that seat deals the first hand
+    stall_turns: int = 0  # P11a: void a hand after this many turns in a row without a stock draw (0: 3 x active)
+    max_reshuffles: int = 5  # P11a: with on_stock_empty="reshuffle", an empty stock after this many voids the hand
     reward: str = "stake"  # 2.6: "stake" (dchips/(stake*(n_active-1))), "bankroll" (dchips/B), "rank"
 
     def __post_init__(self):
@@ -80,6 +85,11 @@ class SamSipConfig:
         check_int("max_hands", self.max_hands, 1, 10**6)
         check_choice("elimination_tiebreak", self.elimination_tiebreak, ("tie", "balance"))
         check_int("first_dealer", self.first_dealer, -1, self.num_players - 1)
+        check_int("stall_turns", self.stall_turns, 0, 10**6)
+        if 0 < self.stall_turns < self.num_players:
+            raise ConfigError(f"stall_turns must be 0 (3 x active players) or >= num_players "
+                              f"({self.num_players}), got {self.stall_turns}")
+        check_int("max_reshuffles", self.max_reshuffles, 0, 1000)
         check_choice("reward", self.reward, ("stake", "bankroll", "rank"))
 
 
@@ -229,6 +239,7 @@ class HandResult:
     n_active: int  # active players when the hand was played
     winning_hand: list[int] = field(default_factory=list)
     done: bool = False  # the match is over
+    void_reason: str = ""  # for a void hand: VOID_STOCK (P11) or VOID_STALL (P11a)
 
 
 class SamSipGame:
@@ -309,6 +320,7 @@ class SamSipGame:
         self.last_draw = [-1] * n  # this hand: 0 drew from the stock, 1 took the discard
         self.draws = [[0, 0] for _ in range(n)]  # this hand: [stock draws, discards taken]
         self.reshuffles = 0
+        self.stalled_turns = 0  # P11a: turns in a row in which the discard was taken (stock untouched)
         self.turn = self.dealer
         self.phase = PHASE_DRAW
         self.pending = WIN_NONE  # win available to declare (auto_declare=False)
@@ -418,8 +430,10 @@ class SamSipGame:
                     self.live = -1
                 self.last_draw[s] = 0
                 self.draws[s][0] += 1
+                self.stalled_turns = 0
             else:
                 c = self._take(s)
+                self.stalled_turns += 1
             self.hands[s].append(c)
             self._tpkey[s] += self._tpw[c]
             self._rkey[s] += self._rw[c]
@@ -453,9 +467,16 @@ class SamSipGame:
         self.live_for = nxt
         self.turn = nxt
         self.phase = PHASE_DRAW
+        if self.stalled_turns >= self.stall_limit:
+            return self._void_hand(VOID_STALL)
         if not self.stock:
             return self._stock_empty(nxt)
         return None
+
+    @property
+    def stall_limit(self) -> int:
+        """P11a: consecutive turns without a stock draw after which the hand is void."""
+        return self.config.stall_turns or STALL_TURNS_PER_PLAYER * self.n_active
 
     def _take(self, s: int) -> int:
         c = self.live
@@ -469,7 +490,8 @@ class SamSipGame:
 
     def _stock_empty(self, s: int) -> HandResult | None:
         """P11: ``s`` must draw but the stock is empty."""
-        if self.config.on_stock_empty == "reshuffle" and self.dead_cards:
+        cfg = self.config
+        if cfg.on_stock_empty == "reshuffle" and self.dead_cards and self.reshuffles < cfg.max_reshuffles:
             self.stock = self.dead_cards
             self.dead_cards = []
             self.rng.shuffle(self.stock)
@@ -493,8 +515,12 @@ class SamSipGame:
             self._rkey[s] += self._rw[c]
             self._skey[s] += self._sw[c]
             return self._win(s, kind)
+        return self._void_hand(VOID_STOCK)
+
+    def _void_hand(self, reason: str) -> HandResult:
+        """P11 / P11a: no payments, the stake is unchanged and the same dealer deals again."""
         return self._end_hand(HandResult(self.hand_no, None, WIN_NONE, self.stake, 0, [0] * self.n,
-                                         [], self.n_active))
+                                         [], self.n_active, void_reason=reason))
 
     def _win(self, s: int, kind: int) -> HandResult:
         cfg = self.config

@@ -19,6 +19,7 @@ from envs.samsip import encoding
 from envs.samsip.engine import (
     DECK_SIZE,
     PHASE_DRAW,
+    VOID_STALL,
     WIN_NAMES,
     HandResult,
     SamSipConfig,
@@ -142,7 +143,8 @@ class SamSipEnv(CardGameEnv):
 
 def describe_result(res: HandResult, names) -> str:
     if res.winner is None:
-        return f"hand {res.hand_no} void (stock exhausted), stake stays {res.stake}"
+        why = "nobody drew from the stock for too long" if res.void_reason == VOID_STALL else "stock exhausted"
+        return f"hand {res.hand_no} void ({why}), stake stays {res.stake}"
     text = (f"hand {res.hand_no}: {names[res.winner]} won with {WIN_NAMES[res.kind]} "
             f"({cards_str(res.winning_hand)}), +{res.deltas[res.winner]} chips")
     if res.eliminated:
