@@ -51,8 +51,23 @@ class StepOutcome:
     """What one engine step produced, as the env needs it."""
 
     rewards: dict[int, float] = field(default_factory=dict)  # seat -> reward earned now
-    done: bool = False  # the match (episode) is over
+    done: bool = False  # the match (episode) is over, by the rules or by the step cap
     eliminated: Sequence[int] = ()  # seats that leave the game now (Sam Sip)
+    truncated: bool = False  # the env's step cap ended the match (``done`` is then True too)
+
+
+def action_id(action) -> int:
+    """``action`` as a Python int if it is an integer (Python or numpy, a 0-d integer array
+    included, bool excluded); otherwise an IllegalMoveError naming the value."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    shown = repr(action)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    raise IllegalMoveError(f"action must be an integer action id, got {shown} ({type(action).__name__}); "
+                           "move text goes through env.unwrapped.play(text)")
 
 
 class CardGameEnv(AECEnv):
@@ -64,7 +79,7 @@ class CardGameEnv(AECEnv):
     max_players: int = 0
     game_name: str = ""
 
-    def __init__(self, config, render_mode: str | None = None):
+    def __init__(self, config, render_mode: str | None = None, max_steps: int | None = None):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -72,6 +87,16 @@ class CardGameEnv(AECEnv):
             )
         self.config = config
         self.render_mode = render_mode
+        if max_steps is None:
+            max_steps = self._step_bound()
+        elif isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive integer (or None for the game's bound), "
+                             f"got {max_steps!r}")
+        # The last safety net: an episode that reaches this many steps is truncated. The default
+        # is an upper bound the game's rules guarantee, so only a bug (or a smaller max_steps)
+        # can reach it.
+        self.max_steps = max_steps
+        self.step_count = 0
         self.num_players = config.num_players
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -114,6 +139,10 @@ class CardGameEnv(AECEnv):
     def _render_text(self) -> str:
         raise NotImplementedError
 
+    def _step_bound(self) -> int:
+        """Steps no match of this configuration can exceed (the default ``max_steps``)."""
+        raise NotImplementedError
+
     def _current_legal(self) -> list[int]:
         """The acting seat's legal actions, computed once per state (observe and step share it)."""
         if self._legal_cache is None:
@@ -150,6 +179,7 @@ class CardGameEnv(AECEnv):
         deck = options.get("deck")
         self.episode_deck = self._validate_deck(deck) if deck is not None else None
         self.history = []
+        self.step_count = 0
         self._legal_cache = None
         self._start(random.Random(self.episode_seed), self.episode_deck)
         self.agents = self.possible_agents[:]
@@ -163,7 +193,7 @@ class CardGameEnv(AECEnv):
     def observe(self, agent):
         seat = self.agent_seat[agent]
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        if agent == self.agent_selection and not self.terminations[agent]:
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             mask[self._current_legal()] = 1
         return {"observation": self._encode(seat), "action_mask": mask}
 
@@ -172,17 +202,14 @@ class CardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalMoveError(f"action must be an integer action id, got {action!r}; "
-                                   f"move text goes through env.unwrapped.play(text)") from None
+        action = action_id(action)
         legal = self._current_legal()
         if action not in legal:
             raise self._illegal_action_error(action, legal)
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
         self._legal_cache = None
+        self.step_count += 1
         outcome = self._apply(action)
         self._clear_rewards()
         for seat, r in outcome.rewards.items():
@@ -196,6 +223,10 @@ class CardGameEnv(AECEnv):
         else:
             for seat in outcome.eliminated:
                 self.terminations[self.possible_agents[seat]] = True
+            if self.step_count >= self.max_steps:
+                for a in self.agents:
+                    self.truncations[a] = True
+                    self.infos[a]["truncated"] = f"the episode reached max_steps={self.max_steps}"
             self.agent_selection = self.possible_agents[self._acting_seat()]
         self._deads_step_first()
         if self.render_mode == "human":
@@ -231,9 +262,17 @@ class CardGameEnv(AECEnv):
         return self._encode(seat)
 
     def advance(self, action: int) -> StepOutcome:
-        """Apply a legal action (unchecked) and return what it produced for every seat."""
+        """Apply a legal action (unchecked) and return what it produced for every seat.
+
+        At ``max_steps`` the outcome says ``done`` and ``truncated`` (the step cap, not the rules,
+        ended the match).
+        """
         self._legal_cache = None
-        return self._apply(action)
+        self.step_count += 1
+        outcome = self._apply(action)
+        if self.step_count >= self.max_steps and not outcome.done:
+            outcome = StepOutcome(outcome.rewards, True, outcome.eliminated, truncated=True)
+        return outcome
 
     # ------------------------------------------------- moves as text (scripts, humans)
     @property

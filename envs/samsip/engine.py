@@ -570,6 +570,18 @@ class SamSipGame:
         return res
 
     # ----------------------------------------------------------------- misc
+    @staticmethod
+    def step_bound(config: SamSipConfig) -> int:
+        """Most steps a match can take. A hand has at most ``draws`` stock draws (the first stock
+        plus every reshuffle of at most 55 cards) and, around each, fewer than the stall limit
+        (P11a) turns without one; a turn is two steps; a match has at most ``max_hands`` hands."""
+        n = config.num_players
+        draws = DECK_SIZE - 1 - HAND_SIZE * 2  # the largest first stock (2 players)
+        if config.on_stock_empty == "reshuffle":
+            draws += DECK_SIZE * config.max_reshuffles
+        stall = max(config.stall_turns, STALL_TURNS_PER_PLAYER * n)
+        return config.max_hands * 2 * (draws + 1) * (stall + 1)
+
     def clone(self) -> "SamSipGame":
         g = SamSipGame.__new__(SamSipGame)
         d = self.__dict__.copy()

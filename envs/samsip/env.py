@@ -35,9 +35,10 @@ class SamSipEnv(CardGameEnv):
     obs_size = encoding.OBS_SIZE
     game_name = "samsip"
 
-    def __init__(self, num_players: int = 4, render_mode: str | None = None, **variants):
+    def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None,
+                 **variants):
         config = build_config(SamSipConfig, "samsip", num_players=num_players, **variants)
-        super().__init__(config, render_mode)
+        super().__init__(config, render_mode, max_steps)
         self.game: SamSipGame | None = None
 
     # ------------------------------------------------------------------ hooks
@@ -49,6 +50,9 @@ class SamSipEnv(CardGameEnv):
 
     def _acting_seat(self) -> int:
         return self.game.turn
+
+    def _step_bound(self) -> int:
+        return SamSipGame.step_bound(self.config)
 
     def _legal_actions(self) -> list[int]:
         return sorted(self.game.legal())

@@ -418,6 +418,13 @@ class SiantappoEngine:
         return rewards
 
     # ------------------------------------------------------------ utilities
+    @staticmethod
+    def step_bound(config: SiantappoConfig) -> int:
+        """Most steps a match can take: per round at most 52 plays (a play takes >= 1 card), at
+        most n - 1 passes after each play (the trick ends when play returns to its player), and
+        at most 3 swap gifts."""
+        return config.rounds * (52 * config.num_players + 3)
+
     @property
     def last_round_places(self) -> list[int] | None:
         return self.round_places[-1] if self.round_places else None

@@ -32,10 +32,11 @@ class SiantappoEnv(CardGameEnv):
     obs_size = OBS_SIZE
     game_name = "siantappo"
 
-    def __init__(self, num_players: int = 4, rounds: int = 5, render_mode: str | None = None, **variants):
+    def __init__(self, num_players: int = 4, rounds: int = 5, render_mode: str | None = None,
+                 max_steps: int | None = None, **variants):
         config = build_config(SiantappoConfig, "siantappo", num_players=num_players, rounds=rounds, **variants)
         self.num_actions = EXTENDED_ACTIONS if config.long_pair_runs else BASE_ACTIONS
-        super().__init__(config, render_mode)
+        super().__init__(config, render_mode, max_steps)
         self.engine: SiantappoEngine | None = None
         self.last_move_text = ""
 
@@ -49,6 +50,9 @@ class SiantappoEnv(CardGameEnv):
 
     def _acting_seat(self) -> int:
         return self.engine.acting
+
+    def _step_bound(self) -> int:
+        return SiantappoEngine.step_bound(self.config)
 
     def _legal_actions(self) -> list[int]:
         return self.engine.legal_actions()

@@ -477,6 +477,14 @@ class SuipiEngine:
         e.rejected = list(self.rejected)
         return e
 
+    @staticmethod
+    def step_bound(config: SuipiConfig) -> int:
+        """Most env steps a match can take: 48 moves per deal (every card but the 4 floor cards
+        is played from a hand), each at most 2 + 52 sub-steps (hand card, floor items, finish);
+        ``num_deals`` deals, or up to MAX_DEALS when the match plays to a target or breaks ties."""
+        deals = MAX_DEALS if (config.target_score or config.break_ties) else config.num_deals
+        return deals * 48 * (2 + 52)
+
     # -------------------------------------------------------------- queries
     @property
     def stock_size(self) -> int:

@@ -27,13 +27,13 @@ class SuipiEnv(CardGameEnv):
     obs_size = enc.OBS_SIZE
     game_name = "suipi"
 
-    def __init__(self, render_mode: str | None = None, **config):
+    def __init__(self, render_mode: str | None = None, max_steps: int | None = None, **config):
         cfg = config.pop("config", None)
         if cfg is None:
             cfg = build_config(SuipiConfig, "suipi", **config)
         elif config:
             raise ValueError("pass either config=SuipiConfig(...) or keyword options, not both")
-        super().__init__(cfg, render_mode)
+        super().__init__(cfg, render_mode, max_steps)
         self.engine: SuipiEngine | None = None
         self._partial_h = None
         self._partial_items: list[int] = []
@@ -59,6 +59,9 @@ class SuipiEnv(CardGameEnv):
 
     def _acting_seat(self) -> int:
         return self.engine.turn
+
+    def _step_bound(self) -> int:
+        return SuipiEngine.step_bound(self.config)
 
     def _build_trie(self):
         if self._trie_version != self._version_turn():
