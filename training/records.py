@@ -4,6 +4,7 @@ A record is ``env.record_header()`` (``game``, ``config``, ``seed`` = the episod
 plus::
 
     "moves":   [{"seat": 0, "action": 17, "text": "3♣"}, ...]   every env step, in order
+               (+ "cards": "9♦ 9♥" where a person chose suits the action id does not fix)
     "rewards": [1.0, -0.33, ...]                                  total reward per seat
     "agents":  ["rules", "random", ...]                           who sat where (optional)
 
@@ -88,9 +89,15 @@ def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
             raise ValueError(f"move {i + 1}: the record says player_{move['seat']} moves, "
                              f"but it is player_{seat}'s turn")
         action = int(move["action"])
-        text = env.action_text(action) if 0 <= action < env.num_actions else str(action)
+        cards = move.get("cards")  # the exact cards where the id does not fix them (Siantappo suits)
+        text = cards or (env.action_text(action) if 0 <= action < env.num_actions else str(action))
         try:
-            env.step(action)
+            if cards:
+                env.play(str(cards))
+                if env.history[-1] != action:
+                    raise ValueError(f"the cards {cards} are not action {action}")
+            else:
+                env.step(action)
         except ValueError as e:  # IllegalMoveError
             raise ValueError(f"move {i + 1}: {e}") from None
         for agent, r in env.rewards.items():

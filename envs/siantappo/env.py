@@ -14,7 +14,7 @@ from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode
 from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, hand_keys
 from envs.siantappo.moves import (
     ACTION_TYPE, BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, RUN4, RUN5, SIANTAPPO,
-    TYPE_NAMES, action_name, classify, key_str, keys_str,
+    GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str,
 )
 
 SQUEAL = "🐷 SQUEEEEAL! Siantappo!"
@@ -62,8 +62,9 @@ class SiantappoEnv(CardGameEnv):
 
     def _apply(self, action: int) -> StepOutcome:
         seat = self.engine.acting
-        self.last_move_text = f"player_{seat}: {self._action_text(action)}"
-        rewards = self.engine.step(action)
+        keys = self._typed_keys  # the exact cards of play(text), when they are not the canonical ones
+        self.last_move_text = f"player_{seat}: {keys_str(keys) if keys else self._action_text(action)}"
+        rewards = self.engine.play_cards(keys) if keys else self.engine.step(action)
         return StepOutcome(rewards=rewards, done=self.engine.phase == OVER)
 
     def _action_text(self, action: int) -> str:
@@ -85,30 +86,84 @@ class SiantappoEnv(CardGameEnv):
         return [(a, self._action_text(a)) for a in sorted(self._legal_actions())]
 
     def move_to_action(self, text: str) -> int:
-        """Accept 'pass', a listed move text, or the cards of a combination ('7h 7s', '10♦')."""
-        t = text.strip().lower()
-        if t in ("pass", "p"):
-            if PASS_ID in self._legal_actions():
-                return PASS_ID
-            raise IllegalMoveError("you cannot pass now: you must lead a combination")
+        """Accept 'pass', a listed move text, or the cards of a combination ('7h 7s', '10♦', '6 6').
+
+        The typed cards must be in the acting seat's hand. The id is the canonical one (type and
+        top card); ``play`` plays exactly the cards typed.
+        """
+        return self.typed_move(text)[0]
+
+    def typed_move(self, text: str) -> tuple[int, tuple[int, ...]]:
+        """(action id, the exact card keys) that a move text names for the acting seat.
+
+        Cards must be held. A rank without a suit (``6 6``, ``q``) stands for a held card of that
+        rank when exactly one reading is a legal move. Keys are () for a pass.
+        Raises IllegalMoveError saying what is wrong.
+        """
         eng = self.engine
-        if t.startswith("give "):
-            t = t[5:].split(" to ")[0]
-        try:
-            keys = [CARD_TO_KEY[c] for c in parse_cards(t)]
-        except ValueError as e:
-            raise IllegalMoveError(f"{text!r}: {e}") from None
         legal = self._legal_actions()
-        if eng.phase == SWAP:
-            if len(keys) == 1 and keys[0] in legal:
-                return keys[0]
-            raise IllegalMoveError(f"{text!r}: give one card from your hand")
-        action = classify(keys)
-        if action is None:
+        t = " ".join(text.strip().lower().split())
+        if t in ("pass", "p"):
+            if PASS_ID in legal:
+                return PASS_ID, ()
+            raise IllegalMoveError("you cannot pass now: you must lead a combination",
+                                   [txt for _, txt in self.legal_moves()])
+        if eng.phase == SWAP and t.startswith("give "):
+            t = t[5:].split(" to ")[0]
+        exact, by_rank = _read_card_words(text, t)
+        hand = eng.hands[eng.acting]
+        if not by_rank and classify(exact) is None and eng.phase != SWAP:
             raise IllegalMoveError(f"{text!r} is not a Siantappo combination")
-        if action not in legal:
-            raise self.not_legal_now(text)
-        return action
+        missing = [k for k in exact if not hand[k >> 2] >> (k & 3) & 1]
+        if missing:
+            raise IllegalMoveError(f"you do not hold {keys_str(missing)}")
+        readings = _readings(exact, by_rank, hand)
+        if eng.phase == SWAP:
+            fits = [(keys[0], keys) for keys in readings if len(keys) == 1 and keys[0] in legal]
+            if len(fits) == 1:
+                return fits[0]
+            raise IllegalMoveError(f"{text!r}: give one card from your hand"
+                                   + (" (name its suit)" if fits else ""))
+        combos = [(a, keys) for keys in readings if (a := classify(keys)) is not None]
+        if not combos:
+            raise IllegalMoveError(f"{text!r} is not a Siantappo combination")
+        req = eng.required_key
+        fits = [(a, keys) for a, keys in combos if a in legal and (req < 0 or req in keys)]
+        if len(fits) == 1:
+            return fits[0]
+        if fits:
+            shown = [keys_str(keys) for _, keys in fits]
+            raise IllegalMoveError(f"{text!r} could be {', '.join(shown[:-1])} or {shown[-1]}: "
+                                   "name the suits, e.g. " + _ascii_cards(fits[-1][1]))
+        raise self._not_playable(text, combos)
+
+    def _not_playable(self, text: str, combos) -> IllegalMoveError:
+        """Why no reading of ``text`` can be played now (``combos``: its (action, keys) readings)."""
+        eng = self.engine
+        legal_texts = [txt for _, txt in self.legal_moves()]
+        action, keys = combos[0]
+        if eng.required_key >= 0 and all(eng.required_key not in k for _, k in combos):
+            return IllegalMoveError(f"the first lead must include {key_str(eng.required_key)}", legal_texts)
+        if eng.current >= 0:
+            kind, table = TYPE_NAMES[ACTION_TYPE[action]], keys_str(eng.current_keys)
+            want = TYPE_NAMES[ACTION_TYPE[eng.current]]
+            if kind == want and len(keys) == len(eng.current_keys):
+                return IllegalMoveError(f"{keys_str(keys)} does not beat {table} on the table", legal_texts)
+            return IllegalMoveError(f"{keys_str(keys)} ({kind}) cannot follow {table} ({want})", legal_texts)
+        return self.not_legal_now(text)
+
+    def play(self, text: str) -> None:
+        """Apply a move text with exactly the cards typed: ``9♦ 9♥`` plays those two nines even
+        where the action id alone would play the lowest suits under the top card."""
+        action, keys = self.typed_move(text)
+        canonical = self.engine.action_cards(action) if keys else []
+        self._typed_keys = tuple(sorted(keys)) if sorted(keys) != sorted(canonical) else None
+        try:
+            self.step(action)
+        finally:
+            self._typed_keys = None
+
+    _typed_keys: tuple[int, ...] | None = None  # set by play() for _apply: the exact cards
 
     def is_squeal(self, action: int) -> bool:
         """True when the action is a bomb of consecutive pairs (the seed's pig squeal)."""
@@ -141,6 +196,56 @@ class SiantappoEnv(CardGameEnv):
         if self.last_move_text:
             lines.append(f"Last: {self.last_move_text}")
         return "\n".join(lines)
+
+
+def _read_card_words(text: str, words: str) -> tuple[list[int], dict[int, int]]:
+    """Keys of the fully named cards and, per game rank, how many cards were named by rank only."""
+    exact: list[int] = []
+    by_rank: dict[int, int] = {}
+    for w in words.replace(",", " ").split():
+        try:
+            exact.append(CARD_TO_KEY[parse_cards(w)[0]])
+            continue
+        except ValueError as e:
+            error = e
+        try:  # a rank alone: read it with any suit, keep the rank
+            rank = CARD_TO_KEY[parse_cards(w + "s")[0]] >> 2
+        except ValueError:
+            raise IllegalMoveError(f"{error}; type cards like 7h 7s (or 7 7), or pass") from None
+        by_rank[rank] = by_rank.get(rank, 0) + 1
+    if not exact and not by_rank:
+        raise IllegalMoveError("type the cards of your combination (like 7h 7s), or pass")
+    return exact, by_rank
+
+
+MAX_READINGS = 4096  # rank-only words: more ways to read them than this is no longer a move
+
+
+def _readings(exact: list[int], by_rank: dict[int, int], hand) -> list[tuple[int, ...]]:
+    """Every held card set the words can mean (sorted keys); IllegalMoveError if none."""
+    from itertools import combinations, product
+
+    choices = []
+    for rank, count in sorted(by_rank.items()):
+        free = [4 * rank + s for s in range(4) if hand[rank] >> s & 1 and 4 * rank + s not in exact]
+        if len(free) < count:
+            held = len(free) + sum(1 for k in exact if k >> 2 == rank)
+            how_many = ("no", "only one", "only two", "only three")[held]
+            raise IllegalMoveError(f"you hold {how_many} {GAME_RANK_NAMES[rank]}{'s' if held > 1 else ''}")
+        choices.append(list(combinations(free, count)))
+    total = 1
+    for c in choices:
+        total *= len(c)
+    if total > MAX_READINGS:
+        raise IllegalMoveError("name the suits of your cards (like 7h 7s)")
+    return [tuple(sorted(exact + [k for group in pick for k in group])) for pick in product(*choices)]
+
+
+def _ascii_cards(keys) -> str:
+    return " ".join(key_str(k).translate(_ASCII_SUITS).lower() for k in sorted(keys))
+
+
+_ASCII_SUITS = str.maketrans("♠♣♦♥", "scdh")
 
 
 def stacked_deck_doc() -> str:

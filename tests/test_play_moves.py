@@ -1,0 +1,148 @@
+"""Move text as people type it: Siantappo's exact cards and rank-only input, Suipi's forgiving
+shorthand, Sam Sip's phase-aware errors."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from envs import siantappo_v0
+from envs.base import IllegalMoveError
+from envs.cards import card_str, parse_cards
+from envs.siantappo.engine import hand_keys
+from envs.siantappo.moves import CARD_TO_KEY, keys_str
+from training.records import replay_record
+
+
+def siantappo_with(hand0: str, hand1: str = "", seed: int = 0, players: int = 4, **config):
+    """A Siantappo env whose player_0 holds exactly ``hand0`` (52 / players cards) and player_1
+    at least ``hand1`` (stacked deck: deck[i] goes to seat i mod n). The holder of 3♣ leads."""
+    per = 52 // players
+    mine, theirs = parse_cards(hand0), parse_cards(hand1)
+    assert len(mine) == per
+    rest = [c for c in range(52) if c not in mine and c not in theirs]
+    random.Random(seed).shuffle(rest)
+    fill = per - len(theirs)
+    theirs, rest = theirs + rest[:fill], rest[fill:]
+    hands = [mine, theirs] + [rest[i * per:(i + 1) * per] for i in range(players - 2)]
+    deck = [card_str(hands[i % players][i // players]) for i in range(52)]
+    env = siantappo_v0.raw_env(num_players=players, rounds=1, **config)
+    env.reset(options={"deck": deck})
+    return env
+
+
+def held(env, seat=0) -> str:
+    return keys_str(hand_keys(env.engine.hands[seat]))
+
+
+def keys_of(text: str) -> tuple[int, ...]:
+    return tuple(sorted(CARD_TO_KEY[c] for c in parse_cards(text)))
+
+
+# ------------------------------------------------------------------ Siantappo typed cards
+def test_siantappo_typed_cards_must_be_held():
+    env = siantappo_with("3♣ 4♦ 5♦ 6♠ 7♠ 8♠ 9♠ 9♥ J♣ Q♣ K♣ A♣ 2♣")
+    assert env.acting_seat == 0  # 3♣ leads
+    with pytest.raises(IllegalMoveError) as err:
+        env.move_to_action("9d 9h")
+    assert err.value.reason == "you do not hold 9♦"
+    with pytest.raises(IllegalMoveError, match="you do not hold 9♦"):
+        env.play("9♦ 9♥")
+    assert env.acting_seat == 0 and "9♠ 9♥" in held(env)  # nothing was played
+
+
+def test_siantappo_plays_exactly_the_cards_typed():
+    env = siantappo_with("3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
+    canonical = env.move_to_action("9♠ 9♥")
+    assert env.move_to_action("9♦ 9♥") == canonical  # same id: pair, 9♥ on top
+    env.play("9♦ 9♥")
+    assert env.engine.current_keys == keys_of("9♦ 9♥")
+    assert "9♠" in held(env) and "9♦" not in held(env) and "9♥" not in held(env)
+    assert env.last_move_text == "player_0: 9♦ 9♥"
+
+
+def test_siantappo_rank_only_input():
+    env = siantappo_with("3♣ 6♣ 6♥ 9♠ 9♦ 9♥ Q♦ 4♠ 5♠ 7♠ 8♠ J♣ K♣")
+    assert env.typed_move("3") == (env.move_to_action("3♣"), keys_of("3♣"))
+    assert env.typed_move("6 6") == (env.move_to_action("6c 6h"), keys_of("6♣ 6♥"))
+    assert env.typed_move("q")[1] == keys_of("Q♦")
+    with pytest.raises(IllegalMoveError, match=r"'9h 9' could be 9♠ 9♥ or 9♦ 9♥"):
+        env.typed_move("9h 9")
+    with pytest.raises(IllegalMoveError) as err:  # three nines: which two?
+        env.typed_move("9 9")
+    assert err.value.reason == "'9 9' could be 9♠ 9♦, 9♠ 9♥ or 9♦ 9♥: name the suits, e.g. 9d 9h"
+    with pytest.raises(IllegalMoveError) as err:
+        env.typed_move("7 7")
+    assert err.value.reason == "you hold only one 7"
+    with pytest.raises(IllegalMoveError) as err:
+        env.typed_move("10")
+    assert err.value.reason == "you hold no 10"
+    with pytest.raises(IllegalMoveError, match="not a Siantappo combination"):
+        env.typed_move("6 9")
+    with pytest.raises(IllegalMoveError, match="'7z' is not a card"):
+        env.typed_move("7z")
+
+
+def test_siantappo_rank_only_accepts_the_one_legal_reading():
+    env = siantappo_with("3♣ 9♠ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣ 2♥", hand1="9♦")
+    env.play("3c")
+    env.play("9d")  # player_1
+    env.play("pass")
+    env.play("pass")
+    assert env.acting_seat == 0
+    assert env.typed_move("9") == (env.move_to_action("9♥"), keys_of("9♥"))  # 9♠ cannot beat 9♦
+
+
+def test_siantappo_follow_errors_say_why():
+    env = siantappo_with("3♣ 9♠ 9♥ 6♠ 6♦ 4♦ 5♦ J♣ Q♣ K♣ A♣ 2♣ 2♥", hand1="10♠ 10♥")
+    env.play("9s 9h")
+    env.play("10s 10h")
+    env.play("pass")
+    env.play("pass")
+    with pytest.raises(IllegalMoveError) as err:
+        env.play("6s 6d")
+    assert err.value.reason == "6♠ 6♦ does not beat 10♠ 10♥ on the table"
+    assert "pass" in err.value.legal and "2♣ 2♥" in err.value.legal
+    with pytest.raises(IllegalMoveError) as err:
+        env.play("Q♣")
+    assert err.value.reason == "Q♣ (single) cannot follow 10♠ 10♥ (pair)"
+    env.play("2c 2h")
+    assert env.engine.current_keys == keys_of("2♣ 2♥")
+
+
+def test_siantappo_record_keeps_the_exact_cards(tmp_path):
+    """Exact cards go into the record as "cards" and replay to the same game."""
+    import json
+
+    from scripts.play.session import write_record
+    env = siantappo_with("3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
+    steps, totals = [], [0.0] * 4
+    while env.agents and not all(env.terminations.values()):
+        seat = env.acting_seat
+        if not steps:
+            action, keys = env.typed_move("9♦ 9♥")
+            env.play("9♦ 9♥")
+            entry = {"seat": seat, "action": action, "text": keys_str(keys), "cards": keys_str(keys)}
+        else:
+            action, text = env.legal_moves()[0]
+            env.step(action)
+            entry = {"seat": seat, "action": action, "text": text}
+        for agent, r in env.rewards.items():
+            totals[env.agent_seat[agent]] += r
+        steps.append(entry)
+    path = tmp_path / "g.jsonl"
+    write_record(str(path), env, ["human", "rules", "rules", "rules"], steps, totals)
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    assert rec["moves"][0]["cards"] == "9♦ 9♥"
+    rec["deck"] = [card_str(c) for c in rec["deck"]]  # record_header keeps a stacked deck as card ids
+    replay = siantappo_v0.raw_env(num_players=4, rounds=1)
+    assert replay_record(rec, env=replay) == pytest.approx(totals)
+    assert replay.engine.log == env.engine.log  # the same cards, move by move
+    del rec["moves"][0]["cards"]  # the id alone plays 9♠ 9♥: another game
+    again = siantappo_v0.raw_env(num_players=4, rounds=1)
+    try:
+        replay_record(rec, env=again)
+    except ValueError:
+        pass
+    assert again.engine.log[0][3] == keys_of("9♠ 9♥") and again.engine.log != env.engine.log
