@@ -78,3 +78,24 @@ def test_only_integers_are_actions(game, bad):
         env.reset(seed=0)
         env.step(ok)
         assert env.history == [legal]
+
+
+@pytest.mark.parametrize("sizes", [[24], [20, 4], [16, 8], [1] * 24, [12, 12]])
+def test_suipi_long_deals_stay_inside_the_box(sizes):
+    """Issue 10: hand size / 12 reached 2.0 with deal_sizes_2p=[24]; scales follow the config."""
+    env = game_module("suipi").raw_env(deal_sizes_2p=sizes)
+    space = env.observation_space("player_0")
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    biggest = 0.0
+    while env.agents:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        for agent in env.agents:
+            seen = env.observe(agent)
+            assert space.contains(seen)
+            biggest = max(biggest, float(seen["observation"].max()))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert biggest == 1.0

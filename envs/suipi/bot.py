@@ -21,8 +21,8 @@ import numpy as np
 
 from envs.suipi import encoding as enc
 from envs.suipi.engine import (
-    BUILD, CAPTURE, CARDS, IS_SPADE, NVAL, NVAL_11, NVAL_23, OWNER, POINTS_11, POINTS_23,
-    SuipiConfig, _loose_subsets, _unions, legal_moves,
+    BUILD, CAPTURE, CARDS, IS_SPADE, NVAL, OWNER, SuipiConfig, _loose_subsets, _unions, card_points,
+    card_values, legal_moves,
 )
 
 SUIPI_BONUS = 25.0
@@ -61,7 +61,7 @@ class RuleBot:
             raise ValueError("RuleBot got an empty action mask: this seat is not acting")
         if legal.size == 1:
             return int(legal[0])
-        view = enc.decode(observation)
+        view = enc.decode(observation, self.config)
         prefix = ()
         if view.partial_hand is not None:
             prefix = (view.partial_hand, *(enc.ITEM0 + r for r in view.partial_items))
@@ -88,7 +88,7 @@ class RuleBot:
 
     # --------------------------------------------------------------- scoring
     def _card_value(self, cfg, cards) -> float:
-        pts = POINTS_23 if cfg.point_game == 23 else POINTS_11
+        pts = card_points(cfg)
         return sum(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in cards)
 
     def _score(self, cfg, view, mv) -> float:
@@ -96,7 +96,7 @@ class RuleBot:
         floor = view.floor
         used = [floor[i] for i in range(len(floor)) if mask >> i & 1]
         rest = [floor[i] for i in range(len(floor)) if not mask >> i & 1]
-        nv = NVAL_23 if cfg.point_game == 23 else NVAL_11
+        nv = card_values(cfg)
         unknown = self._unknown(view)
         opp_hand = max(1, view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1)
         score = 0.0
@@ -125,7 +125,7 @@ class RuleBot:
                 floor_val = self._card_value(cfg, [c for it in rest for c in it[CARDS] if it[OWNER] != 0])
                 score -= p * (SUIPI_BONUS + 0.5 * floor_val)
             # exposed point cards in loose form
-            pts = POINTS_23 if cfg.point_game == 23 else POINTS_11
+            pts = card_points(cfg)
             score -= 1.5 * sum(pts[it[CARDS][0]] for it in rest if it[OWNER] < 0)
         return score
 

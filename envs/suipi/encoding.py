@@ -42,7 +42,10 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import card_str
-from envs.suipi.engine import CAPTURE, DROP, CARDS, NVAL, OWNER, LOCKED, REP, item_str
+from envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
+from envs.suipi.engine import (
+    CAPTURE, CARDS, DROP, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S, item_str,
+)
 
 N_ACTIONS = 119
 ITEM0 = 52
@@ -55,14 +58,28 @@ P_CAPT, P_REJECTED, P_PART_HAND, P_PART_ITEMS = 10, 13, 14, 15
 N_PLANES = 16
 SCALARS = N_PLANES * 52
 
+# Scales that keep every value inside [-1, 1]. The defaults (hands of at most 12 cards, at most 3
+# rounds per deal) give the same numbers as always; larger variants (deal_sizes_2p=[24]) scale down.
+HAND_SCALE = 12.0
+ROUND_SCALE = 3.0
+STOCK_SCALE = 48.0  # 52 cards minus the 4 floor cards
+
+
+def hand_scale(config) -> float:
+    return max(HAND_SCALE, config.max_round_size) if config is not None else HAND_SCALE
+
+
+def round_scale(config) -> float:
+    return max(ROUND_SCALE, len(config.deal_sizes)) if config is not None else ROUND_SCALE
+
 SCALAR_LAYOUT = [  # (name, width, meaning)
     ("num_players", 3, "one-hot 2/3/4 players"),
     ("point_game_23", 1, "1 in the 23-point game"),
     ("dealer", 4, "dealer, relative seat one-hot"),
     ("to_move", 4, "acting seat, relative one-hot"),
-    ("hand_sizes", 4, "cards in hand per relative seat / 12"),
+    ("hand_sizes", 4, "cards in hand per relative seat / max(12, largest round size)"),
     ("stock", 1, "stock size / 48"),
-    ("round", 1, "round index / 3"),
+    ("round", 1, "round index / max(3, rounds per deal)"),
     ("deal", 1, "deal index / number of deals (clipped)"),
     ("suipis", 3, "suipis this deal per relative side / 10 (clipped)"),
     ("match_score", 3, "cumulative match score per relative side / (point game * deals) (clipped)"),
@@ -123,10 +140,10 @@ _SPADE = [1 if (c & 3) == 0 else 0 for c in range(52)]
 _PILE_CACHE: dict = {}
 
 
-def _pile_summary(pile, r, pg):
+def _pile_summary(pile, r, courts):
     """Observation entries of one captured pile seen as relative side ``r`` (memoised: piles are
     small sets that recur across steps)."""
-    key = (tuple(pile), r, pg)
+    key = (tuple(pile), r, courts)
     hit = _PILE_CACHE.get(key)
     if hit is not None:
         return hit
@@ -139,8 +156,8 @@ def _pile_summary(pile, r, pg):
     if aces:
         vpos.append(base + 2)
         vv.append(aces / 4.0)
-    for j, special in ((3, 38), (4, 4), (5, 42), (6, 46), (7, 50)):
-        if (j < 5 or pg == 23) and special in pile:
+    for j, special in ((3, TEN_D), (4, TWO_S), (5, JACK_D), (6, QUEEN_D), (7, KING_D)):
+        if (j < 5 or courts) and special in pile:
             ones.append(base + j)
     if len(_PILE_CACHE) > 4096:
         _PILE_CACHE.clear()
@@ -183,13 +200,14 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
                 vidx.append(208 + c)
                 vals.append(val)
     b1, b2 = OFFSETS["suipis"], OFFSETS["match_score"]
-    pg = engine.config.point_game
-    norm = float(pg * engine.config.num_deals)
+    cfg = engine.config
+    courts = cfg.court_values
+    norm = float(cfg.point_game * cfg.num_deals)
     for s in range(ns):
         pile = engine.captured[s]
         r = (s - my_side) % ns
         if pile:
-            ones, vpos, vv = _pile_summary(pile, r, pg)
+            ones, vpos, vv = _pile_summary(pile, r, courts)
             idx.extend(ones)
             vidx.extend(vpos)
             vals.extend(vv)
@@ -204,22 +222,23 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
                 idx.append(P_REJECTED * 52 + c)
     # scalars
     idx.append(OFFSETS["num_players"] + n - 2)
-    if pg == 23:
+    if courts:
         idx.append(OFFSETS["point_game_23"])
     idx.append(OFFSETS["dealer"] + (engine.dealer - seat) % n)
     if not engine.done:
         idx.append(OFFSETS["to_move"] + (engine.turn - seat) % n)
     b = OFFSETS["hand_sizes"]
     hands = engine.hands
+    hs = hand_scale(cfg)
     for s in range(n):
         vidx.append(b + (s - seat) % n)
-        vals.append(len(hands[s]) / 12.0)
+        vals.append(len(hands[s]) / hs)
     vidx.append(OFFSETS["stock"])
-    vals.append(engine.stock_size / 48.0)
+    vals.append(engine.stock_size / STOCK_SCALE)
     vidx.append(OFFSETS["round"])
-    vals.append(engine.round / 3.0)
+    vals.append(engine.round / round_scale(cfg))
     vidx.append(OFFSETS["deal"])
-    vals.append(min(1.0, engine.deal_index / max(1, engine.config.num_deals)))
+    vals.append(min(1.0, engine.deal_index / max(1, cfg.num_deals)))
     lc = engine.last_capturer
     idx.append(OFFSETS["last_capturer"] + ((lc - seat) % n if lc >= 0 else 4))
     o[idx] = 1.0
@@ -258,13 +277,14 @@ class ObsView:
         return f"ObsView(hand={self.hand}, floor={self.floor}, partial=({self.partial_hand}, {self.partial_items}))"
 
 
-def decode(obs) -> ObsView:
+def decode(obs, config=None) -> ObsView:
     """Rebuild hand, floor items (as engine tuples, owner = relative seat) and the partial move
-    from an observation vector. Exact: uses only the planes documented above."""
+    from an observation vector. Exact: uses only the planes documented above. ``config`` gives
+    the scales of hand sizes and rounds (the defaults when None)."""
     o = np.asarray(obs, dtype=np.float32)
     v = ObsView()
     v.num_players = int(np.argmax(o[OFFSETS["num_players"]:OFFSETS["num_players"] + 3])) + 2
-    v.point_game = 23 if o[OFFSETS["point_game_23"]] > 0.5 else 11
+    v.point_game = POINT_GAME_COURTS if o[OFFSETS["point_game_23"]] > 0.5 else POINT_GAME_PLAIN
     n = v.num_players
     v.hand = [int(c) for c in np.flatnonzero(o[0:52] > 0.5)]
     on_floor = np.flatnonzero(o[156:208] > 0)
@@ -278,7 +298,7 @@ def decode(obs) -> ObsView:
         if o[52 + rep] > 0.5 and len(cards) == 1:
             c = cards[0]
             key = (c >> 2) + 1
-            nval = key if (v.point_game == 23 or key <= 10) else 0
+            nval = key if (v.point_game == POINT_GAME_COURTS or key <= 10) else 0
             floor.append((key, nval, cards, -1, False, rep))
         else:
             val = int(round(float(o[208 + rep]) * 13))
@@ -292,10 +312,10 @@ def decode(obs) -> ObsView:
     chosen = set(np.flatnonzero(o[P_PART_ITEMS * 52:(P_PART_ITEMS + 1) * 52] > 0.5).tolist())
     v.partial_items = [it[REP] for it in floor if it[REP] in chosen]
     b = OFFSETS["hand_sizes"]
-    v.hand_sizes = [int(round(float(o[b + r]) * 12)) for r in range(n)]
-    v.stock = int(round(float(o[OFFSETS["stock"]]) * 48))
+    v.hand_sizes = [int(round(float(o[b + r]) * hand_scale(config))) for r in range(n)]
+    v.stock = int(round(float(o[OFFSETS["stock"]]) * STOCK_SCALE))
     v.suipis = [int(round(float(o[OFFSETS["suipis"] + r]) * 10)) for r in range(3)]
     v.dealer = int(np.argmax(o[OFFSETS["dealer"]:OFFSETS["dealer"] + 4]))
     v.to_move = int(np.argmax(o[OFFSETS["to_move"]:OFFSETS["to_move"] + 4]))
-    v.round = int(round(float(o[OFFSETS["round"]]) * 3))
+    v.round = int(round(float(o[OFFSETS["round"]]) * round_scale(config)))
     return v

@@ -23,17 +23,12 @@ items used plus the value.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
 
 from envs.cards import card_str
-from envs.config import ConfigError, check_bool, check_choice, check_int
+from envs.suipi.config import MAX_DEALS, SuipiConfig
 
 CAPTURE, BUILD, DROP = 0, 1, 2
 KEY, NVAL, CARDS, OWNER, LOCKED, REP = 0, 1, 2, 3, 4, 5
-
-FLOOR_DUP_RULES = ("spade", "lower_value", "point_card", "no_point_cards")
-SUM_GROUP_SIZES = ("at_least_2", "exactly_2")
-MAX_DEALS = 100  # hard cap on deals per match for target_score / break_ties (termination)
 
 # ------------------------------------------------------------------ card tables
 CARD_KEY = tuple((c >> 2) + 1 for c in range(52))
@@ -53,76 +48,14 @@ POINTS_23 = tuple(
 )
 
 
-def _check_sizes(name: str, value, total: int) -> tuple:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ConfigError(f"{name} must be a list of positive round sizes summing to {total}, got {value!r}")
-    sizes = tuple(value)
-    if not sizes or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
-        raise ConfigError(f"{name} must be a list of positive integers summing to {total}, got {list(sizes)}")
-    if sum(sizes) != total:
-        raise ConfigError(
-            f"{name} must sum to {total} (4 floor cards + players x cards = 52), got {list(sizes)} = {sum(sizes)}"
-        )
-    return sizes
+def card_values(config: SuipiConfig) -> tuple:
+    """Numeric value of every card id (0 for a valueless court card in the 11-point game)."""
+    return NVAL_23 if config.court_values else NVAL_11
 
 
-@dataclass(frozen=True)
-class SuipiConfig:
-    """Every rule option of rules/suipi.md 1.5, validated on construction."""
-
-    num_players: int = 2
-    point_game: int = 11
-    deal_sizes_2p: tuple = (8, 8, 8)
-    deal_sizes_3p: tuple = (8, 8)
-    deal_sizes_4p: tuple = (8, 4)
-    floor_dup_rule: str = "spade"
-    unique_floor_during_play: bool = True
-    forced_capture: bool = False
-    maximal_capture: bool = False
-    sum_group_size: str = "at_least_2"
-    builds_enabled: bool = True
-    multi_builds: bool = True
-    max_owned_builds: int = 0  # 0 = unlimited
-    final_capture_is_suipi: bool = False
-    match_deals: int = 0  # 0 = one deal per player
-    target_score: int = 0  # 0 = off; else play until a side reaches it (and leads)
-    break_ties: bool = False  # keep dealing while the match is tied
-
-    def __post_init__(self):
-        check_choice("num_players", self.num_players, (2, 3, 4))
-        if isinstance(self.num_players, bool):
-            raise ConfigError("num_players must be one of 2, 3, 4, got True/False")
-        check_choice("point_game", self.point_game, (11, 23))
-        if isinstance(self.point_game, bool):
-            raise ConfigError("point_game must be one of 11, 23")
-        object.__setattr__(self, "deal_sizes_2p", _check_sizes("deal_sizes_2p", self.deal_sizes_2p, 24))
-        object.__setattr__(self, "deal_sizes_3p", _check_sizes("deal_sizes_3p", self.deal_sizes_3p, 16))
-        object.__setattr__(self, "deal_sizes_4p", _check_sizes("deal_sizes_4p", self.deal_sizes_4p, 12))
-        check_choice("floor_dup_rule", self.floor_dup_rule, FLOOR_DUP_RULES)
-        for name in ("unique_floor_during_play", "forced_capture", "maximal_capture",
-                     "builds_enabled", "multi_builds", "final_capture_is_suipi", "break_ties"):
-            check_bool(name, getattr(self, name))
-        check_choice("sum_group_size", self.sum_group_size, SUM_GROUP_SIZES)
-        check_int("max_owned_builds", self.max_owned_builds, 0, 13)
-        check_int("match_deals", self.match_deals, 0, MAX_DEALS)
-        check_int("target_score", self.target_score, 0, 10_000)
-
-    # derived -----------------------------------------------------------------
-    @property
-    def deal_sizes(self) -> tuple:
-        return {2: self.deal_sizes_2p, 3: self.deal_sizes_3p, 4: self.deal_sizes_4p}[self.num_players]
-
-    @property
-    def num_sides(self) -> int:
-        return 2 if self.num_players in (2, 4) else 3
-
-    @property
-    def vmax(self) -> int:
-        return 13 if self.point_game == 23 else 10
-
-    @property
-    def num_deals(self) -> int:
-        return self.match_deals or self.num_players
+def card_points(config: SuipiConfig) -> tuple:
+    """S16 points of every card id."""
+    return POINTS_23 if config.court_values else POINTS_11
 
 
 def side_of(seat: int, num_players: int) -> int:
@@ -178,8 +111,8 @@ def _unions(groups):
 
 def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     """Every distinct legal move of ``seat`` holding ``hand`` with this ``floor``."""
-    nv = NVAL_23 if config.point_game == 23 else NVAL_11
-    vmax = 13 if config.point_game == 23 else 10
+    nv = card_values(config)
+    vmax = config.vmax
     unique = config.unique_floor_during_play
     all_s, multi, pair = _loose_subsets(floor, vmax)
     sumgroups = pair if config.sum_group_size == "exactly_2" else multi
@@ -331,7 +264,7 @@ class DealResult:
 
 def score_deal(config: SuipiConfig, captured, suipis) -> DealResult:
     """S16/S17 from the captured cards and suipi counts of each side."""
-    pts_table = POINTS_23 if config.point_game == 23 else POINTS_11
+    pts_table = card_points(config)
     ns = len(captured)
     cards = [len(p) for p in captured]
     spades = [sum(IS_SPADE[c] for c in p) for p in captured]
@@ -363,7 +296,7 @@ class SuipiEngine:
         self.rng = rng or random.Random()
         self.n = config.num_players
         self.ns = config.num_sides
-        self.nv = NVAL_23 if config.point_game == 23 else NVAL_11
+        self.nv = card_values(config)
         self.side = tuple(side_of(s, self.n) for s in range(self.n))
 
     # -------------------------------------------------------------- lifecycle
@@ -429,7 +362,7 @@ class SuipiEngine:
     def _lay_floor(self) -> None:
         """S5 (and the floor_dup_rule variants): 4 floor cards of 4 different ranks."""
         rule = self.config.floor_dup_rule
-        pts = POINTS_23 if self.config.point_game == 23 else POINTS_11
+        pts = card_points(self.config)
         kept: list[int] = []
         streak = 0  # consecutive rejections, guards against a cycling stock
         while len(kept) < 4:

@@ -1,0 +1,95 @@
+"""Suipi rule configuration (the variants table of docs/rules/suipi.md, section 1.5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envs.config import ConfigError, check_bool, check_choice, check_int
+
+FLOOR_DUP_RULES = ("spade", "lower_value", "point_card", "no_point_cards")
+SUM_GROUP_SIZES = ("at_least_2", "exactly_2")
+POINT_GAME_PLAIN, POINT_GAME_COURTS = 11, 23  # S2: court cards have no value / count 11-13
+MAX_DEALS = 100  # hard cap on deals per match for target_score / break_ties (termination)
+
+
+def _check_sizes(name: str, value, total: int) -> tuple:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ConfigError(f"{name} must be a list of positive round sizes summing to {total}, got {value!r}")
+    sizes = tuple(value)
+    if not sizes or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
+        raise ConfigError(f"{name} must be a list of positive integers summing to {total}, got {list(sizes)}")
+    if sum(sizes) != total:
+        raise ConfigError(
+            f"{name} must sum to {total} (4 floor cards + players x cards = 52), got {list(sizes)} = {sum(sizes)}"
+        )
+    return sizes
+
+
+@dataclass(frozen=True)
+class SuipiConfig:
+    """Every rule option of the variants table (docs/rules/suipi.md 1.5), validated on construction."""
+
+    num_players: int = 2
+    point_game: int = 11
+    deal_sizes_2p: tuple = (8, 8, 8)
+    deal_sizes_3p: tuple = (8, 8)
+    deal_sizes_4p: tuple = (8, 4)
+    floor_dup_rule: str = "spade"
+    unique_floor_during_play: bool = True
+    forced_capture: bool = False
+    maximal_capture: bool = False
+    sum_group_size: str = "at_least_2"
+    builds_enabled: bool = True
+    multi_builds: bool = True
+    max_owned_builds: int = 0  # 0 = unlimited
+    final_capture_is_suipi: bool = False
+    match_deals: int = 0  # 0 = one deal per player
+    target_score: int = 0  # 0 = off; else play until a side reaches it (and leads)
+    break_ties: bool = False  # keep dealing while the match is tied
+
+    def __post_init__(self):
+        check_choice("num_players", self.num_players, (2, 3, 4))
+        if isinstance(self.num_players, bool):
+            raise ConfigError("num_players must be one of 2, 3, 4, got True/False")
+        check_choice("point_game", self.point_game, (POINT_GAME_PLAIN, POINT_GAME_COURTS))
+        if isinstance(self.point_game, bool):
+            raise ConfigError("point_game must be one of 11, 23")
+        object.__setattr__(self, "deal_sizes_2p", _check_sizes("deal_sizes_2p", self.deal_sizes_2p, 24))
+        object.__setattr__(self, "deal_sizes_3p", _check_sizes("deal_sizes_3p", self.deal_sizes_3p, 16))
+        object.__setattr__(self, "deal_sizes_4p", _check_sizes("deal_sizes_4p", self.deal_sizes_4p, 12))
+        check_choice("floor_dup_rule", self.floor_dup_rule, FLOOR_DUP_RULES)
+        for name in ("unique_floor_during_play", "forced_capture", "maximal_capture",
+                     "builds_enabled", "multi_builds", "final_capture_is_suipi", "break_ties"):
+            check_bool(name, getattr(self, name))
+        check_choice("sum_group_size", self.sum_group_size, SUM_GROUP_SIZES)
+        check_int("max_owned_builds", self.max_owned_builds, 0, 13)
+        check_int("match_deals", self.match_deals, 0, MAX_DEALS)
+        check_int("target_score", self.target_score, 0, 10_000)
+
+    # derived -----------------------------------------------------------------
+    @property
+    def deal_sizes(self) -> tuple:
+        return {2: self.deal_sizes_2p, 3: self.deal_sizes_3p, 4: self.deal_sizes_4p}[self.num_players]
+
+    @property
+    def num_sides(self) -> int:
+        return 2 if self.num_players in (2, 4) else 3
+
+    @property
+    def court_values(self) -> bool:
+        """J, Q, K count 11, 12, 13 and J♦ Q♦ K♦ score (the 23-point game, S2/S16)."""
+        return self.point_game == POINT_GAME_COURTS
+
+    @property
+    def vmax(self) -> int:
+        """The highest card, build and capture value."""
+        return 13 if self.court_values else 10
+
+    @property
+    def max_round_size(self) -> int:
+        """The most cards a player holds: the largest round of the deal."""
+        return max(self.deal_sizes)
+
+    @property
+    def num_deals(self) -> int:
+        return self.match_deals or self.num_players
