@@ -146,3 +146,54 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
     except ValueError:
         pass
     assert again.engine.log[0][3] == keys_of("9♠ 9♥") and again.engine.log != env.engine.log
+
+
+# ------------------------------------------------------------------ Sam Sip
+def test_samsip_errors_say_what_to_do_now():
+    from envs import samsip_v0
+    e = samsip_v0.raw_env(num_players=2, first_dealer=0)
+    e.reset(seed=1)
+
+    def reason(text):
+        with pytest.raises(IllegalMoveError) as err:
+            e.move_to_action(text)
+        return err.value.reason
+
+    draw_hint = "now draw: `draw` (from the stock)"
+    assert reason("take") == f"there is no discard in front of you to take; {draw_hint}"
+    assert reason("7h") == f"draw first; {draw_hint}"
+    assert reason("fold now please") == f"'fold now please' is not a move; {draw_hint}"
+    assert reason("declare") == f"winning hands are declared automatically in this game; {draw_hint}"
+    e.play("draw")
+    low = card_str(min(c for c in e.game.hands[0] if c < 52))
+    discard_hint = f"now discard one of your cards (e.g. `{low}`)"
+    assert reason("take 5h") == f"you have drawn already; {discard_hint}"
+    assert reason("draw") == f"you have drawn already; {discard_hint}"
+    e.play(low)
+    # player_1 may name the discard's card to take it
+    assert e.move_to_action(low) == e.move_to_action("take")
+
+
+def test_samsip_never_suggests_declare_unless_legal():
+    from envs import samsip_v0
+    from envs.samsip.engine import DECLARE
+    rng = random.Random(4)
+    seen_declare = 0
+    for auto in (True, False):
+        e = samsip_v0.raw_env(num_players=3, auto_declare=auto, bankroll=4)
+        e.reset(seed=11)
+        for _ in range(400):
+            if not e.agents or all(e.terminations.values()):
+                break
+            if e.terminations[e.agent_selection]:
+                e.step(None)
+                continue
+            legal = [a for a, _ in e.legal_moves()]
+            for text in ("zz", "take 9h", "fold", "discard Kh", "declare", "draw", "Jk"):
+                try:
+                    e.move_to_action(text)
+                except IllegalMoveError as err:
+                    assert ("`declare`" in err.reason) == (DECLARE in legal), (text, err.reason)
+            seen_declare += DECLARE in legal
+            e.step(rng.choice(legal))
+    assert seen_declare > 0  # the check ran where declaring was legal too

@@ -12,13 +12,17 @@ import random
 
 import numpy as np
 
-from envs.base import CardGameEnv, StepOutcome
+from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from envs.cards import card_str, cards_str, validate_deck
 from envs.config import build_config
 from envs.samsip import encoding
 from envs.samsip.engine import (
     DECK_SIZE,
+    DECLARE,
+    DISCARD_JOKER,
+    DRAW_STOCK,
     PHASE_DRAW,
+    TAKE_DISCARD,
     VOID_STALL,
     WIN_NAMES,
     HandResult,
@@ -103,14 +107,52 @@ class SamSipEnv(CardGameEnv):
     # ------------------------------------------------------------------ text
     def move_to_action(self, text: str) -> int:
         """Accept the texts of ``legal_moves`` and aliases: ``draw``, ``stock``, ``take``,
-        ``take 7h``, ``discard 7h``, ``7h``, ``Jk``, ``declare``."""
+        ``take 7h``, ``discard 7h``, ``7h``, ``Jk``, ``declare``; in the draw phase the card of the
+        discard in front of you means taking it. Errors say what the acting seat may do now
+        (``declare`` only where it is legal)."""
+        g = self.game
+        legal = self._legal_actions()
         try:
-            action = encoding.text_to_action(text, self.game.live)
+            action = encoding.text_to_action(text, g.live)
         except ValueError as e:
-            raise self.not_legal_now(text, f"cannot be read ({e})") from None
-        if action not in self._legal_actions():
-            raise self.not_legal_now(text)
-        return action
+            taking = str(text).lower().split()[:1] in (["take"], ["pick"])
+            why = "you have drawn already" if taking and g.phase != PHASE_DRAW else _unreadable(text, e)
+            raise IllegalMoveError(f"{why}; {self._now_hint(legal)}", [t for _, t in self.legal_moves()]) from None
+        if g.phase == PHASE_DRAW and action <= DISCARD_JOKER and g.live >= 0 \
+                and min(action, DISCARD_JOKER) == min(g.live, DISCARD_JOKER):
+            action = TAKE_DISCARD  # naming the discard in front of you takes it
+        if action in legal:
+            return action
+        raise IllegalMoveError(f"{self._why_not(action)}; {self._now_hint(legal)}",
+                               [t for _, t in self.legal_moves()])
+
+    def _why_not(self, action: int) -> str:
+        g = self.game
+        if g.done:
+            return "the match is over"
+        if action == DECLARE:
+            return ("winning hands are declared automatically in this game" if self.config.auto_declare
+                    else "your hand does not win: there is nothing to declare")
+        if g.phase == PHASE_DRAW:
+            if action == TAKE_DISCARD:
+                return "there is no discard in front of you to take"
+            return "draw first"
+        if action in (DRAW_STOCK, TAKE_DISCARD):
+            return "you have drawn already"
+        return f"you do not hold {card_str(action) if action < DISCARD_JOKER else 'a joker'}"
+
+    def _now_hint(self, legal) -> str:
+        """What the acting seat may do now, in words (never a move that is not legal)."""
+        g = self.game
+        if g.done:
+            return "no move can be played"
+        if g.phase == PHASE_DRAW:
+            take = f" or `take` (the {card_str(g.live)} in front of you)" if TAKE_DISCARD in legal else ""
+            return f"now draw: `draw` (from the stock){take}"
+        cards = sorted(a for a in legal if a <= DISCARD_JOKER)
+        example = card_str(cards[0]) if cards else "a card"
+        declare = ", or `declare` your win" if DECLARE in legal else ""
+        return f"now discard one of your cards (e.g. `{example}`){declare}"
 
     def _render_text(self) -> str:
         g = self.game
@@ -143,6 +185,14 @@ class SamSipEnv(CardGameEnv):
         else:
             lines.append(f"to move: {name[g.turn]} ({'draw' if g.phase == PHASE_DRAW else 'discard'})")
         return "\n".join(lines)
+
+
+def _unreadable(text: str, error: ValueError) -> str:
+    """Why move text could not be read: the card that is wrong, or that it is no move at all."""
+    words = str(text).lower().replace(",", " ").split()
+    if len(words) == 1 or (words and words[0] in ("take", "pick", "discard", "throw", "drop")):
+        return str(error)
+    return f"{text!r} is not a move"
 
 
 def describe_result(res: HandResult, names) -> str:
