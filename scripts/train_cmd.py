@@ -1,4 +1,8 @@
-"""`cardzoo train`: self-play training that exports a checkpoint."""
+"""`cardzoo train`: self-play training that exports checkpoints.
+
+The default algorithm is cardzoo's batched self-play PPO (``training.ppo``); ``--algo sb3`` runs
+sb3-contrib's MaskablePPO on the single-seat gymnasium view (``training.selfplay.SelfPlayEnv``).
+"""
 
 from __future__ import annotations
 
@@ -6,50 +10,143 @@ import argparse
 
 from scripts.options import add_option_flag, parse_options
 
+S = argparse.SUPPRESS  # only flags the user gives are passed on (a resume refuses changed ones)
+
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("train", help="self-play training (MaskablePPO); writes safetensors checkpoints")
+    p = sub.add_parser(
+        "train", help="self-play training (batched PPO, or --algo sb3); writes safetensors checkpoints",
+        description="Self-play training. The default trainer plays many matches at once in worker "
+                    "processes, every seat the learner's in self-play, with an opponent pool (frozen "
+                    "snapshots, the rule bot, random) favouring opponents it does not yet beat. A run "
+                    "directory is resumable with --resume (safetensors + JSON, nothing unpickled).",
+        epilog="--algo sb3: MaskablePPO (sb3-contrib) on one seat; its --resume loads SB3's model.zip, "
+               "which unpickles: resume only run directories you trust.")
     p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--steps", type=int, default=200_000, help="learner decisions to train for (default 200000)")
+    p.add_argument("--algo", choices=("ppo", "sb3"), default="ppo", help="trainer (default ppo)")
+    p.add_argument("--players", default=S, metavar="N[,N...]",
+                   help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")
+    p.add_argument("--steps", type=int, default=S, help="learner decisions to train for (default 1000000)")
     p.add_argument("--out", default=None, help="run directory (default runs/GAME-Np)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--envs", type=int, default=4, help="parallel episodes (default 4)")
-    p.add_argument("--eval-every", type=int, default=25_000, help="steps between evaluations/checkpoints")
-    p.add_argument("--eval-games", type=int, default=60, help="games per baseline at each evaluation (0: none)")
-    p.add_argument("--imitate", type=int, default=0, metavar="MATCHES",
-                   help="warm start: clone the rule bot on this many bot-vs-bot matches first (default 0)")
-    p.add_argument("--value-warmup", type=int, default=0, metavar="STEPS",
-                   help="steps at the start that train only the value net (useful after --imitate)")
-    p.add_argument("--opponents", default="rules=0.4,random=0.1,snapshot=0.5",
-                   help="opponent pool weights (default rules=0.4,random=0.1,snapshot=0.5)")
-    p.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
-    p.add_argument("--ent", type=float, default=0.01, help="entropy coefficient (default 0.01)")
+    p.add_argument("--seed", type=int, default=S, help="seed of the whole run (default 0)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--imitate", type=int, default=S, metavar="MATCHES",
+                   help="warm start: clone the rule bot on this many bot-only matches first")
+    p.add_argument("--opponents", default=S, metavar="KIND=W,...",
+                   help="opponent pool weights of snapshot, rules, random (default snapshot=0.5,rules=0.4,random=0.1)")
+    p.add_argument("--eval-every", type=int, default=S, help="decisions between evaluations/checkpoints")
+    p.add_argument("--eval-games", type=int, default=S, help="games per baseline at each evaluation (0: none)")
+    p.add_argument("--lr", type=float, default=S, help="learning rate (default 3e-4)")
+    p.add_argument("--ent", type=float, default=S, help="entropy coefficient (default 0.01)")
     add_option_flag(p)
+    ppo = p.add_argument_group("PPO trainer (--algo ppo)")
+    ppo.add_argument("--workers", type=int, default=S, help="rollout processes (default 2; 0 = in this process)")
+    ppo.add_argument("--matches", type=int, default=S, help="matches played at once per worker (default 64)")
+    ppo.add_argument("--batch", type=int, default=S, help="samples per iteration (default 16384; whole matches)")
+    ppo.add_argument("--minibatch", type=int, default=S, help="minibatch size (default 4096)")
+    ppo.add_argument("--epochs", type=int, default=S, help="epochs per iteration (default 2)")
+    ppo.add_argument("--hidden", default=S, metavar="W,W", help="hidden layer widths (default 256,256)")
+    ppo.add_argument("--activation", default=S, help="relu or tanh (default relu)")
+    ppo.add_argument("--lr-schedule", default=S, help="linear (to 0) or constant (default linear)")
+    ppo.add_argument("--gamma", type=float, default=S, help="discount (default 1.0)")
+    ppo.add_argument("--gae-lambda", type=float, default=S, help="GAE lambda (default 0.95)")
+    ppo.add_argument("--clip", type=float, default=S, help="PPO clip range (default 0.2)")
+    ppo.add_argument("--vf-coef", type=float, default=S, help="value loss weight (default 0.5)")
+    ppo.add_argument("--max-grad-norm", type=float, default=S, help="gradient clipping (default 0.5)")
+    ppo.add_argument("--target-kl", type=float, default=S, help="early stop past this KL (default 0.05; 0 = off)")
+    ppo.add_argument("--selfplay", type=float, default=S, help="share of pure self-play matches (default 0.7)")
+    ppo.add_argument("--snapshot-every", type=int, default=S, help="decisions between pool snapshots")
+    ppo.add_argument("--max-snapshots", type=int, default=S, help="snapshots kept in the pool (default 8)")
+    ppo.add_argument("--save-every", type=float, default=S, help="seconds between resumable saves (default 120)")
+    ppo.add_argument("--threads", type=int, default=S, help="torch threads of the learner (default 1)")
+    sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
+    sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")
+    sb3.add_argument("--value-warmup", type=int, default=S, metavar="STEPS",
+                     help="steps at the start that train only the value net (useful after --imitate)")
     return p
 
 
-def run(args) -> int:
-    from training.train import TrainSettings, train  # torch loads only when training
+# flag name -> PPOSettings field, for flags whose names differ
+_PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
+_SB3_ONLY = ("envs", "value_warmup")
 
+
+def run(args) -> int:
+    given = {k: v for k, v in vars(args).items()
+             if k not in ("game", "algo", "out", "resume", "no_progress", "command", "_run", "option")}
+    if args.option:
+        given["variants"] = parse_options(args.option)
+    if args.algo == "sb3":
+        return _run_sb3(args, given)
+    bad = [k for k in given if k in _SB3_ONLY]
+    if bad:
+        raise ValueError(f"--{bad[0].replace('_', '-')} is a flag of --algo sb3")
+    from training.ppo import PPOSettings, train  # torch loads only when training
+    from training.run_dir import resume_settings
+
+    fields = {_PPO_FIELDS.get(k, k): v for k, v in given.items()}
+    if "players" in fields:
+        fields["players"] = parse_int_list(fields["players"], "--players")
+    if "hidden" in fields:
+        fields["hidden"] = parse_int_list(fields["hidden"], "--hidden")
+    if "opponents" in fields:
+        fields["opponents"] = parse_weights(fields["opponents"])
+    players = fields.get("players")
+    out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p"
+    if args.resume:
+        settings = resume_settings(out, fields)
+        if settings.game != PPOSettings(game=args.game).game:
+            raise ValueError(f"{out} holds a {settings.game} run, not {args.game}")
+    else:
+        try:
+            settings = PPOSettings(game=args.game, out=out, **fields)
+        except TypeError as e:
+            raise ValueError(str(e)) from None
+    train(settings, resume=args.resume, progress=not args.no_progress)
+    return 0
+
+
+def _run_sb3(args, given: dict) -> int:
+    from training.sb3_train import TrainSettings, train
+
+    ppo_only = [k for k in given if k not in ("players", "steps", "seed", "imitate", "opponents", "eval_every",
+                                              "eval_games", "lr", "ent", "variants", "envs", "value_warmup")]
+    if ppo_only:
+        raise ValueError(f"--{ppo_only[0].replace('_', '-')} is a flag of the PPO trainer, not --algo sb3")
+    players = given.get("players")
+    if players is not None:
+        counts = parse_int_list(players, "--players")
+        if len(counts) != 1:
+            raise ValueError("--algo sb3 trains one player count at a time")
+        players = counts[0]
+    eval_every = given.get("eval_every", 25_000)
     settings = TrainSettings(
-        game=args.game, players=args.players, steps=args.steps, seed=args.seed, envs=args.envs,
-        out=args.out or f"runs/{args.game}-{args.players or 'default'}p",
-        eval_every=args.eval_every, snapshot_every=args.eval_every, eval_games=args.eval_games,
-        variants=parse_options(args.option), imitation_matches=args.imitate,
-        opponents=parse_weights(args.opponents), learning_rate=args.lr, ent_coef=args.ent,
-        value_warmup=args.value_warmup,
+        game=args.game, players=players, steps=given.get("steps", 200_000), seed=given.get("seed", 0),
+        envs=given.get("envs", 4), out=args.out or f"runs/{args.game}-{players or 'default'}p-sb3",
+        eval_every=eval_every, snapshot_every=eval_every, eval_games=given.get("eval_games", 60),
+        variants=given.get("variants", {}), imitation_matches=given.get("imitate", 0),
+        opponents=parse_weights(given.get("opponents", "rules=0.4,random=0.1,snapshot=0.5")),
+        learning_rate=given.get("lr", 3e-4), ent_coef=given.get("ent", 0.01),
+        value_warmup=given.get("value_warmup", 0),
     )
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
 
 
+def parse_int_list(text, flag: str) -> tuple[int, ...]:
+    """'3,4,5' -> (3, 4, 5); a one-line error otherwise."""
+    try:
+        values = tuple(int(x) for x in str(text).split(","))
+    except ValueError:
+        raise ValueError(f"{flag} wants integers separated by commas, got {text!r}") from None
+    return values
+
+
 def parse_weights(text: str) -> dict:
     """'rules=0.8,snapshot=0.2' -> {'rules': 0.8, 'snapshot': 0.2}."""
     out = {}
-    for part in text.split(","):
+    for part in str(text).split(","):
         key, sep, value = part.partition("=")
         try:
             out[key.strip()] = float(value)

@@ -11,7 +11,7 @@ from training.agents import make_agent
 from training.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
 from training.policy import MaskedPolicyNet
 from training.selfplay import OpponentPool, SelfPlayEnv
-from training.train import TrainSettings, train
+from training.sb3_train import TrainSettings, train
 
 
 @pytest.fixture(scope="module")

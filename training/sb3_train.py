@@ -1,6 +1,6 @@
-"""Self-play training with sb3-contrib's MaskablePPO, exporting safe checkpoints.
+"""Self-play training with sb3-contrib's MaskablePPO (`cardzoo train --algo sb3`), exporting safe checkpoints.
 
-    from training.train import TrainSettings, train
+    from training.sb3_train import TrainSettings, train
     train(TrainSettings(game="siantappo", players=4, steps=200_000, out="runs/siantappo"))
 
 A run directory holds ``settings.json``, ``model.zip`` (the SB3 state, to resume), ``pool/``

@@ -1,0 +1,261 @@
+"""Vectorized self-play collection: many matches at once, one batched forward pass per tick.
+
+A ``Collector`` runs ``num_matches`` matches side by side through the envs' trusted fast path
+(``begin`` / ``legal_now`` / ``encode_seat`` / ``advance``: the AEC env's own encoding, without
+PettingZoo's per-step dicts). Each tick every unfinished match makes one move. The seats the learner
+controls (every seat in pure self-play) are answered by ONE forward pass of the learner network;
+frozen snapshot opponents by one pass per snapshot; the rule bot and random by their own ``act``.
+
+What comes back is a ``Rollout``: one row per learner decision that had a choice (forced moves —
+a single legal action — are played without a sample; their rewards go to the seat's previous
+decision), grouped in streams (one seat in one match), each stream a whole episode: a collection
+stops starting matches once it has enough samples and finishes the ones in progress, so returns are
+exact Monte Carlo returns and nothing has to be bootstrapped across a rollout boundary. That also
+makes a rollout a pure function of (weights, opponents, seed): runs resume and reproduce exactly.
+
+This module is the whole worker-side job; ``training.workers`` only moves requests and rollouts
+between processes (so a Ray actor could host a ``Collector`` just as well).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from envs.registry import game_spec
+from training.agents import RandomAgent
+
+LEARNER = "learner"
+MAX_MOVES_PER_MATCH = 50_000  # a last line of defence: the envs themselves end every match far sooner
+
+
+@dataclass
+class CollectRequest:
+    """Everything a collection depends on (so it is reproducible from this alone)."""
+
+    weights: dict  # learner state_dict as numpy arrays
+    seed: tuple  # entropy for numpy's SeedSequence, e.g. (run seed, iteration, worker)
+    min_samples: int  # stop starting matches once this many samples are collected
+    selfplay: float  # probability that a match is pure self-play (every seat the learner)
+    opponents: dict  # label -> weight for the other matches: "rules", "random", "snapshot:<id>"
+    snapshots: dict = field(default_factory=dict)  # id -> state_dict, for "snapshot:<id>" labels
+
+
+@dataclass
+class Rollout:
+    obs: np.ndarray  # float32 [N, obs_size]
+    masks: np.ndarray  # bool [N, num_actions]
+    actions: np.ndarray  # int64 [N]
+    logprobs: np.ndarray  # float32 [N]
+    values: np.ndarray  # float32 [N]
+    rewards: np.ndarray  # float32 [N]: reward from this decision up to the seat's next one
+    dones: np.ndarray  # bool [N]: the seat's episode ended after this decision
+    streams: np.ndarray  # int64 [N]: one id per (match, seat); rows of a stream are in order
+    decisions: int  # every learner move, forced ones included
+    moves: int  # every move of every seat
+    matches: list  # per finished match: {"players", "opponent", "learner_reward", "learner_won"}
+
+
+class _Match:
+    __slots__ = ("env", "controllers", "agents", "pending", "totals", "opponent", "moves", "streams")
+
+
+class Collector:
+    """Runs matches of one game (any of ``player_counts``) with the given rule variants."""
+
+    def __init__(self, game: str, player_counts, variants: dict, num_matches: int, make_net):
+        self.spec = game_spec(game)
+        self.module = self.spec.module
+        self.player_counts = list(player_counts)
+        self.variants = dict(variants)
+        self.num_matches = num_matches
+        self.make_net = make_net  # () -> a fresh network with forward(obs) -> (logits, value)
+        self.learner = make_net()
+        self.snapshot_nets: dict[str, torch.nn.Module] = {}
+        probe = self.module.raw_env(num_players=self.player_counts[0], **self.variants)
+        self.obs_size, self.num_actions = probe.obs_size, probe.num_actions
+        self.envs: dict[tuple[int, int], object] = {}  # (slot, players) -> raw env, reused
+
+    # ------------------------------------------------------------------ setup
+    def _env(self, slot: int, players: int):
+        key = (slot, players)
+        if key not in self.envs:
+            self.envs[key] = self.module.raw_env(num_players=players, **self.variants)
+        return self.envs[key]
+
+    def _load(self, request: CollectRequest) -> None:
+        self.learner.load_state_dict({k: torch.as_tensor(v) for k, v in request.weights.items()})
+        self.learner.eval()
+        for sid, state in request.snapshots.items():
+            if sid not in self.snapshot_nets:
+                net = self.make_net()  # a snapshot is an actor checkpoint: its value head stays unused
+                missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()},
+                                                          strict=False)
+                if unexpected or any(not k.startswith("value_net.") for k in missing):
+                    raise ValueError(f"snapshot {sid} does not fit the network ({missing or unexpected})")
+                net.eval()
+                self.snapshot_nets[sid] = net
+        wanted = {label.split(":", 1)[1] for label in request.opponents if label.startswith("snapshot:")}
+        for sid in list(self.snapshot_nets):
+            if sid not in wanted:
+                del self.snapshot_nets[sid]
+
+    def _new_match(self, slot: int, rng: np.random.Generator, request: CollectRequest, labels, weights) -> _Match:
+        m = _Match()
+        n = int(rng.choice(self.player_counts))
+        m.env = self._env(slot, n)
+        m.env.begin(int(rng.integers(2**63 - 1)))
+        m.controllers = [LEARNER] * n
+        m.agents = {}
+        m.opponent = "self"
+        if labels and rng.random() >= request.selfplay:
+            m.opponent = labels[int(rng.choice(len(labels), p=weights))]
+            teams = self.spec.teams(n)
+            mine = set(teams[int(rng.integers(len(teams)))])
+            for seat in range(n):
+                if seat in mine:
+                    continue
+                if m.opponent == "rules":
+                    m.agents[seat] = self.module.RuleBot(m.env.config, seed=int(rng.integers(2**31)))
+                    m.controllers[seat] = None
+                elif m.opponent == "random":
+                    m.agents[seat] = RandomAgent(int(rng.integers(2**31)))
+                    m.controllers[seat] = None
+                else:
+                    m.controllers[seat] = m.opponent  # a snapshot, answered in a batch
+        m.pending = {}  # seat -> row of its last sampled decision
+        m.totals = [0.0] * n
+        m.moves = 0
+        m.streams = {}
+        return m
+
+    # ---------------------------------------------------------------- collect
+    @torch.no_grad()
+    def collect(self, request: CollectRequest) -> Rollout:
+        self._load(request)
+        rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
+        labels = [k for k, w in request.opponents.items() if w > 0]
+        total_w = sum(request.opponents[k] for k in labels)
+        weights = [request.opponents[k] / total_w for k in labels] if labels else []
+        matches = [self._new_match(i, rng, request, labels, weights) for i in range(self.num_matches)]
+        active = list(range(self.num_matches))
+
+        obs_buf = np.zeros((self.num_matches, self.obs_size), np.float32)
+        mask_buf = np.zeros((self.num_matches, self.num_actions), bool)
+        cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
+        rewards: list[float] = []
+        dones: list[bool] = []
+        streams: list[int] = []
+        next_stream = 0
+        samples = decisions = moves = 0
+        finished: list[dict] = []
+
+        while active:
+            # 1. who moves now, and with what
+            chosen: dict[int, int] = {}
+            batches: dict[str, list[int]] = {}
+            for i in active:
+                m = matches[i]
+                seat = m.env.acting_seat
+                legal = m.env.legal_now()
+                ctrl = m.controllers[seat]
+                if ctrl is None:
+                    mask = np.zeros(self.num_actions, np.int8)
+                    mask[legal] = 1
+                    chosen[i] = int(m.agents[seat].act(m.env.encode_seat(seat), mask))
+                elif len(legal) == 1:
+                    chosen[i] = legal[0]
+                else:
+                    batches.setdefault(ctrl, []).append(i)
+            # 2. one forward pass per network
+            for ctrl, rows in batches.items():
+                b = len(rows)
+                mask_buf[:b] = False
+                for j, i in enumerate(rows):
+                    m = matches[i]
+                    seat = m.env.acting_seat
+                    obs_buf[j] = m.env.encode_seat(seat)
+                    mask_buf[j, m.env.legal_now()] = True
+                net = self.learner if ctrl == LEARNER else self.snapshot_nets[ctrl.split(":", 1)[1]]
+                logits, value = net(torch.from_numpy(obs_buf[:b]))
+                logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
+                logp_all = torch.log_softmax(logits, dim=1).numpy()
+                probs = np.exp(logp_all.astype(np.float64))
+                cum = np.cumsum(probs, axis=1)
+                u = rng.random(b) * cum[:, -1]
+                acts = np.minimum((cum > u[:, None]).argmax(axis=1), self.num_actions - 1)
+                for j, i in enumerate(rows):
+                    chosen[i] = int(acts[j])
+                if ctrl == LEARNER:
+                    cols["obs"].append(obs_buf[:b].copy())
+                    cols["masks"].append(mask_buf[:b].copy())
+                    cols["actions"].append(acts.astype(np.int64))
+                    cols["logprobs"].append(logp_all[np.arange(b), acts].astype(np.float32))
+                    cols["values"].append(value.reshape(-1).numpy().astype(np.float32))
+                    for j, i in enumerate(rows):
+                        m = matches[i]
+                        seat = m.env.acting_seat
+                        if seat not in m.streams:
+                            m.streams[seat] = next_stream
+                            next_stream += 1
+                        m.pending[seat] = len(rewards)
+                        rewards.append(0.0)
+                        dones.append(False)
+                        streams.append(m.streams[seat])
+                    samples += b
+            # 3. play the moves
+            still = []
+            for i in active:
+                m = matches[i]
+                seat = m.env.acting_seat
+                if m.controllers[seat] == LEARNER:
+                    decisions += 1
+                out = m.env.advance(chosen[i])
+                moves += 1
+                m.moves += 1
+                for s, r in out.rewards.items():
+                    m.totals[s] += r
+                    row = m.pending.get(s)
+                    if row is not None:
+                        rewards[row] += r
+                for s in out.eliminated:
+                    row = m.pending.pop(s, None)
+                    if row is not None:
+                        dones[row] = True
+                over = out.done or getattr(out, "truncated", False) or m.moves >= MAX_MOVES_PER_MATCH
+                if over:
+                    for row in m.pending.values():
+                        dones[row] = True
+                    finished.append(self._result(m))
+                    if samples < request.min_samples:
+                        matches[i] = self._new_match(i, rng, request, labels, weights)
+                        still.append(i)
+                else:
+                    still.append(i)
+            active = still
+
+        def cat(key, dtype, width=None):
+            if cols[key]:
+                return np.concatenate(cols[key]).astype(dtype, copy=False)
+            return np.zeros((0,) if width is None else (0, width), dtype)
+
+        return Rollout(
+            obs=cat("obs", np.float32, self.obs_size), masks=cat("masks", bool, self.num_actions),
+            actions=cat("actions", np.int64), logprobs=cat("logprobs", np.float32),
+            values=cat("values", np.float32), rewards=np.asarray(rewards, np.float32),
+            dones=np.asarray(dones, bool), streams=np.asarray(streams, np.int64),
+            decisions=decisions, moves=moves, matches=finished)
+
+    def _result(self, m: _Match) -> dict:
+        """How the learner fared in a finished match (against an opponent, not in self-play)."""
+        n = len(m.controllers)
+        mine = [s for s in range(n) if m.controllers[s] == LEARNER]
+        others = [s for s in range(n) if m.controllers[s] != LEARNER]
+        result = {"players": n, "opponent": m.opponent}
+        if others:
+            ranking = self.spec.final_ranking(m.env, m.totals)
+            result["learner_reward"] = float(np.mean([m.totals[s] for s in mine]))
+            result["learner_won"] = bool(min(ranking[s] for s in mine) < min(ranking[s] for s in others))
+        return result

@@ -1,0 +1,347 @@
+"""Batched self-play PPO with action masking — the default ``cardzoo train``.
+
+Read top to bottom, like CleanRL's ``ppo.py``:
+
+1. settings (every hyper-parameter, recorded in the run directory and in each checkpoint);
+2. generalized advantage estimation over per-seat streams;
+3. the clipped PPO update (value loss, entropy bonus, KL early stop, gradient clipping);
+4. the loop: collect whole matches in worker processes (``training.collector``), learn, snapshot
+   into the opponent pool, evaluate against the baselines, save resumable state.
+
+Per-seat returns: every seat the learner controls is its own stream of decisions; a decision's
+reward is everything that seat earns from its move up to its next decision (rewards that arrive
+during other seats' moves included), so in a zero-sum match each seat learns from its own result.
+4-player Suipi partners each get their side's reward.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from envs.registry import game_spec
+from training.actor_critic import ActorCritic
+from training.collector import CollectRequest, Rollout
+from training.opponents import OpponentMix
+from training.run_dir import Run, RunState, load_run_state, save_run_state
+
+
+# ------------------------------------------------------------------------------ 1. settings
+@dataclass
+class PPOSettings:
+    game: str
+    players: tuple[int, ...] = ()  # player counts mixed in one run; () = the game's default
+    steps: int = 1_000_000  # learner decisions (moves of learner seats, forced moves included)
+    out: str = "runs/run"
+    seed: int = 0
+    workers: int = 2  # rollout processes (0: collect in the main process)
+    matches_per_worker: int = 64  # matches played side by side in each worker
+    batch: int = 16_384  # samples per iteration, all workers together (whole matches: a bit more)
+    minibatch: int = 4_096
+    epochs: int = 2
+    hidden: tuple[int, ...] = (256, 256)
+    activation: str = "relu"
+    lr: float = 3e-4
+    lr_schedule: str = "linear"  # "linear" (to 0 at `steps`) or "constant"
+    gamma: float = 1.0  # matches are short and rewards zero-sum: no discounting
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.05  # stop an iteration's epochs early past this approximate KL
+    selfplay: float = 0.7  # share of matches where the learner plays every seat
+    opponents: dict = field(default_factory=lambda: {"snapshot": 0.5, "rules": 0.4, "random": 0.1})
+    snapshot_every: int = 200_000  # decisions between frozen snapshots added to the pool
+    max_snapshots: int = 8
+    eval_every: int = 250_000  # decisions between evaluations (and checkpoints)
+    eval_games: int = 100  # games per baseline at each evaluation (split over player counts)
+    save_every: float = 120.0  # seconds between resumable saves
+    imitate: int = 0  # warm start: clone the rule bot on this many bot-only matches
+    threads: int = 1  # torch threads of the learner (more only fight the rollout workers for cores)
+    variants: dict = field(default_factory=dict)
+
+    # Settings that may differ when a run is resumed (everything else must match).
+    RESUMABLE = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads")
+
+    def __post_init__(self):
+        spec = game_spec(self.game)
+        self.game = spec.name
+        self.players = tuple(int(p) for p in (self.players or (spec.default_players,)))
+        bad = [p for p in self.players if p not in spec.player_counts]
+        if bad:
+            raise ValueError(f"players must be among {spec.player_counts} for {self.game}, got {bad[0]}")
+        for name in ("steps", "matches_per_worker", "batch", "minibatch", "epochs", "snapshot_every",
+                     "eval_every", "max_snapshots"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("workers", "eval_games", "imitate", "threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        self.hidden = tuple(int(h) for h in self.hidden)
+        if not self.hidden or any(h < 1 or h > 4096 for h in self.hidden):
+            raise ValueError(f"hidden must be 1..8 layer widths in 1..4096, got {self.hidden}")
+        for name, lo, hi in (("lr", 0, 1), ("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip", 0, 10),
+                             ("ent_coef", 0, 10), ("vf_coef", 0, 100), ("max_grad_norm", 0, 1e6),
+                             ("target_kl", 0, 1e6), ("selfplay", 0, 1), ("save_every", 0, 1e7)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi) \
+                    or math.isnan(value):
+                raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
+        if self.lr_schedule not in ("linear", "constant"):
+            raise ValueError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
+        from training.policy import ACTIVATIONS
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
+        OpponentMix.check_weights(self.opponents)
+        if self.selfplay < 1 and not any(self.opponents.get(k) for k in ("rules", "random")):
+            raise ValueError("opponents need rules or random besides snapshot (there is no snapshot at first)")
+        for p in self.players:  # validates the rule variants (ValueError naming the field)
+            spec.module.raw_env(num_players=p, **self.variants)
+
+    def collector_args(self) -> tuple:
+        probe = game_spec(self.game).module.raw_env(num_players=self.players[0], **self.variants)
+        make_net = functools.partial(ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation)
+        return (self.game, self.players, self.variants, self.matches_per_worker, make_net)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["players"] = list(self.players)
+        d["hidden"] = list(self.hidden)
+        return d
+
+
+# ------------------------------------------------------------------------------- 2. advantages
+def stream_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE along each stream (one seat in one match), walking the rows backwards.
+
+    Every stream ends with ``done`` inside the rollout (whole matches are collected), so nothing
+    is bootstrapped; with ``gamma = lam = 1`` the returns are plain Monte Carlo returns.
+    """
+    n = len(rollout.rewards)
+    adv = np.zeros(n, np.float32)
+    next_value: dict[int, float] = {}
+    next_adv: dict[int, float] = {}
+    values, rewards, dones, streams = rollout.values, rollout.rewards, rollout.dones, rollout.streams
+    for t in range(n - 1, -1, -1):
+        s = int(streams[t])
+        if dones[t] or s not in next_value:
+            nv, na = 0.0, 0.0
+        else:
+            nv, na = next_value[s], next_adv[s]
+        delta = rewards[t] + gamma * nv - values[t]
+        adv[t] = a = delta + gamma * lam * na
+        next_value[s], next_adv[s] = float(values[t]), float(a)
+    return adv, adv + values
+
+
+# ------------------------------------------------------------------------------- 3. the update
+def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np.random.Generator) -> dict:
+    """Clipped-objective PPO epochs over one iteration's samples; returns the logged statistics."""
+    n = len(batch["actions"])
+    obs = torch.from_numpy(batch["obs"])
+    masks = torch.from_numpy(batch["masks"])
+    actions = torch.from_numpy(batch["actions"])
+    old_logp = torch.from_numpy(batch["logprobs"])
+    adv_all = torch.from_numpy(batch["advantages"])
+    returns = torch.from_numpy(batch["returns"])
+    stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
+    epochs_run = 0
+    for _ in range(s.epochs):
+        order = rng.permutation(n)
+        kls = []
+        for start in range(0, n, s.minibatch):
+            idx = torch.from_numpy(order[start:start + s.minibatch])
+            logits, value = net(obs[idx])
+            logits = logits.masked_fill(~masks[idx], -1e9)
+            logp_all = torch.log_softmax(logits, dim=1)
+            logp = logp_all.gather(1, actions[idx, None]).squeeze(1)
+            probs = logp_all.exp()
+            entropy = -(probs * logp_all).sum(1).mean()  # masked actions have p = 0 exactly
+            log_ratio = logp - old_logp[idx]
+            ratio = log_ratio.exp()
+            adv = adv_all[idx]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - s.clip, 1 + s.clip)).mean()
+            value_loss = 0.5 * (value - returns[idx]).pow(2).mean()
+            loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), s.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean().item()  # k3 estimator (Schulman)
+                kls.append(approx_kl)
+                stats["approx_kl"].append(approx_kl)
+                stats["clip_fraction"].append(((ratio - 1).abs() > s.clip).float().mean().item())
+                stats["policy_loss"].append(policy_loss.item())
+                stats["value_loss"].append(value_loss.item())
+                stats["entropy"].append(entropy.item())
+        epochs_run += 1
+        if s.target_kl and np.mean(kls) > s.target_kl:
+            break
+    out = {k: float(np.mean(v)) for k, v in stats.items()}
+    var = float(np.var(batch["returns"]))
+    out["explained_variance"] = float("nan") if var == 0 else 1 - float(
+        np.var(batch["returns"] - batch["values"])) / var
+    out["epochs"] = epochs_run
+    return out
+
+
+def merge(rollouts: list[Rollout]) -> Rollout:
+    """One rollout from several workers' (stream ids made unique per worker)."""
+    offset = 0
+    streams = []
+    for r in rollouts:
+        streams.append(r.streams + offset)
+        offset += int(r.streams.max()) + 1 if len(r.streams) else 0
+    return Rollout(
+        obs=np.concatenate([r.obs for r in rollouts]), masks=np.concatenate([r.masks for r in rollouts]),
+        actions=np.concatenate([r.actions for r in rollouts]),
+        logprobs=np.concatenate([r.logprobs for r in rollouts]),
+        values=np.concatenate([r.values for r in rollouts]), rewards=np.concatenate([r.rewards for r in rollouts]),
+        dones=np.concatenate([r.dones for r in rollouts]), streams=np.concatenate(streams),
+        decisions=sum(r.decisions for r in rollouts), moves=sum(r.moves for r in rollouts),
+        matches=[m for r in rollouts for m in r.matches])
+
+
+# ------------------------------------------------------------------------------- 4. the loop
+def train(settings: PPOSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
+    """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    s = settings
+    run = Run(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
+    torch.set_num_threads(max(s.threads, 1))
+    torch.manual_seed(s.seed)
+    obs_size, num_actions = run.probe.obs_size, run.probe.num_actions
+    net = ActorCritic(obs_size, num_actions, s.hidden, s.activation)
+    optimizer = torch.optim.Adam(net.parameters(), lr=s.lr, eps=1e-5)
+    state = RunState(next_snapshot=s.snapshot_every, next_eval=s.eval_every)
+    mix = OpponentMix(s.opponents, s.max_snapshots)
+    if resume:
+        state = load_run_state(run.state_dir, net, optimizer, mix)
+        log(f"resuming {run.out} at {state.decisions:,} decisions (iteration {state.iteration})")
+    elif s.imitate:
+        from training.imitation import clone_into
+
+        accuracy = clone_into(net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=log)
+        log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
+        run.write_checkpoint(net, "imitation", state, {})
+
+    writer = SummaryWriter(str(run.out / "tb"), purge_step=state.decisions if resume else None)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=s.steps, initial=min(state.decisions, s.steps), unit="dec", unit_scale=True,
+                   dynamic_ncols=True, desc=f"train {s.game}")
+    last_save = time.monotonic()
+    per_worker = -(-s.batch // max(s.workers, 1))
+    from training.workers import WorkerGroup
+
+    def next_collection(iteration: int) -> dict:
+        """What the next collection needs: the weights as they are now, and the opponent mix."""
+        opponents, snapshots = mix.request_parts(run.pool_dir)
+        return {"iteration": iteration, "opponents": opponents, "snapshots": sorted(snapshots),
+                "weights": {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}}
+
+    def requests(c: dict, count: int) -> list[CollectRequest]:
+        _, snapshots = mix.request_parts(run.pool_dir)
+        snaps = {sid: snapshots[sid] for sid in c["snapshots"]}
+        return [CollectRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.selfplay,
+                               c["opponents"], snaps) for w in range(count)]
+
+    at_boundary = True  # the state is consistent (between iterations): safe to save
+    try:
+        with WorkerGroup(s.workers, s.collector_args()) as workers:
+            # Collection runs one iteration ahead of learning: while the learner trains on
+            # iteration k, the workers collect k+1 with the weights from before that update
+            # (PPO's ratio uses the logged behaviour probabilities, so the lag is accounted for).
+            inflight = state.inflight or next_collection(state.iteration)
+            if state.decisions < s.steps:
+                workers.submit(requests(inflight, workers.count))
+            t0 = time.perf_counter()
+            while state.decisions < s.steps:
+                rollout = merge(workers.receive())
+                t1 = time.perf_counter()
+                at_boundary = False
+                mix.record(rollout.matches)
+                more = state.decisions + rollout.decisions < s.steps
+                state.inflight = next_collection(state.iteration + 1) if more else None
+                if more:
+                    workers.submit(requests(state.inflight, workers.count))
+                if s.lr_schedule == "linear":
+                    for g in optimizer.param_groups:
+                        g["lr"] = s.lr * max(0.0, 1 - state.decisions / s.steps)
+                adv, ret = stream_advantages(rollout, s.gamma, s.gae_lambda)
+                batch = {"obs": rollout.obs, "masks": rollout.masks, "actions": rollout.actions,
+                         "logprobs": rollout.logprobs, "values": rollout.values, "advantages": adv,
+                         "returns": ret}
+                rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
+                stats = ppo_update(net, optimizer, batch, s, rng) if len(adv) else {}
+                t2 = time.perf_counter()
+                state.iteration += 1
+                state.decisions += rollout.decisions
+                state.samples += len(adv)
+                state.moves += rollout.moves
+                state.matches += len(rollout.matches)
+                at_boundary = True
+                rate = rollout.decisions / (t2 - t0)
+                _log_iteration(writer, state, stats, rollout, mix, rate, t1 - t0, t2 - t1, optimizer)
+                t0 = t2
+                if bar is not None:
+                    bar.update(min(state.decisions, s.steps) - bar.n)
+                    bar.set_postfix(dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
+                                    ent=f"{stats.get('entropy', 0):.2f}")
+                if state.decisions >= state.next_snapshot:
+                    state.next_snapshot += s.snapshot_every
+                    mix.add_snapshot(run.save_snapshot(net, state))
+                if state.decisions >= state.next_eval and state.decisions < s.steps:
+                    state.next_eval += s.eval_every
+                    path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
+                    run.evaluate(path, state, writer, log)
+                if time.monotonic() - last_save >= s.save_every or state.decisions >= s.steps:
+                    save_run_state(run.state_dir, net, optimizer, mix, state)
+                    last_save = time.monotonic()
+    except KeyboardInterrupt:
+        if at_boundary:
+            save_run_state(run.state_dir, net, optimizer, mix, state)
+            log(f"\ninterrupted at {state.decisions:,} decisions: saved; continue with --resume")
+        else:
+            log("\ninterrupted in the middle of an update: the last save resumes with --resume")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    final = run.write_checkpoint(net, "final", state, {})
+    evaluation = run.evaluate(final, state, writer, log, final=True)
+    final = run.write_checkpoint(net, "final", state, evaluation)
+    writer.close()
+    log(f"final checkpoint: {final}  ({state.decisions:,} decisions, {state.matches:,} matches, "
+        f"{state.elapsed_hint(run)})")
+    return final
+
+
+def _log_iteration(writer, state, stats, rollout, mix, rate, t_collect, t_learn, optimizer) -> None:
+    step = state.decisions
+    for k, v in stats.items():
+        writer.add_scalar(f"train/{k}", v, step)
+    writer.add_scalar("train/learning_rate", optimizer.param_groups[0]["lr"], step)
+    writer.add_scalar("speed/decisions_per_s", rate, step)
+    writer.add_scalar("speed/collect_s", t_collect, step)
+    writer.add_scalar("speed/learn_s", t_learn, step)
+    writer.add_scalar("train/samples_per_iteration", len(rollout.actions), step)
+    for label, (reward, won, count) in mix.summary().items():
+        writer.add_scalar(f"pool/{label}/learner_reward", reward, step)
+        writer.add_scalar(f"pool/{label}/learner_win_rate", won, step)
+        writer.add_scalar(f"pool/{label}/weight", mix.weights().get(label, 0.0), step)

@@ -1,0 +1,260 @@
+"""A PPO run directory: settings, resumable state, opponent pool, checkpoints, evaluations.
+
+    OUT/settings.json            every setting of the run (checked on --resume)
+    OUT/state/state.json         counters, opponent pool and statistics, evaluation history
+    OUT/state/state-G.safetensors  network + Adam state of generation G (state.json names it)
+    OUT/pool/dN.safetensors      frozen snapshots (actor checkpoints) the pool samples from
+    OUT/checkpoints/step_N.*     checkpoints at each evaluation; OUT/final.* at the end
+    OUT/tb/                      TensorBoard logs; OUT/learning_curve.png
+
+Resume state is safetensors + JSON only (nothing is unpickled), and every file is written to a
+temporary name and renamed into place, so a crash at any point leaves the previous state whole:
+a SIGKILL loses at most the work since the last save.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+from envs.config import config_dict
+from envs.registry import game_spec
+from training.checkpoint import atomic_write_text, save_checkpoint
+
+STATE_FORMAT = "cardzoo-ppo-state/1"
+MAX_STATE_JSON = 4 << 20
+
+
+@dataclass
+class RunState:
+    iteration: int = 0
+    decisions: int = 0
+    samples: int = 0
+    moves: int = 0
+    matches: int = 0
+    next_snapshot: int = 0
+    next_eval: int = 0
+    elapsed: float = 0.0  # wall-clock seconds of training, summed over resumes
+    evals: list = field(default_factory=list)  # {"decisions", "players", "rules": {...}, "random": {...}}
+    inflight: dict | None = None  # the collection running ahead of learning (see training.ppo)
+    started: float = field(default_factory=time.monotonic, repr=False)
+
+    def wall(self) -> float:
+        return self.elapsed + time.monotonic() - self.started
+
+    def elapsed_hint(self, run=None) -> str:
+        minutes = self.wall() / 60
+        return f"{minutes:.1f} min of training"
+
+
+def save_run_state(state_dir: Path, net, optimizer, mix, state: RunState) -> None:
+    """Network + optimizer tensors in a new generation file, then state.json pointing at it."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    old = _read_json(state_dir / "state.json") if (state_dir / "state.json").exists() else None
+    generation = (old or {}).get("generation", 0) + 1
+    tensors = {f"net.{k}": v.detach().contiguous() for k, v in net.state_dict().items()}
+    opt = optimizer.state_dict()
+    for idx, per_param in opt["state"].items():
+        for key, value in per_param.items():
+            tensors[f"opt.{idx}.{key}"] = torch.as_tensor(value).detach().clone().contiguous()
+    if state.inflight is not None:  # the behaviour weights of the collection in flight
+        for k, v in state.inflight["weights"].items():
+            tensors[f"behaviour.{k}"] = torch.from_numpy(np.ascontiguousarray(v))
+    weights = state_dir / f"state-{generation}.safetensors"
+    tmp = weights.with_suffix(".tmp")
+    save_file(tensors, str(tmp))
+    os.replace(tmp, weights)
+    counters = {f.name: getattr(state, f.name) for f in fields(RunState)
+                if f.name not in ("started", "elapsed", "inflight")}
+    if state.inflight is not None:
+        counters["inflight"] = {k: v for k, v in state.inflight.items() if k != "weights"}
+    doc = {
+        "format": STATE_FORMAT, "generation": generation, "weights": weights.name,
+        "state": {**counters, "elapsed": state.wall()},
+        "optimizer": {"param_groups": opt["param_groups"]},
+        "pool": mix.to_json(),
+    }
+    atomic_write_text(state_dir / "state.json", json.dumps(doc, indent=1) + "\n")
+    for stale in state_dir.glob("state-*.safetensors"):
+        if stale.name != weights.name:
+            stale.unlink(missing_ok=True)
+
+
+def load_run_state(state_dir: Path, net, optimizer, mix) -> RunState:
+    doc = _read_json(state_dir / "state.json")
+    if doc.get("format") != STATE_FORMAT:
+        raise ValueError(f"{state_dir / 'state.json'} is not a cardzoo PPO state ({doc.get('format')!r})")
+    try:
+        weights = state_dir / str(doc["weights"])
+        if weights.parent != state_dir or not weights.name.endswith(".safetensors"):
+            raise ValueError("bad weights file name")
+        tensors = load_file(str(weights))
+        net.load_state_dict({k[4:]: v for k, v in tensors.items() if k.startswith("net.")})
+        opt_state: dict = {}
+        for key, value in tensors.items():
+            if key.startswith("opt."):
+                _, idx, name = key.split(".", 2)
+                opt_state.setdefault(int(idx), {})[name] = value
+        optimizer.load_state_dict({"state": opt_state, "param_groups": doc["optimizer"]["param_groups"]})
+        mix.load_json(doc["pool"])
+        saved = doc["state"]
+        state = RunState(**{f.name: saved[f.name] for f in fields(RunState) if f.name not in ("started", "inflight")})
+        if saved.get("inflight") is not None:
+            inflight = dict(saved["inflight"])
+            inflight["weights"] = {k[len("behaviour."):]: v.numpy() for k, v in tensors.items()
+                                   if k.startswith("behaviour.")}
+            if set(inflight["weights"]) != set(net.state_dict()):
+                raise ValueError("the behaviour weights do not fit the network")
+            state.inflight = inflight
+    except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
+        raise ValueError(f"the resume state in {state_dir} is damaged ({str(e).splitlines()[0][:200]})") from None
+    return state
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        if path.stat().st_size > MAX_STATE_JSON:
+            raise ValueError(f"{path} is larger than {MAX_STATE_JSON} bytes")
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise ValueError(f"cannot read {path} ({str(e).splitlines()[0][:200]})") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path} must hold a JSON object")
+    return doc
+
+
+# ------------------------------------------------------------------------- settings on resume
+def resume_settings(out: str | os.PathLike, given: dict):
+    """The settings of the run in ``out``, with ``given`` flags applied where a resume allows.
+
+    A flag that would change how the run trains (learning rate, seed, network, rules …) is
+    refused with one line, rather than silently ignored.
+    """
+    from training.ppo import PPOSettings
+
+    path = Path(out) / "settings.json"
+    if not path.is_file():
+        raise ValueError(f"nothing to resume: {path} does not exist")
+    saved = _read_json(path)
+    try:
+        settings = PPOSettings(**saved)
+    except TypeError as e:
+        raise ValueError(f"{path} does not hold PPO settings ({e})") from None
+    for key, value in given.items():
+        if key in PPOSettings.RESUMABLE:
+            setattr(settings, key, value)
+            continue
+        current = getattr(settings, key)
+        if _normalised(value) != _normalised(current):
+            raise ValueError(f"--{key.replace('_', '-')} {value} differs from the run's {current}: it cannot "
+                             f"change on --resume (drop the flag, or start a new run with another --out)")
+    settings.__post_init__()
+    return settings
+
+
+def _normalised(value):
+    if isinstance(value, (list, tuple)):
+        return [_normalised(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normalised(v) for k, v in sorted(value.items())}
+    return value
+
+
+# ------------------------------------------------------------------------------ run directory
+class Run:
+    def __init__(self, out: Path, settings, resume: bool):
+        self.out, self.s = out, settings
+        self.state_dir = out / "state"
+        self.pool_dir = out / "pool"
+        self.ckpt_dir = out / "checkpoints"
+        has_run = (self.state_dir / "state.json").exists()
+        if resume and not has_run:
+            raise ValueError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
+        if not resume and (has_run or (out / "settings.json").exists()):
+            raise ValueError(f"{out} already holds a run; use --resume to continue it or another --out")
+        try:
+            for d in (out, self.state_dir, self.pool_dir, self.ckpt_dir):
+                d.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2) + "\n")
+        except OSError as e:
+            raise ValueError(f"cannot write the run directory {out} ({e.strerror or e})") from None
+        self.spec = game_spec(settings.game)
+        self.probe = self.spec.module.raw_env(num_players=settings.players[0], **settings.variants)
+
+    def _meta(self, name: str, state: RunState, evaluation: dict) -> dict:
+        s = self.s
+        return {
+            "name": name, "game": s.game, "env": self.probe.metadata["name"],
+            "config": config_dict(self.probe.config), "player_counts": list(s.players),
+            "hidden": list(s.hidden), "activation": s.activation, "training_steps": int(state.decisions),
+            "training_matches": int(state.matches), "training_minutes": round(state.wall() / 60, 1),
+            "algorithm": "PPO self-play (cardzoo, batched, action masking)",
+            "opponent_pool": f"self-play {s.selfplay:.0%}; otherwise {s.opponents} weighted by results",
+            "seed": s.seed, "settings": s.to_json(), "evaluation": evaluation or {},
+        }
+
+    def write_checkpoint(self, net, name: str, state: RunState, evaluation: dict) -> Path:
+        where = self.out / name if name == "final" else self.ckpt_dir / name
+        return save_checkpoint(where, net.actor(), self._meta(name, state, evaluation))
+
+    def save_snapshot(self, net, state: RunState) -> str:
+        sid = f"d{state.decisions}"
+        save_checkpoint(self.pool_dir / sid, net.actor(), self._meta(sid, state, {}))
+        return sid
+
+    def evaluate(self, path: Path, state: RunState, writer, log, final: bool = False) -> dict:
+        """The checkpoint against the rule bot and random at each player count (duplicate deals)."""
+        from training.evaluate import versus_baselines
+
+        s = self.s
+        if not s.eval_games:
+            return {}
+        games = max(s.eval_games // len(s.players), 10)
+        out = {}
+        for n in s.players:
+            seed = s.seed * 1_000_003 + len(state.evals) * 7919 + n + (1 << 30 if final else 0)
+            result = versus_baselines(str(path), s.game, n, games, seed, options=s.variants or None)
+            out[f"{n}p"] = result
+            entry = {"decisions": state.decisions, "players": n, **result}
+            state.evals.append(entry)
+            for base, r in result.items():
+                writer.add_scalar(f"eval/{n}p/mean_reward_vs_{base}", r["mean_reward"], state.decisions)
+                writer.add_scalar(f"eval/{n}p/win_rate_vs_{base}", r["win_rate"], state.decisions)
+            log(f"{state.decisions:>11,} decisions, {n}p: vs rules {result['rules']['mean_reward']:+.3f} "
+                f"(wins {result['rules']['win_rate']:.0%}), vs random {result['random']['mean_reward']:+.3f} "
+                f"(wins {result['random']['win_rate']:.0%})  [model's mean reward per match, {games} games]")
+        self.plot_learning_curve(state)
+        return out if len(s.players) > 1 else out[f"{s.players[0]}p"]
+
+    def plot_learning_curve(self, state: RunState) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        for ax, base in zip(axes, ("rules", "random")):
+            for n in self.s.players:
+                pts = [(e["decisions"], e[base]["mean_reward"]) for e in state.evals if e["players"] == n]
+                if pts:
+                    xs, ys = zip(*pts)
+                    ax.plot(xs, ys, marker="o", label=f"{n} players")
+            ax.axhline(0, color="grey", lw=0.8)
+            ax.set_title(f"vs {base}")
+            ax.set_xlabel("learner decisions")
+            ax.set_ylabel("model's mean reward per match")
+            ax.legend(fontsize=8)
+        fig.suptitle(f"{self.s.game}: {self.out.name}")
+        fig.tight_layout()
+        tmp = self.out / "learning_curve.tmp.png"
+        fig.savefig(tmp, dpi=90)
+        plt.close(fig)
+        os.replace(tmp, self.out / "learning_curve.png")
+

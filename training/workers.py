@@ -1,0 +1,107 @@
+"""Rollout workers: ``Collector`` objects in worker processes, the learner in the main process.
+
+The boundary is one call, ``collect(CollectRequest) -> Rollout``, both plain data; a worker here is a
+process answering it over a pipe (arrays are pickled once per rollout, never per step). The same
+``Collector`` could be hosted by a Ray actor instead, with no change to the learner.
+``workers=0`` collects in the main process (handy for debugging and for the tests).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import traceback
+
+from training.collector import Collector, CollectRequest, Rollout
+
+
+def _serve(conn, collector_args: tuple) -> None:
+    import torch
+
+    torch.set_num_threads(1)  # the workers are the parallelism
+    try:
+        collector = Collector(*collector_args)
+    except Exception:  # report the failure instead of hanging the learner
+        conn.send(("error", traceback.format_exc()))
+        return
+    conn.send(("ready", None))
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            return
+        if request is None:
+            return
+        try:
+            conn.send(("ok", collector.collect(request)))
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+
+
+class WorkerGroup:
+    """``n`` collector processes (or the main process when ``n == 0``)."""
+
+    def __init__(self, n: int, collector_args: tuple):
+        self.n = n
+        self.local = Collector(*collector_args) if n == 0 else None
+        self.procs, self.conns = [], []
+        if n:
+            ctx = mp.get_context("spawn")  # no fork of a process that holds torch threads
+            for _ in range(n):
+                parent, child = ctx.Pipe()
+                proc = ctx.Process(target=_serve, args=(child, collector_args), daemon=True)
+                proc.start()
+                self.procs.append(proc)
+                self.conns.append(parent)
+            for conn in self.conns:
+                self._receive(conn)
+
+    @property
+    def count(self) -> int:
+        return max(self.n, 1)
+
+    def submit(self, requests: list[CollectRequest]) -> None:
+        """Start one collection per worker; they run while the learner trains (``receive`` waits)."""
+        if self.local is not None:
+            self._queued = requests
+            return
+        for conn, request in zip(self.conns, requests):
+            conn.send(request)
+
+    def receive(self) -> list[Rollout]:
+        """The rollouts of the last ``submit``, in worker order (never dependent on timing)."""
+        if self.local is not None:
+            requests, self._queued = self._queued, None
+            return [self.local.collect(r) for r in requests]
+        return [self._receive(conn) for conn in self.conns]
+
+    def collect(self, requests: list[CollectRequest]) -> list[Rollout]:
+        self.submit(requests)
+        return self.receive()
+
+    @staticmethod
+    def _receive(conn):
+        try:
+            status, payload = conn.recv()
+        except EOFError:
+            raise RuntimeError("a rollout worker process died (see its error above)") from None
+        if status == "error":
+            raise RuntimeError(f"a rollout worker failed:\n{payload}")
+        return payload
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self.procs, self.conns = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
