@@ -14,6 +14,7 @@ SUBCOMMANDS = {
     "replay": "scripts.replay_cmd",
     "play": "scripts.play_cmd",
     "bench": "scripts.bench_cmd",
+    "serve": "scripts.serve_cmd",
 }
 
 

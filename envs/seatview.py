@@ -1,0 +1,81 @@
+"""The shape every game's seat view shares (``envs/<game>/view.py``), for tables drawn elsewhere.
+
+A seat view is a plain JSON-safe dict of what one seat may know, so a front end (the browser
+table of ``cardzoo serve``) draws any game with no per-game code::
+
+    game, title, seat, num_players
+    status       headline: round / deal / hand and what is going on
+    facts        [[label, value], ...]  short public facts (stake, stock, dealer, ...)
+    turn         acting seat (None when the match is over); your_turn, over
+    prompt       one line saying what the viewer may do now
+    players      [{seat, name, cards, status, facts: [[label, value]], team, out}]
+    table        [{label, items: [{id?, cards: [text], caption}]}]   what lies on the table
+    hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
+    notes        [str]  private reminders (your swap, your build, ...)
+    moves        [{ids, text, cards, choose?}]  the viewer's complete legal moves (see move())
+    scores       {title, columns, rows}
+    summary      {key, title, columns, rows, lines} of the last finished round/deal/hand, or None
+    result       {title, lines, columns, rows} once the match is over, else None
+
+Cards are always written as text (``7♥``, ``10♦``, ``Jk``); an ``id`` names something the viewer
+can select (a hand card, a Suipi floor item). Nothing here imports gymnasium or pettingzoo.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+
+def seat_name(seat: int, viewer: int | None) -> str:
+    return "you" if seat == viewer else f"player_{seat}"
+
+
+def grid(title: str, columns: Sequence[str], rows: Iterable[Sequence]) -> dict:
+    """A small table: every cell as text."""
+    return {"title": title, "columns": list(columns), "rows": [[str(c) for c in row] for row in rows]}
+
+
+def move(ids: Sequence[int], text: str, cards: Sequence[str] = (), choose=None) -> dict:
+    """One complete legal move.
+
+    ``cards`` are the ids of the selectable things the move uses (hand cards, floor items), so
+    a page can match a selection to moves. ``choose`` (optional) says which other selections
+    play the same move: a list of ``[ids, count]`` groups, meaning "pick ``count`` of ``ids``"
+    (Siantappo plays the lowest suits under the top card, so 9♦ 9♥ and 9♠ 9♥ are one move).
+    """
+    out = {"ids": [int(a) for a in ids], "text": text, "cards": list(cards)}
+    if choose is not None:
+        out["choose"] = [[list(group), int(count)] for group, count in choose]
+    return out
+
+
+def match_over(env) -> bool:
+    return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+
+def base_view(env, seat: int, title: str) -> dict:
+    """The fields every game fills the same way."""
+    over = match_over(env)
+    turn = None if over else int(env.acting_seat)
+    return {
+        "game": env.game_name, "title": title, "seat": seat, "num_players": env.num_players,
+        "turn": turn, "your_turn": turn == seat, "over": over,
+        "status": "", "facts": [], "prompt": "", "players": [], "table": [],
+        "hand": {"label": "Your hand", "cards": []}, "notes": [], "moves": [],
+        "scores": None, "summary": None, "result": None,
+    }
+
+
+def legal_moves_for(env, seat: int) -> list:
+    """The complete legal moves when ``seat`` acts now, else none."""
+    if match_over(env) or env.acting_seat != seat:
+        return []
+    return env.full_moves()
+
+
+def waiting_prompt(turn: int | None, seat: int, what: str) -> str:
+    if turn is None:
+        return "The match is over."
+    if turn == seat:
+        return what
+    return f"player_{turn} is thinking…"

@@ -1,0 +1,210 @@
+"""One live match of `cardzoo serve`: the env, who sits where, the log, and the moves.
+
+Everything that touches the env happens under ``Match.lock`` (an asyncio lock): a person's move
+is checked and applied on the event loop (microseconds), a bot's or a model's move runs in a
+worker thread while the lock is held, so other matches keep going and nothing reads the env
+while it changes. A person's browser only ever gets ``view(seat)``: the game's seat view (what
+that seat may know), the log as that seat may read it, and the match's version number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import random
+import secrets
+import time
+from typing import Sequence
+
+from envs.registry import game_spec
+from envs.seatview import match_over
+from training.agents import make_agent, parse_agent_spec
+
+HUMAN = "human"
+LOG_SHOWN = 40  # log entries sent with each view (the newest)
+
+
+class MoveRefused(ValueError):
+    """A message that asks for something not allowed now; the match is unchanged."""
+
+
+def view_module(game: str):
+    """The game's seat view module, ``envs.<game>.view``."""
+    return importlib.import_module(f"envs.{game}.view")
+
+
+def seat_label(spec: str) -> str:
+    return HUMAN if spec == HUMAN else parse_agent_spec(spec).label
+
+
+def new_key() -> str:
+    """An unguessable key (192 random bits); whoever holds it may use what it opens."""
+    return secrets.token_urlsafe(24)
+
+
+class Match:
+    """A match with its seats. Build it with ``Match.create`` (which loads bots and models)."""
+
+    def __init__(self, game: str, specs: Sequence[str], options: dict, seed: int):
+        spec = game_spec(game)
+        self.game = spec.name
+        self.module = spec.module
+        self.view_mod = view_module(self.game)
+        self.specs = list(specs)
+        self.options = dict(options)
+        self.seed = int(seed)
+        self.env = self.module.raw_env(num_players=len(self.specs), **self.options)
+        self.agents: list = [None] * len(self.specs)
+        self.id = new_key()
+        # a key per human seat; a watch key only when no person plays (bots' hands are no secret)
+        self.keys = {s: new_key() for s, sp in enumerate(self.specs) if sp == HUMAN}
+        self.watch_key = new_key() if not self.keys else None
+        self.version = 0  # complete moves applied; a move names the version it was chosen at
+        self.steps: list[dict] = []  # the record: one entry per env action id
+        self.log: list[dict] = []  # per complete move: seat, public text, private texts
+        self.totals = [0.0] * len(self.specs)
+        self.lock = asyncio.Lock()
+        self.sockets: dict[object, int] = {}  # websocket -> seat it shows
+        self.driver: asyncio.Task | None = None
+        self.failed: str | None = None
+        self.pace = 0.0  # seconds between bot moves (only bots-only matches are paced)
+        self.created = self.last_active = time.monotonic()
+        self.finished_at: float | None = None
+
+    @classmethod
+    def create(cls, game: str, specs: Sequence[str], options: dict, seed: int | None) -> "Match":
+        """Build the env and every bot (loading models: call it off the event loop).
+
+        ValueError / FileNotFoundError with a one-line reason for a bad game, seat, option."""
+        seed = random.SystemRandom().randrange(1_000_000) if seed is None else seed
+        m = cls(game, specs, options, seed)
+        for s, sp in enumerate(m.specs):
+            if sp != HUMAN:
+                m.agents[s] = make_agent(sp, m.module, config=m.env.config, seed=seed + 1000 + s)
+        m.env.reset(seed=seed)
+        for a in m.agents:
+            if a is not None and hasattr(a, "reset"):
+                a.reset()
+        m._skip_dead()
+        return m
+
+    # ------------------------------------------------------------------ state
+    @property
+    def over(self) -> bool:
+        return match_over(self.env)
+
+    @property
+    def humans(self) -> list[int]:
+        return sorted(self.keys)
+
+    def acting(self) -> int | None:
+        return None if self.over else int(self.env.acting_seat)
+
+    def bot_to_move(self) -> bool:
+        seat = self.acting()
+        return seat is not None and self.agents[seat] is not None and self.failed is None
+
+    def touch(self) -> None:
+        self.last_active = time.monotonic()
+
+    def _skip_dead(self) -> None:
+        """Eliminated seats (Sam Sip) take PettingZoo's dead step until a live seat acts."""
+        env = self.env
+        while env.agents and not self.over and (env.terminations[env.agent_selection]
+                                                or env.truncations[env.agent_selection]):
+            env.step(None)
+
+    # ------------------------------------------------------------------ moves
+    def check_move(self, seat: int, ids, version) -> tuple[int, ...]:
+        """The move's ids if ``seat`` may play them now, else MoveRefused saying why."""
+        if self.failed:
+            raise MoveRefused(f"the match stopped: {self.failed}")
+        if self.over:
+            raise MoveRefused("the match is over: no more moves")
+        if version != self.version:
+            raise MoveRefused(f"stale move: it was chosen at move {version}, the table is now at move "
+                              f"{self.version}; look at the table again")
+        turn = self.acting()
+        if turn != seat:
+            raise MoveRefused(f"it is player_{turn}'s turn, not yours (you play player_{seat})")
+        ids = tuple(ids)
+        if ids not in {tuple(i) for i, _ in self.env.full_moves()}:
+            raise MoveRefused("that is not a legal move now")
+        return ids
+
+    def apply(self, seat: int, ids: Sequence[int]) -> None:
+        """Apply a person's complete move (checked by ``check_move``)."""
+        full = dict((tuple(i), t) for i, t in self.env.full_moves())
+        before = self.view_mod.snapshot(self.env)
+        for a in ids:
+            self._step(seat, int(a))
+        self._moved(seat, tuple(ids), full[tuple(ids)], before)
+
+    def play_bot_move(self) -> None:
+        """The acting bot chooses and plays one complete move. Runs in a worker thread (a model
+        may take a while) while the coroutine that started it holds ``lock``.
+
+        A bot answers one action id at a time; a Suipi move takes several sub-steps."""
+        env = self.env
+        seat = self.acting()
+        agent = self.agents[seat]
+        name = env.agent_selection
+        full = dict((tuple(i), t) for i, t in env.full_moves())
+        before = self.view_mod.snapshot(env)
+        ids: list[int] = []
+        while True:
+            obs = env.observe(name)
+            ids.append(int(agent.act(obs["observation"], obs["action_mask"])))
+            self._step(seat, ids[-1])
+            if tuple(ids) in full or self.over or env.agent_selection != name:
+                break
+        self._moved(seat, tuple(ids), full.get(tuple(ids), " ".join(e["text"] for e in self.steps[-len(ids):])),
+                    before)
+
+    def _moved(self, seat: int, ids: tuple[int, ...], text: str, before) -> None:
+        lines = self.view_mod.move_lines(self.env, before, seat, ids, text)
+        self.log.append({"n": self.version + 1, "seat": seat, "public": lines["public"],
+                         "private": dict(lines.get("private", {})), "upto": len(self.steps)})
+        self.version += 1
+        self._skip_dead()
+        self.touch()
+        if self.over and self.finished_at is None:
+            self.finished_at = time.monotonic()
+
+    def _step(self, seat: int, action: int) -> None:
+        env = self.env
+        text = env.action_text(action)
+        env.step(action)
+        rewards = {env.agent_seat[a]: float(r) for a, r in env.rewards.items() if r}
+        entry = {"seat": seat, "action": action, "text": text}
+        if rewards:
+            entry["rewards"] = {str(s): r for s, r in sorted(rewards.items())}
+            for s, r in rewards.items():
+                self.totals[s] += r
+        self.steps.append(entry)
+
+    # ------------------------------------------------------------------ views
+    def seat_kinds(self) -> list[dict]:
+        return [{"seat": s, "kind": seat_label(sp)} for s, sp in enumerate(self.specs)]
+
+    def view(self, seat: int) -> dict:
+        """Everything a browser showing ``seat`` gets: no card that seat may not know."""
+        v = self.view_mod.seat_view(self.env, seat)
+        v["log"] = log_for(self.log[-LOG_SHOWN:], seat)
+        v["version"] = self.version
+        v["seats"] = self.seat_kinds()
+        v["seed"] = self.seed
+        v["record"] = self.over  # the record (every deal) may be downloaded once the match is over
+        if self.failed:
+            v["prompt"] = f"The match stopped: {self.failed}"
+        return v
+
+    def record(self) -> dict:
+        """The finished match as a game record (training/records.py format)."""
+        return {**self.env.record_header(), "moves": list(self.steps), "rewards": list(self.totals),
+                "agents": list(self.specs), "source": "cardzoo serve"}
+
+
+def log_for(entries, seat: int) -> list[dict]:
+    """Log entries as ``seat`` may read them (its own private lines, everyone's public ones)."""
+    return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"])} for e in entries]

@@ -1,0 +1,144 @@
+"""A saved game record (.jsonl, as `cardzoo play --save`, `cardzoo eval --records` and the
+browser's own download write it) shown move by move in the browser's table view.
+
+The record is checked on load (it must replay to its recorded rewards); whole moves are found
+once (a Suipi move is several recorded action ids), and the table at move k is the env reset to
+the record's episode with the first k whole moves applied. A replay may show any seat's hand:
+the file holds every deal anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from envs.seatview import match_over
+from scripts.serve.match import log_for, seat_label, view_module
+from training.records import check_record, check_rewards, env_from_header, reset_to_header
+
+MAX_RECORDS = 10_000  # games read from one uploaded file
+
+
+def parse_records(text: str) -> list[dict]:
+    """The game records of a JSON-lines text; ValueError with a one-line reason."""
+    records = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if len(records) >= MAX_RECORDS:
+            raise ValueError(f"more than {MAX_RECORDS} games in one file; split it")
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"line {lineno}: not JSON ({e.msg})") from None
+        check_record(rec, f"line {lineno}")
+        records.append(rec)
+    if not records:
+        raise ValueError("no game records in the file")
+    return records
+
+
+class Replay:
+    def __init__(self, record: dict):
+        check_record(record)
+        try:
+            self.env = env_from_header(record)
+            reset_to_header(self.env, record)
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(f"cannot rebuild the game ({e})") from None
+        self.record = record
+        self.game = self.env.game_name
+        self.view_mod = view_module(self.game)
+        agents = record.get("agents") or []
+        self.kinds = [str(agents[s]) if s < len(agents) and agents[s] else "?" for s in range(self.env.num_players)]
+        self.moves: list[tuple[int, tuple[int, ...]]] = []  # whole moves: (seat, action ids)
+        self.log: list[dict] = []
+        self._index()
+        self.pos = len(self.moves)  # the env stands after this many whole moves
+        self.lock = threading.Lock()
+        self.last_active = time.monotonic()
+
+    def _index(self) -> None:
+        """Group the recorded action ids into whole moves, check them and the rewards."""
+        env = self.env
+        actions = [m["action"] for m in self.record["moves"]]
+        totals = [0.0] * env.num_players
+        i = 0
+        while i < len(actions):
+            self._skip_dead()
+            if match_over(env):
+                raise ValueError(f"move {i + 1}: the game is already over, but the record has "
+                                 f"{len(actions) - i} more action(s)")
+            seat = env.acting_seat
+            full = dict((tuple(ids), t) for ids, t in env.full_moves())
+            before = self.view_mod.snapshot(env)
+            ids: list[int] = []
+            while True:
+                if i >= len(actions):
+                    raise ValueError("the record ends in the middle of a move")
+                a = int(actions[i])
+                i += 1
+                try:
+                    env.step(a)
+                except ValueError as e:  # IllegalMoveError
+                    raise ValueError(f"move {i}: {e}") from None
+                for agent, r in env.rewards.items():
+                    totals[env.agent_seat[agent]] += r
+                ids.append(a)
+                if tuple(ids) in full or not any(k[:len(ids)] == tuple(ids) for k in full):
+                    break
+            text = full.get(tuple(ids), " ".join(env.action_text(a) for a in ids))
+            lines = self.view_mod.move_lines(env, before, seat, tuple(ids), text)
+            self.moves.append((seat, tuple(ids)))
+            self.log.append({"n": len(self.moves), "seat": seat, "public": lines["public"],
+                             "private": dict(lines.get("private", {}))})
+        self._skip_dead()
+        if not match_over(env):
+            raise ValueError(f"the record ends after {len(actions)} actions, but the game is not over")
+        check_rewards(totals, self.record["rewards"])
+
+    def _skip_dead(self) -> None:
+        env = self.env
+        while env.agents and not match_over(env) and (env.terminations[env.agent_selection]
+                                                      or env.truncations[env.agent_selection]):
+            env.step(None)
+
+    def goto(self, k: int) -> None:
+        """Stand the env after ``k`` whole moves (rebuilding from the start to go back)."""
+        if k < self.pos:
+            reset_to_header(self.env, self.record)
+            self.pos = 0
+        while self.pos < k:
+            self._skip_dead()
+            for a in self.moves[self.pos][1]:
+                self.env.step(a)
+            self.pos += 1
+        self._skip_dead()
+
+    def view(self, k: int, seat: int) -> dict:
+        """The table after ``k`` whole moves as ``seat`` sees it, with the log so far."""
+        with self.lock:  # requests run in worker threads; one env per replay
+            self.last_active = time.monotonic()
+            k = max(0, min(int(k), len(self.moves)))
+            seat = max(0, min(int(seat), self.env.num_players - 1))
+            self.goto(k)
+            v = self.view_mod.seat_view(self.env, seat)
+            v["log"] = log_for(self.log[max(0, k - 40):k], seat)
+            v["version"] = k
+            v["seats"] = [{"seat": s, "kind": _label(kind)} for s, kind in enumerate(self.kinds)]
+            v["seed"] = self.record.get("seed")
+            v["record"] = False
+            v["your_turn"] = False
+            v["moves"] = []  # nothing to play in a replay
+            nxt = self.moves[k] if k < len(self.moves) else None
+            v["replay"] = {"move": k, "moves": len(self.moves),
+                           "next_seat": nxt[0] if nxt else None}
+            return v
+
+
+def _label(kind: str) -> str:
+    try:
+        return seat_label(kind)
+    except (ValueError, OSError):
+        return kind  # a checkpoint that is not on this machine: its name as recorded

@@ -1,0 +1,705 @@
+// cardzoo card table: draws any game's seat view (see envs/seatview.py) with no per-game code.
+// Routes (in the URL hash): #play=KEY (your seat), #watch=KEY (bots only), #replay=KEY.
+// ?pace=MS sets the pause between bot moves shown one by one (default 450 ms; 0 = none).
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = text;
+  return e;
+};
+const SUITS = "♠♣♦♥";
+const RED = "♦♥";
+const params = new URLSearchParams(location.search);
+const PACE = Math.max(0, Number(params.get("pace") ?? localStorage.getItem("cardzoo.pace") ?? 450)) || 0;
+
+const state = {
+  mode: "lobby",      // lobby | play | watch | replay
+  key: null,
+  ws: null,
+  view: null,         // the view on screen
+  queue: [],          // views received, not yet shown
+  selection: new Set(),
+  showAll: false,
+  busy: false,        // a move was sent, no answer yet
+  seenSummary: null,  // summary key already shown
+  lastMine: 0,        // log number of the viewer's last move
+  replay: null,       // {key, move, moves, seat, timer}
+  catalog: null,
+  invites: [],
+};
+
+// ------------------------------------------------------------------ cards
+function cardParts(text) {
+  if (text === "Jk" || text.startsWith("Jk")) return { rank: "Jk", suit: "★", red: false, joker: true };
+  const suit = text.slice(-1);
+  return { rank: text.slice(0, -1), suit, red: RED.includes(suit), joker: false };
+}
+
+function cardEl(text, opts = {}) {
+  const p = cardParts(text);
+  const c = el("div", "card" + (p.red ? " red" : "") + (p.joker ? " joker" : "") + (opts.small ? " small" : ""));
+  c.append(el("span", "rank", p.rank), el("span", "suit-small", p.suit), el("span", "suit", p.suit));
+  c.title = text;
+  if (opts.mark === "wild") c.classList.add("wild");
+  return c;
+}
+
+// Text with every card token coloured (7♥ red, J♠ black).
+function cardText(text, parent) {
+  const re = /(10|[2-9AJQK])([♠♣♦♥])/g;
+  let pos = 0, m;
+  while ((m = re.exec(text)) !== null) {
+    if (m.index > pos) parent.append(document.createTextNode(text.slice(pos, m.index)));
+    parent.append(el("span", RED.includes(m[2]) ? "red" : "blk", m[0]));
+    pos = m.index + m[0].length;
+  }
+  if (pos < text.length) parent.append(document.createTextNode(text.slice(pos)));
+  return parent;
+}
+
+// ------------------------------------------------------------------ moves vs selection
+function moveThings(m) {
+  return m.choose ? m.choose.flatMap(([ids]) => ids) : m.cards;
+}
+
+// The selection plays exactly this move.
+function exactMatch(m, sel) {
+  if (!m.cards.length) return false;
+  if (m.choose) {
+    const all = new Set(moveThings(m));
+    for (const id of sel) if (!all.has(id)) return false;
+    return m.choose.every(([ids, count]) => ids.filter((id) => sel.has(id)).length === count);
+  }
+  return m.cards.length === sel.size && m.cards.every((id) => sel.has(id));
+}
+
+// The selection could grow into this move.
+function partialMatch(m, sel) {
+  if (!m.cards.length || !sel.size) return false;
+  if (m.choose) {
+    const all = new Set(moveThings(m));
+    for (const id of sel) if (!all.has(id)) return false;
+    return m.choose.every(([ids, count]) => ids.filter((id) => sel.has(id)).length <= count);
+  }
+  const cards = new Set(m.cards);
+  for (const id of sel) if (!cards.has(id)) return false;
+  return true;
+}
+
+// ------------------------------------------------------------------ lobby
+async function showLobby() {
+  setMode("lobby");
+  $("#headline").textContent = "";
+  if (!state.catalog) {
+    const r = await fetch("/api/catalog");
+    state.catalog = await r.json();
+    const sel = $("#game");
+    for (const g of state.catalog.games) sel.append(new Option(g.title, g.name));
+    sel.addEventListener("change", () => fillGame(true));
+    $("#players").addEventListener("change", () => fillSeats());
+    fillGame(true);
+  }
+}
+
+function currentGame() {
+  return state.catalog.games.find((g) => g.name === $("#game").value);
+}
+
+function fillGame() {
+  const g = currentGame();
+  const players = $("#players");
+  players.replaceChildren(...g.players.map((n) => new Option(String(n), String(n), false, n === g.default_players)));
+  fillSeats();
+  const box = $("#options");
+  box.replaceChildren();
+  for (const o of g.options) {
+    if (o.kind === "bool") {
+      const lab = el("label", "bool");
+      const input = el("input");
+      input.type = "checkbox";
+      input.name = "opt-" + o.name;
+      input.checked = !!o.default;
+      input.dataset.default = String(!!o.default);
+      lab.append(input, document.createTextNode(o.name));
+      box.append(lab);
+    } else {
+      const lab = el("label", null, o.name);
+      const input = el("input");
+      input.type = o.kind === "int" ? "number" : "text";
+      input.name = "opt-" + o.name;
+      input.value = Array.isArray(o.default) ? JSON.stringify(o.default) : String(o.default);
+      input.dataset.default = input.value;
+      lab.append(input);
+      box.append(lab);
+    }
+  }
+}
+
+function fillSeats() {
+  const n = Number($("#players").value);
+  const box = $("#seats");
+  const old = [...box.querySelectorAll(".seat-choice")].map((d) => seatSpec(d));
+  box.replaceChildren();
+  for (let s = 0; s < n; s++) {
+    const wrap = el("div", "seat-choice");
+    wrap.append(el("span", null, `player_${s}`));
+    const sel = el("select");
+    sel.name = `seat-${s}`;
+    for (const a of state.catalog.agents) sel.append(new Option(a, a));
+    sel.append(new Option("other…", "other"));
+    const input = el("input");
+    input.type = "text";
+    input.placeholder = "runs/s4/final.safetensors or rules@7";
+    input.name = `seat-${s}-spec`;
+    const prev = old[s] ?? (s === 0 ? "human" : "rules");
+    if (state.catalog.agents.includes(prev)) sel.value = prev;
+    else { sel.value = "other"; input.value = prev; wrap.classList.add("custom"); }
+    sel.addEventListener("change", () => wrap.classList.toggle("custom", sel.value === "other"));
+    wrap.append(sel, input);
+    box.append(wrap);
+  }
+}
+
+function seatSpec(wrap) {
+  const sel = wrap.querySelector("select");
+  return sel.value === "other" ? wrap.querySelector("input").value.trim() : sel.value;
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  const err = $("#form-error");
+  err.textContent = "";
+  const seats = [...document.querySelectorAll("#seats .seat-choice")].map(seatSpec);
+  const options = {};
+  for (const input of document.querySelectorAll("#options input")) {
+    const name = input.name.slice(4);
+    const value = input.type === "checkbox" ? String(input.checked) : input.value.trim();
+    if (value !== input.dataset.default) options[name] = value;
+  }
+  const seedText = $("#seed").value.trim();
+  const body = { game: $("#game").value, seats, options, seed: seedText === "" ? null : Number(seedText) };
+  $("#deal").disabled = true;
+  try {
+    const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const data = await r.json();
+    if (!r.ok) { err.textContent = data.error || `error ${r.status}`; return; }
+    state.invites = data.invites || [];
+    location.hash = data.you ? `play=${data.you.key}` : `watch=${data.watch}`;
+  } catch (e) {
+    err.textContent = "cannot reach the server: " + e;
+  } finally {
+    $("#deal").disabled = false;
+  }
+}
+
+async function openReplay(ev) {
+  ev.preventDefault();
+  const err = $("#replay-error");
+  err.textContent = "";
+  const file = $("#replay-file").files[0];
+  if (!file) { err.textContent = "choose a .jsonl record file"; return; }
+  const text = await file.text();
+  const r = await fetch("/api/replays", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ text, game: Number($("#replay-index").value) || 1 }),
+  });
+  const data = await r.json();
+  if (!r.ok) { err.textContent = data.error || `error ${r.status}`; return; }
+  location.hash = `replay=${data.key}`;
+}
+
+// ------------------------------------------------------------------ live play / watch
+function connect(key) {
+  if (state.ws) state.ws.close();
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${key}`);
+  state.ws = ws;
+  setConn("connecting…", "");
+  ws.onopen = () => setConn("connected", "live");
+  ws.onclose = () => { if (state.ws === ws) setConn("disconnected — reload to reconnect", "lost"); };
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.type === "state") {
+      state.queue.push(msg.view);
+      pump();
+    } else if (msg.type === "error") {
+      state.busy = false;
+      toast(msg.message);
+      if (state.view) render(state.view);
+    }
+  };
+}
+
+let pumping = false;
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    while (state.queue.length) {
+      const v = state.queue.shift();
+      document.body.dataset.queue = String(state.queue.length);
+      const before = state.view;
+      state.busy = false;
+      render(v);
+      // show bot moves one at a time; the viewer's own moves and catching up go fast
+      const last = v.log.length ? v.log[v.log.length - 1] : null;
+      const botMove = before && last && v.version > before.version && last.seat !== v.seat;
+      if (state.queue.length && botMove && PACE > 0) await sleep(PACE);
+    }
+  } finally {
+    pumping = false;
+    document.body.dataset.queue = "0";
+  }
+}
+
+function sendMove(m) {
+  if (!state.view || state.busy || state.mode !== "play") return;
+  state.busy = true;
+  document.body.dataset.busy = "1";
+  state.ws.send(JSON.stringify({ type: "move", ids: m.ids, version: state.view.version }));
+  state.selection.clear();
+  state.showAll = false;
+  renderMoves(state.view);
+}
+
+// ------------------------------------------------------------------ replay
+async function loadReplay(move, seat) {
+  const rp = state.replay;
+  const r = await fetch(`/api/replays/${rp.key}?move=${move}&seat=${seat}`);
+  const data = await r.json();
+  if (!r.ok) { toast(data.error || `error ${r.status}`); stopReplay(); return; }
+  rp.move = data.replay.move;
+  rp.moves = data.replay.moves;
+  rp.seat = data.seat;
+  render(data);
+}
+
+function stopReplay() {
+  const rp = state.replay;
+  if (rp && rp.timer) { clearInterval(rp.timer); rp.timer = null; }
+  $("#replay-play").textContent = "▶";
+}
+
+function replayStep(what) {
+  const rp = state.replay;
+  if (!rp) return;
+  const to = { first: 0, prev: rp.move - 1, next: rp.move + 1, last: rp.moves }[what];
+  if (what === "play") {
+    if (rp.timer) { stopReplay(); return; }
+    $("#replay-play").textContent = "⏸";
+    rp.timer = setInterval(() => {
+      if (rp.move >= rp.moves) { stopReplay(); return; }
+      loadReplay(rp.move + 1, rp.seat);
+    }, Math.max(PACE, 250) * 2);
+    return;
+  }
+  stopReplay();
+  loadReplay(Math.max(0, Math.min(rp.moves, to)), rp.seat);
+}
+
+// ------------------------------------------------------------------ drawing
+function render(v) {
+  state.view = v;
+  document.body.dataset.busy = state.busy ? "1" : "0";
+  document.body.dataset.turn = v.over ? "over" : v.your_turn && state.mode === "play" ? "you" : "other";
+  document.body.dataset.version = String(v.version);
+  const mine = v.log.filter((e) => e.seat === v.seat);
+  if (mine.length) state.lastMine = mine[mine.length - 1].n;
+  // selections survive only while the cards are still there
+  const present = new Set([...v.hand.cards.map((c) => c.id), ...v.table.flatMap((z) => z.items.map((i) => i.id).filter(Boolean))]);
+  for (const id of [...state.selection]) if (!present.has(id)) state.selection.delete(id);
+
+  $("#headline").textContent = `${v.title} · ${v.status}`;
+  renderInfo(v);
+  renderOpponents(v);
+  renderFelt(v);
+  renderMe(v);
+  renderMoves(v);
+  renderLog(v);
+  renderScores(v);
+  renderReplayBar(v);
+  maybeOverlay(v);
+}
+
+function kindOf(v, seat) {
+  const s = v.seats.find((x) => x.seat === seat);
+  return s ? s.kind : "";
+}
+
+function renderInfo(v) {
+  const box = $("#info");
+  box.replaceChildren(el("span", "title", v.title), el("span", "chip", v.status));
+  for (const [label, value] of v.facts) {
+    const c = el("span", "chip", label + " ");
+    c.append(el("b", null, value));
+    box.append(c);
+  }
+  if (v.seed !== undefined && v.seed !== null) box.append(el("span", "chip", `seed ${v.seed}`));
+  const inv = $("#invites");
+  if (state.invites.length && state.mode === "play") {
+    inv.hidden = false;
+    inv.replaceChildren(el("div", null, "Send each other player their own link (it lets them play only their seat):"));
+    for (const i of state.invites) {
+      const input = el("input");
+      input.readOnly = true;
+      input.value = `${location.origin}/#play=${i.key}`;
+      const row = el("label", null, `player_${i.seat}`);
+      row.append(input);
+      inv.append(row);
+    }
+  } else inv.hidden = true;
+}
+
+function seatBox(v, p) {
+  const box = el("div", "seat");
+  if (p.seat === v.turn) box.classList.add("turn");
+  if (p.out) box.classList.add("out");
+  box.dataset.seat = String(p.seat);
+  const name = el("div", "name", p.name);
+  const kind = kindOf(v, p.seat);
+  if (kind && p.seat !== v.seat) name.append(el("span", "kind", kind));
+  if (p.team) name.append(el("span", "team", `side ${p.team}`));
+  box.append(name);
+  const backs = el("div", "backs");
+  for (let i = 0; i < Math.min(p.cards, 13); i++) backs.append(el("span", "back"));
+  backs.append(el("span", "count", p.cards ? `${p.cards}` : "no cards"));
+  if (p.seat !== v.seat) box.append(backs);
+  box.append(el("div", "status", p.status || ""));
+  const facts = el("div", "facts");
+  for (const [label, value] of p.facts) {
+    const f = el("span", null, label + " ");
+    cardText(value, f.appendChild(el("b")));
+    facts.append(f);
+  }
+  box.append(facts);
+  return box;
+}
+
+function renderOpponents(v) {
+  const box = $("#opponents");
+  box.replaceChildren();
+  const n = v.players.length;
+  // seats in play order, starting after the viewer
+  for (let k = 1; k < n; k++) box.append(seatBox(v, v.players[(v.seat + k) % n]));
+}
+
+function toggleSelect(id) {
+  if (!state.view || !(state.mode === "play" && state.view.your_turn)) return;
+  if (state.selection.has(id)) state.selection.delete(id); else state.selection.add(id);
+  state.showAll = false;
+  render(state.view);
+}
+
+function renderFelt(v) {
+  const box = $("#felt");
+  box.replaceChildren();
+  for (const zone of v.table) {
+    const z = el("div", "zone");
+    z.append(el("div", "label", zone.label));
+    const items = el("div", "items");
+    for (const it of zone.items) {
+      const item = el("div", "item");
+      if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
+      const cards = el("div", "cards");
+      for (const c of it.cards) cards.append(cardEl(c));
+      item.append(cards);
+      if (it.caption) item.append(el("div", "caption", it.caption));
+      if (it.id) {
+        item.dataset.id = it.id;
+        item.classList.add("selectable");
+        if (state.selection.has(it.id)) item.classList.add("selected");
+        item.addEventListener("click", () => toggleSelect(it.id));
+      }
+      items.append(item);
+    }
+    z.append(items);
+    box.append(z);
+  }
+}
+
+function renderMe(v) {
+  const me = v.players.find((p) => p.seat === v.seat);
+  const seat = $("#my-seat");
+  seat.replaceChildren();
+  if (me) {
+    const name = el("span", "name", state.mode === "play" ? `You (player_${v.seat})` : `player_${v.seat} (${kindOf(v, v.seat)})`);
+    seat.append(name);
+    if (me.team) seat.append(el("span", "chip", `side ${me.team}`));
+    if (me.status) seat.append(el("span", "chip", me.status));
+    for (const [label, value] of me.facts) {
+      const f = el("span", "chip", label + " ");
+      cardText(value, f.appendChild(el("b")));
+      seat.append(f);
+    }
+    if (v.turn === v.seat && !v.your_turn) seat.append(el("span", "chip", "▶ to move"));
+  }
+  $("#prompt").textContent = state.mode === "replay" ? replayPrompt(v) : v.prompt;
+  $("#notes").replaceChildren(...v.notes.map((n) => cardText(n, el("div"))));
+  const hand = $("#hand");
+  hand.replaceChildren();
+  const playable = new Set(v.moves.flatMap(moveThings));
+  let prevRank = null;
+  for (const c of v.hand.cards) {
+    const rank = cardParts(c.card).rank;
+    if (prevRank !== null && rank !== prevRank) hand.append(el("span", "gap"));
+    prevRank = rank;
+    const card = cardEl(c.card, { mark: c.mark });
+    card.dataset.id = c.id;
+    if (state.selection.has(c.id)) card.classList.add("selected");
+    if (v.your_turn && playable.has(c.id)) card.classList.add("playable");
+    card.addEventListener("click", () => toggleSelect(c.id));
+    card.addEventListener("dblclick", () => {
+      const only = v.moves.filter((m) => exactMatch(m, new Set([c.id])));
+      if (only.length === 1) sendMove(only[0]);
+    });
+    hand.append(card);
+  }
+  hand.setAttribute("aria-label", v.hand.label);
+}
+
+function replayPrompt(v) {
+  const r = v.replay;
+  if (r.move >= r.moves) return `End of the record (${r.moves} moves).`;
+  return `Move ${r.move} of ${r.moves} — next: player_${r.next_seat}`;
+}
+
+function moveButton(m, cls) {
+  const b = el("button", "move " + cls);
+  b.type = "button";
+  cardText(m.text, b);
+  b.dataset.ids = m.ids.join(",");
+  b.disabled = state.busy;
+  b.addEventListener("click", () => sendMove(m));
+  return b;
+}
+
+function renderMoves(v) {
+  const box = $("#moves");
+  box.replaceChildren();
+  if (state.mode !== "play" || !v.your_turn) return;
+  const sel = state.selection;
+  const cardless = v.moves.filter((m) => !m.cards.length);
+  const carded = v.moves.filter((m) => m.cards.length);
+  let shown = [];
+  if (sel.size) {
+    const exact = carded.filter((m) => exactMatch(m, sel));
+    const partial = carded.filter((m) => !exact.includes(m) && partialMatch(m, sel));
+    shown = exact.map((m) => moveButton(m, "exact")).concat(partial.slice(0, 24).map((m) => moveButton(m, "")));
+    if (!shown.length) box.append(el("p", "hint", "No legal move uses these cards."));
+    const clear = el("button", "", "Clear");
+    clear.type = "button";
+    clear.addEventListener("click", () => { state.selection.clear(); render(state.view); });
+    shown.push(clear);
+  } else if (carded.length <= 10 || state.showAll) {
+    shown = carded.map((m) => moveButton(m, ""));
+  } else if (carded.length) {
+    box.append(el("p", "hint", `Select cards to see the moves that use them (${carded.length} moves).`));
+    const all = el("button", "", "Show all");
+    all.type = "button";
+    all.addEventListener("click", () => { state.showAll = true; renderMoves(state.view); });
+    shown.push(all);
+  }
+  box.append(...shown, ...cardless.map((m) => moveButton(m, "cardless")));
+}
+
+function renderLog(v) {
+  const box = $("#log");
+  box.replaceChildren();
+  for (const e of v.log) {
+    const li = el("li");
+    if (e.seat === v.seat) li.classList.add("mine");
+    else if (e.n > state.lastMine && state.mode === "play") li.classList.add("new");
+    li.append(el("span", "who", (e.seat === v.seat && state.mode === "play" ? "you" : `player_${e.seat}`) + ": "));
+    cardText(e.text, li);
+    box.append(li);
+  }
+  box.scrollTop = box.scrollHeight;
+}
+
+function tableEl(columns, rows) {
+  const t = el("table");
+  if (columns.length) {
+    const tr = el("tr");
+    for (const c of columns) tr.append(el("th", null, c));
+    t.append(tr);
+  }
+  for (const row of rows) {
+    const tr = el("tr");
+    for (const c of row) tr.append(cardText(String(c), el("td")));
+    t.append(tr);
+  }
+  return t;
+}
+
+function renderScores(v) {
+  const box = $("#scores");
+  box.replaceChildren();
+  if (v.scores) box.append(el("h3", null, v.scores.title), tableEl(v.scores.columns, v.scores.rows));
+  const sp = $("#summary-panel");
+  sp.hidden = !v.summary;
+  if (v.summary) sp.replaceChildren(...summaryEls(v.summary, "h3"));
+}
+
+function summaryEls(s, heading) {
+  const out = [el(heading, null, s.title)];
+  for (const line of s.lines) out.push(cardText(line, el("p", "lines")));
+  if (s.rows.length) out.push(tableEl(s.columns, s.rows));
+  return out;
+}
+
+function renderReplayBar(v) {
+  const bar = $("#replay-bar");
+  bar.hidden = state.mode !== "replay";
+  const watch = $("#watch-bar");
+  watch.hidden = state.mode !== "watch";
+  if (state.mode === "watch" && !watch.childElementCount) {
+    const lab = el("label", null, "Show the hand of ");
+    const sel = el("select");
+    for (const s of v.seats) sel.append(new Option(`player_${s.seat} (${s.kind})`, String(s.seat)));
+    sel.addEventListener("change", () => state.ws.send(JSON.stringify({ type: "look", seat: Number(sel.value) })));
+    lab.append(sel);
+    watch.append(lab);
+  }
+  if (state.mode !== "replay") return;
+  const r = v.replay;
+  const slider = $("#replay-slider");
+  slider.max = String(r.moves);
+  slider.value = String(r.move);
+  $("#replay-pos").textContent = `${r.move} / ${r.moves}`;
+  const seatSel = $("#replay-seat");
+  if (seatSel.options.length !== v.seats.length) {
+    seatSel.replaceChildren(...v.seats.map((s) => new Option(`player_${s.seat} (${s.kind})`, String(s.seat))));
+  }
+  seatSel.value = String(v.seat);
+}
+
+function maybeOverlay(v) {
+  if (state.mode === "replay") return;
+  if (v.over) {
+    if (state.seenSummary === "result") return;
+    state.seenSummary = "result";
+    const body = [];
+    for (const line of v.result.lines) body.push(cardText(line, el("p", "lines")));
+    body.push(tableEl(v.result.columns, v.result.rows));
+    if (v.summary) body.push(...summaryEls(v.summary, "h3"));
+    const actions = [button("New game", () => { hideOverlay(); location.hash = ""; }, "primary")];
+    if (v.record) {
+      const a = el("a", null, "Download record (.jsonl)");
+      a.href = `/api/record/${state.key}`;
+      a.setAttribute("download", "");
+      a.className = "button";
+      actions.push(button("Replay this game", () => replayOwn(), ""), a);
+    }
+    actions.push(button("Look at the table", hideOverlay, ""));
+    showOverlay(v.result.title, body, actions);
+    return;
+  }
+  if (!v.summary) return;
+  if (state.seenSummary === null) { state.seenSummary = v.summary.key; return; }  // seen before a reload
+  if (v.summary.key === state.seenSummary) return;
+  state.seenSummary = v.summary.key;
+  showOverlay(v.summary.title, summaryEls(v.summary, "h3").slice(1), [button("Continue", hideOverlay, "primary")]);
+}
+
+async function replayOwn() {
+  const rec = await fetch(`/api/record/${state.key}`);
+  if (!rec.ok) { toast("the record is not available"); return; }
+  const r = await fetch("/api/replays", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ text: await rec.text(), game: 1 }),
+  });
+  const data = await r.json();
+  if (!r.ok) { toast(data.error); return; }
+  hideOverlay();
+  location.hash = `replay=${data.key}`;
+}
+
+function button(text, onclick, cls) {
+  const b = el("button", cls, text);
+  b.type = "button";
+  b.addEventListener("click", onclick);
+  return b;
+}
+
+function showOverlay(title, bodyEls, actions) {
+  $("#overlay-title").textContent = title;
+  $("#overlay-body").replaceChildren(...bodyEls);
+  $("#overlay-actions").replaceChildren(...actions);
+  $("#overlay").hidden = false;
+}
+
+function hideOverlay() { $("#overlay").hidden = true; }
+
+let toastTimer = null;
+function toast(text, info) {
+  const t = $("#toast");
+  t.textContent = text;
+  t.className = "toast" + (info ? " info" : "");
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 4500);
+}
+
+function setConn(text, cls) {
+  const c = $("#conn");
+  c.hidden = false;
+  c.textContent = text;
+  c.className = "conn " + cls;
+}
+
+function setMode(mode) {
+  state.mode = mode;
+  document.body.dataset.mode = mode;
+  $("#lobby").hidden = mode !== "lobby";
+  $("#table").hidden = mode === "lobby";
+  if (mode === "lobby") { $("#conn").hidden = true; document.body.dataset.turn = "none"; }
+}
+
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+
+// ------------------------------------------------------------------ routing
+function route() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  hideOverlay();
+  stopReplay();
+  if (state.ws) { const ws = state.ws; state.ws = null; ws.close(); }
+  Object.assign(state, { view: null, queue: [], busy: false, seenSummary: null, lastMine: 0, showAll: false });
+  state.selection.clear();
+  if (h.get("play") || h.get("watch")) {
+    state.key = h.get("play") || h.get("watch");
+    setMode(h.get("play") ? "play" : "watch");
+    connect(state.key);
+  } else if (h.get("replay")) {
+    state.key = h.get("replay");
+    setMode("replay");
+    $("#conn").hidden = true;
+    state.replay = { key: state.key, move: 0, moves: 0, seat: 0, timer: null };
+    loadReplay(0, 0);
+  } else {
+    state.invites = [];
+    showLobby();
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#new-game").addEventListener("submit", startGame);
+  $("#replay-form").addEventListener("submit", openReplay);
+  for (const b of document.querySelectorAll("#replay-bar button")) b.addEventListener("click", () => replayStep(b.dataset.step));
+  $("#replay-slider").addEventListener("input", (e) => { stopReplay(); loadReplay(Number(e.target.value), state.replay.seat); });
+  $("#replay-seat").addEventListener("change", (e) => loadReplay(state.replay.move, Number(e.target.value)));
+  document.addEventListener("keydown", (e) => {
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (state.mode === "replay") {
+      if (e.key === "ArrowRight") replayStep("next");
+      else if (e.key === "ArrowLeft") replayStep("prev");
+      else if (e.key === " ") { e.preventDefault(); replayStep("play"); }
+    } else if (state.mode === "play" && e.key === "Enter" && state.view && state.view.your_turn && $("#overlay").hidden) {
+      const exact = state.view.moves.filter((m) => exactMatch(m, state.selection));
+      if (exact.length === 1) sendMove(exact[0]);
+    } else if (e.key === "Escape") hideOverlay();
+  });
+  window.addEventListener("hashchange", route);
+  route();
+});

@@ -1,0 +1,391 @@
+"""`cardzoo serve` through Starlette's test client: whole matches over the WebSocket, what each
+message may hold, and every kind of bad message refused with the match unchanged."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test client; httpx works
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
+from scripts.serve.match import Match, log_for  # noqa: E402
+from scripts.serve.store import Limits  # noqa: E402
+from tests.serve_helpers import Knowledge, card_tokens, steps_upto  # noqa: E402
+from training.records import replay_record  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+
+MATCHES = {
+    # the swap_choice variant makes the Siantappo swap a move: private to its two players
+    "siantappo": (["human", "rules", "rules", "random"], {"rounds": 2, "swap_choice": True}),
+    "suipi": (["human", "rules", "random", "rules"], {"match_deals": 1}),
+    "samsip": (["human", "rules", "random"], {"bankroll": 4}),
+}
+
+
+@pytest.fixture
+def client():
+    with TestClient(create_app(watch_pace=0.0)) as c:
+        yield c
+
+
+def new_game(client, game, seats, options=None, seed=11, **extra):
+    r = client.post("/api/games", json={"game": game, "seats": seats, "options": options or {}, "seed": seed, **extra})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def store_of(client):
+    return client.app.state.store
+
+
+def match_of(client, key):
+    return store_of(client).lookup(key)[0]
+
+
+def send(ws, **msg):
+    ws.send_text(json.dumps(msg))
+
+
+def play_to_the_end(client, key, seat, rng, check=None):
+    """Play random legal moves for ``seat`` until the match ends; every message goes to
+    ``check(view)``. Returns (last view, number of messages)."""
+    messages = 0
+    with client.websocket_connect(f"/ws/{key}") as ws:
+        while True:
+            msg = ws.receive_json()
+            messages += 1
+            assert msg["type"] == "state", msg
+            view = msg["view"]
+            assert view["seat"] == seat
+            if check:
+                check(view)
+            if view["over"]:
+                return view, messages
+            if view["your_turn"]:
+                move = rng.choice(view["moves"])
+                send(ws, type="move", ids=move["ids"], version=view["version"])
+
+
+# ---------------------------------------------------------------------------- whole matches
+@pytest.mark.parametrize("game", sorted(MATCHES))
+def test_whole_match_through_the_websocket_shows_only_what_the_seat_may_know(client, game):
+    seats, options = MATCHES[game]
+    data = new_game(client, game, seats, options)
+    key, seat = data["you"]["key"], data["you"]["seat"]
+    match = match_of(client, key)
+    know = Knowledge(match.env.record_header(), seat)
+    versions = []
+
+    def check(view):
+        versions.append(view["version"])
+        know.advance(match.steps, steps_upto(match, view["version"]))
+        leaked = know.unknown_cards_in(view)
+        assert not leaked, f"message at move {view['version']} shows {sorted(leaked)} to player_{seat}"
+        if view["your_turn"]:
+            legal = {tuple(ids) for ids, _ in know.env.full_moves()}
+            assert {tuple(m["ids"]) for m in view["moves"]} == legal
+
+    last, messages = play_to_the_end(client, key, seat, random.Random(3), check)
+    assert versions == sorted(versions) and len(set(versions)) == len(versions)  # one message per move
+    assert last["result"]["lines"] and last["result"]["rows"]
+    assert messages == match.version + 1 and match.over
+    # the finished match downloads as a record that replays to the same rewards
+    rec = client.get(f"/api/record/{key}")
+    assert rec.status_code == 200
+    record = json.loads(rec.text)
+    assert record["agents"] == seats and record["game"].startswith(game)
+    assert replay_record(record) == pytest.approx(record["rewards"])
+
+
+def test_the_knowledge_check_catches_a_leak(client):
+    """The check above can fail: another seat's hand in a message is found."""
+    data = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1})
+    match = match_of(client, data["you"]["key"])
+    know = Knowledge(match.env.record_header(), 0)
+    view = match.view(0)
+    assert not know.unknown_cards_in(view)
+    view["notes"].append(" ".join(c["card"] for c in match.view_mod.seat_view(match.env, 1)["hand"]["cards"]))
+    assert len(know.unknown_cards_in(view)) == 13
+    assert "10♦" not in card_tokens({"scores": {"columns": ["10♦"], "rows": [["10♦ (2)", "1"]]}})
+
+
+def test_swaps_are_private_to_their_two_players():
+    match = Match.create("siantappo", ["rules"] * 4, {"rounds": 2, "swap_choice": True}, seed=5)
+    while not match.over:
+        match.play_bot_move()
+    gives = [e for e in match.log if e["public"].startswith("gives a card")]
+    assert gives, "a swap_choice match has give moves"
+    for e in gives:
+        receiver = int(e["public"].rsplit("_", 1)[1])
+        for s in range(4):
+            text = log_for([e], s)[0]["text"]
+            assert bool(card_tokens({"t": text})) == (s in (e["seat"], receiver)), (s, text)
+
+
+# ---------------------------------------------------------------------------- bad messages
+def state_of(match):
+    return (match.version, len(match.steps), list(match.env.history), match.env.agent_selection)
+
+
+def test_every_bad_message_is_refused_and_changes_nothing(client):
+    data = new_game(client, "suipi", ["human", "human"], {"match_deals": 1}, seed=4)
+    me, other = data["you"], data["invites"][0]
+    match = match_of(client, me["key"])
+    acting = match.acting()
+    mover, idle = (me, other) if acting == me["seat"] else (other, me)
+    with client.websocket_connect(f"/ws/{mover['key']}") as ws, client.websocket_connect(f"/ws/{idle['key']}") as ws2:
+        view = ws.receive_json()["view"]
+        ws2.receive_json()
+        assert view["your_turn"]
+        legal = view["moves"][0]["ids"]
+        illegal = [a for a in range(200) if [a] not in [m["ids"] for m in view["moves"]]][0]
+        before = state_of(match)
+        bad = [
+            ("{not json", "not JSON"),
+            ("[1, 2, 3]", "unknown message"),
+            (json.dumps({"type": "shout"}), "unknown message"),
+            (json.dumps({"type": "move", "version": view["version"]}), "needs ids"),
+            (json.dumps({"type": "move", "ids": ["a"], "version": view["version"]}), "needs ids"),
+            (json.dumps({"type": "move", "ids": [True], "version": view["version"]}), "needs ids"),
+            (json.dumps({"type": "move", "ids": legal}), "version"),
+            (json.dumps({"type": "move", "ids": [illegal], "version": view["version"]}), "not a legal move"),
+            (json.dumps({"type": "move", "ids": legal, "version": view["version"] - 1}), "stale move"),
+            (json.dumps({"type": "move", "ids": legal, "version": view["version"], "seat": idle["seat"]}),
+             f"cannot move for player_{idle['seat']}"),
+            (json.dumps({"type": "move", "ids": (legal * 70)[:70], "version": view["version"]}), "needs ids"),
+            ("x" * (MAX_MESSAGE + 1), "too large"),
+            (json.dumps({"type": "move", "ids": legal, "version": view["version"], "pad": "y" * 500_000}), "too large"),
+            (json.dumps({"type": "look", "seat": 1}), "only a watcher"),
+        ]
+        for text, reason in bad:
+            ws.send_text(text)
+            reply = ws.receive_json()
+            assert reply["type"] == "error" and reason in reply["message"], (text[:60], reply)
+            assert state_of(match) == before
+        ws.send_bytes(b"\x00\x01")
+        assert "binary" in ws.receive_json()["message"]
+        # another seat's move: the idle seat sends the acting seat's move
+        send(ws2, type="move", ids=legal, version=view["version"])
+        reply = ws2.receive_json()
+        assert reply["type"] == "error" and "not yours" in reply["message"]
+        assert state_of(match) == before
+        # and the right move from the right seat still works
+        send(ws, type="move", ids=legal, version=view["version"])
+        after = ws.receive_json()
+        assert after["type"] == "state" and after["view"]["version"] == view["version"] + 1
+        assert ws2.receive_json()["view"]["version"] == view["version"] + 1
+        # the same move again is stale now
+        send(ws, type="move", ids=legal, version=view["version"])
+        assert "stale" in ws.receive_json()["message"]
+
+
+def test_unknown_key_is_refused(client):
+    with client.websocket_connect("/ws/not-a-key") as ws:
+        reply = ws.receive_json()
+        assert reply["type"] == "error" and "unknown or expired" in reply["message"]
+    assert client.get("/api/record/not-a-key").status_code == 404
+    assert client.get("/api/replays/not-a-key").status_code == 404
+
+
+def test_keys_are_unguessable_and_distinct(client):
+    data = new_game(client, "samsip", ["human", "human", "human", "rules"])
+    keys = [data["you"]["key"]] + [i["key"] for i in data["invites"]]
+    assert len(set(keys)) == 3 and all(len(k) >= 32 for k in keys)
+    assert [i["seat"] for i in data["invites"]] == [1, 2] and data["watch"] is None
+    for s, k in enumerate(keys):
+        match, seat = store_of(client).lookup(k)
+        assert seat == s and match.id not in keys
+
+
+def test_record_only_once_the_match_is_over(client):
+    data = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1})
+    r = client.get(f"/api/record/{data['you']['key']}")
+    assert r.status_code == 409 and "once the match is over" in r.json()["error"]
+
+
+@pytest.mark.parametrize("body, reason", [
+    ({"game": "poker", "seats": ["human", "rules"]}, "unknown game"),
+    ({"game": "suipi", "seats": ["human", "rules", "rules"]}, "played by 2, 4 players, not 3"),
+    ({"game": "suipi", "seats": ["human", "wizard"]}, "unknown agent"),
+    ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint file not found"),
+    ({"game": "suipi", "seats": ["human", "model"]}, "no shipped model for suipi"),
+    ({"game": "suipi", "seats": "human,rules"}, "seats must be a list"),
+    ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
+    ({"game": "suipi", "seats": ["human", "rules"], "options": {"point_game": "12"}}, "point_game"),
+    ({"game": "suipi", "seats": ["human", "rules"], "seed": "abc"}, "seed must be"),
+    ({"game": "suipi", "seats": ["human", "rules"], "pace": 99}, "pace must be"),
+    ([1, 2], "send {"),
+])
+def test_bad_new_game_requests_get_one_line(client, body, reason):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 400
+    msg = r.json()["error"]
+    assert reason in msg and "\n" not in msg
+    assert not store_of(client).matches
+
+
+def test_oversized_malformed_and_cross_site_requests_are_refused(client):
+    r = client.post("/api/games", content=b"{" + b" " * 20000 + b"}", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "too large" in r.json()["error"]
+    r = client.post("/api/games", content=b"not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "must be JSON" in r.json()["error"]
+    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "rules"]},
+                    headers={"origin": "http://evil.example"})
+    assert r.status_code == 400 and "own page" in r.json()["error"]
+    assert not store_of(client).matches
+
+
+def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    for asset in ("app.js", "style.css", "favicon.svg"):
+        r = client.get(f"/static/{asset}")
+        assert r.status_code == 200
+        text = r.text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, not a link
+        assert "http://" not in text and "https://" not in text  # no CDN: works offline
+    games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
+    assert set(games) == {"siantappo", "suipi", "samsip"}
+    assert games["suipi"]["players"] == [2, 4] and {"name": "rounds", "default": 5, "kind": "int"} in games["siantappo"]["options"]
+
+
+# ---------------------------------------------------------------------------- watch, replay
+def test_a_bots_only_match_can_be_watched_from_any_seat(client):
+    data = new_game(client, "siantappo", ["rules", "random", "rules"], {"rounds": 1}, pace=0)
+    assert data["you"] is None and data["watch"]
+    with client.websocket_connect(f"/ws/{data['watch']}") as ws:
+        view = ws.receive_json()["view"]
+        assert view["seat"] == 0 and not view["your_turn"]
+        send(ws, type="move", ids=[0], version=view["version"])
+        send(ws, type="look", seat=2)
+        send(ws, type="look", seat=7)
+        seen_seats, errors = set(), []
+        while True:
+            msg = ws.receive_json()
+            if msg["type"] == "error":
+                errors.append(msg["message"])
+                continue
+            seen_seats.add(msg["view"]["seat"])
+            if msg["view"]["over"] and len(errors) == 2:
+                break
+    assert any("you are watching" in e for e in errors) and any("seat must be 0..2" in e for e in errors)
+    assert 2 in seen_seats
+
+
+def test_a_saved_record_replays_move_by_move(client):
+    match = Match.create("suipi", ["rules", "random"], {"match_deals": 1}, seed=9)
+    while not match.over:
+        match.play_bot_move()
+    text = json.dumps(match.record(), ensure_ascii=False) + "\n"
+    r = client.post("/api/replays", json={"text": "\n" + text + text, "game": 2})
+    assert r.status_code == 200, r.text
+    info = r.json()
+    assert info["games"] == 2 and info["moves"] == match.version == 48  # whole moves, not sub-steps
+    key = info["key"]
+    first = client.get(f"/api/replays/{key}?move=0&seat=1").json()
+    assert first["seat"] == 1 and first["replay"] == {"move": 0, "moves": 48, "next_seat": match.log[0]["seat"]}
+    mid = client.get(f"/api/replays/{key}?move=10&seat=0").json()
+    assert len(mid["log"]) == 10 and mid["moves"] == [] and not mid["over"]
+    end = client.get(f"/api/replays/{key}?move=999&seat=0").json()
+    assert end["over"] and end["result"]["lines"]
+    again = client.get(f"/api/replays/{key}?move=10&seat=0").json()  # going back rebuilds the same table
+    assert again == mid
+    assert client.get(f"/api/replays/{key}?move=x").status_code == 400
+
+
+@pytest.mark.parametrize("text, game, reason", [
+    ("not json\n", 1, "line 1: not JSON"),
+    ('{"game": "suipi"}\n', 1, "not a game record"),
+    ("", 1, "no game records"),
+    (None, 1, 'send {"text"'),
+])
+def test_bad_record_uploads_get_one_line(client, text, game, reason):
+    r = client.post("/api/replays", json={"text": text, "game": game})
+    assert r.status_code == 400 and reason in r.json()["error"]
+
+
+def test_a_record_with_wrong_rewards_or_game_number_is_refused(client):
+    match = Match.create("samsip", ["rules", "rules"], {"bankroll": 3}, seed=2)
+    while not match.over:
+        match.play_bot_move()
+    rec = match.record()
+    r = client.post("/api/replays", json={"text": json.dumps(rec), "game": 2})
+    assert r.status_code == 400 and "game must be 1..1" in r.json()["error"]
+    rec["rewards"] = [5.0, -5.0]
+    r = client.post("/api/replays", json={"text": json.dumps(rec), "game": 1})
+    assert r.status_code == 400 and "differ from the recorded" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------------- cleanup, threads
+def test_finished_and_abandoned_matches_are_cleaned_up():
+    limits = Limits(finished_ttl=10, abandoned_ttl=100, idle_ttl=1000, replay_ttl=50)
+    with TestClient(create_app(limits=limits)) as client:
+        store = store_of(client)
+        done = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1})
+        left = new_game(client, "suipi", ["human", "rules"], seed=3)
+        play_to_the_end(client, done["you"]["key"], 0, random.Random(1))
+        finished, abandoned = match_of(client, done["you"]["key"]), match_of(client, left["you"]["key"])
+        t = finished.finished_at
+        abandoned.last_active = t
+        assert store.expired(t + 5) == ([], [])
+        assert store.sweep(t + 11) == [finished]
+        assert store.lookup(done["you"]["key"]) is None and store.lookup(left["you"]["key"])
+        assert store.sweep(t + 101) == [abandoned] and not store.matches and not store.keys
+        with client.websocket_connect(f"/ws/{left['you']['key']}") as ws:
+            assert "unknown or expired" in ws.receive_json()["message"]
+
+
+def test_the_server_refuses_new_matches_when_full():
+    with TestClient(create_app(limits=Limits(max_matches=2))) as client:
+        for _ in range(2):
+            new_game(client, "suipi", ["human", "rules"])
+        r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "rules"]})
+        assert r.status_code == 503 and "try again later" in r.json()["error"]
+
+
+class BlockingBot:
+    """A bot that answers only once another match has answered its player (or gives up)."""
+
+    def __init__(self, inner, release: threading.Event):
+        self.inner, self.release, self.waited = inner, release, None
+
+    def act(self, observation, action_mask):
+        if self.waited is None:
+            self.waited = self.release.wait(timeout=20)
+        return self.inner.act(observation, action_mask)
+
+
+def test_bots_think_off_the_event_loop(client):
+    """While one match's bot is thinking, another match answers its player at once."""
+    for seed in range(1, 50):  # a deal where a bot leads, so the slow match starts with a bot
+        slow = new_game(client, "siantappo", ["rules", "human", "rules"], {"rounds": 1}, seed=seed)
+        slow_match = match_of(client, slow["you"]["key"])
+        if slow_match.acting() != 1:
+            break
+    fast = new_game(client, "suipi", ["human", "rules"], seed=2)
+    release = threading.Event()
+    blockers = [BlockingBot(slow_match.agents[s], release) for s in (0, 2)]
+    slow_match.agents[0], slow_match.agents[2] = blockers
+    with client.websocket_connect(f"/ws/{slow['you']['key']}") as ws_slow:
+        ws_slow.receive_json()  # connecting starts the slow match's bots: they wait
+        with client.websocket_connect(f"/ws/{fast['you']['key']}") as ws_fast:
+            view = ws_fast.receive_json()["view"]
+            if not view["your_turn"]:
+                view = ws_fast.receive_json()["view"]
+            send(ws_fast, type="move", ids=view["moves"][0]["ids"], version=view["version"])
+            assert ws_fast.receive_json()["view"]["version"] == view["version"] + 1
+            assert slow_match.version == 0  # the slow bot is still thinking
+            release.set()  # only now may the slow bots answer
+        msg = ws_slow.receive_json()
+        assert msg["type"] == "state" and msg["view"]["version"] >= 1
+    assert any(b.waited is True for b in blockers)
