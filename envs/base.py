@@ -21,6 +21,8 @@ from envs.config import config_dict
 
 
 MAX_LISTED_MOVES = 20  # legal moves named in an error message before "… and N more"
+DEFAULT_MAX_STEPS = 1_000_000  # step cap of a game that declares no bound of its own
+MAX_REASON_CHARS = 300  # an error's reason is cut here (it may echo what the user typed)
 
 
 class IllegalMoveError(ValueError):
@@ -32,6 +34,8 @@ class IllegalMoveError(ValueError):
     """
 
     def __init__(self, reason: str, legal: Sequence[str] = ()):
+        if len(reason) > MAX_REASON_CHARS:
+            reason = reason[:MAX_REASON_CHARS - 1] + "…"
         self.reason = reason
         self.legal = list(legal)
         message = reason
@@ -78,6 +82,8 @@ class CardGameEnv(AECEnv):
     num_actions: int = 0
     max_players: int = 0
     game_name: str = ""
+    # Every step's rewards sum to zero (else only the whole match's do, e.g. Sam Sip reward="rank").
+    zero_sum_steps: bool = True
 
     def __init__(self, config, render_mode: str | None = None, max_steps: int | None = None):
         super().__init__()
@@ -140,8 +146,9 @@ class CardGameEnv(AECEnv):
         raise NotImplementedError
 
     def _step_bound(self) -> int:
-        """Steps no match of this configuration can exceed (the default ``max_steps``)."""
-        raise NotImplementedError
+        """Steps no match of this configuration can exceed (the default ``max_steps``). A game
+        overrides it with the bound its rules guarantee; this fallback suits short games."""
+        return DEFAULT_MAX_STEPS
 
     def _current_legal(self) -> list[int]:
         """The acting seat's legal actions, computed once per state (observe and step share it)."""

@@ -1,54 +1,108 @@
-"""The games cardzoo ships, by name, imported on demand."""
+"""The games cardzoo knows, by name, and each game's declared facts.
+
+A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
+
+* ``GAME`` (its registry name), ``env`` / ``raw_env`` (the PettingZoo constructors), ``Config``
+  (its rule dataclass), ``RuleBot``, ``PLAYER_COUNTS`` (tuple) and ``DEFAULT_PLAYERS``;
+* optionally ``teams(num_players)`` (default: every seat alone), ``match_scores(env, totals)``
+  (default: the summed rewards decide the match), ``WIN_RULE`` (that rule in words),
+  ``VARIANT_CHOICES`` (field -> sample values of the variants table, for tests and tools),
+  ``TERMINAL_VIEW`` (``"module:Class"`` of its terminal play view) and ``random_match``
+  (engine-level random play, for benchmarks).
+
+Tools ask ``game_spec(name)`` instead of branching on game names; ``register`` adds a game
+(docs/CONTRIBUTING-games.md lists every touch point of a new game).
+"""
 
 from __future__ import annotations
 
 import importlib
+import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any, Iterator
 
-GAME_MODULES = {
+from envs.config import ConfigError
+
+# Registry name -> module path. ``register`` / ``unregister`` change it.
+GAME_MODULES: dict[str, str] = {
     "siantappo": "envs.siantappo_v0",
     "suipi": "envs.suipi_v0",
     "samsip": "envs.samsip_v0",
 }
-# Player counts each game supports, and the default
-PLAYER_COUNTS = {"siantappo": (3, 4, 5, 6), "suipi": (2, 4), "samsip": (2, 3, 4, 5, 6)}
-DEFAULT_PLAYERS = {"siantappo": 4, "suipi": 2, "samsip": 4}
+REQUIRED = ("GAME", "env", "raw_env", "Config", "RuleBot", "PLAYER_COUNTS", "DEFAULT_PLAYERS")
+
+
+def _key(name: str) -> str:
+    return name.lower().replace("-", "").replace("_", "").replace(" ", "").removesuffix("v0")
 
 
 def game_module(name: str) -> ModuleType:
-    """The ``envs.<game>_v0`` module; ValueError naming the known games otherwise."""
-    key = name.lower().replace("-", "").replace("_", "").replace(" ", "")
-    key = {"samsip": "samsip", "suipi": "suipi", "siantappo": "siantappo"}.get(key.removesuffix("v0"), key)
-    if key not in GAME_MODULES:
-        raise ValueError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
-    return importlib.import_module(GAME_MODULES[key])
+    """The game's module (``envs.<game>_v0``); ValueError naming the known games otherwise.
+
+    Names are matched loosely: ``Sam Sip``, ``sam-sip`` and ``samsip_v0`` all name ``samsip``.
+    """
+    if isinstance(name, str):
+        wanted = _key(name)
+        for registered, path in GAME_MODULES.items():
+            if _key(registered) == wanted:
+                return importlib.import_module(path)
+    raise ValueError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
 
 
 @dataclass(frozen=True)
 class GameSpec:
-    """A game's facts, as its ``envs.<game>_v0`` module declares them.
-
-    A module may define ``teams(num_players) -> list[list[int]]`` (default: every seat alone) and
-    ``match_scores(env, totals) -> list[float]`` (higher is better; default: the match's summed
-    rewards per seat); tools use these instead of branching on the game's name.
-    """
+    """A game's facts, as its module declares them (see the module docstring)."""
 
     name: str
     module: ModuleType
 
     @property
     def player_counts(self) -> tuple[int, ...]:
-        return PLAYER_COUNTS[self.name]
+        return tuple(self.module.PLAYER_COUNTS)
 
     @property
     def default_players(self) -> int:
-        return DEFAULT_PLAYERS[self.name]
+        return int(self.module.DEFAULT_PLAYERS)
+
+    @property
+    def config(self) -> type:
+        """The rule-configuration dataclass."""
+        return self.module.Config
+
+    @property
+    def rule_bot(self) -> type:
+        """The rule-based bot class: ``RuleBot(config, seed).act(observation, action_mask)``."""
+        return self.module.RuleBot
+
+    @property
+    def win_rule(self) -> str:
+        return getattr(self.module, "WIN_RULE", "the highest total reward in the match (ties split)")
+
+    @property
+    def terminal_view(self) -> str | None:
+        """``"module:Class"`` of the game's terminal play view (imported by the play command)."""
+        return getattr(self.module, "TERMINAL_VIEW", None)
+
+    @property
+    def variant_choices(self) -> dict[str, tuple]:
+        return dict(getattr(self.module, "VARIANT_CHOICES", {}))
+
+    def env(self, **kwargs):
+        return self.module.env(**kwargs)
+
+    def raw_env(self, **kwargs):
+        return self.module.raw_env(**kwargs)
 
     def teams(self, num_players: int) -> list[list[int]]:
         """Seats that share their results (they win or lose together)."""
         declared = getattr(self.module, "teams", None)
         return declared(num_players) if declared else [[s] for s in range(num_players)]
+
+    def team_of(self, num_players: int, seat: int) -> list[int]:
+        """The seats of ``seat``'s team (itself alone in games without teams)."""
+        return next(team for team in self.teams(num_players) if seat in team)
 
     def match_scores(self, env, totals) -> list[float]:
         """Per seat, how well the finished match went (higher is better; equal = tied)."""
@@ -60,7 +114,75 @@ class GameSpec:
         scores = self.match_scores(env, totals)
         return [1 + sum(o > x for o in scores) + (sum(o == x for o in scores) - 1) / 2 for x in scores]
 
+    def random_variant(self, num_players: int, rng: random.Random) -> dict[str, Any]:
+        """Rule options drawn from ``VARIANT_CHOICES`` (each field changed with probability 1/2)
+        that make a valid configuration at ``num_players``."""
+        choices = self.variant_choices
+        for _ in range(100):
+            options = {k: rng.choice(v) for k, v in sorted(choices.items()) if rng.random() < 0.5}
+            try:
+                self.config(num_players=num_players, **options)
+            except ConfigError:
+                continue
+            return options
+        return {}
+
 
 def game_spec(name: str) -> GameSpec:
     module = game_module(name)
     return GameSpec(module.GAME, module)
+
+
+def game_names() -> list[str]:
+    return list(GAME_MODULES)
+
+
+def game_of_config(config) -> str:
+    """The registered game whose rule dataclass ``config`` is (ValueError if none)."""
+    for name in GAME_MODULES:
+        if type(config) is game_spec(name).config:
+            return name
+    raise ValueError(f"{type(config).__name__} is not the configuration of a registered game")
+
+
+def register(module_path: str) -> GameSpec:
+    """Add the game defined by ``module_path`` (it must declare the names in ``REQUIRED``)."""
+    module = importlib.import_module(module_path)
+    missing = [attr for attr in REQUIRED if not hasattr(module, attr)]
+    if missing:
+        raise ValueError(f"{module_path} cannot be registered: it does not define {', '.join(missing)}")
+    name = module.GAME
+    if name in GAME_MODULES and GAME_MODULES[name] != module_path:
+        raise ValueError(f"game {name!r} is already registered (by {GAME_MODULES[name]})")
+    GAME_MODULES[name] = module_path
+    return GameSpec(name, module)
+
+
+def unregister(name: str) -> None:
+    GAME_MODULES.pop(name, None)
+
+
+class _Facts(Mapping):
+    """A read-only game name -> fact view over the registered games (filled on demand)."""
+
+    def __init__(self, attr: str):
+        self._attr = attr
+
+    def __getitem__(self, name: str):
+        if name not in GAME_MODULES:
+            raise KeyError(name)
+        return getattr(game_spec(name), self._attr)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(GAME_MODULES))
+
+    def __len__(self) -> int:
+        return len(GAME_MODULES)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+# Player counts each game supports, and the default (kept for the callers that index by name)
+PLAYER_COUNTS: Mapping[str, tuple[int, ...]] = _Facts("player_counts")
+DEFAULT_PLAYERS: Mapping[str, int] = _Facts("default_players")

@@ -2,21 +2,29 @@
 
 ``env(num_players=4, render_mode=None, **variants)`` is wrapped (TerminateIllegal ->
 AssertOutOfBounds -> OrderEnforcing); ``raw_env`` is unwrapped and raises IllegalMoveError.
-Variants are the fields of ``Config`` (rules/samsip.md 2.5); see docs/samsip.md.
+Variants are the fields of ``Config`` (docs/rules/samsip.md 2.5); see docs/samsip.md.
 """
 
 from envs.base import make_env_fns
 from envs.samsip.bot import RuleBot
-from envs.samsip.engine import SamSipConfig, random_match
+from envs.samsip.config import VARIANT_CHOICES, SamSipConfig
+from envs.samsip.engine import random_match
 from envs.samsip.env import SamSipEnv
 
 env, raw_env = make_env_fns(SamSipEnv)
 Config = SamSipConfig
 GAME = "samsip"
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+DEFAULT_PLAYERS = 4
+WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
+            "(ties split)")
+TERMINAL_VIEW = "scripts.play.samsip:SamSipView"
 
 
 def match_scores(env, totals) -> list[float]:
     """A match is won by its final ranking (P13: last seat standing, then chips), not by rewards."""
-    return [-float(r) for r in env.game.ranking()]
+    return [-float(r) for r in env.unwrapped.engine.ranking()]
 
-__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores"]
+
+__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores",
+           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "VARIANT_CHOICES"]

@@ -3,15 +3,23 @@
     from envs import siantappo_v0
     env = siantappo_v0.env(num_players=4, rounds=5, render_mode="ansi")
 
-See docs/siantappo.md for rules as implemented, the action table and the observation table.
+See docs/siantappo.md for rules as implemented, the action table and the observation table, and
+docs/rules/siantappo.md for the numbered rules (T1-T12).
 """
 
 from envs.base import make_env_fns
 from envs.siantappo.bot import RuleBot
+from envs.siantappo.config import VARIANT_CHOICES
 from envs.siantappo.config import SiantappoConfig as Config
+from envs.siantappo.engine import random_match
 from envs.siantappo.env import SiantappoEnv
 
 GAME = "siantappo"
+PLAYER_COUNTS = (3, 4, 5, 6)
+DEFAULT_PLAYERS = 4
+WIN_RULE = "highest total reward in the match (ties split)"
+TERMINAL_VIEW = "scripts.play.siantappo:SiantappoView"
 env, raw_env = make_env_fns(SiantappoEnv)
 
-__all__ = ["env", "raw_env", "Config", "RuleBot", "SiantappoEnv", "GAME"]
+__all__ = ["env", "raw_env", "Config", "RuleBot", "SiantappoEnv", "GAME", "PLAYER_COUNTS", "DEFAULT_PLAYERS",
+           "WIN_RULE", "TERMINAL_VIEW", "VARIANT_CHOICES", "random_match"]

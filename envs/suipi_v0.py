@@ -1,22 +1,22 @@
 """Suipi (Samoan Casino) as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
 
 See docs/suipi.md for the rules as implemented, the action and observation tables, the
-stacked-deck order and the move notation.
+stacked-deck order and the move notation, and docs/rules/suipi.md for the numbered rules (S1-S18).
 """
 
 from envs.base import make_env_fns
 from envs.suipi.bot import RuleBot
-from envs.suipi.engine import SuipiConfig, random_match
+from envs.suipi.config import VARIANT_CHOICES, SuipiConfig
+from envs.suipi.engine import random_match, teams
 from envs.suipi.env import SuipiEnv
 
 env, raw_env = make_env_fns(SuipiEnv)
 Config = SuipiConfig
 GAME = "suipi"
+PLAYER_COUNTS = (2, 4)  # the engine also plays 3 individual players (num_players=3)
+DEFAULT_PLAYERS = 2
+WIN_RULE = "the side with the higher cumulative reward (ties split)"
+TERMINAL_VIEW = "scripts.play.suipi:SuipiView"
 
-
-def teams(num_players: int) -> list[list[int]]:
-    """4 players play as two sides of partners sitting opposite (seats 0+2 and 1+3)."""
-    sides = SuipiConfig(num_players=num_players).num_sides
-    return [list(range(side, num_players, sides)) for side in range(sides)]
-
-__all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME", "teams"]
+__all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME", "teams",
+           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "VARIANT_CHOICES"]

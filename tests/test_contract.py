@@ -99,3 +99,21 @@ def test_suipi_long_deals_stay_inside_the_box(sizes):
             biggest = max(biggest, float(seen["observation"].max()))
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert biggest == 1.0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_error_messages_stay_short(game):
+    """Issue 10: illegal-move messages ran to 2.4k characters; reasons and listings are capped."""
+    env = game_module(game).raw_env()
+    env.reset(seed=2)
+    for text in ("x" * 5000, "7h " * 2000, "pass"):
+        try:
+            env.play(text)
+        except IllegalMoveError as err:
+            assert len(str(err)) < 1500 and len(err.reason) <= 300
+            assert err.legal == [t for _, t in env.full_moves()] or err.legal == [t for _, t in env.legal_moves()] \
+                or err.legal == []
+    illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(IllegalMoveError) as err:
+        env.step(illegal)
+    assert len(str(err.value)) < 1500 and err.value.legal

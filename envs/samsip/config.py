@@ -49,3 +49,23 @@ class SamSipConfig:
                               f"({self.num_players}), got {self.stall_turns}")
         check_int("max_reshuffles", self.max_reshuffles, 0, 1000)
         check_choice("reward", self.reward, ("stake", "bankroll", "rank"))
+
+
+# Sample values of every variant (the variants table of docs/samsip.md), for fuzzing and tools.
+VARIANT_CHOICES = {
+    "bankroll": (100, 10, 3),
+    "base_stake": (1, 2),
+    "stake_progression": ("double", "linear"),
+    "joker_indicator": ("two_jokers", "redraw"),
+    "wild_in_specials": (False, True),
+    "special_multiplier": (1, 3),
+    "wild_scheme": ("indicator", "khi"),
+    "on_stock_empty": ("void", "reshuffle"),
+    "auto_declare": (True, False),
+    "max_hands": (300, 20, 3),
+    "elimination_tiebreak": ("tie", "balance"),
+    "first_dealer": (-1, 0),
+    "stall_turns": (0, 6, 20),
+    "max_reshuffles": (5, 0, 2),
+    "reward": ("stake", "bankroll", "rank"),
+}

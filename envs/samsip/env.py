@@ -45,6 +45,16 @@ class SamSipEnv(CardGameEnv):
         super().__init__(config, render_mode, max_steps)
         self.game: SamSipGame | None = None
 
+    @property
+    def zero_sum_steps(self) -> bool:
+        """reward="rank" pays each seat its placement when it is eliminated: zero-sum per match."""
+        return self.config.reward != "rank"
+
+    @property
+    def engine(self) -> SamSipGame | None:
+        """The match's engine (the same object as ``game``)."""
+        return self.game
+
     # ------------------------------------------------------------------ hooks
     def _validate_deck(self, deck) -> list[int]:
         return validate_deck(deck, DECK_SIZE, allow_jokers=True)

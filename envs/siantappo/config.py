@@ -41,3 +41,20 @@ class SiantappoConfig:
             raise ConfigError(f"starter_card must be one of '3♣', '3♠', got {self.starter_card!r}") from None
         if starter not in (parse_card("3c"), parse_card("3s")):
             raise ConfigError(f"starter_card must be one of '3♣', '3♠', got {self.starter_card!r}")
+
+
+# Sample values of every variant (the variants table of docs/siantappo.md), for fuzzing and tools.
+VARIANT_CHOICES = {
+    "rounds": (1, 2, 3),
+    "first_lead_must_include_3c": (False, True),
+    "starter_card": ("3♣", "3♠"),
+    "deal": ("all", "13each"),
+    "quad_beats_single_2": (False, True),
+    "long_pair_runs": (False, True),
+    "siantappo_as_lead": (False, True),
+    "bomb_after_pass": (False, True),
+    "swap_second_with": ("n-1", "third"),
+    "swap_choice": (False, True),
+    "no_finish_on_2": (False, True),
+    "reward": ("place", "pig"),
+}

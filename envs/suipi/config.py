@@ -93,3 +93,24 @@ class SuipiConfig:
     @property
     def num_deals(self) -> int:
         return self.match_deals or self.num_players
+
+
+# Sample values of every variant (the variants table of docs/suipi.md), for fuzzing and tools.
+VARIANT_CHOICES = {
+    "point_game": (POINT_GAME_PLAIN, POINT_GAME_COURTS),
+    "deal_sizes_2p": ((8, 8, 8), (24,), (20, 4), (16, 8), (12, 12), (6, 6, 6, 6)),
+    "deal_sizes_3p": ((8, 8), (16,), (4, 4, 4, 4)),
+    "deal_sizes_4p": ((8, 4), (12,), (6, 6), (4, 4, 4)),
+    "floor_dup_rule": FLOOR_DUP_RULES,
+    "unique_floor_during_play": (True, False),
+    "forced_capture": (False, True),
+    "maximal_capture": (False, True),
+    "sum_group_size": SUM_GROUP_SIZES,
+    "builds_enabled": (True, False),
+    "multi_builds": (True, False),
+    "max_owned_builds": (0, 1, 2),
+    "final_capture_is_suipi": (False, True),
+    "match_deals": (0, 1, 3),
+    "target_score": (0, 11),
+    "break_ties": (False, True),
+}

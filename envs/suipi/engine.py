@@ -59,7 +59,16 @@ def card_points(config: SuipiConfig) -> tuple:
 
 
 def side_of(seat: int, num_players: int) -> int:
+    """S1: with 4 players the partners sit opposite (seats 0, 2 and 1, 3); otherwise alone."""
     return seat % 2 if num_players == 4 else seat
+
+
+def teams(num_players: int) -> list[list[int]]:
+    """The seats of every side: [[0, 2], [1, 3]] with 4 players, one seat each otherwise."""
+    sides: dict[int, list[int]] = {}
+    for seat in range(num_players):
+        sides.setdefault(side_of(seat, num_players), []).append(seat)
+    return list(sides.values())
 
 
 def item_str(item) -> str:
