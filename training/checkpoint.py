@@ -2,32 +2,330 @@
 
 ``NAME.safetensors`` holds the actor network; ``NAME.json`` says what it is for: game, env
 version, rule config, supported player counts, observation/action sizes, architecture, training
-steps, evaluation results, creation date. Loading never unpickles, and a mismatched or corrupt
-file gives a one-line ``CheckpointError`` naming what does not match.
+steps, evaluation results, creation date, and the SHA-256 of the weights file it belongs to.
+
+Loading never unpickles and never trusts a number before checking it: the sidecar is size- and
+depth-limited before parsing and schema-checked after; the safetensors header is read and matched
+against the architecture (names, dtypes, shapes, offsets) before any network is built; weights
+must be finite. Every problem is a one-line ``CheckpointError`` naming the file and the field.
+Saving is atomic (temp file, fsync, rename), weights first and sidecar last, so a crash leaves
+either the old checkpoint or a pair whose hash check fails, never a half-written file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
+import re
+import secrets
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load as load_safetensors_bytes
+from safetensors.torch import save as safetensors_bytes
 
-from envs.registry import game_module
-from training.policy import MaskedPolicyNet
+from envs.registry import GAME_MODULES, PLAYER_COUNTS, game_module
+from training.policy import ACTIVATIONS, MaskedPolicyNet
 
 FORMAT = "cardzoo-checkpoint/1"
 REQUIRED = ("format", "game", "env", "obs_size", "num_actions", "hidden", "activation", "player_counts")
+
+# Bounds on what a checkpoint may ask of us. Generous for any net this project trains
+# (the shipped ones are ~0.3M parameters); tight enough that a hostile file costs nothing.
+MAX_SIDECAR_BYTES = 1 << 20
+MAX_HEADER_BYTES = 1 << 20
+MAX_JSON_DEPTH = 32
+MAX_SIZE = 65536  # obs_size, num_actions
+MAX_LAYERS, MAX_WIDTH = 8, 4096
+MAX_PARAMETERS = 20_000_000  # 80 MB of float32
+DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}  # float32 / float16 / bfloat16
 
 
 class CheckpointError(ValueError):
     """A checkpoint file is missing, corrupt, or does not fit the game asked for."""
 
+
+# ---------------------------------------------------------------------------------------------
+# Atomic writes (also used by the trainer for its resume state)
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` so that a crash leaves either the old file or the new one.
+
+    The bytes go to a temp file in the same directory, are fsynced, then renamed over ``path``
+    (``os.replace`` is atomic within a filesystem); the directory is fsynced so the rename lasts.
+    The parent directory must exist.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # os.open with 0o666 honours the umask, so the file gets the same mode a plain open() gives.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_directory(path.parent)
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
+    """``atomic_write_bytes`` for text."""
+    return atomic_write_bytes(path, text.encode(encoding))
+
+
+def _fsync_directory(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some filesystems cannot fsync a directory; the rename itself is still atomic
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded reading and JSON parsing
+
+def _brief(value, limit: int = 60) -> str:
+    """A one-line, bounded repr of a value read from a file, for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _read_bounded(path: Path, limit: int, why: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise CheckpointError(f"cannot read {path} ({e.strerror or e})") from None
+    if len(data) > limit:
+        raise CheckpointError(f"{path} is larger than {limit:,} bytes ({why})")
+    return data
+
+
+class _BadJSON(ValueError):
+    """Why a text is not acceptable JSON (callers turn it into their own CheckpointError)."""
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]")
+
+
+def _json_depth(text: str) -> int:
+    """How deeply arrays/objects nest, counted without recursing (json.loads would recurse)."""
+    depth = peak = 0
+    for c in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if c in "[{" else -1
+        peak = max(peak, depth)
+    return peak
+
+
+def _parse_json(text: str):
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise _BadJSON(f"nested {depth} levels deep, at most {MAX_JSON_DEPTH} allowed")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _BadJSON(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except ValueError as e:  # e.g. an integer literal longer than Python converts
+        raise _BadJSON(f"not valid JSON: {_brief(str(e).splitlines()[0], 100)}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The sidecar schema
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _short_text(limit: int):
+    return lambda v: isinstance(v, str) and len(v) <= limit
+
+
+# Optional fields we know: checked when present. Fields nobody knows yet (a later trainer's
+# "settings", "value_hidden", ...) are allowed; the size and depth limits bound them.
+OPTIONAL = {
+    "config": (lambda v: isinstance(v, dict) and len(v) <= 256, "a JSON object of at most 256 options"),
+    "name": (lambda v: isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable(),
+             "printable text of 1..200 characters"),
+    "created": (_short_text(64), "text of at most 64 characters"),
+    "training_steps": (lambda v: _is_int(v) and 0 <= v <= 10**15, "an integer in 0..10^15"),
+    "seed": (lambda v: v is None or (_is_int(v) and -(2**63) <= v < 2**64), "null or a 64-bit integer"),
+    "evaluation": (lambda v: isinstance(v, dict), "a JSON object"),
+    "weights_sha256": (lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None,
+                       "64 lowercase hex digits"),
+    "algorithm": (_short_text(10_000), "text of at most 10000 characters"),
+    "opponent_pool": (_short_text(10_000), "text of at most 10000 characters"),
+    "command": (_short_text(10_000), "text of at most 10000 characters"),
+}
+
+
+def check_meta(meta, source: str) -> None:
+    """Raise a one-line CheckpointError unless ``meta`` is a well-formed checkpoint sidecar.
+
+    Every field the loader uses is type- and range-checked, so nothing later can be asked to
+    build a huge network or index with a string.
+    """
+    def bad(field: str, need: str) -> CheckpointError:
+        return CheckpointError(f"{source}: field {field!r} must be {need}, got {_brief(meta[field])}")
+
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{source} must hold a JSON object, not {type(meta).__name__}")
+    missing = [k for k in REQUIRED if k not in meta]
+    if missing:
+        raise CheckpointError(f"{source} lacks field(s): {', '.join(missing)}")
+    if meta["format"] != FORMAT:
+        raise CheckpointError(f"{source}: format {_brief(meta['format'])} is not {FORMAT!r}")
+    game = meta["game"]
+    if not (isinstance(game, str) and game in GAME_MODULES):
+        raise bad("game", f"one of {', '.join(GAME_MODULES)}")
+    if not (isinstance(meta["env"], str) and re.fullmatch(rf"{game}_v\d{{1,3}}", meta["env"])):
+        raise bad("env", f"a {game} env name like '{game}_v0'")
+    for field in ("obs_size", "num_actions"):
+        if not (_is_int(meta[field]) and 1 <= meta[field] <= MAX_SIZE):
+            raise bad(field, f"an integer in 1..{MAX_SIZE}")
+    hidden = meta["hidden"]
+    if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
+            and all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden)):
+        raise bad("hidden", f"a list of 1..{MAX_LAYERS} layer widths, each an integer in 1..{MAX_WIDTH}")
+    if not (isinstance(meta["activation"], str) and meta["activation"] in ACTIVATIONS):
+        raise bad("activation", f"one of {', '.join(map(repr, ACTIVATIONS))}")
+    counts, allowed = meta["player_counts"], PLAYER_COUNTS[game]
+    if not (isinstance(counts, list) and counts and all(_is_int(n) and n in allowed for n in counts)
+            and len(set(counts)) == len(counts)):
+        raise bad("player_counts", f"a non-empty list of distinct {game} player counts {list(allowed)}")
+    for field, (ok, need) in OPTIONAL.items():
+        if field in meta and not ok(meta[field]):
+            raise bad(field, need)
+    n_params = parameter_count(meta)
+    if n_params > MAX_PARAMETERS:
+        raise CheckpointError(f"{source}: field 'hidden' asks for {n_params:,} parameters "
+                              f"(with obs_size and num_actions), at most {MAX_PARAMETERS:,} allowed")
+
+
+def parameter_count(meta: dict) -> int:
+    return sum(math.prod(s) for s in _shapes(meta).values())
+
+
+def _shapes(meta: dict) -> dict[str, tuple[int, ...]]:
+    return MaskedPolicyNet.parameter_shapes(meta["obs_size"], meta["num_actions"], meta["hidden"])
+
+
+def _read_sidecar(sidecar: Path) -> dict:
+    data = _read_bounded(sidecar, MAX_SIDECAR_BYTES, "a checkpoint sidecar is a small JSON file")
+    try:
+        meta = _parse_json(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CheckpointError(f"{sidecar} is not UTF-8 text") from None
+    except _BadJSON as e:
+        raise CheckpointError(f"{sidecar} is {e}" if str(e).startswith("not") else f"{sidecar}: JSON {e}") from None
+    check_meta(meta, str(sidecar))
+    return meta
+
+
+# ---------------------------------------------------------------------------------------------
+# The weights file
+
+def _safetensors_header(data: bytes, weights: Path) -> tuple[dict, int]:
+    """The tensor entries of a safetensors file (checked for form) and where its data starts."""
+    def unreadable(why: str) -> CheckpointError:
+        return CheckpointError(f"{weights} is not a readable safetensors file ({why})")
+
+    if len(data) < 8:
+        raise unreadable(f"{len(data)} bytes, shorter than the 8-byte header length")
+    n = int.from_bytes(data[:8], "little")
+    if n > MAX_HEADER_BYTES:
+        raise unreadable(f"header length {n:,} exceeds {MAX_HEADER_BYTES:,} bytes")
+    if 8 + n > len(data):
+        raise unreadable(f"header length {n:,} runs past the end of the {len(data):,}-byte file")
+    try:
+        header = _parse_json(data[8:8 + n].decode("utf-8"))
+    except UnicodeDecodeError:
+        raise unreadable("header is not UTF-8") from None
+    except _BadJSON as e:
+        raise unreadable(f"header is {e}") from None
+    if not isinstance(header, dict):
+        raise unreadable("header is not a JSON object")
+    extra = header.pop("__metadata__", {})
+    if not (isinstance(extra, dict) and all(isinstance(v, str) for v in extra.values())):
+        raise unreadable("__metadata__ must map names to text")
+    for name, entry in header.items():
+        if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data_offsets"}):
+            raise unreadable(f"tensor {_brief(name)} needs exactly dtype, shape and data_offsets")
+        if not (isinstance(entry["dtype"], str) and entry["dtype"] in DTYPE_BYTES):
+            raise CheckpointError(f"{weights}: tensor {_brief(name)} has dtype {_brief(entry['dtype'])}; "
+                                  f"only F32, F16 and BF16 (float32/float16/bfloat16) are accepted")
+        shape, offsets = entry["shape"], entry["data_offsets"]
+        if not (isinstance(shape, list) and len(shape) <= 8 and all(_is_int(d) and d >= 0 for d in shape)):
+            raise unreadable(f"tensor {_brief(name)} has shape {_brief(shape)}")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)):
+            raise unreadable(f"tensor {_brief(name)} has data_offsets {_brief(offsets)}")
+    return header, 8 + n
+
+
+def _check_tensors(header: dict, data_bytes: int, shapes: dict, weights: Path, sidecar: Path) -> None:
+    """The file's tensors are exactly the ones the sidecar's architecture needs, laid out
+    back to back over the data section (what safetensors itself requires)."""
+    mismatch = f"{weights} does not match the architecture in {sidecar.name}"
+    missing, unexpected = sorted(set(shapes) - set(header)), sorted(set(header) - set(shapes))
+    if missing:
+        raise CheckpointError(f"{mismatch}: tensor {missing[0]} is missing")
+    if unexpected:
+        raise CheckpointError(f"{mismatch}: unexpected tensor {_brief(unexpected[0])}")
+    for name, want in shapes.items():
+        got = tuple(header[name]["shape"])
+        if got != want:
+            raise CheckpointError(f"{mismatch}: {name} has shape {_brief(got)}, the sidecar needs {want}")
+    position = 0
+    for start, end, name in sorted((*header[k]["data_offsets"], k) for k in header):
+        size = math.prod(shapes[name]) * DTYPE_BYTES[header[name]["dtype"]]
+        if start != position or end - start != size:
+            raise CheckpointError(f"{weights} is not a readable safetensors file (tensor {name} has "
+                                  f"data_offsets [{start}, {end}]; expected [{position}, {position + size}])")
+        position = end
+    if position != data_bytes:
+        raise CheckpointError(f"{weights} is not a readable safetensors file "
+                              f"(tensors cover {position:,} of {data_bytes:,} data bytes)")
+
+
+def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, torch.Tensor]:
+    shapes = _shapes(meta)
+    limit = 8 + MAX_HEADER_BYTES + 4 * parameter_count(meta)
+    data = _read_bounded(weights, limit, f"more than the architecture in {sidecar.name} needs")
+    header, start = _safetensors_header(data, weights)
+    _check_tensors(header, len(data) - start, shapes, weights, sidecar)
+    if "weights_sha256" in meta and hashlib.sha256(data).hexdigest() != meta["weights_sha256"]:
+        raise CheckpointError(f"{weights} is not the weights file {sidecar.name} was saved with "
+                              f"(SHA-256 differs: files mixed up, edited, or a save was interrupted)")
+    try:
+        state = load_safetensors_bytes(data)
+    except (SafetensorError, ValueError, RuntimeError, TypeError) as e:
+        raise CheckpointError(f"{weights} is not a readable safetensors file "
+                              f"({_brief(str(e).splitlines()[0] if str(e) else type(e).__name__, 100)})") from None
+    for name, tensor in state.items():
+        if not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{weights}: tensor {name} holds NaN or infinite values")
+    return state
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
 
 def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     """(weights, sidecar) for a path given as NAME, NAME.safetensors or NAME.json."""
@@ -37,49 +335,47 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
 
 
 def save_checkpoint(path, net: MaskedPolicyNet, meta: dict) -> Path:
-    """Write NAME.safetensors + NAME.json; returns the weights path."""
+    """Write NAME.safetensors + NAME.json atomically; returns the weights path.
+
+    ``format``, ``obs_size``, ``num_actions``, ``hidden``, ``activation`` and ``weights_sha256``
+    are taken from ``net``, whatever ``meta`` says. The sidecar is checked with the loader's own
+    rules first, so a checkpoint that could not be loaded is never written.
+    """
     weights, sidecar = checkpoint_paths(path)
-    weights.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().contiguous() for k, v in net.state_dict().items()}
+    if not all(bool(torch.isfinite(v).all()) for v in state.values()):
+        raise CheckpointError(f"cannot save {weights}: the network has NaN or infinite weights")
     meta = dict(meta)
+    blob = safetensors_bytes(state, metadata={"format": FORMAT, "game": str(meta.get("game"))})
     meta.setdefault("created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    meta.update(format=FORMAT, obs_size=net.obs_size, num_actions=net.num_actions)
-    save_file({k: v.contiguous() for k, v in net.state_dict().items()}, str(weights),
-              metadata={"format": FORMAT, "game": str(meta.get("game"))})
-    sidecar.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    meta.update(format=FORMAT, obs_size=net.obs_size, num_actions=net.num_actions, hidden=list(net.hidden),
+                activation=net.activation, weights_sha256=hashlib.sha256(blob).hexdigest())
+    text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
+    source = f"cannot save {sidecar}"
+    if len(text.encode("utf-8")) > MAX_SIDECAR_BYTES:
+        raise CheckpointError(f"{source}: the sidecar would exceed {MAX_SIDECAR_BYTES:,} bytes")
+    try:
+        check_meta(_parse_json(text), source)  # exactly what load_checkpoint will read back
+    except _BadJSON as e:
+        raise CheckpointError(f"{source}: sidecar JSON {e}") from None
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    # Weights first, sidecar last: the sidecar names the weights' hash, so an interrupted save
+    # that replaced only the weights is caught on load instead of pairing old meta with new weights.
+    atomic_write_bytes(weights, blob)
+    atomic_write_text(sidecar, text)
     return weights
 
 
 def load_checkpoint(path) -> tuple[MaskedPolicyNet, dict]:
+    """(network, sidecar) of a checkpoint; a one-line CheckpointError for anything wrong with it."""
     weights, sidecar = checkpoint_paths(path)
     for f in (weights, sidecar):
         if not f.is_file():
             raise CheckpointError(f"checkpoint file not found: {f}")
-    try:
-        meta = json.loads(sidecar.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"{sidecar} is not valid JSON ({e.msg if hasattr(e, 'msg') else e})") from None
-    if not isinstance(meta, dict):
-        raise CheckpointError(f"{sidecar} must hold a JSON object")
-    missing = [k for k in REQUIRED if k not in meta]
-    if missing:
-        raise CheckpointError(f"{sidecar} lacks field(s): {', '.join(missing)}")
-    if meta["format"] != FORMAT:
-        raise CheckpointError(f"{sidecar}: format {meta['format']!r} is not {FORMAT!r}")
-    try:
-        state = load_file(str(weights))
-    except (SafetensorError, OSError, ValueError) as e:
-        raise CheckpointError(f"{weights} is not a readable safetensors file ({str(e).splitlines()[0]})") from None
-    try:
-        net = MaskedPolicyNet(int(meta["obs_size"]), int(meta["num_actions"]),
-                              [int(h) for h in meta["hidden"]], str(meta["activation"]))
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"{sidecar}: bad architecture ({e})") from None
-    expected = {k: tuple(v.shape) for k, v in net.state_dict().items()}
-    got = {k: tuple(v.shape) for k, v in state.items()}
-    if expected != got:
-        diff = sorted(set(expected.items()) ^ set(got.items()))
-        raise CheckpointError(f"{weights} does not match the architecture in {sidecar.name}: {diff[0]}")
-    net.load_state_dict(state)
+    meta = _read_sidecar(sidecar)
+    state = _read_weights(weights, sidecar, meta)  # names and shapes checked: building the net is safe
+    net = MaskedPolicyNet(meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
+    net.load_state_dict(state)  # copies F16/BF16 into the float32 parameters
     net.eval()
     return net, meta
 

@@ -22,11 +22,26 @@ class MaskedPolicyNet(nn.Module):
         layers: list[nn.Module] = []
         width = obs_size
         for h in hidden:
-            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
+            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]  # parameter_shapes relies on this layout
             width = h
         self.policy_net = nn.Sequential(*layers)
         self.action_net = nn.Linear(width, num_actions)
         self.obs_size, self.num_actions = obs_size, num_actions
+        self.hidden, self.activation = [int(h) for h in hidden], activation
+
+    @staticmethod
+    def parameter_shapes(obs_size: int, num_actions: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+        """The ``state_dict`` names and shapes of a net with this architecture, without building it
+        (a checkpoint's tensors are checked against these before any memory is allocated)."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        width = obs_size
+        for i, h in enumerate(hidden):
+            shapes[f"policy_net.{2 * i}.weight"] = (h, width)  # 2*i: each Linear is followed by its activation
+            shapes[f"policy_net.{2 * i}.bias"] = (h,)
+            width = h
+        shapes["action_net.weight"] = (num_actions, width)
+        shapes["action_net.bias"] = (num_actions,)
+        return shapes
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return self.action_net(self.policy_net(obs))
