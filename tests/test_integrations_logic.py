@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from envs.base import IllegalMoveError
 from envs.registry import PLAYER_COUNTS, game_module
 from training.integrations.rllib_view import RLlibView, rllib_observation
 from training.integrations.tianshou_view import TianshouView
@@ -179,6 +180,20 @@ def test_bad_configs_and_actions_are_clear_errors():
     obs, _ = view.reset(seed=0)
     with pytest.raises(KeyError, match="is to move"):
         view.step({"nobody": 0})
+
+
+def test_rllib_illegal_action_ends_the_match_like_env_does():
+    view = RLlibView({"game": "siantappo", "players": 4})
+    obs, _ = view.reset(seed=0)
+    (agent, o), = obs.items()
+    illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
+    obs, rewards, terms, _, infos = view.step({agent: illegal})
+    assert obs == {} and terms["__all__"] and rewards == {agent: -1.0}
+    assert infos["__common__"]["illegal_action"] == {"agent": agent, "action": illegal}
+    strict = RLlibView({"game": "siantappo", "players": 4}, on_illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalMoveError):
+        strict.step({agent: illegal})
 
 
 def test_envs_and_views_import_no_rl_library():

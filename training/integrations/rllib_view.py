@@ -16,6 +16,10 @@ it does beyond RLlib's own ``PettingZooEnv`` wrapper:
   counted in ``unattributed`` (and reported in the last step's infos under ``"__common__"``).
 * Only the seat to move gets an observation; dead steps (PettingZoo's bookkeeping step for an
   eliminated seat) are taken here, never shown to RLlib.
+* **Illegal actions** are handled as the games' ``env()`` does (PettingZoo's TerminateIllegal):
+  the match ends, −1 for the offender, 0 for the others in that step; the infos say so under
+  ``"__common__"``. The masking module never picks one; RLlib's env check at start-up does (it
+  steps a random action), which must not crash. ``on_illegal="raise"`` raises instead.
 """
 
 from __future__ import annotations
@@ -42,7 +46,10 @@ class RLlibView:
     ``config``: ``{"game": NAME, "players": N, **rule variants}``, as RLlib's ``env_config``.
     """
 
-    def __init__(self, config: dict | None = None):
+    def __init__(self, config: dict | None = None, on_illegal: str = "terminate"):
+        if on_illegal not in ("terminate", "raise"):
+            raise ValueError(f"on_illegal must be 'terminate' or 'raise', got {on_illegal!r}")
+        self.on_illegal = on_illegal
         self.aec = make_game_env(config or {})
         self.possible_agents = list(self.aec.possible_agents)
         self.agents: list[str] = []
@@ -77,8 +84,11 @@ class RLlibView:
         if agent not in action_dict:
             raise KeyError(f"{agent} is to move but the action dict holds {sorted(action_dict)}")
         alive = [a for a in aec.agents if not aec.terminations[a]]
-        aec.step(int(action_dict[agent]))
+        action = int(action_dict[agent])
         self._acted.add(agent)
+        if self.on_illegal == "terminate" and action not in aec.legal_now():
+            return self._end_on_illegal(agent, action, alive)
+        aec.step(action)
         earned = {a: float(r) for a, r in aec.rewards.items()}
         done = [a for a in alive if aec.terminations.get(a, False) or aec.truncations.get(a, False)]
         while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
@@ -107,8 +117,22 @@ class RLlibView:
             infos[nxt] = {}
         elif self.unattributed:
             infos["__common__"] = {"unattributed_rewards": dict(self.unattributed)}
-        self.agents = [a for a in aec.agents if not aec.terminations[a]]
+        self.agents = alive  # RLlib checks reward keys against this: seats leaving now still count
         return observations, rewards, terminateds, truncateds, infos
+
+    def _end_on_illegal(self, offender: str, action: int, alive: list[str]):
+        rewards = {}
+        for a in alive:
+            r = (-1.0 if a == offender else 0.0)
+            self.returns[a] += r
+            if a in self._acted:
+                rewards[a] = r + self._held.pop(a, 0.0)
+                self.paid[a] += rewards[a]
+            else:
+                self.unattributed[a] = self._held.pop(a, 0.0)
+        self.agents = alive
+        infos = {"__common__": {"illegal_action": {"agent": offender, "action": action}}}
+        return {}, rewards, {**{a: True for a in alive}, "__all__": True}, {"__all__": False}, infos
 
     def close(self) -> None:
         self.aec.close()

@@ -1,0 +1,98 @@
+"""RLlib weights -> cardzoo checkpoint, and the RLlib trainer's command line, without Ray.
+
+The state dicts below carry RLlib's own key names (PPO module, new API stack), so the renaming is
+checked against a network built here: same weights, same logits, same greedy legal action.
+"""
+
+import importlib.util
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from training.integrations.rllib_export import ExportError, actor_state_dict, greedy_actions, policy_net_from_rllib
+from training.integrations.rllib_train import INSTALL_HINT, RLlibSettings, main
+
+
+def rllib_like_state(obs=12, hidden=(8, 6), actions=5, shared=False, seed=0):
+    """An RLlib PPO module state dict (actor/critic encoders, pi and vf heads) and its actor."""
+    torch.manual_seed(seed)
+    layers, width = [], obs
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.Tanh()]
+        width = h
+    actor, pi = nn.Sequential(*layers), nn.Linear(width, actions)
+    prefix = "encoder.encoder.net.mlp." if shared else "encoder.actor_encoder.net.mlp."
+    state = {prefix + k: v for k, v in actor.state_dict().items()}
+    state.update({"pi.net.mlp.0." + k: v for k, v in pi.state_dict().items()})
+    state["pi.log_std_clip_param_const"] = torch.tensor([20.0])
+    if not shared:
+        state.update({"encoder.critic_encoder.net.mlp." + k: torch.randn_like(v) for k, v in actor.state_dict().items()})
+    state["vf.net.mlp.0.weight"], state["vf.net.mlp.0.bias"] = torch.randn(1, width), torch.randn(1)
+    return state, (lambda x: pi(actor(x)))
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_export_reproduces_the_actor_logits(shared):
+    state, actor = rllib_like_state(shared=shared)
+    net = policy_net_from_rllib(state, "tanh")
+    assert (net.obs_size, net.num_actions) == (12, 5)
+    x = torch.randn(32, 12)
+    with torch.no_grad():
+        assert torch.allclose(net(x), actor(x), atol=1e-6)
+        logits = actor(x).numpy()
+    masks = (np.random.default_rng(0).random((32, 5)) < 0.5).astype(np.int8)
+    masks[:, 4] = 1  # at least one legal action per row
+    expected = greedy_actions(logits, masks)
+    assert all(masks[i, expected[i]] for i in range(32))
+    assert [net.act(x[i].numpy(), masks[i]) for i in range(32)] == list(expected)
+
+
+def test_export_takes_only_the_actor():
+    state, _ = rllib_like_state(hidden=(7,))
+    ours, hidden = actor_state_dict(state)
+    assert hidden == [7]
+    assert sorted(ours) == ["action_net.bias", "action_net.weight", "policy_net.0.bias", "policy_net.0.weight"]
+    assert torch.equal(ours["policy_net.0.weight"], state["encoder.actor_encoder.net.mlp.0.weight"])
+
+
+def test_export_refuses_what_a_checkpoint_cannot_hold():
+    state, _ = rllib_like_state()
+    head = dict(state)
+    head["pi.net.mlp.2.weight"], head["pi.net.mlp.2.bias"] = torch.zeros(5, 5), torch.zeros(5)
+    with pytest.raises(ExportError, match="head_fcnet_hiddens"):
+        actor_state_dict(head)
+    norm = dict(state)
+    norm["encoder.actor_encoder.net.mlp.1.weight"], norm["encoder.actor_encoder.net.mlp.1.bias"] = torch.ones(8), torch.zeros(8)
+    with pytest.raises(ExportError, match="layernorm"):
+        actor_state_dict(norm)
+    with pytest.raises(ExportError, match="no MLP actor encoder"):
+        actor_state_dict({"pi.net.mlp.0.weight": torch.zeros(5, 8)})
+
+
+def test_settings_check_their_input():
+    s = RLlibSettings(game="Sam Sip", players=5)
+    assert (s.game, s.out, s.env_config()) == ("samsip", "runs/rllib-samsip-5p", {"players": 5})
+    with pytest.raises(ValueError, match="players must be one of"):
+        RLlibSettings(game="suipi", players=3)
+    with pytest.raises(ValueError, match="env_runners must be >= 0"):
+        RLlibSettings(game="suipi", env_runners=-1)
+    with pytest.raises(ValueError, match="rounds"):
+        RLlibSettings(game="siantappo", variants={"rounds": 0})
+
+
+def test_command_line_bad_input_is_one_line(capsys):
+    assert main(["chess"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown game") and err.count("\n") == 1
+    assert main(["suipi", "--players", "3"]) == 2
+    assert main(["siantappo", "-o", "rounds"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
+def test_command_line_without_ray_says_how_to_install(capsys, tmp_path):
+    assert main(["siantappo", "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == f"error: {INSTALL_HINT}\n"
+    assert not (tmp_path / "run").exists()

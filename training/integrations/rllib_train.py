@@ -1,0 +1,331 @@
+"""Multi-agent PPO on Ray RLlib, exported to a cardzoo checkpoint.
+
+    python -m training.integrations.rllib_train siantappo --players 4 --iterations 50 --out runs/rllib-s4
+    python -m training.integrations.rllib_train samsip --players 5 --address ray://head:10001 --env-runners 16
+
+One policy (``shared``) plays every seat, with RLlib's action-masking PPO module (so it never
+picks an illegal action). A run directory holds ``settings.json``, ``tb/`` (TensorBoard: returns,
+losses, throughput, final evaluation), ``rllib_checkpoint/`` (RLlib's own state, to continue with
+RLlib) and ``final.safetensors`` + ``final.json`` — a cardzoo checkpoint that ``cardzoo eval``
+and ``cardzoo play`` take as an agent. Before it is written, the exported network is played
+against RLlib's own greedy choice on full matches and must agree on every decision.
+
+Needs ``pip install -e ".[rllib]"`` (see docs/integrations.md: Ray pins its own gymnasium, so
+``make integrations-venv`` builds a separate ``.venv-integrations``). Ray is imported only when a
+run starts, so ``--help`` and bad input work without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+
+POLICY_ID = "shared"
+ACTIVATION = "tanh"
+INSTALL_HINT = ('RLlib is not installed: pip install -e ".[rllib]" (or `make integrations-venv` and use '
+                ".venv-integrations/bin/python); see docs/integrations.md")
+
+
+@dataclass
+class RLlibSettings:
+    game: str
+    players: int | None = None
+    address: str = "local"  # "local" starts Ray here; otherwise ray.init(address=...) (ray://host:10001, auto)
+    env_runners: int = 1  # RLlib EnvRunner actors collecting episodes (0: sample in the driver)
+    iterations: int = 20
+    out: str | None = None
+    seed: int = 0
+    hidden: tuple[int, ...] = (256, 256)
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    entropy: float = 0.01
+    batch: int = 4000  # env steps (decisions) per PPO iteration
+    minibatch: int = 256
+    epochs: int = 4
+    eval_games: int = 60  # per baseline (rules, random) at the end; 0: none
+    verify_matches: int = 2  # full matches on which the export must match RLlib's choice
+    num_cpus: int | None = None  # local Ray only (default: env_runners + 1)
+    variants: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        module = game_module(self.game)
+        self.game = module.GAME
+        if self.players is None:
+            self.players = DEFAULT_PLAYERS[self.game]
+        if self.players not in PLAYER_COUNTS[self.game]:
+            raise ValueError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
+        for name, lo in (("env_runners", 0), ("iterations", 1), ("batch", 1), ("minibatch", 1), ("epochs", 1),
+                         ("eval_games", 0), ("verify_matches", 0)):
+            if int(getattr(self, name)) < lo:
+                raise ValueError(f"{name} must be >= {lo}, got {getattr(self, name)}")
+        if self.minibatch > self.batch:
+            raise ValueError(f"minibatch ({self.minibatch}) must not exceed batch ({self.batch})")
+        if self.num_cpus is not None and self.num_cpus < 1:
+            raise ValueError(f"num_cpus must be >= 1, got {self.num_cpus}")
+        if not self.address:
+            raise ValueError("address must be 'local' or a Ray address such as ray://host:10001")
+        self.hidden = tuple(int(h) for h in self.hidden)
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden must be positive layer sizes, got {self.hidden}")
+        if self.out is None:
+            self.out = f"runs/rllib-{self.game}-{self.players}p"
+        module.raw_env(num_players=self.players, **self.variants)  # validates the variants
+
+    def env_config(self) -> dict:
+        """What RLlib passes to the env constructor (the game comes from the registered name)."""
+        return {"players": self.players, **self.variants}
+
+
+def _shared_policy(agent_id, episode, **kwargs) -> str:
+    return POLICY_ID
+
+
+def ppo_config(settings: RLlibSettings):
+    """The RLlib ``PPOConfig``: one shared action-masking policy for every seat."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from training.integrations.rllib_env import register_env
+
+    model = {"fcnet_hiddens": list(settings.hidden), "fcnet_activation": ACTIVATION,
+             "head_fcnet_hiddens": [], "vf_share_layers": False}  # export needs exactly this shape
+    return (
+        PPOConfig()
+        .environment(register_env(settings.game), env_config=settings.env_config())
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=_shared_policy)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            POLICY_ID: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
+        .env_runners(num_env_runners=settings.env_runners, num_envs_per_env_runner=1)
+        .training(lr=settings.learning_rate, gamma=settings.gamma, entropy_coeff=settings.entropy,
+                  train_batch_size_per_learner=settings.batch, minibatch_size=settings.minibatch,
+                  num_epochs=settings.epochs)
+        .debugging(seed=settings.seed, log_level="ERROR")
+    )
+
+
+def start_ray(address: str, env_runners: int, num_cpus: int | None = None) -> None:
+    """Local Ray sized for the run, or a connection to a cluster that gets our code shipped."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address == "local":
+        ray.init(num_cpus=num_cpus or env_runners + 1, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.ERROR)
+        return
+    import envs
+    import training
+
+    # The cluster's Python has the libraries (pip install cardzoo[rllib] there) but maybe not this
+    # checkout: ship the two packages with the job so workers build the same envs.
+    ray.init(address=address, runtime_env={"py_modules": [envs, training]}, log_to_driver=False)
+
+
+def scalars(result: dict) -> dict[str, float]:
+    """The numbers from one ``algo.train()`` result that go to TensorBoard, by tag."""
+    runners, learner = result.get("env_runners", {}), result.get("learners", {}).get(POLICY_ID, {})
+    out = {
+        "rollout/episode_return_sum_mean": runners.get("episode_return_mean"),  # 0 for a zero-sum game
+        "rollout/episode_len_mean": runners.get("episode_len_mean"),
+        "rollout/episodes": runners.get("num_episodes_lifetime"),
+        "train/policy_loss": learner.get("policy_loss"),
+        "train/vf_loss": learner.get("vf_loss"),
+        "train/entropy": learner.get("entropy"),
+        "train/kl": learner.get("mean_kl_loss"),
+        "train/vf_explained_var": learner.get("vf_explained_var"),
+        "time/iteration_s": result.get("time_this_iter_s"),
+    }
+    for agent, value in runners.get("agent_episode_returns_mean", {}).items():
+        out[f"rollout/return_mean/{agent}"] = value
+    return {k: float(v) for k, v in out.items() if isinstance(v, (int, float))}
+
+
+def env_steps(result: dict) -> int:
+    return int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime")
+               or result.get("num_env_steps_sampled_lifetime") or 0)
+
+
+def export(algo, settings: RLlibSettings, path: Path, steps: int, evaluation: dict | None = None) -> Path:
+    """Write the shared policy as a cardzoo checkpoint (safetensors + JSON sidecar)."""
+    from envs.config import config_dict
+    from training.checkpoint import save_checkpoint
+    from training.integrations.rllib_export import policy_net_from_rllib
+
+    net = policy_net_from_rllib(algo.get_module(POLICY_ID).state_dict(), ACTIVATION)
+    probe = game_module(settings.game).raw_env(num_players=settings.players, **settings.variants)
+    meta = {
+        "name": path.stem,
+        "game": settings.game,
+        "env": probe.metadata["name"],
+        "config": config_dict(probe.config),
+        "player_counts": [settings.players],
+        "hidden": list(settings.hidden),
+        "activation": ACTIVATION,
+        "training_steps": steps,
+        "algorithm": "RLlib multi-agent PPO, one shared policy with action masking (Ray RLlib)",
+        "opponent_pool": "self-play: the shared policy plays every seat",
+        "seed": settings.seed,
+        "evaluation": evaluation or {},
+    }
+    return save_checkpoint(path, net, meta)
+
+
+def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
+    """Play full matches with RLlib's choice; the exported checkpoint must agree on every decision."""
+    from training.checkpoint import load_checkpoint
+    from training.integrations.rllib_export import play_and_compare
+
+    net, _ = load_checkpoint(weights)
+    decisions, differ = play_and_compare(algo.get_module(POLICY_ID), net,
+                                         {"game": settings.game, **settings.env_config()},
+                                         settings.verify_matches, settings.seed)
+    if differ:
+        raise RuntimeError(f"export check failed: the checkpoint differs from RLlib's choice on "
+                           f"{differ} of {decisions} decisions")
+    return decisions
+
+
+def train_rllib(settings: RLlibSettings, log=print) -> Path:
+    """Run PPO for ``settings.iterations`` iterations; returns the final checkpoint's weights path."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    out = Path(settings.out)
+    if (out / "final.json").exists():
+        raise ValueError(f"{out} already holds a finished run; choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    start_ray(settings.address, settings.env_runners, settings.num_cpus)
+    algo = ppo_config(settings).build_algo()
+    writer = SummaryWriter(str(out / "tb" / "rllib_ppo"))
+    try:
+        steps = 0
+        for i in range(1, settings.iterations + 1):
+            result = algo.train()
+            steps = env_steps(result)
+            values = scalars(result)
+            for tag, value in values.items():
+                writer.add_scalar(tag, value, steps)
+            log(f"iteration {i}/{settings.iterations}: {steps} decisions, "
+                f"episode length {values.get('rollout/episode_len_mean', float('nan')):.0f}, "
+                f"{values.get('time/iteration_s', float('nan')):.1f} s")
+        algo.save_to_path(str((out / "rllib_checkpoint").resolve()))
+        final = export(algo, settings, out / "final", steps)
+        checked = verify_export(algo, final, settings)
+        log(f"export checked: the checkpoint makes RLlib's choice on all {checked} decisions "
+            f"of {settings.verify_matches} matches")
+        if settings.eval_games:
+            from training.evaluate import versus_baselines
+
+            evaluation = versus_baselines(str(final), settings.game, settings.players, settings.eval_games,
+                                          settings.seed, options=settings.variants or None)
+            final = export(algo, settings, out / "final", steps, evaluation)
+            for baseline, r in evaluation.items():
+                writer.add_scalar(f"eval/{baseline}_mean_reward", r["mean_reward"], steps)
+                writer.add_scalar(f"eval/{baseline}_win_rate", r["win_rate"], steps)
+                log(f"vs {baseline}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.1%} "
+                    f"({r['games']} games)")
+        log(f"checkpoint: {final}")
+        return final
+    finally:
+        writer.close()
+        algo.stop()
+
+
+def rllib_train_speed(game: str, players: int, decisions: int, env_runners: int) -> float:
+    """Training throughput of RLlib PPO on local Ray, in decisions (env steps) per second.
+
+    Iterations of ``decisions`` env steps (at most 4000 each) are run until ``decisions`` steps
+    are sampled and learned; start-up (Ray, actors) is not counted. Ray is started here if it is
+    not running (``env_runners + 1`` CPUs) and shut down again if it was started here.
+    """
+    import ray
+
+    settings = RLlibSettings(game=game, players=players, env_runners=env_runners, iterations=1,
+                             batch=min(int(decisions), 4000), minibatch=min(256, int(decisions)),
+                             epochs=4, eval_games=0, verify_matches=0, out="unused")
+    started = not ray.is_initialized()
+    start_ray("local", env_runners)
+    algo = ppo_config(settings).build_algo()
+    try:
+        t0, sampled = time.perf_counter(), 0
+        while sampled < decisions:
+            sampled = env_steps(algo.train())
+        return sampled / (time.perf_counter() - t0)
+    finally:
+        algo.stop()
+        if started:
+            ray.shutdown()
+
+
+# ---------------------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    from scripts.options import add_option_flag
+
+    p = argparse.ArgumentParser(prog="python -m training.integrations.rllib_train",
+                                description="Multi-agent PPO on Ray RLlib (one shared policy with action "
+                                            "masking), exported to a cardzoo checkpoint.")
+    p.add_argument("game", help="siantappo, suipi or samsip")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
+    p.add_argument("--address", default="local",
+                   help="'local' (start Ray here, default) or a cluster address: ray://HOST:10001, auto")
+    p.add_argument("--env-runners", type=int, default=1, help="RLlib env runners collecting episodes (default 1)")
+    p.add_argument("--iterations", type=int, default=20, help="PPO iterations (default 20)")
+    p.add_argument("--batch", type=int, default=4000, help="decisions per iteration (default 4000)")
+    p.add_argument("--out", default=None, help="run directory (default runs/rllib-GAME-Np)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
+    p.add_argument("--ent", type=float, default=0.01, help="entropy coefficient (default 0.01)")
+    p.add_argument("--eval-games", type=int, default=60,
+                   help="games against the rule bot and against random at the end (default 60; 0: none)")
+    p.add_argument("--num-cpus", type=int, default=None, help="CPUs for local Ray (default env runners + 1)")
+    add_option_flag(p)
+    return p
+
+
+def settings_from_args(args) -> RLlibSettings:
+    from scripts.options import parse_options
+
+    return RLlibSettings(game=args.game, players=args.players, address=args.address,
+                         env_runners=args.env_runners, iterations=args.iterations, batch=args.batch,
+                         minibatch=min(256, args.batch) if args.batch > 0 else 256,
+                         out=args.out, seed=args.seed, learning_rate=args.lr, entropy=args.ent,
+                         eval_games=args.eval_games, num_cpus=args.num_cpus,
+                         variants=parse_options(args.option))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = settings_from_args(args)
+    except ValueError as e:  # bad input: one line, nothing started
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print(f"error: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    try:
+        train_rllib(settings)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
