@@ -30,7 +30,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as safetensors_bytes
 
-from envs.registry import GAME_MODULES, PLAYER_COUNTS, game_module
+from envs.registry import game_module, game_names, game_of_config, game_spec
 from training.policy import ACTIVATIONS, MaskedPolicyNet
 
 FORMAT = "cardzoo-checkpoint/1"
@@ -193,9 +193,9 @@ def check_meta(meta, source: str) -> None:
     if meta["format"] != FORMAT:
         raise CheckpointError(f"{source}: format {_brief(meta['format'])} is not {FORMAT!r}")
     game = meta["game"]
-    if not (isinstance(game, str) and game in GAME_MODULES):
-        raise bad("game", f"one of {', '.join(GAME_MODULES)}")
-    if not (isinstance(meta["env"], str) and re.fullmatch(rf"{game}_v\d{{1,3}}", meta["env"])):
+    if not (isinstance(game, str) and game in game_names()):
+        raise bad("game", f"one of {', '.join(game_names())}")
+    if not (isinstance(meta["env"], str) and re.fullmatch(rf"{re.escape(game)}_v\d{{1,3}}", meta["env"])):
         raise bad("env", f"a {game} env name like '{game}_v0'")
     for field in ("obs_size", "num_actions"):
         if not (_is_int(meta[field]) and 1 <= meta[field] <= MAX_SIZE):
@@ -206,7 +206,7 @@ def check_meta(meta, source: str) -> None:
         raise bad("hidden", f"a list of 1..{MAX_LAYERS} layer widths, each an integer in 1..{MAX_WIDTH}")
     if not (isinstance(meta["activation"], str) and meta["activation"] in ACTIVATIONS):
         raise bad("activation", f"one of {', '.join(map(repr, ACTIVATIONS))}")
-    counts, allowed = meta["player_counts"], PLAYER_COUNTS[game]
+    counts, allowed = meta["player_counts"], game_spec(game).player_counts
     if not (isinstance(counts, list) and counts and all(_is_int(n) and n in allowed for n in counts)
             and len(set(counts)) == len(counts)):
         raise bad("player_counts", f"a non-empty list of distinct {game} player counts {list(allowed)}")
@@ -414,7 +414,7 @@ def load_agent(path, config=None, seed: int | None = None) -> CheckpointAgent:
     """Load a checkpoint as an agent, checking it fits ``config`` (the game being played)."""
     net, meta = load_checkpoint(path)
     if config is not None:
-        game = type(config).__module__.split(".")[1]
+        game = game_of_config(config)
         if meta["game"] != game:
             raise CheckpointError(f"{path} is a {meta['game']} checkpoint, not {game}")
         check_fits(meta, config, str(path))
