@@ -37,7 +37,7 @@ def seen_now(env, seat: int) -> set[str]:
         cards += [c for pile in e.captured for c in pile]
         out.update(card_str(c) for c in cards)
     elif game == "samsip":
-        g = env.game
+        g = getattr(env, "engine", None) or env.game
         cards = list(g.hands[seat]) + [g.indicator] + list(g.wild) + list(g.dead)
         cards += [k for _, k, _ in g.events]
         if g.live >= 0:
@@ -103,3 +103,38 @@ def card_tokens(view: dict) -> set[str]:
 def steps_upto(match, version: int) -> int:
     """How many recorded actions a view of ``version`` (complete moves) stands after."""
     return match.log[version - 1]["upto"] if version else 0
+
+
+class LiveServer:
+    """`cardzoo serve`'s app under a real uvicorn server in a thread, on a free localhost port."""
+
+    def __init__(self, **app_options):
+        import socket
+        import threading
+
+        import uvicorn
+
+        from scripts.serve.app import create_app
+
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.app = create_app(**app_options)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", ws_max_size=64 * 1024))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        import time
+
+        self.thread.start()
+        for _ in range(400):  # up to 20 s for the server to come up on a busy machine
+            if self.server.started:
+                return self
+            time.sleep(0.05)
+        raise RuntimeError("the test server did not start")
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()

@@ -18,8 +18,13 @@ TITLE = "Sam Sip"
 JOKER = "Jk"
 
 
+def _engine(env):
+    """The match's engine (``env.engine``; ``env.game`` is its older name)."""
+    return getattr(env, "engine", None) or env.game
+
+
 def seat_view(env, seat: int) -> dict:
-    g = env.game
+    g = _engine(env)
     v = base_view(env, seat, TITLE)
     v["status"] = f"Hand {g.hand_no}" + (" · match over" if g.done else "")
     v["facts"] = [["stake", str(g.stake)], ["stock", str(len(g.stock))], ["dealer", seat_name(g.dealer, seat)]]
@@ -130,12 +135,12 @@ def _place(rank: float, ranks) -> str:
 
 def snapshot(env) -> dict:
     """Public state before a move, handed back to ``move_lines``."""
-    return {"results": len(env.game.results)}
+    return {"results": len(_engine(env).results)}
 
 
 def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
     """How a complete move reads in the log: the card drawn from the stock is the drawer's alone."""
-    g = env.game
+    g = _engine(env)
     action = ids[-1]
     private = {}
     public = text

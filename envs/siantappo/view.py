@@ -130,7 +130,7 @@ def _round_summary(eng, index: int, viewer: int) -> dict:
     places = eng.round_places[index]
     n = eng.n
     order = sorted(range(n), key=lambda s: places[s])
-    rows = [[places[s], seat_name(s, viewer) + (" 🐷" if places[s] == n else ""), f"+{n - places[s]}"]
+    rows = [[places[s], seat_name(s, viewer) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}"]
             for s in order]
     loser = order[-1]
     lines = [f"{seat_name(loser, viewer)} {'are' if loser == viewer else 'is'} the pig of round {index + 1}."]

@@ -39,7 +39,7 @@ def seat_view(env, seat: int) -> dict:
         v["facts"].append(["last capture", seat_name(e.last_capturer, seat)])
     v["players"] = [{
         "seat": s, "name": seat_name(s, seat), "cards": len(e.hands[s]), "status": "",
-        "facts": [["side", SIDE_NAMES[e.side[s]] + (f", partner {seat_name((s + 2) % 4, seat)}" if n == 4 else "")]],
+        "facts": [["partner", seat_name((s + 2) % 4, seat)]] if n == 4 else [],
         "team": SIDE_NAMES[e.side[s]], "out": False} for s in range(n)]
     floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
     v["table"] = [{"label": "Floor", "items": [_item(it, seat) for it in floor]}]

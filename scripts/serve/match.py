@@ -193,7 +193,7 @@ class Match:
         v["log"] = log_for(self.log[-LOG_SHOWN:], seat)
         v["version"] = self.version
         v["seats"] = self.seat_kinds()
-        v["seed"] = self.seed
+        v["seed"] = str(self.seed)  # text: a browser's numbers lose digits past 2**53
         v["record"] = self.over  # the record (every deal) may be downloaded once the match is over
         if self.failed:
             v["prompt"] = f"The match stopped: {self.failed}"

@@ -127,7 +127,7 @@ class Replay:
             v["log"] = log_for(self.log[max(0, k - 40):k], seat)
             v["version"] = k
             v["seats"] = [{"seat": s, "kind": _label(kind)} for s, kind in enumerate(self.kinds)]
-            v["seed"] = self.record.get("seed")
+            v["seed"] = None  # the record holds the episode seed, not the `--seed` that made it
             v["record"] = False
             v["your_turn"] = False
             v["moves"] = []  # nothing to play in a replay

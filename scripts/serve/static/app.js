@@ -279,7 +279,7 @@ async function loadReplay(move, seat) {
 function stopReplay() {
   const rp = state.replay;
   if (rp && rp.timer) { clearInterval(rp.timer); rp.timer = null; }
-  $("#replay-play").textContent = "▶";
+  $("#replay-play").textContent = "play";
 }
 
 function replayStep(what) {
@@ -288,7 +288,7 @@ function replayStep(what) {
   const to = { first: 0, prev: rp.move - 1, next: rp.move + 1, last: rp.moves }[what];
   if (what === "play") {
     if (rp.timer) { stopReplay(); return; }
-    $("#replay-play").textContent = "⏸";
+    $("#replay-play").textContent = "pause";
     rp.timer = setInterval(() => {
       if (rp.move >= rp.moves) { stopReplay(); return; }
       loadReplay(rp.move + 1, rp.seat);
@@ -311,7 +311,7 @@ function render(v) {
   const present = new Set([...v.hand.cards.map((c) => c.id), ...v.table.flatMap((z) => z.items.map((i) => i.id).filter(Boolean))]);
   for (const id of [...state.selection]) if (!present.has(id)) state.selection.delete(id);
 
-  $("#headline").textContent = `${v.title} · ${v.status}`;
+  document.title = `${v.your_turn && state.mode === "play" ? "▶ your move · " : ""}${v.title} · cardzoo`;
   renderInfo(v);
   renderOpponents(v);
   renderFelt(v);

@@ -1,0 +1,104 @@
+"""The per-game seat views (envs/<game>/view.py) that `cardzoo serve` draws: JSON-safe, the
+seat's own legal moves, selectable things that exist, and Siantappo's card selections."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from envs.registry import game_module
+from envs.seatview import match_over
+from envs.cards import parse_card
+from envs.siantappo.moves import CARD_TO_KEY, classify
+
+GAMES = [("siantappo", {"num_players": 4, "rounds": 2}), ("siantappo", {"num_players": 3, "rounds": 1,
+                                                                        "first_lead_must_include_3c": True}),
+         ("suipi", {"num_players": 4}), ("suipi", {"num_players": 2, "point_game": 23}),
+         ("samsip", {"num_players": 3, "bankroll": 5})]
+
+
+def exact_match(move: dict, selection: set) -> bool:
+    """The page's rule (static/app.js exactMatch): the selection plays exactly this move."""
+    if not move["cards"]:
+        return False
+    if "choose" in move:
+        every = {c for ids, _ in move["choose"] for c in ids}
+        return selection <= every and all(len(selection & set(ids)) == n for ids, n in move["choose"])
+    return set(move["cards"]) == selection
+
+
+def walk(game, config, seed):
+    """(env, acting seat, view of that seat) at every decision of a random match."""
+    view = importlib.import_module(f"envs.{game}.view")
+    env = game_module(game).raw_env(**config)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    while not match_over(env):
+        if env.terminations[env.agent_selection]:
+            env.step(None)
+            continue
+        seat = env.acting_seat
+        yield env, seat, view.seat_view(env, seat)
+        ids, _ = rng.choice(env.full_moves())
+        for a in ids:
+            env.step(a)
+
+
+@pytest.mark.parametrize("game, config", GAMES)
+def test_views_are_json_and_offer_exactly_the_legal_moves(game, config):
+    view_mod = importlib.import_module(f"envs.{game}.view")
+    decisions = 0
+    for env, seat, v in walk(game, config, seed=3):
+        decisions += 1
+        assert json.loads(json.dumps(v)) == v
+        assert v["your_turn"] and v["turn"] == seat and not v["over"]
+        assert {tuple(m["ids"]) for m in v["moves"]} == {tuple(ids) for ids, _ in env.full_moves()}
+        selectable = {c["id"] for c in v["hand"]["cards"]} | {
+            it["id"] for zone in v["table"] for it in zone["items"] if it.get("id")}
+        for m in v["moves"]:
+            assert set(m["cards"]) <= selectable, m
+            if m["cards"]:
+                assert exact_match(m, set(m["cards"])), m  # selecting a move's cards plays it
+        other = (seat + 1) % env.num_players
+        w = view_mod.seat_view(env, other)
+        assert not w["your_turn"] and w["moves"] == [] and w["prompt"].startswith(f"player_{seat}")
+    assert decisions > 20
+    for s in range(env.num_players):
+        end = view_mod.seat_view(env, s)
+        assert end["over"] and end["result"]["lines"] and end["moves"] == [] and end["hand"]["cards"] == []
+
+
+@pytest.mark.parametrize("config", [c for g, c in GAMES if g == "siantappo"])
+def test_siantappo_card_selections_name_one_move_of_those_cards(config):
+    """Any selection a move's choose groups allow is the same combination (same action id),
+    and no selection plays two moves."""
+    checked = free = 0
+    for env, seat, v in itertools.islice(walk("siantappo", config, seed=8), 200):
+        eng = env.engine
+        for m in v["moves"]:
+            if "choose" not in m or eng.phase != "play":
+                continue
+            pools = [itertools.combinations(ids, n) for ids, n in m["choose"]]
+            free += any(len(ids) > n for ids, n in m["choose"])  # e.g. 9♠ or 9♦ under 9♥
+            for pick in itertools.islice(itertools.product(*[list(p) for p in pools]), 50):
+                selection = {c for part in pick for c in part}
+                keys = [CARD_TO_KEY[parse_card(c)] for c in selection]
+                if eng.required_key < 0:
+                    assert classify(keys) == m["ids"][0], (m, sorted(selection))
+                assert [x["ids"] for x in v["moves"] if exact_match(x, selection)] == [m["ids"]]
+                checked += 1
+    assert checked > 200 and free > 10, (checked, free)
+
+
+def test_view_modules_import_no_gymnasium_or_pettingzoo():
+    code = ("import sys, envs.seatview, envs.siantappo.view, envs.suipi.view, envs.samsip.view; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
+    assert r.returncode == 0, r.stdout + r.stderr
