@@ -52,6 +52,7 @@ def run(args) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        sock.listen(128)  # connections wait in the backlog until uvicorn serves them
     except OSError as e:
         sock.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None

@@ -245,6 +245,16 @@ def test_oversized_malformed_and_cross_site_requests_are_refused(client):
     assert not store_of(client).matches
 
 
+def test_websockets_from_another_sites_page_are_refused(client):
+    data = new_game(client, "suipi", ["human", "rules"])
+    from starlette.websockets import WebSocketDisconnect
+
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect(f"/ws/{data['you']['key']}", headers={"origin": "http://evil.example"}) as ws:
+            ws.receive_json()
+    assert not match_of(client, data["you"]["key"]).sockets
+
+
 def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
