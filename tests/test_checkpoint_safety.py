@@ -400,8 +400,8 @@ FIELDS = list(ckpt.REQUIRED) + list(ckpt.OPTIONAL) + ["value_hidden", "settings"
 TEXT_BITS = ['{', '}', '[', ']', '"', ':', ',', '\\', '0', '9', '-', 'e', 'N', ' ', '\x00', 'é']
 
 
-def _mutate_sidecar(rng, path):
-    meta = _sidecar(path)
+def _mutate_sidecar(rng, text):
+    meta = json.loads(text)
     kind = rng.randrange(5)
     if kind == 0:
         meta[rng.choice(FIELDS)] = rng.choice(NASTY)
@@ -420,39 +420,48 @@ def _mutate_sidecar(rng, path):
         for _ in range(rng.randrange(1, 4)):
             i = rng.randrange(len(text))
             text = text[:i] + rng.choice(TEXT_BITS) + text[i + rng.randrange(2):]
-    path.with_suffix(".json").write_text(text)
+    return text
 
 
-def _mutate_weights(rng, path):
-    blob = path.read_bytes()
+def _mutate_weights(rng, blob):
     header, data = _split(blob)
     kind = rng.randrange(6)
     if kind == 0:
-        blob = blob[:rng.randrange(len(blob) + 1)]
-    elif kind == 1:
+        return blob[:rng.randrange(len(blob) + 1)]
+    if kind == 1:
         blob = bytearray(blob)
         for _ in range(rng.randrange(1, 5)):
             blob[rng.randrange(len(blob))] = rng.randrange(256)
-        blob = bytes(blob)
-    elif kind == 2:
+        return bytes(blob)
+    if kind == 2:
         n = int.from_bytes(blob[:8], "little")
         new = rng.choice([n + rng.randint(-16, 16), rng.randrange(2**64), len(blob), 0])
-        blob = max(new, 0).to_bytes(8, "little") + blob[8:]
-    elif kind == 3:
+        return max(new, 0).to_bytes(8, "little") + blob[8:]
+    if kind == 3:
         name = rng.choice(list(k for k in header if k != "__metadata__"))
         key = rng.choice(["dtype", "shape", "data_offsets", None])
         if key is None:
             del header[name]
         else:
             header[name][key] = rng.choice(NASTY + ["F64", "F16", "BF16", "I8", [10**12, 10**12], [0, 10**15]])
-        blob = _join(header, data)
-    elif kind == 4:
+        return _join(header, data)
+    if kind == 4:
         at = rng.randrange(len(data) // 4) * 4
         value = rng.choice([float("nan"), float("inf"), float("-inf"), 1e38, 0.0])
-        blob = _join(header, data[:at] + struct.pack("<f", value) + data[at + 4:])
-    else:
-        blob = blob + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
-    _write_weights(path, blob, rehash=rng.random() < 0.7)
+        return _join(header, data[:at] + struct.pack("<f", value) + data[at + 4:])
+    return blob + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
+
+
+def _fuzz_case(rng, weights, sidecar):
+    """One mutated (weights, sidecar) pair: weights, sidecar or both changed."""
+    which = rng.randrange(3)
+    if which != 1:
+        weights = _mutate_weights(rng, weights)
+        if rng.random() < 0.7:  # as a crafted file would: the hash fits, so the deeper checks run
+            sidecar = json.dumps({**json.loads(sidecar), "weights_sha256": hashlib.sha256(weights).hexdigest()})
+    if which != 0:
+        sidecar = _mutate_sidecar(rng, sidecar)
+    return weights, sidecar
 
 
 def _fuzz(tmp_path, monkeypatch, cases, seed):
@@ -464,16 +473,16 @@ def _fuzz(tmp_path, monkeypatch, cases, seed):
             built.append(sum(p.numel() for p in self.parameters()))
     monkeypatch.setattr(ckpt, "MaskedPolicyNet", Recorded)
     path = _save(tmp_path)
-    good_weights, good_sidecar = path.read_bytes(), path.with_suffix(".json").read_text()
+    good = on_disk = (path.read_bytes(), path.with_suffix(".json").read_text())
     rng = random.Random(seed)
     outcomes = {"loaded": 0, "rejected": 0}
     for case in range(cases):
-        path.write_bytes(good_weights)
-        path.with_suffix(".json").write_text(good_sidecar)
-        targets = rng.choice([[_mutate_sidecar], [_mutate_weights], [_mutate_weights, _mutate_sidecar]])  # sidecar last: rehashing reads it
-        for mutate in targets:
-            mutate(rng, path)
-        size = path.stat().st_size
+        weights, sidecar = _fuzz_case(rng, *good)
+        if weights != on_disk[0]:  # write only what changed (file writes dominate the run time)
+            path.write_bytes(weights)
+        if sidecar != on_disk[1]:
+            path.with_suffix(".json").write_text(sidecar)
+        on_disk = (weights, sidecar)
         try:
             net, meta = load_checkpoint(path)
         except CheckpointError as e:
@@ -484,7 +493,7 @@ def _fuzz(tmp_path, monkeypatch, cases, seed):
         except Exception as e:  # noqa: BLE001 - the point: nothing else may escape
             pytest.fail(f"fuzz case {case} (seed {seed}) raised {type(e).__name__}: {str(e)[:200]}")
         # Loaded: a working network of the sidecar's architecture, no larger than the file holds.
-        assert built[-1] * 2 <= size, (case, built[-1], size)
+        assert built[-1] * 2 <= len(weights), (case, built[-1], len(weights))
         assert (net.obs_size, net.num_actions, net.hidden) == (meta["obs_size"], meta["num_actions"], meta["hidden"])
         assert all(bool(torch.isfinite(p).all()) for p in net.parameters())
         assert net(torch.zeros(1, net.obs_size)).shape == (1, net.num_actions)
@@ -494,9 +503,9 @@ def _fuzz(tmp_path, monkeypatch, cases, seed):
 
 
 def test_fuzzed_checkpoints_load_or_fail_in_one_line(tmp_path, monkeypatch):
-    outcomes = _fuzz(tmp_path, monkeypatch, cases=3000, seed=10)
+    outcomes = _fuzz(tmp_path, monkeypatch, cases=2000, seed=10)
     # Both outcomes happen: mutations that keep a valid checkpoint load, the rest are refused.
-    assert outcomes["loaded"] >= 100 and outcomes["rejected"] >= 2000, outcomes
+    assert outcomes["loaded"] >= 100 and outcomes["rejected"] >= 1300, outcomes
 
 
 @pytest.mark.slow
