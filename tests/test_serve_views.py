@@ -102,3 +102,35 @@ def test_view_modules_import_no_gymnasium_or_pettingzoo():
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("game, config", [
+    ("siantappo", {"num_players": 4, "rounds": 2, "swap_choice": True}),
+    ("suipi", {"num_players": 4}), ("samsip", {"num_players": 3, "bankroll": 5})])
+def test_a_seat_view_does_not_change_when_hidden_cards_are_dealt_anew(game, config):
+    """Differential check: the engine re-deals everything a seat cannot know (other hands, the
+    stock); that seat's view must stay the same, while another seat's view changes."""
+    import copy
+
+    view = importlib.import_module(f"envs.{game}.view")
+    env = game_module(game).raw_env(**config)
+    env.reset(seed=4)
+    if not hasattr(getattr(env, "engine", None), "resample_hidden"):
+        pytest.skip("needs the engine protocol's resample_hidden (envs/protocol.py)")
+    rng = random.Random(1)
+    checks = changed = 0
+    while not match_over(env):
+        if env.terminations[env.agent_selection]:
+            env.step(None)
+            continue
+        for seat in range(env.num_players):
+            other = copy.copy(env)
+            other.engine = env.engine.resample_hidden(seat, random.Random(checks))
+            assert view.seat_view(other, seat) == view.seat_view(env, seat), (seat, checks)
+            peer = next(s for s in range(env.num_players) if s not in (seat, env.acting_seat))
+            changed += view.seat_view(other, peer) != view.seat_view(env, peer)  # its hand was re-dealt
+            checks += 1
+        ids, _ = rng.choice(env.full_moves())
+        for a in ids:
+            env.step(a)
+    assert checks > 100 and changed > checks // 4
