@@ -52,7 +52,7 @@ def seat_view(env, seat: int) -> dict:
             v["notes"].append(f"You own a build of {', '.join(owned)}: keep a card of that value to take it.")
     by_rep = {it[REP]: it for it in e.floor}
     v["moves"] = [_move(ids, text, by_rep) for ids, text in legal_moves_for(env, seat)]
-    v["prompt"] = waiting_prompt(v["turn"], seat, "Your move: select a hand card and the floor cards "
+    v["prompt"] = waiting_prompt(v["turn"], seat, "Your move: a hand card, then the floor cards "
                                                   "it takes or builds on.")
     v["scores"] = grid("Sides", ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
                        [_side_row(e, side, seat, n) for side in range(e.ns)])

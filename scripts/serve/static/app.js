@@ -182,13 +182,19 @@ async function startGame(ev) {
   const seedText = $("#seed").value.trim();
   const body = { game: $("#game").value, seats, options, seed: seedText === "" ? null : Number(seedText) };
   $("#deal").disabled = true;
+  err.classList.add("pending");
+  err.textContent = seats.some((s) => s !== "human" && s !== "rules" && s !== "random")
+    ? "Dealing… loading a model takes a few seconds." : "Dealing…";
   try {
     const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     const data = await r.json();
+    err.classList.remove("pending");
     if (!r.ok) { err.textContent = data.error || `error ${r.status}`; return; }
+    err.textContent = "";
     state.invites = data.invites || [];
     location.hash = data.you ? `play=${data.you.key}` : `watch=${data.watch}`;
   } catch (e) {
+    err.classList.remove("pending");
     err.textContent = "cannot reach the server: " + e;
   } finally {
     $("#deal").disabled = false;
