@@ -4,6 +4,7 @@
     cardzoo bench siantappo --players 4    # one game, one player count
     cardzoo bench --quick --json out.json  # a few seconds; proves the pipeline works
     cardzoo bench --profile                # + cProfile of the raw AEC loop per game
+    cardzoo bench --train [--quick]        # training decisions/s: our PPO vs the SB3 path
 
 The measurement loops live in training/bench.py; docs/benchmarks.md has the latest figures.
 """
@@ -57,6 +58,10 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--no-floor", action="store_true",
                    help="skip the null game (the cost of envs/base.py + PettingZoo alone)")
     p.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass of each section")
+    p.add_argument("--train", action="store_true",
+                   help="measure training instead: decisions/s of the batched PPO trainer and of the SB3 path, "
+                        "same run, each game at its default player count")
+    p.add_argument("--workers", type=int, default=None, help="with --train: PPO rollout workers (default 2)")
     return p
 
 
@@ -106,6 +111,8 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
 
 
 def run(args) -> int:
+    if args.train:
+        return run_train(args)
     settings = _settings(args)
     games, explicit = _games(args.games)
     players_wanted = _parse_players(args.players)
@@ -203,6 +210,27 @@ def run(args) -> int:
             json.dump(result, f, indent=1)
             f.write("\n")
         print(f"\nwrote {args.json_path}")
+    return 0
+
+
+def run_train(args) -> int:
+    from training.train_bench import bench_training
+
+    games, _ = _games(args.games)
+    if args.workers is not None and args.workers < 0:
+        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    started = time.time()
+    result = bench_training(games, quick=args.quick, workers=args.workers)
+    print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")
+    result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                  command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
+                                   + (["--workers", str(args.workers)] if args.workers is not None else [])),
+                  machine=bench.machine_info(None))
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+        print(f"wrote {args.json_path}")
     return 0
 
 

@@ -1,0 +1,104 @@
+"""Training speed: cardzoo's batched PPO next to the SB3 MaskablePPO path, in the same run.
+
+For each game (its default player count) both trainers train from scratch for a fixed number of
+learner decisions, and the wall clock of the whole run (collection and learning, evaluation off)
+gives decisions per second. A decision is a move by a seat the learner controls, forced moves
+included — what SB3 counts as a timestep. Peak memory is the largest resident set of the trainer
+and of its worker processes. RLlib rows are added when Ray is installed
+(``training.integrations.rllib_train.rllib_train_speed``).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from envs.registry import game_spec
+
+FULL = {"ppo": 400_000, "sb3": 40_000}
+QUICK = {"ppo": 4_000, "sb3": 1_000}
+
+
+def _peak_mib() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, children) / 1024
+
+
+def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool) -> dict:
+    from training.ppo import PPOSettings, train
+
+    out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
+    try:
+        extra = {"matches_per_worker": 4, "batch": 512, "minibatch": 256} if quick else {}
+        s = PPOSettings(game=game, players=(players,), steps=decisions, out=str(out / "run"), workers=workers,
+                        eval_games=0, eval_every=10**12, snapshot_every=10**12, save_every=10**7, **extra)
+        start = time.perf_counter()
+        final = train(s, progress=False, log=lambda *a: None)
+        elapsed = time.perf_counter() - start
+        import json
+
+        done = json.loads(final.with_suffix(".json").read_text())["training_steps"]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return {"game": game, "players": players, "algo": "ppo", "workers": workers, "decisions": done,
+            "seconds": round(elapsed, 2), "decisions_per_s": round(done / elapsed, 1)}
+
+
+def bench_sb3(game: str, players: int, decisions: int) -> dict:
+    from training.sb3_train import TrainSettings, train
+
+    out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
+    try:
+        s = TrainSettings(game=game, players=players, steps=decisions, out=str(out / "run"), eval_games=0,
+                          eval_every=10**9, snapshot_every=10**9)
+        start = time.perf_counter()
+        train(s, progress=False, log=lambda *a: None)
+        elapsed = time.perf_counter() - start
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return {"game": game, "players": players, "algo": "sb3", "workers": 0, "decisions": decisions,
+            "seconds": round(elapsed, 2), "decisions_per_s": round(decisions / elapsed, 1)}
+
+
+def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> dict | None:
+    try:
+        from training.integrations.rllib_train import rllib_train_speed
+    except ImportError:
+        return None
+    try:
+        rate = rllib_train_speed(game, players, decisions, env_runners)
+    except ImportError:  # Ray itself is not installed
+        return None
+    return {"game": game, "players": players, "algo": "rllib", "workers": env_runners, "decisions": decisions,
+            "decisions_per_s": round(rate, 1)}
+
+
+def bench_training(games: list[str], quick: bool = False, workers: int | None = None, log=print) -> dict:
+    """{"train": [rows], "ratios": [...], "peak_memory_mib": ...} for the given games."""
+    budget = QUICK if quick else FULL
+    workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+    rows, ratios = [], []
+    for game in games:
+        players = game_spec(game).default_players
+        ppo = bench_ppo(game, players, budget["ppo"], workers, quick)
+        log(f"{game} {players}p  ppo: {ppo['decisions_per_s']:>9,.0f} decisions/s "
+            f"({ppo['decisions']:,} in {ppo['seconds']} s, {workers} workers)")
+        sb3 = bench_sb3(game, players, budget["sb3"])
+        log(f"{game} {players}p  sb3: {sb3['decisions_per_s']:>9,.0f} decisions/s "
+            f"({sb3['decisions']:,} in {sb3['seconds']} s)")
+        rows += [ppo, sb3]
+        ratio = ppo["decisions_per_s"] / sb3["decisions_per_s"]
+        ratios.append({"game": game, "players": players, "ppo_over_sb3": round(ratio, 2)})
+        log(f"{game} {players}p  ppo / sb3 = {ratio:.1f}x")
+        if not quick:
+            for runners in (1, 2):
+                row = bench_rllib(game, players, budget["sb3"], runners)
+                if row:
+                    rows.append(row)
+                    log(f"{game} {players}p  rllib ({runners} env runners): {row['decisions_per_s']:,.0f} decisions/s")
+    return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
