@@ -1,63 +1,39 @@
 """One AEC base class for all cardzoo games.
 
-It holds what the three games share: agent bookkeeping, identical Dict spaces for every seat,
-reward accumulation, seeding, illegal-move errors, eliminations, the move-as-text interface and
-render dispatch. A game subclass supplies the engine-facing hooks (``_start``, ``_acting_seat``,
-``_legal_actions``, ``_encode``, ``_apply``, ``_action_text``, ``_render_text``).
+It implements reset / observe / step / last once, over the engine protocol of
+``envs/protocol.py``: agent bookkeeping, identical Dict spaces for every seat, reward
+accumulation, seeding, stacked decks, illegal-move errors, eliminations, the step cap
+(truncation), the move-as-text interface and render dispatch. A game adds only what is its own:
+``_new_engine(rng, deck)`` (its engine), ``_encode(seat)`` (its observation), ``_action_text`` and
+``_render_text`` (its views), and the class facts ``num_actions``, ``obs_size``, ``max_players``,
+``deck_size`` and ``metadata``. The other hooks default to the engine protocol and may be
+overridden (a game that keeps extra per-move state does so in ``_apply``).
+
+Two ways to drive an env:
+
+* **checked** — ``reset`` / ``observe`` / ``step`` / ``last`` (PettingZoo AEC): every action is
+  checked, an illegal one raises ``IllegalMoveError`` (``raw_env``) and changes nothing;
+* **trusted** — ``begin`` / ``legal_now`` / ``encode_seat`` / ``advance`` (batched trainers): no
+  PettingZoo dicts, no legality check (the caller picks from ``legal_now()``), no history.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs.cards import validate_deck
 from envs.config import config_dict
+from envs.protocol import (  # noqa: F401 - re-exported: callers import these from envs.base
+    MAX_LISTED_MOVES, MAX_REASON_CHARS, GameEngine, IllegalMoveError, StepOutcome, list_moves,
+)
 
-
-MAX_LISTED_MOVES = 20  # legal moves named in an error message before "… and N more"
 DEFAULT_MAX_STEPS = 1_000_000  # step cap of a game that declares no bound of its own
-MAX_REASON_CHARS = 300  # an error's reason is cut here (it may echo what the user typed)
-
-
-class IllegalMoveError(ValueError):
-    """Raised by ``raw_env`` for an illegal action or an unparseable move text.
-
-    ``reason`` says what is wrong (without the listing), ``legal`` holds the legal moves as text
-    (all of them; the message lists at most ``MAX_LISTED_MOVES``). Callers read the fields; nothing
-    needs to parse the message.
-    """
-
-    def __init__(self, reason: str, legal: Sequence[str] = ()):
-        if len(reason) > MAX_REASON_CHARS:
-            reason = reason[:MAX_REASON_CHARS - 1] + "…"
-        self.reason = reason
-        self.legal = list(legal)
-        message = reason
-        if self.legal:
-            message += "; legal moves: " + list_moves(self.legal)
-        super().__init__(message)
-
-
-def list_moves(moves: Sequence[str], limit: int = MAX_LISTED_MOVES) -> str:
-    """'a; b; c' for the first ``limit`` moves, then '… and N more'."""
-    shown = "; ".join(moves[:limit])
-    return shown + (f"; … and {len(moves) - limit} more" if len(moves) > limit else "")
-
-
-@dataclass
-class StepOutcome:
-    """What one engine step produced, as the env needs it."""
-
-    rewards: dict[int, float] = field(default_factory=dict)  # seat -> reward earned now
-    done: bool = False  # the match (episode) is over, by the rules or by the step cap
-    eliminated: Sequence[int] = ()  # seats that leave the game now (Sam Sip)
-    truncated: bool = False  # the env's step cap ended the match (``done`` is then True too)
 
 
 def action_id(action) -> int:
@@ -119,24 +95,15 @@ class CardGameEnv(AECEnv):
         self.history: list[int] = []
         self._legal_cache: list[int] | None = None
         self.agents: list[str] = []
+        self.engine = None  # the match's engine (envs/protocol.py), made by reset()
 
     # ------------------------------------------------------------------ hooks
-    def _start(self, rng: random.Random, deck: list[int] | None) -> None:
-        raise NotImplementedError
-
-    def _validate_deck(self, deck) -> list[int]:
-        raise NotImplementedError
-
-    def _acting_seat(self) -> int:
-        raise NotImplementedError
-
-    def _legal_actions(self) -> list[int]:
+    # What a game must supply:
+    def _new_engine(self, rng: random.Random, deck: list[int] | None) -> GameEngine:
+        """A fresh engine for one match, dealing ``deck`` (validated card ids) if given."""
         raise NotImplementedError
 
     def _encode(self, seat: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def _apply(self, action: int) -> StepOutcome:
         raise NotImplementedError
 
     def _action_text(self, action: int) -> str:
@@ -145,9 +112,31 @@ class CardGameEnv(AECEnv):
     def _render_text(self) -> str:
         raise NotImplementedError
 
+    # Defaults over the engine protocol (a game may override them):
+    deck_size: int = 52  # cards in a stacked deck
+    deck_jokers: bool = False  # a stacked deck may name jokers
+    engine_class: type | None = None  # the engine class (for its ``step_bound``)
+
+    def _start(self, rng: random.Random, deck: list[int] | None) -> None:
+        self.engine = self._new_engine(rng, deck)
+
+    def _validate_deck(self, deck) -> list[int]:
+        return validate_deck(deck, self.deck_size, allow_jokers=self.deck_jokers)
+
+    def _acting_seat(self) -> int:
+        return self.engine.acting_seat
+
+    def _legal_actions(self) -> list[int]:
+        return self.engine.legal_actions()
+
+    def _apply(self, action: int) -> StepOutcome:
+        return self.engine.apply_action(action)
+
     def _step_bound(self) -> int:
-        """Steps no match of this configuration can exceed (the default ``max_steps``). A game
-        overrides it with the bound its rules guarantee; this fallback suits short games."""
+        """Steps no match of this configuration can exceed (the default ``max_steps``): the
+        engine's ``step_bound``, or a fallback that suits short games."""
+        if self.engine_class is not None:
+            return self.engine_class.step_bound(self.config)
         return DEFAULT_MAX_STEPS
 
     def _current_legal(self) -> list[int]:

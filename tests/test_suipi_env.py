@@ -221,7 +221,7 @@ def test_hidden_information_opponent_and_partner():
         eng = e.engine
 
         def fresh(seat):  # uncached encoder (the env caches per move)
-            return enc.encode(eng, seat, (e._partial_h, e._partial_items))
+            return enc.encode(eng, seat)
 
         for seat in range(n):
             before = fresh(seat)
@@ -249,7 +249,7 @@ def test_observation_bounds_and_decode_roundtrip():
         v = enc.decode(o)
         eng = env_.engine
         seat = eng.turn
-        assert np.array_equal(o, enc.encode(eng, seat, (env_._partial_h, env_._partial_items)))
+        assert np.array_equal(o, enc.encode(eng, seat))
         assert v.hand == sorted(eng.hands[seat])
         floor = sorted(eng.floor, key=lambda it: it[5])
         assert [(it[2], it[1], it[4], it[5]) for it in v.floor] == [

@@ -70,7 +70,7 @@ def run_matches(cfg: SuipiConfig, count: int, seed: int) -> int:
         while not e.done:
             moves = e.legal_moves()
             assert len(set(moves)) == len(moves), "moves are deduplicated"
-            res = e.apply(moves[rng.randrange(len(moves))])
+            res = e.play_move(moves[rng.randrange(len(moves))])
             total_moves += 1
             if res is not None:
                 expected = point_total - (3 if res.cards.count(max(res.cards)) > 1 else 0)
@@ -115,16 +115,16 @@ def test_legal_moves_pure_function_matches_engine():
     e.start_match()
     for _ in range(30):
         assert legal_moves(e.config, e.hands[e.turn], e.floor, e.turn) == e.legal_moves()
-        e.apply(e.legal_moves()[0])
+        e.play_move(e.legal_moves()[0])
 
 
 def test_clone_is_independent():
     e = SuipiEngine(CONFIGS["4p"], random.Random(9))
     e.start_match()
     for _ in range(10):
-        e.apply(e.legal_moves()[-1])
+        e.play_move(e.legal_moves()[-1])
     c = e.clone()
     snapshot = (repr(e.hands), repr(e.floor), e.top, repr(e.captured))
     while not c.done:
-        c.apply(c.legal_moves()[0])
+        c.play_move(c.legal_moves()[0])
     assert (repr(e.hands), repr(e.floor), e.top, repr(e.captured)) == snapshot

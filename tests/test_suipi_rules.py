@@ -115,26 +115,26 @@ def test_capture_example():
 def test_build_example():
     e = position(["2♥ 10♣ 7♣", "4♥ Q♠ 9♦"], ["8♠", "6♦"])
     mv = find_move(e, "2♥", ["8♠"], BUILD, 10)
-    e.apply(mv)
+    e.play_move(mv)
     (b,) = [it for it in e.floor if it[3] >= 0]
     assert b[1] == 10 and b[3] == 0 and not b[4] and set(b[2]) == {C("8♠"), C("2♥")}
     # the opponent can neither increase (10 + 4 > 10) nor capture it
     assert e.turn == 1
     for h, mask, k, v in e.legal_moves():
         assert not mask >> e.floor.index(b) & 1
-    e.apply(find_move(e, "4♥", [], DROP))
+    e.play_move(find_move(e, "4♥", [], DROP))
     # P owns the build: may not drop, and must keep the 10 unless it takes the build
     got = {e.move_text(m) for m in e.legal_moves()}
     assert got == {"10♣ take [2♥+8♠=10]", "10♣ take [2♥+8♠=10]+4♥+6♦"}
-    e.apply(find_move(e, "10♣", ["8♠"], CAPTURE))
+    e.play_move(find_move(e, "10♣", ["8♠"], CAPTURE))
     assert not e.floor[0][3] >= 0 and len(e.floor) == 2
     assert e.last_capturer == 0
 
 
 def test_build_taken_by_opponent_holding_the_value():
     e = position(["2♥ 10♣ 7♣", "10♥ Q♠ 9♦"], ["8♠", "6♦"])
-    e.apply(find_move(e, "2♥", ["8♠"], BUILD, 10))
-    e.apply(find_move(e, "10♥", ["8♠"], CAPTURE))
+    e.play_move(find_move(e, "2♥", ["8♠"], BUILD, 10))
+    e.play_move(find_move(e, "10♥", ["8♠"], CAPTURE))
     assert e.last_capturer == 1 and set(e.captured[1]) >= {C("10♥"), C("8♠"), C("2♥")}
     assert [it[2] for it in e.floor] == [(C("6♦"),)]
     # P no longer owns anything: it may drop again
@@ -143,24 +143,24 @@ def test_build_taken_by_opponent_holding_the_value():
 
 def test_build_taken_or_increased_by_partner_and_opponent_4p():
     e = position(["A♥ 9♣ K♠", "A♦ 10♥ K♦", "9♠ 4♣ Q♥", "2♣ 3♣ J♣"], ["8♠", "6♦"], num_players=4)
-    e.apply(find_move(e, "A♥", ["8♠"], BUILD, 9))  # seat 0 builds 9 (unlocked)
-    e.apply(find_move(e, "A♦", ["8♠"], BUILD, 10))  # opponent increases it to 10: owns it now
+    e.play_move(find_move(e, "A♥", ["8♠"], BUILD, 9))  # seat 0 builds 9 (unlocked)
+    e.play_move(find_move(e, "A♦", ["8♠"], BUILD, 10))  # opponent increases it to 10: owns it now
     b = [it for it in e.floor if it[3] >= 0][0]
     assert b[1] == 10 and b[3] == 1 and len(b[2]) == 3
-    e.apply(find_move(e, "Q♥", [], DROP))
-    e.apply(find_move(e, "J♣", [], DROP))
+    e.play_move(find_move(e, "Q♥", [], DROP))
+    e.play_move(find_move(e, "J♣", [], DROP))
     # seat 0 no longer has to keep a 9 and may not take the 10-build with a 9
     assert all(not (m[1] and m[2] == CAPTURE and m[0] == C("9♣")) for m in e.legal_moves())
-    e.apply(find_move(e, "9♣", [], DROP))
-    e.apply(find_move(e, "10♥", ["8♠"], CAPTURE))
+    e.play_move(find_move(e, "9♣", [], DROP))
+    e.play_move(find_move(e, "10♥", ["8♠"], CAPTURE))
     assert e.last_capturer == 1
 
 
 def test_partner_takes_build():
     e = position(["A♥ 9♣", "2♦ 3♦", "9♠ 4♣", "2♣ 3♣"], ["8♠", "6♦"], num_players=4)
-    e.apply(find_move(e, "A♥", ["8♠"], BUILD, 9))
-    e.apply(find_move(e, "2♦", [], DROP))
-    e.apply(find_move(e, "9♠", ["8♠"], CAPTURE))  # partner (seat 2) takes seat 0's build
+    e.play_move(find_move(e, "A♥", ["8♠"], BUILD, 9))
+    e.play_move(find_move(e, "2♦", [], DROP))
+    e.play_move(find_move(e, "9♠", ["8♠"], CAPTURE))  # partner (seat 2) takes seat 0's build
     assert set(e.captured[0]) >= {C("9♠"), C("8♠"), C("A♥")} and e.last_capturer == 2
 
 
@@ -168,13 +168,13 @@ def test_forced_lock_under_s12():
     e = position(["2♣ 7♣ 7♥", "K♦ Q♦ 3♠"], ["7♦", "5♠"])
     builds = moves_of(e, "2♣", BUILD)
     assert builds == {(BUILD, frozenset({"5♠", "7♦"}), 7)}  # must absorb the loose 7
-    e.apply(find_move(e, "2♣", ["5♠", "7♦"], BUILD, 7))
+    e.play_move(find_move(e, "2♣", ["5♠", "7♦"], BUILD, 7))
     (b,) = e.floor
     assert b[1] == 7 and b[4] is True and b[3] == 0
-    e.apply(find_move(e, "K♦", [], DROP))
+    e.play_move(find_move(e, "K♦", [], DROP))
     # locked: cannot be increased; Q takes it with a 7 next turn (and may not drop)
     assert all(m[2] != DROP for m in e.legal_moves())
-    e.apply(find_move(e, "7♣", ["7♦"], CAPTURE))
+    e.play_move(find_move(e, "7♣", ["7♦"], CAPTURE))
     assert [it[2] for it in e.floor] == [(C("K♦"),)]
 
 
@@ -198,13 +198,13 @@ def test_orphan_rule_and_drop_ban_for_owner():
 
 def test_suipi_and_final_card():
     e = position(["5♣ 9♥", "K♦ Q♦"], ["3♦", "2♥"], stock="")
-    e.apply(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE))
+    e.play_move(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE))
     assert e.suipis == [1, 0] and e.floor == []
     # final card of the deal: no suipi (default) ...
     for flag, expected in ((False, 0), (True, 1)):
         e = position(["5♣", ""], ["3♦", "2♥"], stock="", final_capture_is_suipi=flag)
         e.dealer = 0
-        res = e.apply(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE))
+        res = e.play_move(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE))
         assert res is not None and res.suipis[0] == expected
 
 
@@ -213,12 +213,12 @@ def test_last_capturer_takes_the_floor_and_nobody_case():
     e.dealer = 0
     e.last_capturer = 1
     e.captured = [[], [c for c in range(52) if c not in (C("9♥"), C("3♦"), C("2♥"))]]
-    res = e.apply(find_move(e, "9♥", [], DROP))
+    res = e.play_move(find_move(e, "9♥", [], DROP))
     assert res.cards == [0, 52]
     e = position(["9♥", ""], ["3♦", "2♥"], stock="")
     e.dealer = 0
     e.captured = [[], []]
-    e.apply(find_move(e, "9♥", [], DROP))
+    e.play_move(find_move(e, "9♥", [], DROP))
     assert e.deal_results[-1].cards == [0, 0]
 
 

@@ -96,7 +96,7 @@ def test_final_capture_is_suipi_flag():
     for flag, expected in ((False, 0), (True, 1)):
         e = position(["5♣", ""], ["3♦", "2♥"], stock="", final_capture_is_suipi=flag)
         e.dealer = 0
-        assert e.apply(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE)).suipis[0] == expected
+        assert e.play_move(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE)).suipis[0] == expected
 
 
 def _match(cfg, seed=0):
@@ -104,7 +104,7 @@ def _match(cfg, seed=0):
     e.start_match()
     while not e.done:
         ms = e.legal_moves()
-        e.apply(ms[e.rng.randrange(len(ms))])
+        e.play_move(ms[e.rng.randrange(len(ms))])
     return e
 
 

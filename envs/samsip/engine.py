@@ -1,4 +1,7 @@
-"""Sam Sip rules engine (rules/samsip.md P1-P13, variants 2.5). Pure Python, no gym imports.
+"""Sam Sip rules engine (docs/rules/samsip.md P1-P13, variants 2.5). Pure Python, no gym imports.
+
+It speaks the engine protocol (envs/protocol.py); ``step`` / ``play`` are its older names for the
+trusted / checked path that return the HandResult of a finished hand.
 
 Cards are the shared ids of ``envs.cards``: 0..51 standard, 52/53/54 jokers. Moves are small
 integers and are the same numbers the env uses as action ids:
@@ -16,7 +19,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from envs.cards import JOKERS, NUM_STANDARD, card_str
+from envs.cards import JOKERS, NUM_STANDARD
+from envs.protocol import GameEngine, StepOutcome
 from envs.samsip.config import SamSipConfig
 
 DECK_SIZE = 55
@@ -199,7 +203,7 @@ class HandResult:
     void_reason: str = ""  # for a void hand: VOID_STOCK (P11) or VOID_STALL (P11a)
 
 
-class SamSipGame:
+class SamSipGame(GameEngine):
     """One Sam Sip match. ``step(move)`` trusts the move is legal; ``play(move)`` checks it."""
 
     def __init__(self, config: SamSipConfig, rng: random.Random, deck=None):
@@ -265,9 +269,7 @@ class SamSipGame:
             else:
                 rw[c], sw[c] = 1 << (3 * (c >> 2)), 1 << (3 * (c & 3))
         self._tpw, self._rw, self._sw = tpw, rw, sw
-        self._tpkey = [sum(tpw[c] for c in h) for h in hands]
-        self._rkey = [sum(rw[c] for c in h) for h in hands]
-        self._skey = [sum(sw[c] for c in h) for h in hands]
+        self._rekey()
         # public record of this hand
         self.events: list[list[int]] = []  # discards in order: [seat, kind, taker or -1]
         self.known: list[list[int]] = [[] for _ in range(n)]  # kinds known to be in each hand
@@ -315,6 +317,77 @@ class SamSipGame:
         if _flush_lookup(self._skey[seat], w):
             return WIN_FLUSH
         return WIN_PAIRS if pairs else WIN_NONE
+
+    # ----------------------------------------------------------------- the engine protocol
+    @property
+    def acting_seat(self) -> int:
+        return self.turn
+
+    def legal_actions(self) -> list[int]:
+        return sorted(self.legal())
+
+    def apply_action(self, action: int) -> StepOutcome:
+        """Trusted: apply a legal move; a hand it ends pays rewards (``hand_rewards``) and may
+        eliminate seats."""
+        res = self.step(action)
+        if res is None:
+            return StepOutcome()
+        return StepOutcome(self.hand_rewards(res), res.done, tuple(res.eliminated))
+
+    def hand_rewards(self, res: HandResult) -> dict[int, float]:
+        """Rewards for a finished hand (rules 2.6), by ``config.reward``:
+
+        * ``stake`` (default): dchips / (stake x (n_active - 1)); the winner of a normal hand
+          gets +1 when everybody pays in full, each payer -1/(n_active - 1); zero-sum.
+        * ``bankroll``: dchips / bankroll (reflects stake growth); zero-sum.
+        * ``rank``: 0 per hand; at elimination (n + 1 - 2 rank) / (n - 1) for the eliminated, and
+          the same for the survivors when the match ends; zero-sum over the match.
+        """
+        mode = self.config.reward
+        if mode == "rank":
+            ranks = self.ranking()
+            n = self.n
+            seats = set(res.eliminated)
+            if res.done:
+                seats.update(range(n))
+                seats -= {s for s in range(n) if not self.active[s] and s not in res.eliminated}
+            return {s: (n + 1 - 2 * ranks[s]) / (n - 1) for s in seats}
+        if res.winner is None:
+            return {}
+        if mode == "bankroll":
+            scale = float(self.config.bankroll)
+        else:
+            scale = float(res.stake * (res.n_active - 1))
+        return {s: d / scale for s, d in enumerate(res.deltas) if d}
+
+    def resample_hidden(self, seat: int, rng: random.Random) -> "SamSipGame":
+        """A clone in which the other active hands and the stock are dealt anew, keeping what
+        ``seat`` knows: the discards each player took and still holds (rules 2.7)."""
+        c = self.clone()
+        slots: list[tuple[list[int], int]] = []
+        for s in range(c.n):
+            if s == seat or not c.active[s]:
+                continue
+            known = list(c.known[s])
+            for i, card in enumerate(c.hands[s]):
+                k = kind_of(card)
+                if k in known:
+                    known.remove(k)  # a tracked card stays where everybody saw it go
+                else:
+                    slots.append((c.hands[s], i))
+        slots += [(c.stock, i) for i in range(len(c.stock))]
+        cards = [where[i] for where, i in slots]
+        rng.shuffle(cards)
+        for (where, i), card in zip(slots, cards):
+            where[i] = card
+        c._rekey()
+        return c
+
+    def _rekey(self) -> None:
+        """Recompute every hand's packed count keys (after cards moved outside play)."""
+        self._tpkey = [sum(self._tpw[c] for c in h) for h in self.hands]
+        self._rkey = [sum(self._rw[c] for c in h) for h in self.hands]
+        self._skey = [sum(self._sw[c] for c in h) for h in self.hands]
 
     def legal(self) -> list[int]:
         """Legal moves of the acting seat (see the module docstring)."""
@@ -526,7 +599,6 @@ class SamSipGame:
             self._start_hand()
         return res
 
-    # ----------------------------------------------------------------- misc
     @staticmethod
     def step_bound(config: SamSipConfig) -> int:
         """Most steps a match can take. A hand has at most ``draws`` stock draws (the first stock
@@ -556,9 +628,6 @@ class SamSipGame:
         g.draws = [list(x) for x in self.draws]
         return g
 
-    def describe_card(self, c: int) -> str:
-        return card_str(c)
-
 
 def _tie_groups(seats, key) -> list[list[int]]:
     groups: list[list[int]] = []
@@ -568,10 +637,6 @@ def _tie_groups(seats, key) -> list[list[int]]:
         else:
             groups.append([s])
     return groups
-
-
-def new_game(config: SamSipConfig | None = None, seed: int | None = None, deck=None) -> SamSipGame:
-    return SamSipGame(config or SamSipConfig(), random.Random(seed), deck)
 
 
 def random_match(config: SamSipConfig, rng: random.Random) -> int:

@@ -2,7 +2,8 @@
 
 One episode is one match. Each turn is two steps by the same agent: the draw (53 draw stock /
 54 take the discard) and the discard (0..51 a card, 52 a joker; 55 declare with
-``auto_declare=False``). Rewards come at the end of every won hand (see ``_hand_rewards``).
+``auto_declare=False``). Rewards come at the end of every won hand (see the engine's
+``hand_rewards``).
 Players eliminated by a hand are terminated and leave ``agents`` through PettingZoo's dead step.
 """
 
@@ -13,7 +14,7 @@ import random
 import numpy as np
 
 from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
-from envs.cards import card_str, cards_str, validate_deck
+from envs.cards import card_str, cards_str
 from envs.config import build_config
 from envs.samsip import encoding
 from envs.samsip.engine import (
@@ -39,80 +40,48 @@ class SamSipEnv(CardGameEnv):
     obs_size = encoding.OBS_SIZE
     game_name = "samsip"
 
+    deck_size = DECK_SIZE
+    deck_jokers = True
+    engine_class = SamSipGame
+
     def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None,
                  **variants):
         config = build_config(SamSipConfig, "samsip", num_players=num_players, **variants)
         super().__init__(config, render_mode, max_steps)
-        self.game: SamSipGame | None = None
+        self.engine: SamSipGame | None = None
+
+    @property
+    def game(self) -> SamSipGame | None:
+        """The match's engine (its older name here)."""
+        return self.engine
+
+    @game.setter
+    def game(self, engine: SamSipGame) -> None:
+        self.engine = engine
 
     @property
     def zero_sum_steps(self) -> bool:
         """reward="rank" pays each seat its placement when it is eliminated: zero-sum per match."""
         return self.config.reward != "rank"
 
-    @property
-    def engine(self) -> SamSipGame | None:
-        """The match's engine (the same object as ``game``)."""
-        return self.game
-
     # ------------------------------------------------------------------ hooks
-    def _validate_deck(self, deck) -> list[int]:
-        return validate_deck(deck, DECK_SIZE, allow_jokers=True)
-
-    def _start(self, rng: random.Random, deck) -> None:
-        self.game = SamSipGame(self.config, rng, deck)
-
-    def _acting_seat(self) -> int:
-        return self.game.turn
-
-    def _step_bound(self) -> int:
-        return SamSipGame.step_bound(self.config)
-
-    def _legal_actions(self) -> list[int]:
-        return sorted(self.game.legal())
+    def _new_engine(self, rng: random.Random, deck) -> SamSipGame:
+        return SamSipGame(self.config, rng, deck)
 
     def _encode(self, seat: int) -> np.ndarray:
-        return encoding.observation(self.game, seat)
+        return encoding.observation(self.engine, seat)
 
     def _apply(self, action: int) -> StepOutcome:
-        res = self.game.step(action)
-        if res is None:
-            return StepOutcome()
-        text = describe_result(res, self.possible_agents)
-        for a in self.infos:
-            self.infos[a]["last_hand"] = text
-        return StepOutcome(rewards=self._hand_rewards(res), done=res.done, eliminated=tuple(res.eliminated))
+        results = len(self.engine.results)
+        outcome = self.engine.apply_action(action)
+        if len(self.engine.results) > results:
+            text = describe_result(self.engine.results[-1], self.possible_agents)
+            for a in self.infos:
+                self.infos[a]["last_hand"] = text
+        return outcome
 
     def _action_text(self, action: int) -> str:
-        return encoding.action_text(action, self.game.live if self.game is not None else -1)
-
-    # ----------------------------------------------------------------- rewards
-    def _hand_rewards(self, res: HandResult) -> dict[int, float]:
-        """Rewards for a finished hand (rules 2.6), by ``config.reward``:
-
-        * ``stake`` (default): dchips / (stake x (n_active - 1)); the winner of a normal hand
-          gets +1 when everybody pays in full, each payer -1/(n_active - 1); zero-sum.
-        * ``bankroll``: dchips / bankroll (reflects stake growth); zero-sum.
-        * ``rank``: 0 per hand; at elimination (n + 1 - 2 rank) / (n - 1) for the eliminated, and
-          the same for the survivors when the match ends; zero-sum over the match.
-        """
-        g = self.game
-        mode = self.config.reward
-        if mode == "rank":
-            ranks = g.ranking()
-            n = g.n
-            seats = set(res.eliminated)
-            if res.done:
-                seats.update(range(n))
-                seats -= {s for s in range(n) if not g.active[s] and s not in res.eliminated}
-            return {s: (n + 1 - 2 * ranks[s]) / (n - 1) for s in seats}
-        if res.winner is None:
-            return {}
-        if mode == "bankroll":
-            scale = float(self.config.bankroll)
-        else:
-            scale = float(res.stake * (res.n_active - 1))
-        return {s: d / scale for s, d in enumerate(res.deltas) if d}
+        return encoding.action_text(action, self.engine.live if self.engine is not None else -1)
 
     # ------------------------------------------------------------------ text
     def move_to_action(self, text: str) -> int:

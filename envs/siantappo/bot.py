@@ -36,6 +36,10 @@ def hand_pieces(counts: list[int]) -> int:
     return pieces
 
 
+ENDGAME_CARDS = 3  # an opponent this close to going out: spend 2s and bombs now
+ENDGAME_OWN_CARDS = 4  # ... or the bot itself this close
+
+
 class RuleBot:
     name = "rules"
 
@@ -56,7 +60,7 @@ class RuleBot:
         n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
         sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int)
         opponents = [int(x) for x in sizes[1:] if x > 0]
-        endgame = (min(opponents) if opponents else 99) <= 3 or len(hand) <= 4
+        endgame = any(x <= ENDGAME_CARDS for x in opponents) or len(hand) <= ENDGAME_OWN_CARDS
         rm = hand_from_keys(hand)
         counts = [bin(m).count("1") for m in rm]
         base = hand_pieces(counts)

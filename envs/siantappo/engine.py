@@ -1,22 +1,24 @@
-"""Siantappo rules engine (rules/siantappo.md T1-T12 and the variants of 3.5).
+"""Siantappo rules engine (docs/rules/siantappo.md T1-T12 and the variants of 3.5).
 
-Pure Python: no gym/pettingzoo imports. Hands are kept as 13 four-bit suit masks per seat
-(index = game rank 3..2), which makes legal-move generation a few table look-ups. Moves are the
-action ids of ``moves.py`` (type x top card, lowest fillers); ``play_cards`` also accepts an exact
-card set, e.g. for a person who wants particular suits.
+Pure Python: no gym/pettingzoo imports. It speaks the engine protocol (envs/protocol.py).
+Hands are kept as 13 four-bit suit masks per seat (index = game rank 3..2), which makes
+legal-move generation a few table look-ups. Moves are the action ids of ``moves.py`` (type x top
+card, lowest fillers); ``play_cards`` also accepts an exact card set, e.g. for a person who wants
+particular suits.
 """
 
 from __future__ import annotations
 
 import random
 
+from envs.cards import parse_card
+from envs.protocol import GameEngine, IllegalMoveError, StepOutcome, ranks_from_scores
 from envs.siantappo.config import SiantappoConfig
 from envs.siantappo.moves import (
-    ACTION_KEY, ACTION_SPAN, ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, CARD_TO_KEY,
-    PAIR, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID,
-    TRIPLE, TRIPLE_BASE, TWO, classify, key_str, pair_id, run_id,
+    ACTION_KEY, ACTION_SPAN, ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, CARD_TO_KEY, PAIR,
+    PAIR_BASE, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID, TRIPLE,
+    TRIPLE_BASE, TWO, classify, key_str, pair_id, run_id,
 )
-from envs.cards import parse_card
 
 # Tables over a 4-bit suit mask
 POP = [bin(m).count("1") for m in range(16)]
@@ -29,6 +31,7 @@ STRAIGHT_TABLE = [[[STRAIGHT_ID.get((L, r, s), -1) for s in range(4)] for r in r
 RUN_KINDS = {3: SIANTAPPO, 4: RUN4, 5: RUN5}
 
 PLAY, SWAP, OVER = "play", "swap", "over"
+NO_CARD = 52  # a key above every card (the lowest card of an empty hand)
 
 
 def hand_from_keys(keys) -> list[int]:
@@ -74,7 +77,7 @@ def fill_cards(action: int, rm, req: int = -1) -> list[int] | None:
     return keys
 
 
-class SiantappoEngine:
+class SiantappoEngine(GameEngine):
     """The state of one Siantappo match. Build with ``SiantappoEngine(config, rng, deck)``."""
 
     def __init__(self, config: SiantappoConfig, rng: random.Random, deck: list[int] | None = None):
@@ -119,7 +122,7 @@ class SiantappoEngine:
         if self.round_index == 0:
             holder = self._holder(self.starter_key)
             if holder is None:  # starter card set aside (13-each deal): lowest dealt card leads
-                holder = min(range(n), key=lambda s: min(hand_keys(self.hands[s]) or [99]))
+                holder = min(range(n), key=lambda s: min(hand_keys(self.hands[s]), default=NO_CARD))
             elif self.cfg.first_lead_must_include_3c:
                 self.required_key = self.starter_key
             self.turn = holder
@@ -174,6 +177,8 @@ class SiantappoEngine:
     def acting(self) -> int:
         return self.swap_queue[0][0] if self.phase == SWAP else self.turn
 
+    acting_seat = acting  # the protocol's name
+
     @property
     def done(self) -> bool:
         return self.phase == OVER
@@ -204,7 +209,7 @@ class SiantappoEngine:
         for r in range(13):
             m = rm[r]
             if POP[m] >= 2:
-                base = 51 + 3 * r
+                base = PAIR_BASE - 1 + 3 * r  # pair_id(r, s) = base + s
                 for s in PAIR_TOPS[m]:
                     out.append(base + s)
                 if POP[m] >= 3:
@@ -306,12 +311,19 @@ class SiantappoEngine:
         return self.fill(action, self.hands[self.turn])
 
     # ---------------------------------------------------------------- steps
+    def apply_action(self, action: int) -> StepOutcome:
+        """The protocol's trusted path: apply a legal action id (see ``step``)."""
+        rewards = self.step(action)
+        return StepOutcome(rewards, self.phase == OVER)
+
     def step(self, action: int) -> dict[int, float]:
         """Apply a legal action id of the acting seat; returns rewards earned (seat -> reward)."""
         if self.phase == SWAP:
             self._give(action)
             return {}
         if action == PASS_ID:
+            if self.current < 0:  # nobody to pass to: every seat would pass forever
+                raise IllegalMoveError("pass is not legal on a lead: the table is empty")
             self.passed[self.turn] = True
             self._advance()
             return {}
@@ -370,7 +382,7 @@ class SiantappoEngine:
 
     def _advance(self) -> None:
         n, s = self.n, self.turn
-        while True:
+        for _ in range(n):  # the trick's player is at most n - 1 seats away
             s = (s + 1) % n
             if s == self.current_player:
                 self._new_trick(s)
@@ -380,6 +392,7 @@ class SiantappoEngine:
             if not self.passed[s] or (self.cfg.bomb_after_pass and self._can_bomb(s)):
                 self.turn = s
                 return
+        raise RuntimeError("siantappo engine: no seat can act (corrupt state)")
 
     def _new_trick(self, winner: int) -> None:
         self.trick += 1
@@ -411,7 +424,6 @@ class SiantappoEngine:
         self.round_index += 1
         if self.round_index >= self.cfg.rounds:
             self.phase = OVER
-            self.last_places = places
         else:
             self.dealer = loser
             self._start_round(None)
@@ -425,9 +437,27 @@ class SiantappoEngine:
         at most 3 swap gifts."""
         return config.rounds * (52 * config.num_players + 3)
 
-    @property
-    def last_round_places(self) -> list[int] | None:
-        return self.round_places[-1] if self.round_places else None
+    def ranking(self) -> list[float]:
+        """T12: by total reward in the match (1 = best; ties share the average place)."""
+        return ranks_from_scores(self.total_rewards)
+
+    def resample_hidden(self, seat: int, rng: random.Random) -> "SiantappoEngine":
+        """A clone in which the other seats' cards and the cards set aside are dealt anew, except
+        what ``seat`` knows: the cards it gave in the swap, and before the first play the starter
+        card (its holder leads)."""
+        c = self.clone()
+        known = set(c.swap_given[seat])
+        if c.required_key >= 0 or (c.round_index == 0 and not c.log):
+            known.add(c.starter_key)
+        others = [s for s in range(c.n) if s != seat]
+        held = {s: hand_keys(c.hands[s]) for s in others}
+        pool = [k for s in others for k in held[s] if k not in known] + [k for k in c.aside if k not in known]
+        rng.shuffle(pool)
+        deal = iter(pool)
+        for s in others:
+            c.hands[s] = hand_from_keys([k if k in known else next(deal) for k in held[s]])
+        c.aside = [k if k in known else next(deal) for k in c.aside]
+        return c
 
     def clone(self) -> "SiantappoEngine":
         c = object.__new__(SiantappoEngine)

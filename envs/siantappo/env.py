@@ -7,7 +7,7 @@ import random
 import numpy as np
 
 from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
-from envs.cards import parse_cards, validate_deck
+from envs.cards import parse_cards
 from envs.config import build_config
 from envs.siantappo.config import SiantappoConfig
 from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode
@@ -21,7 +21,7 @@ SQUEAL = "🐷 SQUEEEEAL! Siantappo!"
 
 
 class SiantappoEnv(CardGameEnv):
-    """Siantappo (rules/siantappo.md) for 3-6 players; one episode is a match of K rounds.
+    """Siantappo (docs/rules/siantappo.md) for 3-6 players; one episode is a match of K rounds.
 
     Reward: per round by place, (n + 1 - 2*place) / (n - 1), +1 for the winner, -1 for the loser.
     """
@@ -40,22 +40,12 @@ class SiantappoEnv(CardGameEnv):
         self.engine: SiantappoEngine | None = None
         self.last_move_text = ""
 
+    engine_class = SiantappoEngine
+
     # hooks -------------------------------------------------------------------
-    def _validate_deck(self, deck):
-        return validate_deck(deck, 52)
-
-    def _start(self, rng: random.Random, deck):
-        self.engine = SiantappoEngine(self.config, rng, deck)
+    def _new_engine(self, rng: random.Random, deck) -> SiantappoEngine:
         self.last_move_text = ""
-
-    def _acting_seat(self) -> int:
-        return self.engine.acting
-
-    def _step_bound(self) -> int:
-        return SiantappoEngine.step_bound(self.config)
-
-    def _legal_actions(self) -> list[int]:
-        return self.engine.legal_actions()
+        return SiantappoEngine(self.config, rng, deck)
 
     def _encode(self, seat: int) -> np.ndarray:
         return encode(self.engine, seat)
@@ -64,8 +54,9 @@ class SiantappoEnv(CardGameEnv):
         seat = self.engine.acting
         keys = self._typed_keys  # the exact cards of play(text), when they are not the canonical ones
         self.last_move_text = f"player_{seat}: {keys_str(keys) if keys else self._action_text(action)}"
-        rewards = self.engine.play_cards(keys) if keys else self.engine.step(action)
-        return StepOutcome(rewards=rewards, done=self.engine.phase == OVER)
+        if keys:
+            return StepOutcome(self.engine.play_cards(keys), self.engine.phase == OVER)
+        return self.engine.apply_action(action)
 
     def _action_text(self, action: int) -> str:
         eng = self.engine
@@ -246,8 +237,3 @@ def _ascii_cards(keys) -> str:
 
 
 _ASCII_SUITS = str.maketrans("♠♣♦♥", "scdh")
-
-
-def stacked_deck_doc() -> str:
-    return ("deck[i] is dealt to seat i mod n (seat n-1 deals round 1); with deal='13each' the "
-            "cards after 13*n are set aside. Later rounds are shuffled from the episode RNG.")

@@ -43,15 +43,10 @@ import numpy as np
 
 from envs.cards import card_str
 from envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
-from envs.suipi.engine import (
-    CAPTURE, CARDS, DROP, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S, item_str,
+from envs.suipi.engine import (  # noqa: F401 - the action ids are re-exported for callers of encoding
+    BUILD0, CAPTURE_ACTION, CARDS, DROP_ACTION, ITEM0, JACK_D, KING_D, LOCKED, N_ACTIONS, NVAL, OWNER, QUEEN_D,
+    REP, TEN_D, TWO_S, finish_action, item_str, move_actions,
 )
-
-N_ACTIONS = 119
-ITEM0 = 52
-CAPTURE_ACTION = 104
-BUILD0 = 104  # build to v is BUILD0 + v
-DROP_ACTION = 118
 
 P_HAND, P_LOOSE, P_BUILD, P_ITEM, P_BVAL, P_LOCK, P_OWNER = 0, 1, 2, 3, 4, 5, 6
 P_CAPT, P_REJECTED, P_PART_HAND, P_PART_ITEMS = 10, 13, 14, 15
@@ -93,27 +88,6 @@ for _name, _w, _ in SCALAR_LAYOUT:
     OFFSETS[_name] = _off
     _off += _w
 OBS_SIZE = _off
-
-
-def finish_action(kind: int, v: int) -> int:
-    return CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
-
-
-def move_actions(floor, move) -> tuple:
-    """The sub-step action ids that play ``move`` on ``floor``."""
-    h, mask, kind, v = move
-    fin = CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
-    if not mask:
-        return (h, fin)
-    acts = []
-    i = 0
-    while mask:
-        if mask & 1:
-            acts.append(ITEM0 + floor[i][REP])
-        mask >>= 1
-        i += 1
-    acts.sort()
-    return (h, *acts, fin)
 
 
 def action_text(action: int, floor=None) -> str:
@@ -165,9 +139,9 @@ def _pile_summary(pile, r, courts):
     return hit
 
 
-def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np.ndarray:
-    """Observation of ``seat``. ``partial`` = (hand card, [item reps]) of the move being composed
-    by the acting seat (shown to the acting seat only)."""
+def encode(engine, seat: int, partial: bool = True, out: np.ndarray | None = None) -> np.ndarray:
+    """Observation of ``seat``; with ``partial`` it includes the move the acting seat is composing
+    (``engine.partial_card`` / ``partial_items``, shown to the acting seat only)."""
     o = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
     if out is not None:
         o.fill(0.0)
@@ -243,18 +217,19 @@ def encode(engine, seat: int, partial=None, out: np.ndarray | None = None) -> np
     idx.append(OFFSETS["last_capturer"] + ((lc - seat) % n if lc >= 0 else 4))
     o[idx] = 1.0
     o[vidx] = vals
-    if partial is not None:
-        add_partial(o, engine, seat, partial)
+    if partial:
+        add_partial(o, engine, seat)
     return o
 
 
-def add_partial(o: np.ndarray, engine, seat: int, partial) -> np.ndarray:
+def add_partial(o: np.ndarray, engine, seat: int) -> np.ndarray:
     """Write the move being composed (planes 14-15 and the ``partial`` scalars) into ``o`` when
     ``seat`` is the acting seat; other seats never see it."""
-    if partial[0] is None or seat != engine.turn or engine.done:
+    card = engine.partial_card
+    if card is None or seat != engine.turn or engine.done:
         return o
-    o[P_PART_HAND * 52 + partial[0]] = 1.0
-    chosen = partial[1]
+    o[P_PART_HAND * 52 + card] = 1.0
+    chosen = engine.partial_items
     if chosen:
         for it in engine.floor:
             if it[REP] in chosen:

@@ -1,6 +1,8 @@
-"""Suipi rules engine (rules/suipi.md S1-S18 and the variants table 1.5).
+"""Suipi rules engine (docs/rules/suipi.md S1-S18 and the variants table 1.5).
 
-Pure Python, no gymnasium/pettingzoo imports. Cards are the shared small ints of envs/cards.py
+Pure Python, no gymnasium/pettingzoo imports. It speaks the engine protocol (envs/protocol.py)
+with the sub-step action ids below: a move is composed by the same seat (hand card, floor items,
+finish), and ``apply_action`` plays it when the finishing id comes. Cards are the shared small ints of envs/cards.py
 (id = 4 * rank + suit, suits ♠ ♣ ♦ ♥).
 
 Floor items are immutable tuples ``(key, nval, cards, owner, locked, rep)``:
@@ -25,10 +27,18 @@ from __future__ import annotations
 import random
 
 from envs.cards import card_str
+from envs.protocol import GameEngine, StepOutcome, ranks_from_scores
 from envs.suipi.config import MAX_DEALS, SuipiConfig
 
 CAPTURE, BUILD, DROP = 0, 1, 2
 KEY, NVAL, CARDS, OWNER, LOCKED, REP = 0, 1, 2, 3, 4, 5
+
+# Action ids (119) of the sub-step protocol; the table is in encoding.py and docs/suipi.md.
+N_ACTIONS = 119
+ITEM0 = 52  # 52..103: add the floor item whose lowest card is id - 52
+CAPTURE_ACTION = 104  # finish: capture the chosen items
+BUILD0 = 104  # 105..117: finish: build to value id - 104
+DROP_ACTION = 118  # finish: drop the hand card
 
 # ------------------------------------------------------------------ card tables
 CARD_KEY = tuple((c >> 2) + 1 for c in range(52))
@@ -297,8 +307,13 @@ def score_deal(config: SuipiConfig, captured, suipis) -> DealResult:
     return DealResult(cards, spades, cpts, points, list(suipis), totals, scores, deltas)
 
 
-class SuipiEngine:
-    """The Suipi state machine for one match of ``config.num_deals`` deals."""
+class SuipiEngine(GameEngine):
+    """The Suipi state machine for one match of ``config.num_deals`` deals.
+
+    Complete moves: ``legal_moves()`` / ``play_move(move)``. The engine protocol composes them
+    from sub-step ids: ``legal_actions()`` / ``apply_action(id)``, with the move being composed in
+    ``partial_card`` / ``partial_items``.
+    """
 
     def __init__(self, config: SuipiConfig, rng: random.Random | None = None):
         self.config = config
@@ -321,6 +336,9 @@ class SuipiEngine:
         self.deal_results: list[DealResult] = []
         self.done = False
         self.moves_made = 0
+        self.partial_card: int | None = None  # the hand card of the move being composed
+        self.partial_items: list[int] = []  # the floor items chosen so far (representative cards)
+        self._trie = None
         self._start_deal(first_dealer, deck)
 
     def _start_deal(self, dealer: int, deck: list[int] | None) -> None:
@@ -417,6 +435,7 @@ class SuipiEngine:
         e.suipis = list(self.suipis)
         e.lost = list(self.lost)
         e.rejected = list(self.rejected)
+        e.partial_items = list(self.partial_items)
         return e
 
     @staticmethod
@@ -446,8 +465,94 @@ class SuipiEngine:
     def move_text(self, move) -> str:
         return move_text(self.floor, move)
 
+    # -------------------------------------------------------------- the engine protocol
+    @property
+    def acting_seat(self) -> int:
+        return self.turn
+
+    def partial_prefix(self) -> tuple:
+        """The sub-step ids played so far of the move being composed."""
+        if self.partial_card is None:
+            return ()
+        return (self.partial_card, *(ITEM0 + r for r in self.partial_items))
+
+    def move_trie(self) -> tuple[dict, dict]:
+        """(prefix -> sorted next ids, complete id sequence -> move) over the legal moves; built
+        once per position (sub-steps of one move share it)."""
+        if self._trie is None:
+            floor = self.floor
+            trie: dict[tuple, list] = {}
+            full: dict[tuple, tuple] = {}
+            for mv in self.legal_moves():
+                seq = move_actions(floor, mv)
+                full[seq] = mv
+                for k in range(len(seq)):
+                    nxt = trie.get(seq[:k])
+                    if nxt is None:
+                        trie[seq[:k]] = [seq[k]]
+                    elif seq[k] not in nxt:
+                        nxt.append(seq[k])
+            for v in trie.values():
+                v.sort()
+            self._trie = (trie, full)
+        return self._trie
+
+    def legal_actions(self) -> list[int]:
+        if self.done:
+            return []
+        return self.move_trie()[0][self.partial_prefix()]
+
+    def finishing_move(self, action: int):
+        """The complete move that the finishing id ``action`` plays now."""
+        return self.move_trie()[1][self.partial_prefix() + (action,)]
+
+    def apply_action(self, action: int) -> StepOutcome:
+        """Trusted: one legal sub-step. A finishing id plays the move; the deal it ends pays each
+        seat its side's zero-sum score difference / point game (S17)."""
+        if action < ITEM0:
+            self.partial_card = action
+            return StepOutcome()
+        if action < CAPTURE_ACTION:
+            self.partial_items.append(action - ITEM0)
+            return StepOutcome()
+        res = self.play_move(self.finishing_move(action))
+        if res is None:
+            return StepOutcome(done=self.done)
+        pg = float(self.config.point_game)
+        side = self.side
+        return StepOutcome({s: res.deltas[side[s]] / pg for s in range(self.n)}, self.done)
+
+    def ranking(self) -> list[float]:
+        """S18: sides ranked by match score (1 = best; tied sides share the average place);
+        partners share their side's rank."""
+        side_ranks = ranks_from_scores(self.match_scores)
+        return [side_ranks[self.side[s]] for s in range(self.n)]
+
+    def teams(self) -> list[list[int]]:
+        return teams(self.n)
+
+    def resample_hidden(self, seat: int, rng: random.Random) -> "SuipiEngine":
+        """A clone in which the other hands (the partner's too) and the stock are dealt anew,
+        keeping what ``seat`` knows: the cards the initial-floor rule sent to the bottom of the
+        stock, and the hand card another seat has chosen for the move it is composing."""
+        c = self.clone()
+        fixed = {pos for _, pos in c.rejected if pos >= c.top}
+        keep = c.partial_card if c.turn != seat else None
+        pool = [card for s in range(c.n) if s != seat for card in c.hands[s] if card != keep]
+        pool += [c.stock[i] for i in range(c.top, len(c.stock)) if i not in fixed]
+        rng.shuffle(pool)
+        deal = iter(pool)
+        for s in range(c.n):
+            if s != seat:
+                c.hands[s] = [card if card == keep else next(deal) for card in c.hands[s]]
+        for i in range(c.top, len(c.stock)):
+            if i not in fixed:
+                c.stock[i] = next(deal)
+        c._legal = c._trie = None
+        return c
+
     # -------------------------------------------------------------- play
-    def apply(self, move) -> DealResult | None:
+    def play_move(self, move) -> DealResult | None:
         """Play one complete move of the acting seat. Returns the DealResult when the move ended
         a deal (the next deal is already dealt unless the match is over)."""
         h, mask, kind, v = move
@@ -487,7 +592,9 @@ class SuipiEngine:
                     keep.append(it)
             keep.append((v, v, tuple(cards), seat, total > v, min(cards)))
             self.floor = floor = keep
-        self._legal = None
+        self._legal = self._trie = None
+        self.partial_card = None
+        self.partial_items = []
         # advance
         self.turn = (seat + 1) % self.n
         if self.turn == (self.dealer + 1) % self.n and not any(self.hands):
@@ -534,6 +641,27 @@ class SuipiEngine:
         return [s for s in range(self.ns) if self.match_scores[s] == best]
 
 
+def finish_action(kind: int, v: int) -> int:
+    return CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
+
+
+def move_actions(floor, move) -> tuple:
+    """The sub-step action ids that play ``move`` on ``floor``."""
+    h, mask, kind, v = move
+    fin = CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
+    if not mask:
+        return (h, fin)
+    acts = []
+    i = 0
+    while mask:
+        if mask & 1:
+            acts.append(ITEM0 + floor[i][REP])
+        mask >>= 1
+        i += 1
+    acts.sort()
+    return (h, *acts, fin)
+
+
 def move_text(floor, move) -> str:
     """Canonical move text: ``5♣ take 3♦+2♠``, ``2♥ build 10 on 8♠``, ``J♣ drop``.
     Items are listed in increasing order of their representative (lowest) card."""
@@ -554,9 +682,6 @@ def random_match(config: SuipiConfig, rng: random.Random) -> int:
     rand = rng.random
     while not e.done:
         moves = e.legal_moves()
-        e.apply(moves[int(rand() * len(moves))])
+        e.play_move(moves[int(rand() * len(moves))])
     return e.moves_made
 
-
-def all_config_fields() -> list[str]:
-    return [f.name for f in fields(SuipiConfig)]

@@ -6,8 +6,8 @@ import re
 
 import numpy as np
 
-from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
-from envs.cards import card_str, cards_str, parse_card, validate_deck
+from envs.base import CardGameEnv, IllegalMoveError
+from envs.cards import card_str, cards_str, parse_card
 from envs.config import build_config
 from envs.suipi import encoding as enc
 from envs.suipi.engine import (
@@ -27,6 +27,9 @@ class SuipiEnv(CardGameEnv):
     obs_size = enc.OBS_SIZE
     game_name = "suipi"
 
+    deck_size = 52
+    engine_class = SuipiEngine
+
     def __init__(self, render_mode: str | None = None, max_steps: int | None = None, **config):
         cfg = config.pop("config", None)
         if cfg is None:
@@ -35,101 +38,37 @@ class SuipiEnv(CardGameEnv):
             raise ValueError("pass either config=SuipiConfig(...) or keyword options, not both")
         super().__init__(cfg, render_mode, max_steps)
         self.engine: SuipiEngine | None = None
-        self._partial_h = None
-        self._partial_items: list[int] = []
-        self._trie = None
-        self._trie_version = -1
-        self._version = 0
         self._obs_cache = None
 
     # ----------------------------------------------------------------- hooks
-    def _validate_deck(self, deck) -> list[int]:
-        return validate_deck(deck, 52)
-
-    def _start(self, rng, deck) -> None:
-        self.engine = SuipiEngine(self.config, rng)
-        self.engine.start_match(deck)
-        self._reset_partial()
-        self.last_deal_result = None
-
-    def _reset_partial(self) -> None:
-        self._partial_h = None
-        self._partial_items = []
-        self._version += 1
-
-    def _acting_seat(self) -> int:
-        return self.engine.turn
-
-    def _step_bound(self) -> int:
-        return SuipiEngine.step_bound(self.config)
-
-    def _build_trie(self):
-        if self._trie_version != self._version_turn():
-            e = self.engine
-            floor = e.floor
-            trie: dict[tuple, list] = {}
-            full: dict[tuple, tuple] = {}
-            for mv in e.legal_moves():
-                seq = enc.move_actions(floor, mv)
-                full[seq] = mv
-                for k in range(len(seq)):
-                    nxt = trie.get(seq[:k])
-                    if nxt is None:
-                        trie[seq[:k]] = [seq[k]]
-                    elif seq[k] not in nxt:
-                        nxt.append(seq[k])
-            for v in trie.values():
-                v.sort()
-            self._trie = (trie, full)
-            self._trie_version = self._version_turn()
-        return self._trie
-
-    def _version_turn(self) -> int:
-        return self._version  # bumped on every reset and every complete move
-
-    def _prefix(self) -> tuple:
-        if self._partial_h is None:
-            return ()
-        return (self._partial_h, *(enc.ITEM0 + r for r in self._partial_items))
-
-    def _legal_actions(self) -> list[int]:
-        if self.engine.done:
-            return []
-        trie, _ = self._build_trie()
-        return trie[self._prefix()]
+    def _new_engine(self, rng, deck) -> SuipiEngine:
+        engine = SuipiEngine(self.config, rng)
+        engine.start_match(deck)
+        return engine
 
     def _encode(self, seat: int) -> np.ndarray:
-        # The position part only changes with complete moves: cache it per (move, seat) and add
-        # the partial move on top (sub-steps of one move share it).
-        key = (self._version, seat)
-        cache = self._obs_cache
-        if cache is None or cache[0] != key:
-            cache = self._obs_cache = (key, enc.encode(self.engine, seat, None))
-        o = cache[1].copy()
-        if self._partial_h is not None:
-            enc.add_partial(o, self.engine, seat, (self._partial_h, self._partial_items))
-        return o
-
-    def _apply(self, action: int) -> StepOutcome:
+        # The position part only changes with complete moves: cache it per (engine, move, seat)
+        # and add the partial move on top (sub-steps of one move share it).
         e = self.engine
-        if action < 52:
-            self._partial_h = action
-            return StepOutcome()
-        if action < enc.CAPTURE_ACTION:
-            self._partial_items.append(action - enc.ITEM0)
-            return StepOutcome()
-        _, full = self._build_trie()
-        move = full[self._prefix() + (action,)]
-        self.last_move_text = f"{self.possible_agents[e.turn]}: {move_text(e.floor, move)}"
-        self._reset_partial()
-        res = e.apply(move)
-        self._version += 1
-        out = StepOutcome(done=e.done)
-        if res is not None:
-            self.last_deal_result = res
-            pg = float(self.config.point_game)
-            out.rewards = {s: res.deltas[e.side[s]] / pg for s in range(self.num_players)}
-        return out
+        cache = self._obs_cache
+        if cache is None or cache[0] is not e or cache[1] != e.moves_made or cache[2] != seat:
+            cache = self._obs_cache = (e, e.moves_made, seat, enc.encode(e, seat, partial=False))
+        return enc.add_partial(cache[3].copy(), e, seat)
+
+    # the engine's move composition, as the move-text methods below use it
+    def _build_trie(self):
+        return self.engine.move_trie()
+
+    def _prefix(self) -> tuple:
+        return self.engine.partial_prefix()
+
+    @property
+    def _partial_h(self) -> int | None:
+        return self.engine.partial_card
+
+    @property
+    def _partial_items(self) -> list[int]:
+        return self.engine.partial_items
 
     def _action_text(self, action: int) -> str:
         return enc.action_text(action, self.engine.floor if self.engine else None)
