@@ -22,8 +22,10 @@ def register(sub) -> argparse.ArgumentParser:
         "eval", help="play a tournament between agents: mean reward, win rate, ratings with 95%% intervals",
         description="Play a tournament with seat rotation and duplicate deals (the same cards replayed with "
                     "the seats permuted) and report per agent: mean reward, win rate and, for a field of 3 or "
-                    "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules, a checkpoint "
-                    "path; add @SEED to fix an agent's own seed.")
+                    "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules, model (the "
+                    "trained model shipped in models/ for the game and player count), or a checkpoint path "
+                    "(NAME.safetensors with its NAME.json sidecar next to it); add @SEED to fix an agent's "
+                    "own seed.")
     p.add_argument("game", help="siantappo, suipi or samsip")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--agents", metavar="A,B,...",

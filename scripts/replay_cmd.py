@@ -3,7 +3,9 @@
     cardzoo eval siantappo --agents rules,random --games 8 --records games.jsonl
     cardzoo replay games.jsonl --game 3 --step
 
-Records are JSON lines as written by `cardzoo eval --records` (see training/records.py).
+Records are JSON lines as written by `cardzoo eval --records` and `cardzoo play --save` (see
+training/records.py). The replay walks whole moves (Suipi's sub-steps are one move) and shows
+them with the view of `cardzoo play`, every hand revealed.
 """
 
 from __future__ import annotations
@@ -12,26 +14,78 @@ import argparse
 import os
 import time
 
+from rich.console import Console
+from rich.text import Text
+
+from scripts.play.common import Seats
+from scripts.play.lines import Leave, LineReader
 from training.records import check_rewards, env_from_header, play_moves, read_records, reset_to_header
+
+QUIT_WORDS = {"q", "quit", "exit", ":q"}
 
 
 def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a recorded game in the terminal and check its rewards",
-                       description="Replay one game of a JSON-lines record file (cardzoo eval --records) "
-                                   "through the environment, showing the table after every move, and "
-                                   "check that it ends with the recorded rewards.")
+                       description="Replay one game of a JSON-lines record file (cardzoo eval --records, "
+                                   "cardzoo play --save) through the environment, showing the table after "
+                                   "every move with every hand revealed, and check that it ends with the "
+                                   "recorded rewards.")
     p.add_argument("file", help="a JSON-lines file of game records")
     p.add_argument("--game", type=int, default=1, metavar="N", help="which game of the file, from 1 (default 1)")
     pace = p.add_mutually_exclusive_group()
-    pace.add_argument("--step", action="store_true", help="wait for Enter after every move")
+    pace.add_argument("--step", action="store_true", help="wait for Enter after every move (q quits)")
     pace.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after every move")
-    p.add_argument("--quiet", action="store_true", help="show only the final table and the result")
+    p.add_argument("--quiet", action="store_true", help="show only the result")
     return p
 
 
-def run(args) -> int:
+class WholeMoves:
+    """Groups recorded env steps into whole moves while ``play_moves`` replays them: a move is
+    complete when its action ids form one of the acting seat's ``full_moves()`` (Suipi composes a
+    move in sub-steps; the other games move in one step)."""
+
+    def __init__(self, env, on_whole_move=None):
+        self.env = env
+        self.on_whole_move = on_whole_move  # (number, seat, ids, text, view snapshot before it)
+        self.count = 0
+        self.view = None
+        self._start()
+
+    def _start(self) -> None:
+        self.full = {tuple(ids): text for ids, text in self.env.full_moves()} if self.env.agents else {}
+        self.ids: list[int] = []
+        self.texts: list[str] = []
+        self.before = None
+
+    def begin(self, view) -> None:
+        """Show the moves with ``view``: its snapshot is taken before every whole move."""
+        self.view = view
+        self.before = view.snapshot()
+
+    def __call__(self, index, seat, action, text) -> None:
+        self.ids.append(int(action))
+        self.texts.append(text)
+        ids = tuple(self.ids)
+        env = self.env
+        over = not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+        if not (ids in self.full or over or env.agent_seat[env.agent_selection] != seat):
+            return  # a sub-step: the move goes on
+        whole_text = self.full.get(ids, " ".join(self.texts))
+        if len(ids) == 1 and text != whole_text:
+            whole_text = text  # the exact cards a person chose (Siantappo suits): the record's "cards"
+        self.count += 1
+        if self.on_whole_move is not None:
+            self.on_whole_move(self.count, seat, ids, whole_text, self.before)
+        self._start()
+        if self.view is not None:
+            self.before = self.view.snapshot()
+
+
+def run(args, stdin=None, console: Console | None = None) -> int:
     if not os.path.isfile(args.file):
         raise FileNotFoundError(f"record file not found: {args.file}")
+    if args.delay < 0 or args.delay > 60:
+        raise ValueError(f"--delay must be 0..60 seconds, got {args.delay:g}")
     records = read_records(args.file)
     if not records:
         raise ValueError(f"{args.file}: no game records in the file")
@@ -40,38 +94,69 @@ def run(args) -> int:
                          f"got {args.game}")
     rec = records[args.game - 1]
     where = f"{args.file} game {args.game}"
-    try:
-        env = env_from_header(rec, render_mode="ansi")
-        reset_to_header(env, rec)
-    except (ValueError, TypeError, KeyError) as e:
-        raise ValueError(f"{where}: cannot rebuild the game ({e})") from None
-    agents = rec.get("agents") or [None] * env.num_players
-    n = len(rec["moves"])
-    head = f"{rec['game']} — {where}: seed {rec['seed']}, {n} moves"
-    if any(agents):
-        head += "; " + ", ".join(f"player_{i} = {a}" for i, a in enumerate(agents))
-    print(head)
-    if not args.quiet:
-        print(env.render())
+    console = console or Console(highlight=False, emoji=False, soft_wrap=False)
 
-    def show(i, seat, action, text):
-        if args.quiet:
-            return
-        who = f" ({agents[seat]})" if seat < len(agents) and agents[seat] else ""
-        print(f"\n[{i + 1}/{n}] player_{seat}{who} plays: {text}")
-        print(env.render())
-        if args.step:
-            input("-- Enter for the next move --")
-        elif args.delay > 0:
-            time.sleep(args.delay)
+    def fresh_env():
+        try:
+            env = env_from_header(rec)
+            reset_to_header(env, rec)
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(f"{where}: cannot rebuild the game ({e})") from None
+        return env
 
+    # First pass: check the record and count its whole moves.
+    env = fresh_env()
+    counter = WholeMoves(env)
     try:
-        totals = play_moves(env, rec["moves"], on_move=show)
+        totals = play_moves(env, rec["moves"], on_move=counter)
         check_rewards(totals, rec["rewards"])
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
-    if args.quiet:
-        print(env.render())
-    print("\nrewards: " + ", ".join(f"player_{i} {r:+.3f}" for i, r in enumerate(totals)))
-    print("the replay matches the recorded rewards")
+    n = counter.count
+
+    env = fresh_env()
+    agents = [a or "unknown" for a in (rec.get("agents") or [None] * env.num_players)]
+    from scripts.play_cmd import make_view
+
+    seats = Seats(agents, you=False)
+    view = make_view(env.game_name, env, seats, show_rewards=True, reveal=True)
+    head = f"{view.title} — {where}: seed {rec['seed']}, {n} moves"
+    if rec.get("agents"):
+        head += "; " + ", ".join(seats.label(i) for i in range(len(agents)))
+    console.print(Text(head, style="bold"))
+    if not args.quiet:
+        console.print(view.table(None))
+    reader = LineReader(console, stdin)
+
+    def show(k, seat, ids, text, before):
+        if args.quiet:
+            return
+        line = Text(f"[{k}/{n}] ", style="dim")
+        line.append_text(view.describe(seat, ids, text, None, sep=" plays: "))
+        console.print(line)
+        for item in view.after_move(before, seat, ids, _rewards_of(env), None):
+            console.print(item)
+        console.print(view.table(None))
+        if args.step and k < n:
+            answer = reader.read("-- Enter: next move, q: quit -- ", style="bold").strip().lower()
+            if answer in QUIT_WORDS:
+                raise Leave(f"stopped after move {k} of {n}")
+        elif args.delay > 0:
+            time.sleep(args.delay)
+
+    walker = WholeMoves(env, show)
+    walker.begin(view)
+    try:
+        totals = play_moves(env, rec["moves"], on_move=walker)
+    except Leave as stop:
+        console.print(Text(stop.why, style="bold"))
+        return 0
+    for item in view.standings():
+        console.print(item)
+    console.print("rewards: " + ", ".join(f"player_{i} {r:+.3f}" for i, r in enumerate(totals)))
+    console.print("the replay matches the recorded rewards")
     return 0
+
+
+def _rewards_of(env) -> dict[int, float]:
+    return {env.agent_seat[a]: float(r) for a, r in env.rewards.items() if r}

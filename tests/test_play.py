@@ -1,4 +1,5 @@
-"""`cardzoo play`: whole games of each title driven by scripted input, bad input, help, EOF.
+"""`cardzoo play`: whole games of each title driven by scripted input, bad input, help, EOF,
+and what a card player sees: trick winners, places, forced moves, pauses, human scores.
 
 The command runs in-process with a fake stdin and a plain (no colour, fixed width) rich console;
 one test goes through the installed console script with piped stdin.
@@ -46,7 +47,8 @@ def session_for(args):
 
 
 class ScriptedStdin:
-    """A stdin whose next line comes from ``answer(session)`` when the game asks for it."""
+    """A stdin whose next line comes from ``answer(session)`` when the game asks for a move;
+    other prompts (pauses, hot-seat hand-overs) get Enter."""
 
     def __init__(self, session, answer, limit=5000):
         self.session, self.answer, self.left = session, answer, limit
@@ -55,6 +57,8 @@ class ScriptedStdin:
         self.left -= 1
         if self.left < 0:
             return ""
+        if self.session.waiting_for != "move":
+            return "\n"
         return self.answer(self.session) + "\n"
 
 
@@ -70,7 +74,7 @@ def test_complete_game_first_move_each_time(game, players, tmp_path):
                         ["1"] * 3000)
     assert rc == 0
     assert "Match result" in text and "game saved to" in text
-    assert "leaving the game" not in text
+    assert "leaving the game" not in text and "reward" not in text  # people see points, not RL rewards
     records = [json.loads(line) for line in save.read_text(encoding="utf-8").splitlines()]
     assert len(records) == 1
     rec = records[0]
@@ -101,9 +105,12 @@ def test_seed_makes_the_game_reproducible():
 def test_siantappo_rounds_show_score_breakdown_and_swap():
     rc, text = run_play(["siantappo", "--seed", "3", "-o", "rounds=2"], ["1"] * 1000)
     assert rc == 0
-    assert "End of round 1" in text and "End of round 2" in text
-    assert "placement points" in text and "pig" in text
+    assert "End of round 1 of 2" in text and "End of round 2 of 2" in text
+    assert "placement points" in text and "the pig" in text
     assert "Swap this round" in text  # round 2: the swap, as the person sees it
+    # a pause after the first round's summary, none after the last (the match result follows)
+    assert text.count("press Enter to continue") == 1
+    assert text.index("press Enter to continue") > text.index("End of round 1 of 2")
 
 
 def test_suipi_deal_breakdown_lists_every_score_line():
@@ -113,6 +120,7 @@ def test_suipi_deal_breakdown_lists_every_score_line():
     for row in ("cards", "spades", "10♦ (2)", "2♠ (1)", "aces", "suipis", "deal score", "match score"):
         assert row in breakdown
     assert "wins the match" in text or "draw" in text
+    assert "Last capture: " in text and "left on the floor" in text  # the rest of the floor is named
 
 
 def test_samsip_shows_discard_wilds_chips_and_hand_result():
@@ -121,7 +129,11 @@ def test_samsip_shows_discard_wilds_chips_and_hand_result():
     assert "Indicator:" in text and "wild:" in text and "stake" in text and "chips" in text
     assert "lies in front of you" in text
     assert re.search(r"Hand \d+: player_\d .* wins with", text)
-    assert "Final ranking" in text
+    assert "Match result after" in text and "chips" in text
+    assert re.search(r"player_0 \(you\): draws (10|[2-9AJQK])[♠♣♦♥] from the stock", text)  # your card
+    assert not re.search(r"player_[1-3] \(rules\): draws (10|[2-9AJQK])[♠♣♦♥]", text)  # not theirs
+    assert re.search(r"winning pairs: \S+\+\S+, \S+\+\S+, \S+\+\S+", text)
+    assert "Your pairs: " in text
 
 
 # ------------------------------------------------------------------ input handling
@@ -167,17 +179,34 @@ def test_siantappo_typed_cards_pass_and_not_held():
     assert "Match result" in text
 
 
-def test_siantappo_says_when_it_plays_other_suits_than_typed():
-    from envs.cards import parse_cards
-    from envs.siantappo.moves import CARD_TO_KEY, classify
-    session, _ = session_for(["siantappo", "--seed", "3", *SHORT["siantappo"]])
-    session.env.reset(seed=3)
-    hands = session.env.engine.hands
-    seat = next(s for s in range(4) if hands[s][7] & 0b1011 == 0b1011)  # 10♠ 10♣ 10♥ (game rank 7)
-    action = classify([CARD_TO_KEY[c] for c in parse_cards("10c 10h")])
-    note = session.view.note_for("10c 10h", (action,), seat)
-    assert note and "10♠ 10♥" in note
-    assert session.view.note_for("10s 10h", (action,), seat) is None
+def stacked_siantappo(session, hand0: str, seed: int = 0):
+    """Make the session deal player_0 exactly ``hand0`` (13 cards, 4 players; stacked deck)."""
+    from envs.cards import card_str, parse_cards
+    mine = parse_cards(hand0)
+    rest = [c for c in range(52) if c not in mine]
+    random.Random(seed).shuffle(rest)
+    hands = [mine] + [rest[13 * i:13 * (i + 1)] for i in range(3)]
+    deck = [card_str(hands[i % 4][i // 4]) for i in range(52)]
+    reset = session.env.reset
+    session.env.reset = lambda seed=None, options=None: reset(seed=seed, options={"deck": deck})
+
+
+def test_siantappo_plays_and_records_the_cards_typed(tmp_path):
+    save = tmp_path / "g.jsonl"
+    session, out = session_for(["siantappo", "--seed", "5", "--save", str(save), *SHORT["siantappo"]])
+    stacked_siantappo(session, "3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
+    typed = iter(["9d 9c", "9 9", "9d 9h"])
+    session.stdin = ScriptedStdin(session, lambda s: next(typed, "1"))
+    assert session.run() == 0
+    text = out.getvalue()
+    assert "you do not hold 9♣ — try again" in text
+    assert "'9 9' could be 9♠ 9♦, 9♠ 9♥ or 9♦ 9♥: name the suits, e.g. 9d 9h — try again" in text
+    assert "player_0 (you): 9♦ 9♥  (pair)" in text
+    rec = json.loads(save.read_text(encoding="utf-8"))
+    first = rec["moves"][0]
+    assert first["seat"] == 0 and first["text"] == first["cards"] == "9♦ 9♥"
+    records_mod = pytest.importorskip("training.records")
+    assert records_mod.replay_record(rec) == pytest.approx(rec["rewards"])
 
 
 def test_siantappo_bomb_squeals_for_a_person():
@@ -292,7 +321,7 @@ def test_samsip_typed_draw_take_and_discard():
     assert session.run() == 0
     text = out.getvalue()
     assert "you have drawn already" in text
-    assert "Final ranking" in text
+    assert "Match result after" in text
     assert said["take"] and said["draw"] and said["discard"]
 
 
@@ -301,8 +330,15 @@ def test_eof_and_quit_end_politely(tmp_path):
     rc, text = run_play(["suipi", "--seed", "1", "--save", str(save)], [])
     assert rc == 0 and "end of input" in text and "Bye" in text
     assert not save.exists()
-    rc, text = run_play(["samsip", "--seed", "1"], ["?", "quit"])
-    assert rc == 0 and "you quit" in text
+    rc, text = run_play(["samsip", "--seed", "1"], ["?", "quit", "y"])
+    assert rc == 0 and "Leave the match in progress? (y/N)" in text and "you quit" in text
+
+
+def test_quit_asks_first_and_no_plays_on():
+    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], ["q", "n"] + ["1"] * 500)
+    assert rc == 0
+    assert text.count("Leave the match in progress? (y/N)") == 1 and "Playing on." in text
+    assert "Match result" in text and "you quit" not in text
 
 
 def test_ctrl_c_at_the_prompt_ends_politely():
@@ -404,3 +440,168 @@ def test_console_script_with_piped_stdin():
                        capture_output=True, text=True, encoding="utf-8", cwd=ROOT, env=env, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "Sam Sip" in p.stdout and "mixing tens" in p.stdout and "end of input" in p.stdout
+
+
+# ------------------------------------------------------------------ issue 14: what a card player needs
+def test_save_path_is_checked_before_the_first_deal(capsys, tmp_path):
+    args = ["play", "siantappo", "--seats", "rules,rules,rules,rules", "-o", "rounds=1"]
+    assert main([*args, "--save", "/nonexistent/dir/g.jsonl"]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == ("cardzoo play: error: --save /nonexistent/dir/g.jsonl: the folder /nonexistent/dir "
+                           "does not exist")
+    assert "player_" not in out  # not one move was played
+    assert main([*args, "--save", str(tmp_path)]) == 2
+    assert "is a folder; give a file name" in capsys.readouterr().err
+
+
+def test_model_loads_before_the_first_deal_and_says_so():
+    rc, text = run_play(["siantappo", "--seats", "human,model,model,model", "--seed", "1"], [])
+    assert rc == 0
+    loading = "loading model models/siantappo-4p.safetensors for player_1, player_2, player_3 …"
+    assert text.startswith(loading)
+    assert text.index(loading) < text.index("Siantappo: player_0 (you), player_1 (model)")
+
+
+def test_a_missing_sidecar_names_the_file_given(tmp_path, capsys):
+    weights = tmp_path / "mine.safetensors"
+    weights.write_bytes((ROOT / "models" / "siantappo-4p.safetensors").read_bytes())
+    assert main(["play", "siantappo", "--seats", f"human,{weights},rules,rules"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"checkpoint {weights}: its sidecar file {tmp_path / 'mine.json'} is missing" in err
+
+
+def test_enter_plays_the_only_move():
+    forced = {"n": 0}
+
+    def answer(s):
+        if len(s.env.full_moves()) == 1:
+            forced["n"] += 1
+            return ""  # just Enter
+        return "1"
+
+    session, out = session_for(["siantappo", "--seed", "3", *SHORT["siantappo"]])
+    session.stdin = ScriptedStdin(session, answer)
+    assert session.run() == 0
+    text = out.getvalue()
+    assert forced["n"] > 3 and text.count("your only move: Enter = pass") >= 3
+    assert text.count("player_0 (you): pass") >= forced["n"] - 1  # the last forced move may be a card
+    assert "Match result" in text
+
+
+def test_auto_pass_plays_forced_moves_and_says_so():
+    rc, text = run_play(["siantappo", "--seed", "3", "--auto-pass", *SHORT["siantappo"]], ["1"] * 500)
+    assert rc == 0
+    assert "player_0 (you): pass  (your only move, played by --auto-pass)" in text
+    assert "your only move: Enter" not in text
+    assert "Match result" in text
+
+
+def test_siantappo_announces_trick_winners_and_places():
+    rc, text = run_play(["siantappo", "--seed", "3", "-o", "rounds=2"], ["1"] * 1000)
+    assert rc == 0
+    assert re.search(r"^player_\d wins the trick and leads\.$", text, re.M)
+    assert re.search(r"^(player_\d|you) wins? the trick; (player_\d leads|you lead)\.$", text, re.M)
+    assert re.search(r"^player_\d is out: 1st place$", text, re.M)
+    assert re.search(r"^(player_\d is|you are) out: 2nd place$", text, re.M)
+
+
+def test_human_scores_and_rewards_on_request():
+    rc, text = run_play(["samsip", "--seed", "2", *SHORT["samsip"]], ["1"] * 1000)
+    assert rc == 0 and "reward" not in text.lower()
+    assert re.search(r"^ +1st +player_\d", text, re.M)
+    rc, text = run_play(["samsip", "--seed", "2", "--show-rewards", *SHORT["samsip"]], ["1"] * 1000)
+    assert rc == 0 and "Rewards (RL)" in text and re.search(r"change +reward", text)
+
+
+def test_place_names():
+    from scripts.play.common import ordinal, place_names
+    assert place_names([5, 4, 4, 1]) == ["1st", "tied 2nd", "tied 2nd", "4th"]
+    assert place_names([1.0, 2.5, 2.5, 4.0], higher_is_better=False) == ["1st", "tied 2nd", "tied 2nd", "4th"]
+    assert place_names([3, 3]) == ["tied 1st", "tied 1st"]
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
+
+
+def test_a_long_bad_input_is_quoted_short():
+    junk = "7h " + "x" * 300
+    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], [junk] + ["1"] * 500)
+    assert rc == 0
+    refusal = next(line for line in text.splitlines() if "try again" in line)
+    assert "x" * 61 not in refusal and "xxxx" in refusal
+
+
+@pytest.mark.parametrize("flags, needle", [
+    (["--width", "10"], "--width must be 40..1000 columns, got 10"),
+    (["--delay", "-1"], "--delay must be 0..60 seconds, got -1"),
+    (["--delay", "nan"], "--delay must be 0..60 seconds, got nan"),
+    (["--seats", ""], "--seats is empty; use e.g. human,rules,rules,rules"),
+    (["--seats", " , "], "--seats ' , ' has an empty entry"),
+])
+def test_bad_numbers_and_seats_are_one_line_errors(flags, needle, capsys):
+    assert main(["play", "siantappo", *flags]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["play", "eval"])
+def test_help_explains_model_and_checkpoints(command, capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "model" in text and "models/" in text and ".safetensors" in text and ".json" in text
+
+
+def test_suipi_locked_builds_are_explained():
+    from scripts.play.suipi import LEGEND, RULES
+    assert "=10L" in RULES and "locked" in RULES
+    session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
+    assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == LEGEND
+    assert session.view.legend(["5♣ take 2♥+3♦", "J♣ drop"]) is None
+    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["1"] * 1000)
+    listed_builds = [i for i, line in enumerate(text.splitlines()) if re.search(r"\d\) .*=\d+L?\]", line)]
+    assert listed_builds and "[…=10] is a build of 10" in text
+
+
+def test_line_reader_drops_terminal_escapes():
+    from scripts.play.lines import LineReader, enable_line_editing
+    console, out = plain_console()
+    reader = LineReader(console, io.StringIO("\x1b[D\x1b[A7h\x1b[C 7s\n"))
+    assert reader.read("> ") == "7h 7s"
+    if sys.platform != "win32":
+        assert enable_line_editing()
+
+
+# ------------------------------------------------------------------ replay
+def _suipi_4p_record(tmp_path) -> Path:
+    save = tmp_path / "s4.jsonl"
+    rc, _ = run_play(["suipi", "--seats", "rules,random,rules,random", "--seed", "2", "--save", str(save),
+                      *SHORT["suipi"]], [])
+    assert rc == 0
+    return save
+
+
+def test_replay_steps_through_whole_moves(tmp_path):
+    from scripts import replay_cmd
+    save = _suipi_4p_record(tmp_path)
+    rec = json.loads(save.read_text(encoding="utf-8"))
+    whole = sum(1 for m in rec["moves"] if m["action"] >= 104)  # a Suipi move ends with take/build/drop
+    console, out = plain_console()
+    args = build_parser().parse_args(["replay", str(save), "--step"])
+    assert replay_cmd.run(args, stdin=io.StringIO("\n" * 1000), console=console) == 0
+    text = out.getvalue()
+    steps = re.findall(r"^\[(\d+)/(\d+)\] player_\d \((rules|random)\) plays: ", text, re.M)
+    assert len(steps) == whole and {int(n) for _, n, _ in steps} == {whole}
+    assert [int(k) for k, _, _ in steps] == list(range(1, whole + 1))
+    assert "Composing" not in text and "with " not in text.split("plays: ")[1].split("\n")[0]
+    assert "the replay matches the recorded rewards" in text and "Match result" in text
+    assert text.count("-- Enter: next move, q: quit --") == whole - 1
+
+
+def test_replay_q_quits(tmp_path):
+    from scripts import replay_cmd
+    save = _suipi_4p_record(tmp_path)
+    console, out = plain_console()
+    args = build_parser().parse_args(["replay", str(save), "--step"])
+    assert replay_cmd.run(args, stdin=io.StringIO("\nq\n"), console=console) == 0
+    text = out.getvalue()
+    assert re.search(r"stopped after move 2 of \d+", text) and "[3/" not in text

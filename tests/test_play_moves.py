@@ -135,7 +135,7 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
     write_record(str(path), env, ["human", "rules", "rules", "rules"], steps, totals)
     rec = json.loads(path.read_text(encoding="utf-8"))
     assert rec["moves"][0]["cards"] == "9♦ 9♥"
-    rec["deck"] = [card_str(c) for c in rec["deck"]]  # record_header keeps a stacked deck as card ids
+    assert rec["deck"][:3] == [card_str(c) for c in env.episode_deck[:3]]  # a stacked deck, as card text
     replay = siantappo_v0.raw_env(num_players=4, rounds=1)
     assert replay_record(rec, env=replay) == pytest.approx(totals)
     assert replay.engine.log == env.engine.log  # the same cards, move by move
@@ -197,3 +197,64 @@ def test_samsip_never_suggests_declare_unless_legal():
             seen_declare += DECLARE in legal
             e.step(rng.choice(legal))
     assert seen_declare > 0  # the check ran where declaring was legal too
+
+
+# ------------------------------------------------------------------ Suipi shorthand (the play view)
+def suipi_view(hand0: str, hand1: str, floor: str):
+    """A 2-player Suipi table from a stacked deck (player_0 moves first) and its play view."""
+    from envs import suipi_v0
+    from scripts.play.common import Seats
+    from scripts.play.suipi import SuipiView
+    h0, h1, fl = parse_cards(hand0), parse_cards(hand1), parse_cards(floor)
+    rest = [c for c in range(52) if c not in set(h0) | set(h1) | set(fl)]
+    deal = [c for pair in zip(h0, h1) for c in pair]
+    env = suipi_v0.raw_env()
+    env.reset(options={"deck": [card_str(c) for c in deal + fl + rest]})
+    return env, SuipiView(env, Seats(["human", "rules"]))
+
+
+SUIPI_TABLE = ("10♦ 10♣ Q♠ 2♥ 5♣ 9♥ 7♠ 3♣", "4♥ K♠ 6♥ 6♣ 7♣ 7♦ 8♦ 8♥", "10♥ Q♥ 3♠ 4♦")
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("10d 10h", "10♦ take 10♥"),             # a pair capture is the take, not the build of 10
+    ("10d take 10h", "10♦ take 10♥"),
+    ("10d build 10h", "10♦ build 10 on 10♥"),  # a build needs the word
+    ("10♦ build 10 on 10♥", "10♦ build 10 on 10♥"),
+    ("3c 3s", "3♣ take 3♠"),
+    ("3c 3s 3", "3♣ take 3♠"),               # the card's own value is no build value
+    ("3c build 3s 4d 10h", "3♣ build 10 on 3♠+4♦+10♥"),
+    ("qs", "Q♠ take Q♥"),                    # one card, one legal move
+    ("Q♠ take Q♥", "Q♠ take Q♥"),
+    ("5c", "5♣ drop"),                       # no take with 5♣: the drop
+    ("5c build 4d", "5♣ build 9 on 4♦"),
+    ("2h build 3s", "2♥ build 5 on 3♠"),
+    ("2h 3s 4d build 9", "2♥ build 9 on 3♠+4♦"),
+    ("9h drop", "9♥ drop"),
+    ("10d", "10♦ take 10♥"),                 # 10♦ cannot be dropped (a 10 lies on the floor)
+    ("2h", "2♥ drop"),                       # builds are never guessed
+])
+def test_suipi_shorthand_means_one_move(typed, meant):
+    env, view = suipi_view(*SUIPI_TABLE)
+    move = view.parse(typed, 0)
+    assert move.text == meant
+    assert move.ids in {tuple(ids) for ids, _ in env.full_moves()}
+
+
+@pytest.mark.parametrize("typed, reason", [
+    ("7s", "that could mean `7♠ take 3♠+4♦` or `7♠ drop` — type one of them (or its number)"),
+    ("2h 3s", "2♥ with 3♠ can only build (2♥ build 5 on 3♠): a build needs the word build, e.g. `2h build 5 on 3♠`"),
+    ("3c 3s 4d 10h 10", "a build needs the word build: `3c build 10 ...`"),
+    ("7h 3s", "7♥ is not in your hand"),
+    ("3s", "3♠ is on the floor: start with the card from your hand"),
+    ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),
+    ("5c drop 4d", "a drop lays the card down alone: name no floor cards"),
+    ("5c take", "no legal move plays 5♣; 5♣ can: 5♣ build 9 on 4♦; 5♣ drop"),
+    ("zz", "'zz' is not a card"),
+    ("take", "type the card you play"),
+])
+def test_suipi_shorthand_errors(typed, reason):
+    env, view = suipi_view(*SUIPI_TABLE)
+    with pytest.raises(IllegalMoveError) as err:
+        view.parse(typed, 0)
+    assert reason in err.value.reason

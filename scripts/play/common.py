@@ -1,8 +1,9 @@
-"""Shared pieces of the terminal views: card colouring, seat labels, the GameView base class."""
+"""Shared pieces of the terminal views: card colouring, seat labels, places, the GameView base."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 from rich.console import Group
@@ -36,12 +37,45 @@ def cards_line(cards: Sequence[str], sep: str = " ") -> Text:
     return card_text(sep.join(cards))
 
 
-class Seats:
-    """Who sits where: specs ('human', 'rules', 'random', a checkpoint) and display labels."""
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
-    def __init__(self, specs: Sequence[str]):
+
+def place_names(scores: Sequence[float], higher_is_better: bool = True) -> list[str]:
+    """Competition places of every entry: ``1st``, ``tied 2nd``, ``tied 2nd``, ``4th``."""
+    sign = -1 if higher_is_better else 1
+    keys = [sign * s for s in scores]
+    out = []
+    for k in keys:
+        place = 1 + sum(1 for other in keys if other < k)
+        tied = sum(1 for other in keys if other == k) > 1
+        out.append(("tied " if tied else "") + ordinal(place))
+    return out
+
+
+@dataclass(frozen=True)
+class Move:
+    """One complete move chosen by a person: its action ids, the text shown and recorded, and
+    ``cards``: the exact cards for ``env.play`` where the ids alone do not fix them (Siantappo
+    suits), else None."""
+
+    ids: tuple[int, ...]
+    text: str
+    cards: str | None = None
+
+
+class Seats:
+    """Who sits where: specs ('human', 'rules', 'random', 'model', a checkpoint) and labels.
+
+    ``you``: a single person is "you" (play); False shows people as "human" (replay).
+    """
+
+    def __init__(self, specs: Sequence[str], you: bool = True):
         self.specs = list(specs)
         self.humans = [i for i, s in enumerate(self.specs) if s == "human"]
+        self.you = you and len(self.humans) == 1
 
     def __len__(self) -> int:
         return len(self.specs)
@@ -49,74 +83,97 @@ class Seats:
     def is_human(self, seat: int) -> bool:
         return self.specs[seat] == "human"
 
-    def label(self, seat: int, viewer: int | None = None) -> str:
+    def label(self, seat: int) -> str:
         kind = self.specs[seat]
         if kind == "human":
-            return f"player_{seat} (you)" if len(self.humans) == 1 else f"player_{seat} (human)"
+            return f"player_{seat} (you)" if self.you else f"player_{seat} (human)"
         from scripts.play.seats import seat_label
 
-        kind = seat_label(kind)
-        return f"player_{seat} ({kind})"
+        return f"player_{seat} ({seat_label(kind)})"
 
-    def short(self, seat: int, viewer: int | None = None) -> str:
-        if self.specs[seat] == "human" and len(self.humans) == 1:
-            return "you"
-        return f"player_{seat}"
+    def short(self, seat: int) -> str:
+        return "you" if self.you and self.specs[seat] == "human" else f"player_{seat}"
+
+    def verb(self, seat: int, third_person: str, second_person: str) -> str:
+        """``"player_2 leads"`` / ``"you lead"``."""
+        return f"{self.short(seat)} {second_person if self.short(seat) == 'you' else third_person}"
 
 
 class GameView:
     """What one game shows and how it reads a person's moves.
 
     A view reads only public state plus the viewer's own hand; ``viewer`` is the seat whose
-    cards may be shown (None: nobody's, e.g. when only bots play).
+    cards may be shown (None: nobody's, e.g. when only bots play). ``reveal`` (replays of a
+    finished game) shows every hand and every private event. ``show_rewards`` adds the RL
+    rewards to the summaries.
     """
 
     title = ""
     rules_text = ""
-    move_hint = "type a move"
+    move_hint = "type a move; ? for help"  # shown in the prompt: keep the prompt within 70 columns
 
-    def __init__(self, env, seats: Seats):
+    def __init__(self, env, seats: Seats, show_rewards: bool = False, reveal: bool = False):
         self.env = env
         self.seats = seats
+        self.show_rewards = show_rewards
+        self.reveal = reveal
 
     # ---------------------------------------------------------------- display
     def table(self, viewer: int | None):
         """The table as the viewer may see it (public state + the viewer's hand)."""
         raise NotImplementedError
 
-    def describe(self, seat: int, ids: tuple[int, ...], text: str, viewer: int | None = None) -> Text:
+    def describe(self, seat: int, ids: tuple[int, ...], text: str, viewer: int | None = None,
+                 sep: str = ": ") -> Text:
         """One line telling what a seat just did (``text`` is the complete move's text), as
         ``viewer`` may see it (None: only what everybody may see)."""
-        return Text.assemble((self.seats.label(seat) + ": ", "cyan"), card_text(text))
+        return Text.assemble((self.seats.label(seat) + sep, "cyan"), card_text(text))
 
-    def snapshot(self) -> object:
-        """Public state before a move, handed to ``after_move``."""
+    def snapshot(self) -> dict:
+        """Public state before a move, handed to ``after_move`` and ``section_ended``."""
+        return {}
+
+    def after_move(self, before, seat: int, ids: tuple[int, ...], rewards: dict[int, float],
+                   viewer: int | None = None) -> list:
+        """What else happened with the move: a trick won, a player out, a sweep, the card drawn
+        (to ``viewer`` only), the end-of-round summary."""
+        return []
+
+    def section_ended(self, before) -> bool:
+        """True when the move ended a round / deal / hand (the session pauses for people)."""
+        return False
+
+    def standings(self) -> list:
+        """The match result in the game's own terms (points, match score, chips, places)."""
+        return []
+
+    def legend(self, move_texts: Sequence[str]) -> str | None:
+        """A line explaining notation used in the listed moves (e.g. Suipi's locked builds)."""
         return None
 
-    def after_move(self, before, seat: int, ids: tuple[int, ...], rewards: dict[int, float]) -> list:
-        """Extra output after a move: e.g. a squeal, the end-of-round score breakdown."""
-        return []
-
-    def final(self, totals: list[float]) -> list:
-        """End-of-match output besides the reward table."""
-        return []
+    def forced_word(self, text: str) -> str:
+        """How the prompt names a forced move ("Enter = pass")."""
+        return text
 
     # ------------------------------------------------------------------ input
-    def parse(self, text: str, seat: int) -> tuple[int, ...]:
-        """Turn what a person typed into the action ids of one complete legal move.
+    def parse(self, text: str, seat: int) -> Move:
+        """Turn what a person typed into one complete legal move.
 
         Raises ValueError (IllegalMoveError is one) with a message for the person.
         """
-        return tuple(self.env.parse_move(text))
+        ids = tuple(self.env.parse_move(text))
+        return Move(ids, self._full_text(ids))
 
-    def note_for(self, text: str, ids: tuple[int, ...], seat: int) -> str | None:
-        """An optional remark on how the typed move was understood."""
-        return None
+    def _full_text(self, ids: tuple[int, ...]) -> str:
+        for move_ids, text in self.env.full_moves():
+            if tuple(move_ids) == ids:
+                return text
+        return " ".join(self.env.action_text(a) for a in ids)
 
     # ---------------------------------------------------------------- helpers
-    def rewards_table(self, totals: Sequence[float], title: str = "Match result") -> Table:
-        t = Table(title=title, title_justify="left")
-        t.add_column("seat")
+    def rewards_table(self, totals: Sequence[float], title: str = "Rewards (RL)") -> Table:
+        t = Table(title=title, title_justify="left", box=None, header_style="dim")
+        t.add_column("player")
         t.add_column("total reward", justify="right")
         for s, v in enumerate(totals):
             t.add_row(self.seats.label(s), f"{v:+.2f}")
@@ -125,3 +182,16 @@ class GameView:
 
 def group(*items) -> Group:
     return Group(*[i for i in items if i is not None])
+
+
+def compact_table() -> Table:
+    """The summaries' table style: no box, a dim header, narrow enough for 80 columns."""
+    from rich import box
+
+    return Table(box=box.SIMPLE_HEAD, header_style="dim", pad_edge=False, show_edge=False)
+
+
+def titled(title: str, table: Table, *notes) -> Group:
+    """A summary: a bold title line, the table, then note lines (a title above a rich table
+    would wrap to the table's width)."""
+    return group(Text(title, style="bold"), table, *notes)

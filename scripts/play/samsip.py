@@ -6,11 +6,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from envs.base import IllegalMoveError
-from envs.cards import NUM_STANDARD, card_str, parse_card
-from envs.samsip.engine import DRAW_STOCK, PHASE_DRAW, TAKE_DISCARD, WIN_NAMES
+from envs.cards import NUM_STANDARD, card_str
+from envs.samsip.engine import DRAW_STOCK, PARTNER, PHASE_DRAW, TAKE_DISCARD, VOID_STALL, WIN_NAMES, WIN_PAIRS
 
-from scripts.play.common import GameView, card_text, group
+from scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
 
 RULES = """\
 Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; play goes to the right.
@@ -23,14 +22,60 @@ Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; 
 - The winner collects the stake from every other player and deals next. The stake doubles after
   each won hand, and drops back to the base stake when somebody is knocked out (cannot pay in
   full). The last player with chips wins the match. An exhausted stock voids the hand.
-Input: draw phase `draw` (stock) or `take` (the discard in front of you); discard phase the card,
-e.g. `7h`, `10d`, `Jk`. Or a number from `?`."""
+Input: draw phase `draw` (stock) or `take` (the discard in front of you; its card works too);
+discard phase the card, e.g. `7h`, `10d`, `Jk`. Or a number from `?`; Enter plays your only move."""
+
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list[int]]:
+    """The most disjoint pairs ``cards`` make (natural pairs preferred) and the cards left over.
+
+    Natural pairs: A-9 adding up to 10, or two of 10, J, Q, K; a wild card pairs with anything;
+    a dead card (the Khi variant) pairs only with a wild card.
+    """
+    def pairs(a, b):
+        if a in wild or b in wild:
+            return True
+        if a in dead or b in dead or a >= NUM_STANDARD or b >= NUM_STANDARD:
+            return False
+        return PARTNER[a >> 2] == b >> 2
+
+    best: tuple[int, int, list] = (-1, -1, [])
+
+    def search(left: list[int], chosen: list[tuple[int, int]]):
+        nonlocal best
+        if not left:
+            natural = sum(1 for a, b in chosen if a not in wild and b not in wild)
+            if (len(chosen), natural) > best[:2]:
+                best = (len(chosen), natural, list(chosen))
+            return
+        first, rest = left[0], left[1:]
+        search(rest, chosen)  # leave ``first`` unpaired
+        for i, other in enumerate(rest):
+            if pairs(first, other):
+                search(rest[:i] + rest[i + 1:], chosen + [(first, other)])
+
+    search(sorted(cards), [])
+    chosen = best[2]
+    used = {c for p in chosen for c in p}
+    return chosen, [c for c in sorted(cards) if c not in used]
+
+
+def pair_text(pair, wild) -> str:
+    """``3♣+7♥``; a wild card last and marked ``*``: ``8♣+10♥*``."""
+    a, b = sorted(pair, key=lambda c: (c in wild, c))
+    return "+".join(card_str(c) + ("*" if c in wild else "") for c in (a, b))
 
 
 class SamSipView(GameView):
     title = "Sam Sip"
     rules_text = RULES
-    move_hint = "draw / take, then a card like 7h, a number, ? for moves"
+
+    @property
+    def move_hint(self) -> str:
+        return "draw, or take the discard; ? for help" if self.g.phase == PHASE_DRAW \
+            else "the card to discard, like 7h; ? for help"
 
     @property
     def g(self):
@@ -39,7 +84,7 @@ class SamSipView(GameView):
     def table(self, viewer):
         g = self.g
         head = Text(f"Sam Sip, {g.n} players — hand {g.hand_no}, stake {g.stake}, stock {len(g.stock)}, "
-                    f"dealer {self.seats.short(g.dealer, viewer)}", style="bold")
+                    f"dealer {self.seats.short(g.dealer)}", style="bold")
         if g.done:
             head.append("  (match over)")
         wild = sorted(g.wild)
@@ -60,110 +105,157 @@ class SamSipView(GameView):
             discards[s].append(txt + (f"→p{taker}" if taker >= 0 else ""))
         for s in range(g.n):
             if not g.active[s]:
-                players.add_row("", Text(self.seats.label(s, viewer), style="dim"), str(g.chips[s]), "",
+                players.add_row("", Text(self.seats.label(s), style="dim"), str(g.chips[s]), "",
                                 Text(f"out (hand {g.elim_hand[s]})", style="dim"), "")
                 continue
             mark = "→" if not g.done and g.turn == s else ""
             last = {0: "stock", 1: "took discard"}.get(g.last_draw[s], "")
-            players.add_row(mark, Text(self.seats.label(s, viewer), style="bold yellow" if mark else ""),
+            players.add_row(mark, Text(self.seats.label(s), style="bold yellow" if mark else ""),
                             str(g.chips[s]), str(len(g.hands[s])), last, card_text(" ".join(discards[s][-6:])))
         parts = [head, ind, players]
         if g.live >= 0 and not g.done:
-            who = self.seats.short(g.live_for, viewer)
-            frm = self.seats.short(g.events[-1][0], viewer) if g.events else "?"
-            place = "in front of you" if g.live_for == viewer else f"in front of {who}"
+            frm = self.seats.short(g.events[-1][0]) if g.events else "?"
+            place = "in front of you" if g.live_for == viewer else f"in front of {self.seats.short(g.live_for)}"
             parts.append(Text.assemble(("Discard ", "bold"), card_text(card_str(g.live)),
                                        f" (from {frm}) lies {place}"))
-        if viewer is not None and not g.done and g.active[viewer]:
-            hand = sorted(g.hands[viewer])
-            t = Text(f"Your hand ({len(hand)}): ", style="bold green")
-            t.append_text(card_text("  ".join(card_str(c) + ("*" if c in g.wild else "") for c in hand)))
-            if any(c in g.wild for c in hand):
-                t.append("   (* wild)", style="dim")
-            parts.append(t)
+        if self.reveal and not g.done:
+            parts += [self.hand_text(s, f"{self.seats.short(s)}: ") for s in range(g.n) if g.active[s]]
+        elif viewer is not None and not g.done and g.active[viewer]:
+            parts.append(self.hand_text(viewer))
+            parts.append(self.pairs_hint(viewer))
             if g.turn == viewer:
-                parts.append(Text("Your move: " + ("draw from the stock or take the discard"
-                                                   if g.phase == PHASE_DRAW else "discard a card"), style="dim"))
+                draw = "draw from the stock" + (" or take the discard" if g.live_for == viewer else "")
+                parts.append(Text("Your move: " + (draw if g.phase == PHASE_DRAW else "discard a card"), style="dim"))
         return Panel(group(*parts), title=self.title, title_align="left")
 
-    def describe(self, seat, ids, text, viewer=None):
-        a = ids[-1]
-        label = self.seats.label(seat)
-        if a == DRAW_STOCK:
-            return Text.assemble((label + ": ", "cyan"), "draws from the stock")
-        if a == TAKE_DISCARD:
-            return Text.assemble((label + ": ", "cyan"), "takes ", card_text(text.removeprefix("take ")))
-        return Text.assemble((label + ": ", "cyan"), card_text(text))
+    def hand_text(self, seat: int, label: str | None = None) -> Text:
+        g = self.g
+        hand = sorted(g.hands[seat])
+        t = Text(label or f"Your hand ({len(hand)}): ", style="bold green")
+        t.append_text(card_text("  ".join(card_str(c) + ("*" if c in g.wild else "") for c in hand)))
+        if any(c in g.wild for c in hand):
+            t.append("   (* wild)", style="dim")
+        return t
+
+    def pairs_hint(self, seat: int) -> Text:
+        """``Your pairs: J♠+J♥, Q♣+Q♦ — one more needed (a 3 for your 7♦, or a wild card)``."""
+        g = self.g
+        pairs, left = pairs_of(g.hands[seat], g.wild, g.dead)
+        need = 3 - len(pairs)
+        shown = ", ".join(pair_text(p, g.wild) for p in pairs) or "none yet"
+        t = Text.assemble(("Your pairs: ", "bold"), card_text(shown))
+        if need <= 0:
+            return t
+        t.append(f" — {('one', 'two', 'three')[need - 1]} more needed", style="dim")
+        if need == 1 and len(left) == 1:  # five cards, two pairs: say which cards complete it
+            c = left[0]
+            if c in g.wild:
+                t.append(" (any card: yours is wild)", style="dim")
+            elif c in g.dead or c >= NUM_STANDARD:
+                t.append_text(Text.assemble((" (a wild card for your ", "dim"), card_text(card_str(c)), (")", "dim")))
+            else:
+                partner = RANK_NAMES[PARTNER[c >> 2]]
+                t.append_text(Text.assemble((f" (a {partner} for your ", "dim"), card_text(card_str(c)),
+                                            (", or a wild card)", "dim")))
+        return t
+
+    def forced_word(self, text):
+        return "draw from the stock" if text == "draw stock" else text
 
     def snapshot(self):
-        return {"results": len(self.g.results)}
+        g = self.g
+        before = {"results": len(g.results), "hand": list(g.hands[g.turn]), "seat": g.turn,
+                  "wild": g.wild, "dead": g.dead}  # a won hand is re-dealt at once: keep its wild cards
+        self._before = before  # describe() names the card a person drew
+        return before
 
-    def after_move(self, before, seat, ids, rewards):
+    def _drawn_card(self, seat: int) -> int | None:
+        """The card ``seat`` just drew from the stock (it may have ended the hand)."""
+        before = getattr(self, "_before", None)
+        g = self.g
+        if before is None or before["seat"] != seat:
+            return None
+        if len(g.results) > before["results"]:
+            res = g.results[-1]
+            now = list(res.winning_hand) if res.winner == seat else []
+        else:
+            now = list(g.hands[seat])
+        for c in before["hand"]:
+            if c in now:
+                now.remove(c)
+        return now[0] if len(now) == 1 else None
+
+    def describe(self, seat, ids, text, viewer=None, sep=": "):
+        a = ids[-1]
+        label = Text(self.seats.label(seat) + sep, style="cyan")
+        if a == DRAW_STOCK:
+            drawn = self._drawn_card(seat) if (self.reveal or viewer == seat) else None
+            if drawn is not None:
+                return Text.assemble(label, "draws ", card_text(card_str(drawn)), " from the stock")
+            return Text.assemble(label, "draws from the stock")
+        if a == TAKE_DISCARD:
+            return Text.assemble(label, "takes ", card_text(text.removeprefix("take ")))
+        return Text.assemble(label, card_text(text))
+
+    def section_ended(self, before):
+        return len(self.g.results) > before["results"]
+
+    def after_move(self, before, seat, ids, rewards, viewer=None):
         g = self.g
         if len(g.results) == before["results"]:
             return []
-        return [self.hand_summary(g.results[-1], rewards)]
+        return [self.hand_summary(g.results[-1], rewards, before["wild"], before["dead"])]
 
-    def hand_summary(self, res, rewards):
+    def hand_summary(self, res, rewards, wild, dead):
         g = self.g
         if res.winner is None:
-            return Text(f"Hand {res.hand_no} is void: the stock ran out. The stake stays {res.stake}; "
+            why = ("nobody drew from the stock for too long" if res.void_reason == VOID_STALL
+                   else "the stock ran out")
+            return Text(f"Hand {res.hand_no} is void: {why}. The stake stays {res.stake}; "
                         "the same dealer deals again.", style="bold")
-        t = Table(title=f"Hand {res.hand_no}: {self.seats.label(res.winner)} wins with {WIN_NAMES[res.kind]}",
-                  title_justify="left", title_style="bold green")
-        t.caption = None
+        t = compact_table()
         t.add_column("player")
         t.add_column("chips", justify="right")
         t.add_column("change", justify="right")
-        t.add_column("reward", justify="right")
+        if self.show_rewards:
+            t.add_column("reward", justify="right")
         for s in range(g.n):
             if not g.active[s] and s not in res.eliminated:
                 continue
             note = "  knocked out" if s in res.eliminated else ""
-            t.add_row(self.seats.label(s) + note, str(g.chips[s]), f"{res.deltas[s]:+d}", f"{rewards.get(s, 0.0):+.2f}")
-        hand = Text.assemble("winning hand: ", card_text(" ".join(card_str(c) for c in res.winning_hand)),
-                             f"; stake was {res.stake}, now {g.stake}" if not g.done else f"; stake was {res.stake}")
-        return group(t, hand)
+            row = [self.seats.label(s) + note, str(g.chips[s]), f"{res.deltas[s]:+d}"]
+            if self.show_rewards:
+                row.append(f"{rewards.get(s, 0.0):+.2f}")
+            t.add_row(*row)
+        if res.kind == WIN_PAIRS:
+            pairs, _ = pairs_of(res.winning_hand, wild, dead)
+            hand = Text.assemble("winning pairs: ", card_text(", ".join(pair_text(p, wild) for p in pairs)),
+                                 ("   (* wild)" if any(c in wild for c in res.winning_hand) else "", "dim"))
+        else:
+            hand = Text.assemble("winning hand: ", card_text(" ".join(card_str(c) for c in res.winning_hand)))
+        stake = f"stake was {res.stake}" + (f", now {g.stake}" if not g.done else "")
+        return titled(f"Hand {res.hand_no}: {self.seats.label(res.winner)} wins with {WIN_NAMES[res.kind]}",
+                      t, hand, Text(stake, style="dim"))
 
-    def final(self, totals):
+    def standings(self):
         g = self.g
         ranks = g.ranking()
-        order = sorted(range(g.n), key=lambda s: ranks[s])
-        t = Table(title="Final ranking", title_justify="left", title_style="bold")
-        t.add_column("rank", justify="right")
+        places = place_names(ranks, higher_is_better=False)
+        t = compact_table()
+        t.add_column("place", justify="right")
         t.add_column("player")
         t.add_column("chips", justify="right")
-        for s in order:
-            t.add_row(f"{ranks[s]:g}", self.seats.label(s), str(g.chips[s]))
-        return [t]
+        t.add_column("")
+        for s in sorted(range(g.n), key=lambda s: (ranks[s], s)):
+            note = f"knocked out in hand {g.elim_hand[s]}" if not g.active[s] else ""
+            t.add_row(places[s], self.seats.label(s), str(g.chips[s]), note)
+        best = [s for s in range(g.n) if ranks[s] == min(ranks)]
+        names = " and ".join(self.seats.label(s) for s in best)
+        verdict = (f"{names} {'win' if self.seats.short(best[0]) == 'you' else 'wins'} the match."
+                   if len(best) == 1 else f"{names} share first place.")
+        return [titled(f"Match result after {g.hand_no} hand(s): chips", t, Text(verdict, style="bold green"))]
 
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):
-        g = self.g
-        t = text.strip()
-        if g.phase == PHASE_DRAW and g.live >= 0:
-            try:  # typing the discard's card means taking it
-                c = parse_card(t)
-                if min(c, 52) == min(g.live, 52):
-                    return (TAKE_DISCARD,)
-            except ValueError:
-                pass
-        if g.phase != PHASE_DRAW:
-            low = t.lower()
-            if low.split()[0] in ("draw", "stock", "take", "pick", "d", "t"):
-                raise IllegalMoveError("you have drawn already: now discard one of your cards")
-            try:
-                c = parse_card(low.split()[-1])
-            except ValueError:
-                c = None
-            if c is not None and not any(min(x, 52) == min(c, 52) for x in g.hands[seat]):
-                raise IllegalMoveError(f"you do not hold {card_str(c)}")
-        try:
-            return (self.env.move_to_action(t),)
-        except IllegalMoveError as err:
-            msg = err.reason
-            if g.phase == PHASE_DRAW:
-                msg += " (now draw: `draw` from the stock" + (" or `take` the discard)" if g.live >= 0 else ")")
-            else:
-                msg += " (now discard one of your cards, e.g. " + card_str(sorted(g.hands[seat])[0]) + ")"
-            raise IllegalMoveError(msg) from None
+        action = self.env.move_to_action(text.strip())
+        return Move((action,), self.env.action_text(action))

@@ -1,14 +1,19 @@
-"""Seat specs for `cardzoo play`: 'human', or an agent spec ('rules', 'random', a checkpoint).
+"""Seat specs for `cardzoo play`: 'human', or an agent spec ('rules', 'random', 'model', a checkpoint).
 
-Agent specs are resolved by the shared parser in training/agents.py when it exists, so every
-seat kind `cardzoo eval` understands (checkpoints included) also plays here.
+Agent specs are read and built by the shared parser in training/agents.py, so every seat kind
+`cardzoo eval` understands (checkpoints included) also plays here.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import os
+from typing import Callable, Sequence
 
 HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
+SEATS_HELP = ("Seats: human; rules (the game's rule bot); random; model (the trained model shipped in "
+              "models/ for this game and player count, e.g. models/siantappo-4p); or a checkpoint path "
+              "(NAME.safetensors with its NAME.json sidecar next to it, as written by cardzoo train). "
+              "Add @SEED to fix a bot's seed.")
 
 
 def parse_seats(text: str | None, players: int | None, default_players: int, counts: Sequence[int]) -> tuple[list[str], int]:
@@ -16,7 +21,9 @@ def parse_seats(text: str | None, players: int | None, default_players: int, cou
 
     Defaults: one human at seat 0, rule bots elsewhere. Raises ValueError on a mismatch.
     """
-    if text:
+    if text is not None:
+        if not text.strip():
+            raise ValueError("--seats is empty; use e.g. human,rules,rules,rules")
         specs = [s.strip() for s in text.split(",")]
         if any(not s for s in specs):
             raise ValueError(f"--seats {text!r} has an empty entry; use e.g. human,rules,rules,random")
@@ -25,7 +32,7 @@ def parse_seats(text: str | None, players: int | None, default_players: int, cou
 
         for s in specs:
             if s != "human":
-                parse_agent_spec(s)  # ValueError / FileNotFoundError with a one-line reason
+                check_checkpoint_files(parse_agent_spec(s))
         if players is not None and players != len(specs):
             raise ValueError(f"--players {players} but --seats names {len(specs)} seats")
         players = len(specs)
@@ -38,9 +45,56 @@ def parse_seats(text: str | None, players: int | None, default_players: int, cou
     return specs, players
 
 
+def check_checkpoint_files(spec) -> None:
+    """A checkpoint is two files; say which one is missing, naming the path the user gave."""
+    if spec.kind != "checkpoint":
+        return
+    from training.checkpoint import checkpoint_paths
+
+    weights, sidecar = checkpoint_paths(spec.path)
+    for f, what in ((weights, "weights"), (sidecar, "sidecar")):
+        if not f.is_file():
+            raise FileNotFoundError(f"checkpoint {spec.path}: its {what} file {f} is missing "
+                                    f"(a checkpoint is NAME.safetensors + NAME.json, as cardzoo train writes them)")
+
+
+def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[str], None] = print) -> list:
+    """An Agent per bot seat (None for people), built before the first deal. Models are announced
+    with ``say`` ("loading model …") since loading one takes a moment; a seat that cannot be
+    built is a one-line error naming the seat and the spec."""
+    from training.agents import parse_agent_spec, shipped_model_path
+
+    announced: set[str] = set()
+    agents = []
+    for s, spec in enumerate(specs):
+        if spec == "human":
+            agents.append(None)
+            continue
+        parsed = parse_agent_spec(spec)
+        if parsed.kind in ("model", "checkpoint") and spec not in announced:
+            announced.add(spec)
+            try:
+                path = parsed.path if parsed.kind == "checkpoint" else _short_path(
+                    shipped_model_path(module.GAME, config.num_players))
+            except ValueError as e:
+                raise ValueError(f"player_{s} ({spec}): {e}") from None
+            seats = ", ".join(f"player_{t}" for t, other in enumerate(specs) if other == spec)
+            say(f"loading model {path} for {seats} …")
+        try:
+            agents.append(make_agent(spec, module, config, seed + 1000 + s))
+        except (ValueError, FileNotFoundError) as e:  # CheckpointError is a ValueError
+            raise ValueError(f"player_{s} ({spec}): {e}") from None
+    return agents
+
+
+def _short_path(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def make_agent(spec: str, module, config, seed: int | None):
     """An Agent for one bot seat (act(observation, action_mask) -> int), built by the shared
-    agent-spec parser of `cardzoo eval` (random, rules, a checkpoint path, SPEC@SEED)."""
+    agent-spec parser of `cardzoo eval` (random, rules, model, a checkpoint path, SPEC@SEED)."""
     from training.agents import make_agent as shared_make_agent
 
     return shared_make_agent(spec, module, config=config, seed=seed)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from typing import Sequence
 
@@ -11,38 +10,51 @@ from rich.columns import Columns
 from rich.console import Console
 from rich.text import Text
 
-from scripts.play.common import GameView, Seats, card_text
+from envs.base import IllegalMoveError
+from envs.cards import card_str
+from scripts.play.common import GameView, Move, Seats, card_text
+from scripts.play.lines import Leave, LineReader, clip_echo
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
 SHOW_WORDS = {"show", "table", "look", "hand", "board", "status"}
+YES_WORDS = {"y", "yes", "q", "quit"}
 AUTO_LIST = 12  # list the legal moves with every prompt when there are at most this many
 
 
-class Quit(Exception):
-    """The person left (quit, end of input or Ctrl-C)."""
-
-    def __init__(self, why: str):
-        super().__init__(why)
-        self.why = why
-
-
 class PlaySession:
+    """One match at the terminal.
+
+    ``waiting_for`` says what the current prompt asks ("move", "pause", "confirm" or "handoff"),
+    so scripted input (tests) can answer each kind of prompt.
+    """
+
     def __init__(self, env, view: GameView, seats: Seats, agents: Sequence, console: Console,
-                 stdin=None, seed: int | None = None, save: str | None = None, delay: float = 0.0):
+                 stdin=None, seed: int | None = None, save: str | None = None, delay: float = 0.0,
+                 auto_pass: bool = False):
         self.env = env
         self.view = view
         self.seats = seats
         self.agents = agents  # per seat: an Agent, or None for a person
         self.console = console
-        self.stdin = stdin if stdin is not None else sys.stdin
+        self.reader = LineReader(console, stdin)
         self.seed = seed
         self.save = save
         self.delay = delay
+        self.auto_pass = auto_pass
         self.totals = [0.0] * len(seats)
         self.steps: list[dict] = []  # the record: one entry per action id
+        self.moves_made = 0  # whole moves
         self.last_human: int | None = None
-        self.viewer: int | None = seats.humans[0] if seats.humans else None
+        self.waiting_for: str | None = None
+
+    @property
+    def stdin(self):
+        return self.reader.stdin
+
+    @stdin.setter
+    def stdin(self, stream) -> None:
+        self.reader = LineReader(self.console, stream)
 
     # ---------------------------------------------------------------- main loop
     def run(self) -> int:
@@ -68,9 +80,9 @@ class PlaySession:
                     try:
                         self._bot_turn(seat)
                     except KeyboardInterrupt:
-                        raise Quit("interrupted") from None
-        except Quit as q:
-            con.print(Text(f"\n{q.why} — leaving the game after {len(self.steps)} moves. Bye!", style="bold"))
+                        raise Leave("interrupted") from None
+        except Leave as q:
+            con.print(Text(f"\n{q.why} — leaving the game after {self.moves_made} moves. Bye!", style="bold"))
             if self.save:
                 con.print(Text(f"(the unfinished game was not saved to {self.save})", style="dim"))
             return 0
@@ -82,32 +94,52 @@ class PlaySession:
         return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
     # ------------------------------------------------------------------- moves
-    def _step(self, seat: int, action: int) -> dict[int, float]:
+    def _step(self, seat: int, action: int, text: str | None = None, cards: str | None = None) -> dict[int, float]:
+        """One env step (``cards``: play exactly these cards through ``env.play``), recorded."""
         env = self.env
-        text = env.action_text(action)
-        env.step(action)
+        text = text or env.action_text(action)
+        if cards:
+            env.play(cards)
+        else:
+            env.step(action)
         rewards = {env.agent_seat[a]: float(r) for a, r in env.rewards.items() if r}
         for s, r in rewards.items():
             self.totals[s] += r
         entry = {"seat": seat, "action": int(action), "text": text}
+        if cards:
+            entry["cards"] = cards
         if rewards:
             entry["rewards"] = {str(s): r for s, r in sorted(rewards.items())}
         self.steps.append(entry)
         return rewards
 
-    def _play_ids(self, seat: int, ids: Sequence[int], text: str) -> None:
+    def _apply(self, seat: int, move: Move, note: str | None = None) -> None:
+        """Play a person's complete move and show what happened."""
         before = self.view.snapshot()
         rewards: dict[int, float] = {}
-        for a in ids:
-            for s, r in self._step(seat, a).items():
-                rewards[s] = rewards.get(s, 0.0) + r
-        self.console.print(self.view.describe(seat, tuple(ids), text, self._private_viewer()))
-        for item in self.view.after_move(before, seat, tuple(ids), rewards):
-            self.console.print(item)
+        if move.cards:
+            rewards = self._step(seat, move.ids[0], move.text, cards=move.cards)
+        else:
+            for a in move.ids:
+                for s, r in self._step(seat, a).items():
+                    rewards[s] = rewards.get(s, 0.0) + r
+        self._report(before, seat, move.ids, move.text, rewards, note)
 
-    def _private_viewer(self) -> int | None:
-        """The seat whose private events (e.g. a swap it takes part in) the screen may show:
-        the one person at the table; None with no person or several (hot-seat)."""
+    def _report(self, before, seat, ids, text, rewards, note=None) -> None:
+        self.moves_made += 1
+        line = self.view.describe(seat, tuple(ids), text, self._private_viewer(seat))
+        if note:
+            line.append(f"  ({note})", style="dim")
+        self.console.print(line)
+        for item in self.view.after_move(before, seat, tuple(ids), rewards, self._private_viewer(seat)):
+            self.console.print(item)
+        if self.view.section_ended(before) and self.seats.humans and not self._over():
+            self._pause()
+
+    def _private_viewer(self, seat: int | None = None) -> int | None:
+        """The seat whose private events (the card drawn, a swap it takes part in) the screen may
+        show: the one person at the table; nobody's in hot-seat games (the next person may read
+        the lines before the screen is cleared for them)."""
         return self.seats.humans[0] if len(self.seats.humans) == 1 else None
 
     def _bot_turn(self, seat: int) -> None:
@@ -128,36 +160,44 @@ class PlaySession:
                 rewards[s] = rewards.get(s, 0.0) + r
             if tuple(ids) in full or self._over() or env.agent_selection != agent_name:
                 break
-        text = full.get(tuple(ids), " ".join(texts))
-        self.console.print(self.view.describe(seat, tuple(ids), text, self._private_viewer()))
-        for item in self.view.after_move(before, seat, tuple(ids), rewards):
-            self.console.print(item)
+        self._report(before, seat, tuple(ids), full.get(tuple(ids), " ".join(texts)), rewards)
         if self.delay:
             time.sleep(self.delay)
 
     def _human_turn(self, seat: int) -> None:
         con = self.console
+        moves = self.env.full_moves()
+        forced = len(moves) == 1
+        if forced and self.auto_pass:
+            ids, text = moves[0]
+            self._apply(seat, Move(tuple(ids), text), note="your only move, played by --auto-pass")
+            return
         if len(self.seats.humans) > 1 and seat != self.last_human:
             # hot-seat: hide the previous person's hand before the next one looks
             if con.is_terminal:
                 con.clear()
             con.rule(f"player_{seat}'s turn")
-            self._read(f"player_{seat}: press Enter when only you can see the screen ")
+            self._read(f"player_{seat}: press Enter when only you can see the screen ", "handoff")
             if con.is_terminal:
                 con.clear()
         self.last_human = seat
-        self.viewer = seat
         con.print(self.view.table(seat))
-        moves = self.env.full_moves()
         if len(moves) <= AUTO_LIST:
             self._list_moves(moves)
+        prompt = (f"player_{seat}, your only move: Enter = {self.view.forced_word(moves[0][1])} > " if forced
+                  else f"player_{seat}, your move ({self.view.move_hint}) > ")
         while True:
-            line = self._read(f"player_{seat}, your move ({self.view.move_hint}) > ").strip()
+            line = self._read(prompt, "move").strip()
             if not line:
+                if forced:
+                    ids, text = moves[0]
+                    self._apply(seat, Move(tuple(ids), text))
+                    return
                 continue
             low = line.lower()
             if low in QUIT_WORDS:
-                raise Quit("you quit")
+                self._confirm_quit()
+                continue
             if low in HELP_WORDS:
                 self._help(moves)
                 continue
@@ -167,76 +207,76 @@ class PlaySession:
             if low in SHOW_WORDS:
                 con.print(self.view.table(seat))
                 continue
-            choice = self._pick(line, moves, seat)
-            if choice is None:
-                continue
-            ids, text, note = choice
-            if note:
-                con.print(Text(note, style="dim"))
-            self._play_ids(seat, ids, text)
-            return
+            move = self._pick(line, moves, seat)
+            if move is not None:
+                self._apply(seat, move)
+                return
 
-    def _pick(self, line: str, moves, seat: int):
-        """(ids, text, note) of the move the person meant, or None after saying what was wrong."""
+    def _pick(self, line: str, moves, seat: int) -> Move | None:
+        """The move the person meant, or None after saying what was wrong."""
         con = self.console
         token = line.strip().rstrip(".)")
         if token.isdigit():
             k = int(token)
             if 1 <= k <= len(moves):
                 ids, text = moves[k - 1]
-                return tuple(ids), text, None
+                return Move(tuple(ids), text)
             con.print(Text(f"there is no move {k}: pick 1..{len(moves)} — try again (? lists them)", style="red"))
             return None
         try:
-            ids = tuple(int(a) for a in self.view.parse(line, seat))
-        except ValueError as e:  # IllegalMoveError is a ValueError
-            con.print(Text(f"{e} — try again (? lists the legal moves)", style="red"))
-            return None
-        except Exception as e:  # never lose a game to a parser bug
-            con.print(Text(f"could not read {line!r} ({type(e).__name__}: {e}) — try again", style="red"))
-            return None
-        by_ids = {tuple(i): t for i, t in moves}
-        if ids not in by_ids:
-            con.print(Text(f"{line!r} is not a legal move now — try again (? lists them)", style="red"))
-            return None
-        return ids, by_ids[ids], self.view.note_for(line, ids, seat)
+            move = self.view.parse(line, seat)
+        except IllegalMoveError as e:
+            return self._refuse(e.reason, line)
+        except ValueError as e:
+            return self._refuse(str(e), line)
+        if move.ids not in {tuple(i) for i, _ in moves}:
+            return self._refuse(f"{line!r} is not a legal move now", line)
+        return move
+
+    def _refuse(self, reason: str, line: str) -> None:
+        self.console.print(Text(f"{clip_echo(reason, line)} — try again (? lists the legal moves)", style="red"))
+        return None
 
     def _list_moves(self, moves) -> None:
         items = [Text.assemble((f"{i:>2}) ", "dim"), card_text(t)) for i, (_, t) in enumerate(moves, 1)]
         self.console.print(Text("Legal moves:", style="bold"))
         self.console.print(Columns(items, padding=(0, 3)))
+        legend = self.view.legend([t for _, t in moves])
+        if legend:
+            self.console.print(Text(legend, style="dim"))
 
     def _help(self, moves) -> None:
         self._list_moves(moves)
         self.console.print(Text(
             "Type a move as you would say it (cards like 7h 7s, 10d, Q♠ — see `rules`), or its number. "
-            "Commands: ? / help (this list), show (the table again), rules, quit.", style="dim"))
+            "Enter plays your only move. Commands: ? / help (this list), show (the table again), rules, "
+            "quit. ↑/↓ recall earlier lines.", style="dim"))
 
-    def _read(self, prompt: str) -> str:
-        self.console.print(Text(prompt, style="bold green"), end="")
+    def _confirm_quit(self) -> None:
+        answer = self._read("Leave the match in progress? (y/N) ", "confirm").strip().lower()
+        if answer in YES_WORDS:
+            raise Leave("you quit")
+        self.console.print(Text("Playing on.", style="dim"))
+
+    def _pause(self) -> None:
+        line = self._read("— press Enter to continue — ", "pause").strip().lower()
+        if line in QUIT_WORDS:
+            self._confirm_quit()
+
+    def _read(self, prompt: str, kind: str) -> str:
+        self.waiting_for = kind
         try:
-            if self.stdin is sys.stdin and sys.stdin.isatty():
-                return input()
-            line = self.stdin.readline()
-        except KeyboardInterrupt:
-            raise Quit("interrupted") from None
-        except EOFError:
-            raise Quit("end of input") from None
-        if line == "":
-            self.console.print()
-            raise Quit("end of input")
-        if not (self.stdin is sys.stdin and sys.stdin.isatty()):
-            # echo piped input, so a transcript reads like a session
-            self.console.print(Text(line.rstrip("\n"), style="dim"), highlight=False)
-        return line.rstrip("\r\n")
+            return self.reader.read(prompt)
+        finally:
+            self.waiting_for = None
 
     # ------------------------------------------------------------------- finish
     def _finish(self) -> None:
         con = self.console
-        con.print(self.view.table(None))
-        con.print(self.view.rewards_table(self.totals))
-        for item in self.view.final(self.totals):
+        for item in self.view.standings():
             con.print(item)
+        if self.view.show_rewards:
+            con.print(self.view.rewards_table(self.totals))
         if self.save:
             write_record(self.save, self.env, self.seats.specs, self.steps, self.totals)
             con.print(Text(f"game saved to {self.save}", style="dim"))
@@ -244,10 +284,12 @@ class PlaySession:
 
 def write_record(path: str, env, specs: Sequence[str], steps: Sequence[dict], totals: Sequence[float]) -> None:
     """Write the finished game as one JSON line in the format of training/records.py:
-    record_header() + moves [{seat, action, text[, rewards]}] + rewards (total per seat) + agents,
-    so `cardzoo replay` shows it and ``training.records.replay_record`` checks it."""
+    record_header() + moves [{seat, action, text[, cards][, rewards]}] + rewards (total per seat)
+    + agents, so `cardzoo replay` shows it and ``training.records.replay_record`` checks it."""
     rec = {**env.record_header(), "moves": list(steps), "rewards": [float(t) for t in totals],
            "agents": list(specs), "source": "cardzoo play"}
+    if rec.get("deck") is not None:  # a stacked deck as card text, the form reset(options=...) reads
+        rec["deck"] = [card_str(c) if isinstance(c, int) else c for c in rec["deck"]]
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
@@ -261,3 +303,4 @@ def reflow(text: str) -> str:
         else:
             lines.append(line)
     return "\n".join(lines)
+

@@ -8,13 +8,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from envs.base import IllegalMoveError
-from envs.cards import parse_cards
 from envs.siantappo.engine import OVER, SWAP, hand_keys
 from envs.siantappo.env import SQUEAL
-from envs.siantappo.moves import ACTION_TYPE, CARD_TO_KEY, PASS_ID, TYPE_NAMES, key_str, keys_str
+from envs.siantappo.moves import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 
-from scripts.play.common import GameView, card_text, group
+from scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
 
 RULES = """\
 Siantappo ("pig slaughter"), a climbing game for 3-6 players; all 52 cards are dealt.
@@ -28,15 +26,17 @@ Siantappo ("pig slaughter"), a climbing game for 3-6 players; all 52 cards are d
 - Play out all your cards to finish. The last player holding cards is the pig (loser).
 - From round 2: the winner swaps their 2 lowest cards for the loser's 2 highest (and, with 4+
   players, 2nd and 2nd-to-last swap 1). The loser deals and leads.
-- Scoring per round: 1st +1 ... last -1 (reward), placement points n-1 ... 0.
+- Scoring per round: placement points n-1 for 1st ... 0 for last (the pig). The match winner has
+  the most placement points after the last round; equal points share the place.
 Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or a number from `?`.
-The game plays the lowest suits under the top card you chose (it never matters which)."""
+A rank alone (`7 7`, `q`) is enough when it can only mean one set of your cards. Enter plays your
+only move."""
 
 
 class SiantappoView(GameView):
     title = "Siantappo"
     rules_text = RULES
-    move_hint = "cards like 7h 7s, pass, a number, ? for moves"
+    move_hint = "cards like 7h 7s, or pass; ? for help"
 
     @property
     def eng(self):
@@ -53,37 +53,38 @@ class SiantappoView(GameView):
         players.add_column("")
         players.add_column("player")
         players.add_column("cards", justify="right")
-        players.add_column("this trick")
+        players.add_column("status")
         players.add_column("points", justify="right")
         players.add_column("pig", justify="right")
         for s in range(eng.n):
             mark = "→" if eng.phase != OVER and eng.acting == s else ""
             status = []
-            if s in eng.finish_top:
-                status.append(f"out #{eng.finish_top.index(s) + 1}")
+            place = self._place_now(s)
+            if place:
+                status.append(f"out, {ordinal(place)}")
             elif eng.passed[s]:
                 status.append("passed")
             if s == eng.current_player and eng.current >= 0:
                 status.append("on top")
             style = "bold yellow" if mark else ""
-            players.add_row(mark, Text(self.seats.label(s, viewer), style=style), str(eng.counts[s]),
+            players.add_row(mark, Text(self.seats.label(s), style=style), str(eng.counts[s]),
                             ", ".join(status), str(eng.match_points[s]), str(eng.pig_counts[s]))
         if eng.phase == SWAP:
             giver, receiver, left = eng.swap_queue[0]
-            who = self.seats.short(giver, viewer)
-            trick = Text(f"Swap: {who} give{'' if who == 'you' else 's'} {left} "
-                         f"card(s) back to {self.seats.short(receiver, viewer)}")
+            trick = Text(f"Swap: {self.seats.verb(giver, 'gives', 'give')} {left} "
+                         f"card(s) back to {self.seats.short(receiver)}")
         elif eng.current >= 0:
             kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
             trick = Text.assemble("On the table: ", card_text(keys_str(eng.current_keys)),
-                                  f"  ({kind} by {self.seats.short(eng.current_player, viewer)})")
+                                  f"  ({kind} by {self.seats.short(eng.current_player)})")
         elif eng.phase != OVER:
-            who = self.seats.short(eng.acting, viewer)
-            trick = Text(f"The table is empty: {who} {'lead' if who == 'you' else 'leads'}.")
+            trick = Text(f"The table is empty: {self.seats.verb(eng.acting, 'leads', 'lead')}.")
         else:
             trick = Text("")
         parts = [head, players, trick]
-        if viewer is not None and eng.phase != OVER:
+        if self.reveal:
+            parts += [self.hand_text(s, f"{self.seats.short(s)}: ") for s in range(eng.n) if eng.counts[s]]
+        elif viewer is not None and eng.phase != OVER:
             parts.append(self.hand_text(viewer))
             if eng.swap_given[viewer] or eng.swap_received[viewer]:
                 parts.append(Text.assemble(
@@ -91,8 +92,17 @@ class SiantappoView(GameView):
                     ", received ", card_text(keys_str(eng.swap_received[viewer]) or "-")))
         return Panel(group(*parts), title=self.title, title_align="left")
 
-    def hand_text(self, viewer: int) -> Text:
-        keys = hand_keys(self.eng.hands[viewer])
+    def _place_now(self, seat: int) -> int:
+        """The place a seat took by going out this round (0 while it holds cards)."""
+        eng = self.eng
+        if seat in eng.finish_top:
+            return eng.finish_top.index(seat) + 1
+        if seat in eng.finish_bottom:  # no_finish_on_2: went out on a 2, placed from the bottom
+            return eng.n - eng.finish_bottom.index(seat)
+        return 0
+
+    def hand_text(self, seat: int, label: str | None = None) -> Text:
+        keys = hand_keys(self.eng.hands[seat])
         # grouped by rank, low to high in game order
         groups: list[list[int]] = []
         for k in keys:
@@ -100,96 +110,105 @@ class SiantappoView(GameView):
                 groups[-1].append(k)
             else:
                 groups.append([k])
-        text = Text(f"Your hand ({len(keys)}): ", style="bold green")
+        text = Text(label or f"Your hand ({len(keys)}): ", style="bold green")
         text.append_text(card_text("  ".join(" ".join(key_str(k) for k in g) for g in groups)))
         return text
 
-    def describe(self, seat, ids, text, viewer=None):
-        label = self.seats.label(seat)
+    def describe(self, seat, ids, text, viewer=None, sep=": "):
+        label = Text(self.seats.label(seat) + sep, style="cyan")
         action = ids[-1]
         if text.startswith("give"):
             m = re.match(r"give (\S+) to player_(\d+)", text)
             receiver = int(m.group(2)) if m else -1
-            if viewer is not None and viewer in (seat, receiver):
-                return Text.assemble((label + ": ", "cyan"), card_text(text))
+            if self.reveal or (viewer is not None and viewer in (seat, receiver)):
+                return Text.assemble(label, card_text(text))
             # a swap is private to the two players
-            return Text.assemble((label + ": ", "cyan"), f"gives a card to player_{receiver}")
+            return Text.assemble(label, f"gives a card to player_{receiver}")
         if action == PASS_ID:
-            return Text.assemble((label + ": ", "cyan"), ("pass", "dim"))
+            return Text.assemble(label, ("pass", "dim"))
         kind = TYPE_NAMES[ACTION_TYPE[action]]
-        return Text.assemble((label + ": ", "cyan"), card_text(text), (f"  ({kind})", "dim"))
+        return Text.assemble(label, card_text(text), (f"  ({kind})", "dim"))
+
+    def forced_word(self, text):
+        return text
 
     def snapshot(self):
-        return {"round": self.eng.round_index, "phase": self.eng.phase}
+        eng = self.eng
+        return {"round": eng.round_index, "phase": eng.phase, "trick": eng.trick,
+                "on_top": eng.current_player, "out": len(eng.finish_top) + len(eng.finish_bottom)}
 
-    def after_move(self, before, seat, ids, rewards):
+    def section_ended(self, before):
+        return self.eng.round_index > before["round"]
+
+    def after_move(self, before, seat, ids, rewards, viewer=None):
         out = []
         action = ids[-1]
+        eng = self.eng
         if before["phase"] != SWAP and self.env.is_squeal(action):
             out.append(Text(SQUEAL, style="bold magenta"))
-        eng = self.eng
         if eng.round_index > before["round"]:
             out.append(self.round_summary(before["round"], rewards))
+            return out
+        if len(eng.finish_top) + len(eng.finish_bottom) > before["out"]:
+            place = self._place_now(seat)
+            how = " on a 2, so placed" if seat in eng.finish_bottom else ":"
+            out.append(Text(f"{self.seats.verb(seat, 'is', 'are')} out{how} {ordinal(place)} place",
+                            style="bold"))
+        if eng.trick > before["trick"]:
+            winner = seat if action != PASS_ID and before["phase"] != SWAP else before["on_top"]
+            line = f"{self.seats.verb(winner, 'wins', 'win')} the trick"
+            if eng.turn != winner:
+                line += f"; {self.seats.verb(eng.turn, 'leads', 'lead')}"
+            else:
+                line += f" and {'lead' if self.seats.short(winner) == 'you' else 'leads'}"
+            out.append(Text(line + ".", style="yellow"))
         return out
 
-    def round_summary(self, round_index: int, rewards) -> Table:
+    def round_summary(self, round_index: int, rewards):
         eng = self.eng
+        n = eng.n
         places = eng.round_places[round_index]
-        t = Table(title=f"End of round {round_index + 1}", title_justify="left", title_style="bold")
+        t = compact_table()
         t.add_column("place", justify="right")
         t.add_column("player")
-        t.add_column("round reward", justify="right")
-        t.add_column("placement points", justify="right")
-        t.add_column("pig (times last)", justify="right")
-        t.add_column("total reward", justify="right")
-        n = eng.n
+        t.add_column("points", justify="right")
+        t.add_column("pig", justify="right")
+        if self.show_rewards:
+            t.add_column("reward", justify="right")
+            t.add_column("total", justify="right")
         for s in sorted(range(n), key=lambda s: places[s]):
             place = places[s]
-            name = self.seats.label(s)
-            if place == n:
-                name += " 🐷"
-            t.add_row(str(place), name, f"{rewards.get(s, 0.0):+.2f}", f"{eng.match_points[s]} (+{n - place})",
-                      str(eng.pig_counts[s]), f"{eng.total_rewards[s]:+.2f}")
-        return t
+            name = self.seats.label(s) + (" 🐷 the pig" if place == n else "")
+            row = [ordinal(place), name, f"{eng.match_points[s]} (+{n - place})", str(eng.pig_counts[s])]
+            if self.show_rewards:
+                row += [f"{rewards.get(s, 0.0):+.2f}", f"{eng.total_rewards[s]:+.2f}"]
+            t.add_row(*row)
+        return titled(f"End of round {round_index + 1} of {self.env.config.rounds}", t)
 
-    def final(self, totals):
+    def standings(self):
         eng = self.eng
-        order = sorted(range(eng.n), key=lambda s: (-eng.match_points[s], eng.pig_counts[s]))
+        places = place_names(eng.match_points)
+        order = sorted(range(eng.n), key=lambda s: (-eng.match_points[s], eng.pig_counts[s], s))
+        t = compact_table()
+        t.add_column("place", justify="right")
+        t.add_column("player")
+        t.add_column("points", justify="right")
+        t.add_column("times the pig", justify="right")
+        for s in order:
+            t.add_row(places[s], self.seats.label(s), str(eng.match_points[s]), str(eng.pig_counts[s]))
         best = eng.match_points[order[0]]
         winners = [s for s in order if eng.match_points[s] == best]
-        names = ", ".join(self.seats.label(s) for s in winners)
-        return [Text(f"Most placement points ({best}): {names}", style="bold green")]
+        names = " and ".join(self.seats.label(s) for s in winners)
+        verdict = (f"{names} {'win' if self.seats.short(winners[0]) == 'you' else 'wins'} the match with {best} points."
+                   if len(winners) == 1 else f"{names} share first place with {best} points.")
+        return [titled(f"Match result after {len(eng.round_places)} round(s): placement points", t,
+                       Text(verdict, style="bold green"))]
 
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):
-        t = text.strip()
-        eng = self.eng
-        low = t.lower()
-        if low not in ("pass", "p") and not low.startswith("give "):
-            try:
-                cards = parse_cards(t)
-            except ValueError as e:
-                raise IllegalMoveError(f"{e}; type cards like 7h 7s, or pass") from None
-            if cards:
-                hand = eng.hands[seat]
-                missing = [c for c in cards if not hand[CARD_TO_KEY[c] >> 2] >> (CARD_TO_KEY[c] & 3) & 1]
-                if missing:
-                    raise IllegalMoveError(f"you do not hold {' '.join(key_str(CARD_TO_KEY[c]) for c in missing)}")
-        try:
-            return (self.env.move_to_action(t),)
-        except IllegalMoveError as e:
-            msg = e.reason
-            raise IllegalMoveError(msg) from None
-
-    def note_for(self, text, ids, seat):
-        eng = self.eng
-        if eng.phase == SWAP or ids[-1] == PASS_ID:
-            return None
-        try:
-            typed = sorted(CARD_TO_KEY[c] for c in parse_cards(text))
-        except ValueError:
-            return None
-        played = sorted(eng.fill(ids[-1], eng.hands[seat]) or [])
-        if typed and played and typed != played:
-            return f"played as {keys_str(played)} (same combination, lowest suits under your top card)"
-        return None
+        action, keys = self.env.typed_move(text.strip())
+        if not keys or self.eng.phase == SWAP:
+            return Move((action,), self.env.action_text(action))
+        shown = keys_str(keys)
+        canonical = sorted(self.eng.action_cards(action))
+        return Move((action,), shown, cards=None if sorted(keys) == canonical else shown)

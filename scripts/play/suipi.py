@@ -11,12 +11,15 @@ from rich.text import Text
 from envs.base import IllegalMoveError
 from envs.cards import card_str, parse_card
 from envs.suipi import encoding as enc
-from envs.suipi.engine import CARDS, LOCKED, NVAL, OWNER, REP, IS_SPADE, TEN_D, TWO_S, JACK_D, QUEEN_D, KING_D
+from envs.suipi.engine import CARDS, IS_SPADE, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S
 
-from scripts.play.common import GameView, card_text, group
+from scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
 
 SIDE_NAMES = "ABC"
-VERBS = {"take", "takes", "capture", "captures", "x", "build", "builds", "drop", "drops", "trail", "trails"}
+TAKE, BUILD, DROP = "take", "build", "drop"
+VERBS = {"take": TAKE, "takes": TAKE, "capture": TAKE, "captures": TAKE, "x": TAKE,
+         "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
+FILLERS = {"on", "with", "and", "to", "locked", "the", "onto", "of"}
 
 RULES = """\
 Suipi (Samoan Casino) for 2 players, or 4 in partnerships (seats 0+2 against 1+3).
@@ -25,23 +28,35 @@ Suipi (Samoan Casino) for 2 players, or 4 in partnerships (seats 0+2 against 1+3
   * take: capture loose cards of its value, builds of its value, and/or sets of loose cards
     that add up to its value (e.g. a 5 takes 3+2 and 4+A together);
   * build: put it on floor cards (or on an unlocked build) to make a value v that you still
-    hold a card for, e.g. 2 on an 8 builds 10; several groups of v make a locked build;
+    hold a card for, e.g. 2 on an 8 builds 10. A build made of several groups worth v each
+    (10 on 7+3) is locked, shown `=10L`: nobody can build on it any more, it can only be taken;
   * drop: lay it on the floor (not allowed while you own a build, or if its value is already
     on the floor). No two floor items may share a value.
 - Anyone may take any build with a card of its value; the owner must keep a card of that value.
 - Clearing the floor is a suipi (a bonus point), except with the last card of the deal.
 - The last capturer takes what is left at the end of the deal.
 - Scoring per deal: most cards 3, most spades 1, 10♦ 2, 2♠ 1, each ace 1; suipis cancel
-  one for one; the side ahead scores the difference. A match is one deal per player.
-Input: the card you play and the floor cards it takes or builds on: `5c 3d 2s`, or in full
-`5♣ take 3♦+2♠`, `2h build 10 on 8s`, `Jc drop`; name any card of a build to mean the build.
-Add the value for a build if it is ambiguous (`2h 8s 10`). Or a number from `?`."""
+  one for one; the side ahead scores the difference. A match is one deal per player; the side
+  with the higher match score wins.
+Input: the card you play, then any card of each floor item it takes: `5c 3d 2s` takes 3♦ and 2♠
+with 5♣; `qs` alone plays Q♠ when that card has only one take or drop. A build needs the word
+build: `2h build 8s` (add the value if it is ambiguous: `2h build 10 on 8s`); `jc drop`. The full
+texts of `?` work too (`5♣ take 3♦+2♠`), and so does a number from `?`."""
+
+LEGEND = "[…=10] is a build of 10 (a 10 takes it); [=10L] a locked build: it can only be taken."
+
+
+def _move_parts(ids) -> tuple[int, tuple[int, ...], str, int]:
+    """(hand card, floor item representatives, take/build/drop, build value) of a move's ids."""
+    last = ids[-1]
+    kind = TAKE if last == enc.CAPTURE_ACTION else DROP if last == enc.DROP_ACTION else BUILD
+    return ids[0], tuple(a - enc.ITEM0 for a in ids[1:-1]), kind, last - enc.BUILD0 if kind == BUILD else 0
 
 
 class SuipiView(GameView):
     title = "Suipi"
     rules_text = RULES
-    move_hint = "card + floor cards like 5c 3d 2s, or a number, ? for moves"
+    move_hint = "card + floor cards like 5c 3d 2s; ? for help"
 
     @property
     def eng(self):
@@ -50,25 +65,27 @@ class SuipiView(GameView):
     def side_name(self, seat: int) -> str:
         return SIDE_NAMES[self.eng.side[seat]]
 
+    def side_members(self, side: int) -> list[int]:
+        return [s for s in range(self.env.num_players) if self.eng.side[s] == side]
+
     # ---------------------------------------------------------------- display
-    def item_text(self, it, viewer) -> Text:
+    def item_text(self, it) -> Text:
         if it[OWNER] < 0:
             c = it[CARDS][0]
             value = f" ({it[NVAL]})" if it[NVAL] else ""
             return Text.assemble(card_text(card_str(c)), (value, "dim"))
         inner = "+".join(card_str(c) for c in sorted(it[CARDS]))
-        who = self.seats.short(it[OWNER], viewer)
         lock = ", locked" if it[LOCKED] else ""
         return Text.assemble("[", card_text(inner), "]", (f" = {it[NVAL]}", "bold yellow"),
-                             (f" (build, owner {who}{lock})", "dim"))
+                             (f" (build of {self.seats.short(it[OWNER])}{lock})", "dim"))
 
     def table(self, viewer):
         e = self.eng
         cfg = self.env.config
         n = self.env.num_players
-        head = Text(f"Suipi, {n} players, {cfg.point_game}-point game — deal {min(e.deal_index + 1, cfg.num_deals)}"
+        head = Text(f"Suipi {cfg.point_game}-point, {n} players — deal {min(e.deal_index + 1, cfg.num_deals)}"
                     f"/{cfg.num_deals}, round {e.round + 1}/{len(cfg.deal_sizes)}, stock {e.stock_size}, "
-                    f"dealer {self.seats.short(e.dealer, viewer)}", style="bold")
+                    f"dealer {self.seats.short(e.dealer)}", style="bold")
         if e.done:
             head.append("  (match over)")
         floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
@@ -77,7 +94,7 @@ class SuipiView(GameView):
             for i, it in enumerate(floor):
                 if i:
                     floor_text.append("   ")
-                floor_text.append_text(self.item_text(it, viewer))
+                floor_text.append_text(self.item_text(it))
         else:
             floor_text.append("(empty)", style="dim")
         players = Table(box=None, pad_edge=False, header_style="dim")
@@ -88,7 +105,7 @@ class SuipiView(GameView):
         for s in range(n):
             mark = "→" if not e.done and e.turn == s else ""
             side = self.side_name(s) + (f" (partner player_{(s + 2) % 4})" if n == 4 else "")
-            players.add_row(mark, Text(self.seats.label(s, viewer), style="bold yellow" if mark else ""),
+            players.add_row(mark, Text(self.seats.label(s), style="bold yellow" if mark else ""),
                             side, str(len(e.hands[s])))
         sides = Table(box=None, pad_edge=False, header_style="dim")
         for col in ("side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"):
@@ -100,11 +117,11 @@ class SuipiView(GameView):
                           "yes" if TWO_S in pile else "", str(e.suipis[side]), str(e.match_scores[side]))
         parts = [head, floor_text, players, sides]
         if e.last_capturer >= 0:
-            parts.append(Text(f"Last capturer: {self.seats.short(e.last_capturer, viewer)}", style="dim"))
-        if viewer is not None and not e.done:
-            hand = sorted(e.hands[viewer], key=lambda c: (c >> 2, c & 3))
-            t = Text(f"Your hand ({len(hand)}): ", style="bold green")
-            t.append_text(card_text("  ".join(card_str(c) for c in hand) or "-"))
+            parts.append(Text(f"Last capturer: {self.seats.short(e.last_capturer)}", style="dim"))
+        if self.reveal and not e.done:
+            parts += [self.hand_text(s, f"{self.seats.short(s)}: ") for s in range(n) if e.hands[s]]
+        elif viewer is not None and not e.done:
+            t = self.hand_text(viewer)
             owned = [it for it in e.floor if it[OWNER] == viewer]
             if owned:
                 t.append(f"   you own a build of {', '.join(str(it[NVAL]) for it in owned)}: keep a card of "
@@ -112,41 +129,66 @@ class SuipiView(GameView):
             parts.append(t)
         return Panel(group(*parts), title=self.title, title_align="left")
 
+    def hand_text(self, seat: int, label: str | None = None) -> Text:
+        hand = sorted(self.eng.hands[seat], key=lambda c: (c >> 2, c & 3))
+        t = Text(label or f"Your hand ({len(hand)}): ", style="bold green")
+        t.append_text(card_text("  ".join(card_str(c) for c in hand) or "-"))
+        return t
+
+    def legend(self, move_texts):
+        return LEGEND if any("=" in t for t in move_texts) else None
+
     def snapshot(self):
         e = self.eng
-        return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "results": len(e.deal_results)}
+        return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "results": len(e.deal_results),
+                "floor": list(e.floor), "last_capturer": e.last_capturer}
 
-    def after_move(self, before, seat, ids, rewards):
+    def section_ended(self, before):
+        return len(self.eng.deal_results) > before["results"]
+
+    def after_move(self, before, seat, ids, rewards, viewer=None):
         e = self.eng
         out = []
-        if len(e.deal_results) == before["results"] and e.deal_index == before["deal"]:
+        if not self.section_ended(before):
             if sum(e.suipis) > sum(before["suipis"]):
                 out.append(Text(f"SUIPI! {self.seats.label(seat)} swept the floor", style="bold magenta"))
             if e.round > before["round"]:
                 out.append(Text(f"Round {e.round + 1}: new cards are dealt.", style="bold"))
-        else:
-            res = e.deal_results[-1]
-            if res.suipis[e.side[seat]] > before["suipis"][e.side[seat]]:
-                out.append(Text(f"SUIPI! {self.seats.label(seat)} swept the floor", style="bold magenta"))
-            out.append(self.deal_summary(len(e.deal_results) - 1, rewards))
-            if not e.done:
-                out.append(Text(f"Deal {e.deal_index + 1} begins; dealer {self.seats.label(e.dealer)}.",
-                                style="bold"))
+            return out
+        res = e.deal_results[-1]
+        if res.suipis[e.side[seat]] > before["suipis"][e.side[seat]]:
+            out.append(Text(f"SUIPI! {self.seats.label(seat)} swept the floor", style="bold magenta"))
+        out.append(self._rest_of_floor(before, seat, ids))
+        out.append(self.deal_summary(len(e.deal_results) - 1, rewards))
+        if not e.done:
+            out.append(Text(f"Deal {e.deal_index + 1} begins; dealer {self.seats.label(e.dealer)}.", style="bold"))
         return out
 
-    def deal_summary(self, index: int, rewards) -> Table:
+    def _rest_of_floor(self, before, seat, ids) -> Text:
+        """Who got the cards left on the floor when the deal ended (the last capturer)."""
+        h, reps, kind, _ = _move_parts(ids)
+        rest = [c for it in before["floor"] if not (kind == TAKE and it[REP] in reps) for c in it[CARDS]]
+        if kind != TAKE:
+            rest.append(h)
+        taker = seat if kind == TAKE else before["last_capturer"]
+        cards = card_text(" ".join(card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3))))
+        if not rest:
+            return Text("The deal ends with an empty floor.", style="bold")
+        if taker < 0:
+            return Text.assemble(("Nobody captured this deal: the floor cards go to nobody: ", "bold"), cards)
+        verb = self.seats.verb(taker, "takes", "take")
+        return Text.assemble((f"Last capture: {verb} the {len(rest)} card(s) left on the floor: ", "bold"), cards)
+
+    def deal_summary(self, index: int, rewards):
         e = self.eng
         cfg = self.env.config
         res = e.deal_results[index]
         captured = e.last_result_state[0] if index == len(e.deal_results) - 1 else None
-        n = self.env.num_players
-        t = Table(title=f"End of deal {index + 1}", title_justify="left", title_style="bold")
+        sides = range(e.ns)
+        t = compact_table()
         t.add_column("")
-        members = []
-        for side in range(e.ns):
-            seats = [s for s in range(n) if e.side[s] == side]
-            members.append(seats)
-            t.add_column(f"side {SIDE_NAMES[side]}: " + ", ".join(self.seats.label(s) for s in seats), justify="right")
+        for side in sides:
+            t.add_column(f"side {SIDE_NAMES[side]}", justify="right")
 
         def majority(vals, bonus):
             best = max(vals)
@@ -166,70 +208,97 @@ class SuipiView(GameView):
         t.add_row("points + suipis", *[str(x) for x in res.totals])
         t.add_row(Text("deal score", style="bold"), *[Text(str(x), style="bold") for x in res.scores])
         t.add_row("match score", *[str(x) for x in e.match_scores])
-        return t
+        if self.show_rewards:
+            t.add_row("reward", *[f"{rewards.get(self.side_members(side)[0], 0.0):+.2f}" for side in sides])
+        members = "; ".join(f"side {SIDE_NAMES[side]}: " + ", ".join(self.seats.label(s) for s in self.side_members(side))
+                            for side in sides)
+        return titled(f"End of deal {index + 1} of {cfg.num_deals}", t, Text(members, style="dim"))
 
-    def final(self, totals):
+    def standings(self):
         e = self.eng
+        places = place_names(e.match_scores)
+        t = compact_table()
+        t.add_column("place", justify="right")
+        t.add_column("side")
+        t.add_column("players")
+        t.add_column("score", justify="right")
+        for side in sorted(range(e.ns), key=lambda s: -e.match_scores[s]):
+            t.add_row(places[side], SIDE_NAMES[side], ", ".join(self.seats.label(s) for s in self.side_members(side)),
+                      str(e.match_scores[side]))
         win = e.winner_sides()
+        score = " to ".join(str(x) for x in sorted(e.match_scores, reverse=True))
         if len(win) > 1:
-            return [Text(f"The match is a draw at {e.match_scores[win[0]]}.", style="bold")]
-        n = self.env.num_players
-        names = ", ".join(self.seats.label(s) for s in range(n) if e.side[s] == win[0])
-        return [Text(f"Side {SIDE_NAMES[win[0]]} ({names}) wins the match, "
-                     + " to ".join(str(x) for x in sorted(e.match_scores, reverse=True)) + ".", style="bold green")]
-
-    def describe(self, seat, ids, text, viewer=None):
-        return Text.assemble((self.seats.label(seat) + ": ", "cyan"), card_text(text))
+            verdict = f"The match is a draw at {e.match_scores[win[0]]}."
+        else:
+            names = ", ".join(self.seats.label(s) for s in self.side_members(win[0]))
+            verdict = f"Side {SIDE_NAMES[win[0]]} ({names}) wins the match, {score}."
+        return [titled(f"Match result after {len(e.deal_results)} deal(s): match score", t,
+                       Text(verdict, style="bold green"))]
 
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):
-        t = text.strip()
-        words = [w.lower() for w in re.split(r"[\s+,]+", t) if w]
-        if any(w in VERBS for w in words):
-            try:
-                return tuple(self.env.parse_move(t))
-            except IllegalMoveError as err:
-                raise IllegalMoveError(err.reason) from None
-        return self._shorthand(words, seat)
-
-    def _shorthand(self, words, seat):
-        """`5c 3d 2s` = play 5♣ with the floor items holding 3♦ and 2♠ (take or build)."""
+        """Forgiving input: the hand card, then any card of each floor item; a verb (take, build,
+        drop) only where it is needed. A capture is the default; a build needs `build`; input that
+        names exactly one legal move is accepted."""
         e = self.eng
-        if not words:
-            raise IllegalMoveError("type the card you play, then the floor cards it takes or builds on")
-        value = None
-        if len(words) > 1 and words[-1].isdigit():
-            value = int(words.pop())
-        cards = []
-        for w in words:
-            try:
-                cards.append(parse_card(w))
-            except ValueError as err:
-                raise IllegalMoveError(str(err)) from None
-        h, rest = cards[0], cards[1:]
+        tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]=]+", text) if not w.startswith("=")]
+        verb, value, cards = None, None, []
+        for w in tokens:
+            low = w.lower()
+            if low in VERBS:
+                if verb is not None and VERBS[low] != verb:
+                    raise IllegalMoveError(f"say one of take, build or drop, not both {verb} and {VERBS[low]}")
+                verb = VERBS[low]
+            elif low in FILLERS:
+                continue
+            elif low.isdigit():
+                value = int(low)
+            else:
+                try:
+                    cards.append(parse_card(w))
+                except ValueError as err:
+                    raise IllegalMoveError(str(err)) from None
+        if not cards:
+            raise IllegalMoveError("type the card you play, then the floor cards it takes (e.g. 5c 3d 2s)")
+        h, named = cards[0], cards[1:]
         if h not in e.hands[seat]:
-            raise IllegalMoveError(f"{card_str(h)} is not in your hand")
+            where = "on the floor: start with the card from your hand" if any(h in it[CARDS] for it in e.floor) \
+                else "not in your hand"
+            raise IllegalMoveError(f"{card_str(h)} is {where}")
         by_card = {c: it for it in e.floor for c in it[CARDS]}
         reps = set()
-        for c in rest:
+        for c in named:
             if c not in by_card:
-                raise IllegalMoveError(f"{card_str(c)} is not on the floor")
+                raise IllegalMoveError(f"{card_str(c)} is not on the floor"
+                                       + (" (it is in your hand: play one card at a time)" if c in e.hands[seat] else ""))
             reps.add(by_card[c][REP])
-        items = tuple(enc.ITEM0 + r for r in sorted(reps))
-        cands = []
-        for ids, mtext in self.env.full_moves():
-            ids = tuple(ids)
-            if ids[0] != h or ids[1:-1] != items:
-                continue
-            if value is not None and ids[-1] != enc.BUILD0 + value:
-                continue
-            cands.append((ids, mtext))
+        mine = [(tuple(ids), t, _move_parts(ids)) for ids, t in self.env.full_moves() if ids[0] == h]
+        if verb == DROP and named:
+            raise IllegalMoveError("a drop lays the card down alone: name no floor cards")
+        if verb is None and value is not None and value != e.nv[h]:
+            raise IllegalMoveError(f"a build needs the word build: `{_ascii(h)} build {value} ...`")
+
+        def fits(parts, kinds):
+            _, items, kind, v = parts
+            return (kind in kinds and (not named or set(items) == reps)
+                    and (kind != BUILD or value is None or v == value))
+
+        kinds = {verb} if verb else {TAKE, DROP}
+        cands = [(ids, t) for ids, t, parts in mine if fits(parts, kinds)]
         if len(cands) == 1:
-            return cands[0][0]
-        if not cands:
-            what = card_str(h) + (" with " + " ".join(card_str(c) for c in rest) if rest else " alone")
-            options = [m for i, m in self.env.full_moves() if i[0] == h]
-            hint = f"; {card_str(h)} can: " + "; ".join(options) if options else ""
-            raise IllegalMoveError(f"no legal move plays {what}{hint}")
-        raise IllegalMoveError("that could mean " + " or ".join(f"`{m}`" for _, m in cands)
-                               + " — type one of them in full (or add the build value)")
+            return Move(*cands[0])
+        what = card_str(h) + (" with " + " ".join(card_str(c) for c in named) if named else "")
+        if cands:
+            raise IllegalMoveError("that could mean " + " or ".join(f"`{t}`" for _, t in cands)
+                                   + " — type one of them (or its number)")
+        builds = [t for ids, t, parts in mine if fits(parts, {BUILD})]
+        if verb is None and builds:
+            raise IllegalMoveError(f"{what} can only build ({'; '.join(builds)}): a build needs the word "
+                                   f"build, e.g. `{_ascii(h)} build {builds[0].split(' build ')[1]}`")
+        options = "; ".join(t for _, t, _ in mine)
+        raise IllegalMoveError(f"no legal move plays {what}" + (f"; {card_str(h)} can: {options}" if options
+                                                                else f"; {card_str(h)} cannot be played now"))
+
+
+def _ascii(card: int) -> str:
+    return card_str(card).translate(str.maketrans("♠♣♦♥", "scdh")).lower()
