@@ -95,7 +95,8 @@ class SamSipView(GameView):
         ind = Text.assemble(("Indicator: ", "bold"), card_text(card_str(g.indicator)),
                             ("   wild: ", "bold"), card_text(wild_text or "-"))
         if g.dead:
-            ind.append_text(Text.assemble(("   dead: ", "bold"), card_text(" ".join(card_str(c) for c in sorted(g.dead)))))
+            dead = " ".join(card_str(c) for c in sorted(g.dead))
+            ind.append_text(Text.assemble(("   dead: ", "bold"), card_text(dead)))
         players = Table(box=None, pad_edge=False, header_style="dim")
         for col in ("", "player", "chips", "cards", "last draw", "discards this hand"):
             players.add_column(col, justify="right" if col in ("chips", "cards") else "left")

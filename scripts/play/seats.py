@@ -16,7 +16,8 @@ SEATS_HELP = ("Seats: human; rules (the game's rule bot); random; model (the tra
               "Add @SEED to fix a bot's seed.")
 
 
-def parse_seats(text: str | None, players: int | None, default_players: int, counts: Sequence[int]) -> tuple[list[str], int]:
+def parse_seats(text: str | None, players: int | None, default_players: int,
+                counts: Sequence[int]) -> tuple[list[str], int]:
     """The seat specs and the player count from --seats / --players.
 
     Defaults: one human at seat 0, rule bots elsewhere. Raises ValueError on a mismatch.

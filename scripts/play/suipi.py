@@ -210,7 +210,7 @@ class SuipiView(GameView):
         t.add_row("match score", *[str(x) for x in e.match_scores])
         if self.show_rewards:
             t.add_row("reward", *[f"{rewards.get(self.side_members(side)[0], 0.0):+.2f}" for side in sides])
-        members = "; ".join(f"side {SIDE_NAMES[side]}: " + ", ".join(self.seats.label(s) for s in self.side_members(side))
+        members = "; ".join(f"side {SIDE_NAMES[side]}: " + ", ".join(map(self.seats.label, self.side_members(side)))
                             for side in sides)
         return titled(f"End of deal {index + 1} of {cfg.num_deals}", t, Text(members, style="dim"))
 
@@ -269,8 +269,8 @@ class SuipiView(GameView):
         reps = set()
         for c in named:
             if c not in by_card:
-                raise IllegalMoveError(f"{card_str(c)} is not on the floor"
-                                       + (" (it is in your hand: play one card at a time)" if c in e.hands[seat] else ""))
+                held = " (it is in your hand: play one card at a time)" if c in e.hands[seat] else ""
+                raise IllegalMoveError(f"{card_str(c)} is not on the floor{held}")
             reps.add(by_card[c][REP])
         mine = [(tuple(ids), t, _move_parts(ids)) for ids, t in self.env.full_moves() if ids[0] == h]
         if verb == DROP and named:
