@@ -1,70 +1,305 @@
-"""The environment contract, checked the same way for every registered game and player count."""
+"""The environment contract, checked the same way for every registered game and player count,
+and for a toy game defined only in tests/toy_game.py (it passes everything below too).
+
+PettingZoo's api_test and seed_test, identical spaces, observations inside their space,
+non-acting masks zero, zero-sum rewards, hidden information, stacked decks, the checked and the
+trusted path agreeing, the step cap, and the errors for bad actions, configs and decks.
+"""
 
 from __future__ import annotations
 
 import math
+import random
+import warnings
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test, seed_test
 
 from envs.base import IllegalMoveError
-from envs.registry import PLAYER_COUNTS, game_module
+from envs.cards import card_str
+from envs.registry import GAME_MODULES, game_spec, register, unregister
 
-GAMES = ["siantappo", "suipi", "samsip"]
-GAME_COUNTS = [(g, n) for g in GAMES for n in PLAYER_COUNTS[g]]
+TOY = "highcard"
+SHIPPED = [g for g in GAME_MODULES if g != TOY]
+GAMES = SHIPPED + [TOY]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy_game():
+    """The toy game is registered for this module only."""
+    register("tests.toy_game")
+    yield
+    unregister(TOY)
+
+
+def counts(game: str) -> tuple[int, ...]:
+    if game == TOY:
+        from tests import toy_game
+        return toy_game.PLAYER_COUNTS
+    return game_spec(game).player_counts
+
+
+CASES = [(g, n) for g in GAMES for n in counts(g)]
+IDS = [f"{g}-{n}p" for g, n in CASES]
 
 
 def first_legal(obs) -> int:
     return int(np.flatnonzero(obs["action_mask"])[0])
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_step_cap_truncates_every_seat(game):
-    env = game_module(game).raw_env(max_steps=30)
-    env.reset(seed=3)
-    steps, truncated = 0, False
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
+def random_walk(env, rng, steps=None, check=None):
+    """Random legal play (dead steps included) for ``steps`` actions or to the end."""
+    done = 0
+    while env.agents and (steps is None or done < steps):
+        obs, _, term, trunc, _ = env.last()
         if term or trunc:
-            truncated |= trunc
-            assert not obs["action_mask"].any()
             env.step(None)
             continue
-        env.step(first_legal(obs))
-        steps += 1
-        assert steps <= 30
-    assert steps == 30 and truncated and env.agents == []
-    assert env.step_count == 30
+        if check:
+            check(env, obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+        done += 1
+    return done
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_fast_path_reports_truncation(game):
-    env = game_module(game).raw_env(max_steps=25)
-    env.begin(7)
-    for step in range(1, 26):
-        out = env.advance(env.legal_now()[0])
+# ------------------------------------------------------------------ PettingZoo's own tests
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_pettingzoo_api_and_seed(game, n):
+    spec = game_spec(game)
+    api_test(spec.env(num_players=n), num_cycles=300)
+    seed_test(lambda: spec.env(num_players=n), num_cycles=200)
+    variant = spec.random_variant(n, random.Random(n))
+    if variant:
+        api_test(spec.env(num_players=n, **variant), num_cycles=300)
+
+
+# ------------------------------------------------------------------ spaces and invariants
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_spaces_identical_and_sized(game, n):
+    env = game_spec(game).raw_env(num_players=n)
+    agents = env.possible_agents
+    assert agents == [f"player_{s}" for s in range(n)]
+    assert len({id(env.observation_space(a)) for a in agents}) == 1
+    assert len({id(env.action_space(a)) for a in agents}) == 1
+    space = env.observation_space(agents[0])
+    assert space["observation"].shape == (env.obs_size,) and space["observation"].dtype == np.float32
+    assert space["observation"].low.min() == -1 and space["observation"].high.max() == 1
+    assert space["action_mask"].shape == (env.num_actions,) and space["action_mask"].dtype == np.int8
+    assert env.action_space(agents[0]).n == env.num_actions
+    assert env.metadata["name"] == f"{game}_v0" and "ansi" in env.metadata["render_modes"]
+
+
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_random_matches_keep_the_invariants(game, n):
+    """Under random rule variants: every observation inside its space, the acting seat's mask
+    never empty, the others' masks zero, rewards zero-sum, ranking a permutation of places."""
+    spec = game_spec(game)
+    for seed in range(3):
+        rng = random.Random(seed)
+        env = spec.raw_env(num_players=n, **(spec.random_variant(n, rng) if seed else {}))
+        space = env.observation_space("player_0")
+        env.reset(seed=seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+
+        def check(e, obs):
+            assert obs["action_mask"].any()
+            for agent in e.agents:
+                seen = e.observe(agent)
+                assert space.contains(seen), (agent, seen["observation"].min(), seen["observation"].max())
+                if agent != e.agent_selection:
+                    assert not seen["action_mask"].any()
+
+        while env.agents:
+            random_walk(env, rng, steps=1, check=check)
+            if env.zero_sum_steps:
+                assert abs(sum(env.rewards.values())) < 1e-9
+            for a, r in env.rewards.items():
+                totals[a] += r
+        assert abs(sum(totals.values())) < 1e-6
+        ranks = env.engine.ranking()
+        assert len(ranks) == n and sum(ranks) == pytest.approx(n * (n + 1) / 2)
+        assert min(ranks) >= 1 and max(ranks) <= n
+        final = spec.final_ranking(env, [totals[a] for a in env.possible_agents])
+        assert all(1 <= r <= n for r in final) and sum(final) == pytest.approx(n * (n + 1) / 2)
+
+
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_teams_partition_the_seats(game, n):
+    spec = game_spec(game)
+    env = spec.raw_env(num_players=n)
+    env.reset(seed=0)
+    teams = spec.teams(n)
+    assert sorted(s for team in teams for s in team) == list(range(n))
+    assert env.engine.teams() == teams
+    assert all(spec.team_of(n, s) == next(t for t in teams if s in t) for s in range(n))
+
+
+# ------------------------------------------------------------------ hidden information
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_hidden_information(game, n):
+    """Dealing anew everything a seat cannot know never changes that seat's observation, and
+    does change what the others hold (so the check is not empty)."""
+    spec = game_spec(game)
+    env = spec.raw_env(num_players=n)
+    rng = random.Random(n)
+    checks = changed = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        random_walk(env, rng, steps=rng.randrange(0, min(40, env.max_steps // 2)))
+        if not env.agents or env.engine.done:
+            continue
+        engine = env.engine
+        for seat in range(n):
+            agent = env.possible_agents[seat]
+            before = env.observe(agent)
+            others = {a: env.observe(a)["observation"] for a in env.possible_agents if a != agent}
+            for _ in range(3):
+                env.engine = engine.resample_hidden(seat, rng)
+                after = env.observe(agent)
+                assert np.array_equal(before["observation"], after["observation"]), (seed, seat)
+                assert np.array_equal(before["action_mask"], after["action_mask"]), (seed, seat)
+                changed += any(not np.array_equal(o, env.observe(a)["observation"]) for a, o in others.items())
+                checks += 1
+            env.engine = engine
+    assert checks >= 10 and changed > 0
+
+
+# ------------------------------------------------------------------ seeds, decks, two paths
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_seed_replays_and_unseeded_reset_continues(game, n):
+    env = game_spec(game).raw_env(num_players=n)
+
+    def first_view():
+        return env.observe(env.agent_selection)["observation"].copy()
+
+    env.reset(seed=7)
+    first = first_view()
+    env.reset()
+    second = first_view()
+    env.reset(seed=7)
+    assert np.array_equal(first_view(), first)
+    env.reset(seed=7)
+    random_walk(env, random.Random(1))
+    history = list(env.history)
+    env.reset(options={"episode_seed": env.episode_seed})
+    random_walk(env, random.Random(1))
+    assert env.history == history
+    assert not np.array_equal(first, second)
+
+
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_stacked_deck_is_dealt_and_bad_decks_are_named(game, n):
+    env = game_spec(game).raw_env(num_players=n)
+    ids = list(range(env.deck_size))
+    random.Random(n).shuffle(ids)
+    deck = [card_str(c) for c in ids]
+    env.reset(seed=1, options={"deck": deck})
+    header = env.record_header()
+    assert header["game"] == f"{game}_v0" and header["deck"] is not None
+    assert sorted(header["deck"]) == list(range(env.deck_size))
+    view = env.observe(env.agent_selection)["observation"].copy()
+    env.reset(seed=1, options={"deck": deck})
+    assert np.array_equal(view, env.observe(env.agent_selection)["observation"])
+    dup = deck[:-1] + [deck[0]]
+    for bad, why in ((dup, "duplicated"), (deck[:-1], "missing"), (deck[:-1] + ["Zz"], "unreadable"),
+                     ("5c 6c", "list")):
+        with pytest.raises(ValueError, match=why):
+            env.reset(options={"deck": bad})
+
+
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_trusted_path_matches_checked_path(game, n):
+    """begin/legal_now/encode_seat/advance play exactly the match reset/observe/step play."""
+    spec = game_spec(game)
+    checked, trusted = spec.raw_env(num_players=n), spec.raw_env(num_players=n)
+    checked.reset(options={"episode_seed": 99})
+    trusted.begin(99)
+    rng = random.Random(3)
+    while checked.agents:
+        obs, _, term, trunc, _ = checked.last()
+        if term or trunc:
+            checked.step(None)
+            continue
+        seat = checked.agent_seat[checked.agent_selection]
+        assert trusted.acting_seat == seat
+        assert np.array_equal(trusted.encode_seat(seat), obs["observation"])
+        assert sorted(trusted.legal_now()) == list(np.flatnonzero(obs["action_mask"]))
+        action = trusted.legal_now()[rng.randrange(len(trusted.legal_now()))]
+        checked.step(action)
+        out = trusted.advance(action)
+        for a, r in checked.rewards.items():
+            assert out.rewards.get(checked.agent_seat[a], 0.0) == pytest.approx(r)
         if out.done:
+            assert not out.truncated
             break
-    assert step == 25 and out.done and out.truncated
-    env.begin(7)
-    assert env.step_count == 0
+    assert trusted.engine.done and checked.engine.done
+
+
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_engine_checked_path_refuses_and_clone_is_independent(game, n):
+    env = game_spec(game).raw_env(num_players=n)
+    env.reset(seed=4)
+    engine = env.engine
+    legal = engine.legal_actions()
+    illegal = next(a for a in range(env.num_actions) if a not in legal)
+    seat = engine.acting_seat
+    copy = engine.clone()
+    with pytest.raises(IllegalMoveError) as err:
+        engine.play_action(illegal)
+    assert err.value.legal == [str(a) for a in sorted(legal)]
+    assert engine.legal_actions() == legal
+    for _ in range(3):  # the clone stays where it was while the original plays on
+        engine.play_action(engine.legal_actions()[-1])
+    assert copy.legal_actions() == legal and copy.acting_seat == seat
+    assert engine.legal_actions() != legal or engine.acting_seat != seat
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_illegal_action_raw_and_wrapped(game, n):
+    spec = game_spec(game)
+    env = spec.raw_env(num_players=n)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(IllegalMoveError) as err:
+        env.step(bad)
+    assert env.action_text(bad) in err.value.reason and err.value.legal
+    assert len(err.value.legal) == int(obs["action_mask"].sum())
+    with pytest.raises(IllegalMoveError, match="out of range"):
+        env.step(env.num_actions + 5)
+    assert env.history == [] and np.array_equal(env.observe(env.agent_selection)["observation"],
+                                                obs["observation"])
+    wrapped = spec.env(num_players=n)
+    wrapped.reset(seed=0)
+    offender = wrapped.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns about the illegal move
+        wrapped.step(bad)
+    assert all(wrapped.terminations.values())
+    assert wrapped.rewards[offender] == -1 and all(r == 0 for a, r in wrapped.rewards.items() if a != offender)
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_default_step_cap_is_the_rules_bound(game):
-    module = game_module(game)
-    env = module.raw_env()
-    assert env.max_steps == env._step_bound() > 100
-    for bad in (0, -5, 2.5, True, "10"):
-        with pytest.raises(ValueError, match="max_steps"):
-            module.raw_env(max_steps=bad)
+def test_bad_config_names_the_field(game):
+    spec = game_spec(game)
+    with pytest.raises(ValueError, match="unknown option 'colour'"):
+        spec.env(colour="red")
+    with pytest.raises(ValueError, match="num_players"):
+        spec.env(num_players=max(counts(game)) + 5)
+    with pytest.raises(ValueError, match="num_players"):
+        spec.env(num_players="4")
+    with pytest.raises(ValueError, match="render_mode"):
+        spec.env(render_mode="rgb")
 
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("bad", [1.7, 1.0, "1", True, np.bool_(True), float("inf"), float("nan"), None, [1],
                                  np.float32(2.0), "x" * 5000])
 def test_only_integers_are_actions(game, bad):
-    env = game_module(game).raw_env()
+    env = game_spec(game).raw_env()
     env.reset(seed=0)
     before = (env.agent_selection, list(env.history))
     with pytest.raises(IllegalMoveError, match="must be an integer action id") as err:
@@ -80,40 +315,77 @@ def test_only_integers_are_actions(game, bad):
         assert env.history == [legal]
 
 
-@pytest.mark.parametrize("sizes", [[24], [20, 4], [16, 8], [1] * 24, [12, 12]])
-def test_suipi_long_deals_stay_inside_the_box(sizes):
-    """Issue 10: hand size / 12 reached 2.0 with deal_sizes_2p=[24]; scales follow the config."""
-    env = game_module("suipi").raw_env(deal_sizes_2p=sizes)
-    space = env.observation_space("player_0")
-    env.reset(seed=1)
-    rng = np.random.default_rng(1)
-    biggest = 0.0
-    while env.agents:
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        for agent in env.agents:
-            seen = env.observe(agent)
-            assert space.contains(seen)
-            biggest = max(biggest, float(seen["observation"].max()))
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert biggest == 1.0
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_error_messages_stay_short(game):
     """Issue 10: illegal-move messages ran to 2.4k characters; reasons and listings are capped."""
-    env = game_module(game).raw_env()
+    env = game_spec(game).raw_env()
     env.reset(seed=2)
     for text in ("x" * 5000, "7h " * 2000, "pass"):
         try:
             env.play(text)
         except IllegalMoveError as err:
             assert len(str(err)) < 1500 and len(err.reason) <= 300
-            assert err.legal == [t for _, t in env.full_moves()] or err.legal == [t for _, t in env.legal_moves()] \
-                or err.legal == []
     illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(IllegalMoveError) as err:
         env.step(illegal)
     assert len(str(err.value)) < 1500 and err.value.legal
+
+
+# ------------------------------------------------------------------ the step cap (issue 10)
+@pytest.mark.parametrize("game", GAMES)
+def test_step_cap_truncates_every_seat(game):
+    env = game_spec(game).raw_env(max_steps=4)
+    env.reset(seed=3)
+    steps, truncated = 0, False
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            truncated |= trunc
+            assert not obs["action_mask"].any()
+            env.step(None)
+            continue
+        env.step(first_legal(obs))
+        steps += 1
+        assert steps <= 4
+    assert steps == 4 and truncated and env.agents == [] and env.step_count == 4
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_fast_path_reports_truncation(game):
+    env = game_spec(game).raw_env(max_steps=4)
+    env.begin(7)
+    for step in range(1, 5):
+        out = env.advance(env.legal_now()[0])
+        if out.done:
+            break
+    assert step == 4 and out.done and out.truncated
+    env.begin(7)
+    assert env.step_count == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_default_step_cap_is_the_rules_bound(game):
+    spec = game_spec(game)
+    env = spec.raw_env()
+    assert env.max_steps == env.engine_class.step_bound(env.config) >= 6
+    for bad in (0, -5, 2.5, True, "10"):
+        with pytest.raises(ValueError, match="max_steps"):
+            spec.raw_env(max_steps=bad)
+
+
+@pytest.mark.parametrize("sizes", [[24], [20, 4], [16, 8], [1] * 24, [12, 12]])
+def test_suipi_long_deals_stay_inside_the_box(sizes):
+    """Issue 10: hand size / 12 reached 2.0 with deal_sizes_2p=[24]; scales follow the config."""
+    env = game_spec("suipi").raw_env(deal_sizes_2p=sizes)
+    space = env.observation_space("player_0")
+    env.reset(seed=1)
+    biggest = []
+
+    def check(e, obs):
+        for agent in e.agents:
+            seen = e.observe(agent)
+            assert space.contains(seen)
+            biggest.append(float(seen["observation"].max()))
+
+    random_walk(env, random.Random(1), check=check)
+    assert max(biggest) == 1.0

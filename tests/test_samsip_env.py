@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test
 
 from envs import samsip_v0
 from envs.base import IllegalMoveError
@@ -37,25 +37,10 @@ def _quiet():
         yield
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
-def test_api(n):
-    api_test(samsip_v0.env(num_players=n), num_cycles=1000)
-
-
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
 def test_api_with_eliminations(n):
     # small bankroll: players are eliminated within the first hands and leave `agents`
     api_test(samsip_v0.env(num_players=n, bankroll=3), num_cycles=1000)
-
-
-@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
-def test_seed(n):
-    seed_test(lambda: samsip_v0.env(num_players=n), num_cycles=500)
-
-
-def test_variants_api():
-    api_test(samsip_v0.env(num_players=4, auto_declare=False, wild_scheme="khi",
-                           on_stock_empty="reshuffle", reward="rank", bankroll=5), num_cycles=500)
 
 
 def test_spaces_and_metadata():
@@ -140,17 +125,12 @@ def test_stacked_deck_order():
     assert e.game.hands == e2.game.hands
 
 
-@pytest.mark.parametrize("deck,match", [
-    (ORDERED_DECK[:-1], "missing"),
-    (ORDERED_DECK[:-1] + ["A♠"], "duplicated"),
-    (ORDERED_DECK + ["Jk"], "more than 3 jokers"),
-    (ORDERED_DECK[:-1] + ["Zz"], "unreadable"),
-    ("A♠ 2♠", "list of card strings"),
-])
-def test_bad_decks(deck, match):
+def test_stacked_deck_jokers_are_counted():
     e = samsip_v0.raw_env()
-    with pytest.raises(ValueError, match=match):
-        e.reset(options={"deck": deck})
+    with pytest.raises(ValueError, match="more than 3 jokers"):
+        e.reset(options={"deck": ORDERED_DECK + ["Jk"]})
+    e.reset(options={"deck": ORDERED_DECK[::-1]})  # jokers are numbered in order of appearance
+    assert sorted(e.record_header()["deck"]) == list(range(55))
 
 
 def test_bad_config_and_options():
@@ -178,15 +158,6 @@ def test_illegal_action_raw_env():
         e.step(not_held)
     with pytest.raises(IllegalMoveError, match="declare"):
         e.step(DECLARE)
-
-
-def test_illegal_action_wrapped_env_terminates():
-    e = samsip_v0.env(num_players=4)
-    e.reset(seed=0)
-    offender = e.agent_selection
-    e.step(TAKE_DISCARD)  # nothing to take on the dealer's first draw
-    assert all(e.terminations.values())
-    assert e.rewards[offender] == -1 and all(r == 0 for a, r in e.rewards.items() if a != offender)
 
 
 def test_move_text():
@@ -292,83 +263,6 @@ def test_incremental_observation_equals_reference(variant):
             for s in range(n):
                 np.testing.assert_allclose(encoding.observation(g, s),
                                            encoding.observation_reference(g, s), atol=1e-6, rtol=0)
-
-
-def _hidden(g, seat):
-    """(location, index) of every card that ``seat`` cannot know: opponents' untracked cards and
-    the stock. Jokers held by a player with a tracked joker are left out."""
-    out = []
-    for s in range(g.n):
-        if s == seat:
-            continue
-        known = list(g.known[s])
-        for i, c in enumerate(g.hands[s]):
-            k = min(c, JOKER_KIND)
-            if k in known:
-                continue
-            out.append((s, i))
-    out += [("stock", i) for i in range(len(g.stock))]
-    return out
-
-
-def _swap(g, a, b):
-    def get(loc):
-        where, i = loc
-        return g.stock[i] if where == "stock" else g.hands[where][i]
-
-    def put(loc, c):
-        where, i = loc
-        if where == "stock":
-            g.stock[i] = c
-        else:
-            g.hands[where][i] = c
-
-    ca, cb = get(a), get(b)
-    put(a, cb)
-    put(b, ca)
-
-
-@pytest.mark.parametrize("n", [2, 4, 6])
-def test_hidden_information(n):
-    """Swapping hidden cards between opponents, or with the stock, leaves a seat's view equal."""
-    e = samsip_v0.raw_env(num_players=n, bankroll=30)
-    rng = np.random.default_rng(n)
-    prng = random.Random(n)
-    e.reset(seed=n)
-    checks = 0
-    for step in range(1500):
-        if not e.agents:
-            e.reset()
-        if step % 7 == 0:
-            g = e.game
-            for seat in range(n):
-                if not g.active[seat]:
-                    continue
-                agent = e.possible_agents[seat]
-                before = e.observe(agent)["observation"]
-                hidden = _hidden(g, seat)
-                if len(hidden) < 2:
-                    continue
-                a, b = prng.sample(hidden, 2)
-                clone = g.clone()
-                _swap(clone, a, b)
-                e.game = clone
-                after = e.observe(agent)["observation"]
-                e.game = g
-                assert np.array_equal(before, after), (seat, a, b)
-                checks += 1
-                # sanity: a change the seat can see does change its view
-                if g.stock and g.hands[seat]:
-                    clone = g.clone()
-                    i = next((i for i, c in enumerate(clone.stock)
-                              if min(c, 52) != min(clone.hands[seat][0], 52)), None)
-                    if i is not None:
-                        clone.hands[seat][0], clone.stock[i] = clone.stock[i], clone.hands[seat][0]
-                        e.game = clone
-                        assert not np.array_equal(before, e.observe(agent)["observation"])
-                        e.game = g
-        step_random(e, rng)
-    assert checks > 100
 
 
 def _bot_vs_random(n, matches, seed0):

@@ -523,10 +523,9 @@ class SuipiEngine(GameEngine):
         return StepOutcome({s: res.deltas[side[s]] / pg for s in range(self.n)}, self.done)
 
     def ranking(self) -> list[float]:
-        """S18: sides ranked by match score (1 = best; tied sides share the average place);
-        partners share their side's rank."""
-        side_ranks = ranks_from_scores(self.match_scores)
-        return [side_ranks[self.side[s]] for s in range(self.n)]
+        """S18: seats ranked by their side's match score (1 = best); partners tie, so they share
+        the average of their places (4 players: 1.5 for the winners, 3.5 for the others)."""
+        return ranks_from_scores([self.match_scores[self.side[s]] for s in range(self.n)])
 
     def teams(self) -> list[list[int]]:
         return teams(self.n)
