@@ -7,6 +7,8 @@ sb3-contrib's MaskablePPO on the single-seat gymnasium view (``training.selfplay
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 from scripts.options import add_option_flag, parse_options
 
@@ -120,16 +122,23 @@ def _run_sb3(args, given: dict) -> int:
         if len(counts) != 1:
             raise ValueError("--algo sb3 trains one player count at a time")
         players = counts[0]
-    eval_every = given.get("eval_every", 25_000)
-    settings = TrainSettings(
-        game=args.game, players=players, steps=given.get("steps", 200_000), seed=given.get("seed", 0),
-        envs=given.get("envs", 4), out=args.out or f"runs/{args.game}-{players or 'default'}p-sb3",
-        eval_every=eval_every, snapshot_every=eval_every, eval_games=given.get("eval_games", 60),
-        variants=given.get("variants", {}), imitation_matches=given.get("imitate", 0),
-        opponents=parse_weights(given.get("opponents", "rules=0.4,random=0.1,snapshot=0.5")),
-        learning_rate=given.get("lr", 3e-4), ent_coef=given.get("ent", 0.01),
-        value_warmup=given.get("value_warmup", 0),
-    )
+    out = args.out or f"runs/{args.game}-{players or 'default'}p-sb3"
+    fields = {"players": players, "steps": 200_000, "seed": 0, "envs": 4, "eval_every": 25_000,
+              "eval_games": 60, "variants": {}, "imitation_matches": 0,
+              "opponents": {"rules": 0.4, "random": 0.1, "snapshot": 0.5}, "learning_rate": 3e-4,
+              "ent_coef": 0.01, "value_warmup": 0}
+    saved_path = Path(out) / "settings.json"
+    if args.resume and saved_path.is_file():  # unspecified flags keep the run's own values
+        saved = json.loads(saved_path.read_text())
+        fields.update({k: saved[k] for k in fields if k in saved})
+    renamed = {"imitate": "imitation_matches", "lr": "learning_rate", "ent": "ent_coef"}
+    for key, value in given.items():
+        fields[renamed.get(key, key)] = value
+    if players is not None:
+        fields["players"] = players
+    if isinstance(fields["opponents"], str):
+        fields["opponents"] = parse_weights(fields["opponents"])
+    settings = TrainSettings(game=args.game, out=out, snapshot_every=fields["eval_every"], **fields)
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
 

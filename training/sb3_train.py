@@ -11,6 +11,7 @@ against each baseline), ``checkpoints/step_N.*`` and ``final.*`` (safetensors + 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import torch
 
 from envs.config import config_dict
 from envs.registry import PLAYER_COUNTS, game_module
-from training.checkpoint import load_checkpoint, save_checkpoint
+from training.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
 from training.policy import MaskedPolicyNet, from_sb3_state_dict
 from training.selfplay import OpponentPool, SelfPlayEnv
 
@@ -101,6 +102,15 @@ def export(model, settings: TrainSettings, path, probe, evaluation: dict | None 
     return save_checkpoint(path, net, meta)
 
 
+def _rng_json(rng) -> list:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _rng_state(data) -> tuple:
+    return (data[0], tuple(data[1]), data[2])
+
+
 def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) -> dict:
     """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
     from training.evaluate import versus_baselines
@@ -124,9 +134,17 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
         saved = json.loads((out / "settings.json").read_text())
         if saved["game"] != settings.game or saved["players"] != settings.players:
             raise ValueError(f"{out} holds a {saved['game']} {saved['players']}-player run")
-        if tuple(saved["hidden"]) != settings.hidden or saved.get("variants", {}) != settings.variants:
-            raise ValueError(f"{out} was trained with hidden={saved['hidden']} and rules "
-                             f"{saved.get('variants', {})}; resume with the same")
+        mine = asdict(settings)
+        for key in ("hidden", "variants", "learning_rate", "ent_coef", "seed", "envs", "n_steps", "batch_size",
+                    "opponents", "imitation_matches", "value_warmup"):
+            want, had = mine[key], saved.get(key)
+            if key == "hidden":
+                want, had = list(want), list(had or [])
+            if want != had:
+                flag = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate",
+                        "variants": "option"}.get(key, key).replace("_", "-")
+                raise ValueError(f"--{flag} {want} differs from the run's {had}: it cannot change on --resume "
+                                 f"(drop the flag, or start a new run with another --out)")
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
     torch.manual_seed(settings.seed)
@@ -138,15 +156,32 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
     pool = OpponentPool(settings.game, probe.config, weights=dict(settings.opponents), seed=settings.seed)
     pool_dir = out / "pool"
     if resume:
-        for f in sorted(pool_dir.glob("*.safetensors")):
+        # oldest first by step number (text order would put snapshot_9836 after snapshot_30316)
+        for f in sorted(pool_dir.glob("snapshot_*.safetensors"), key=lambda f: int(f.stem.split("_")[1])):
             pool.add_snapshot(load_checkpoint(f)[0])
 
     def make(i):
         return lambda: SelfPlayEnv(settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
 
     vec = DummyVecEnv([make(i) for i in range(settings.envs)])
+    streams_path = out / "streams.json"
+
+    def save_run() -> None:
+        """model.zip and the random streams, each written to a temporary file and renamed."""
+        tmp = out / "model.tmp.zip"
+        model.save(tmp)
+        os.replace(tmp, model_path)
+        streams = {"pool": _rng_json(pool.rng), "envs": [_rng_json(e._rng) for e in vec.envs]}
+        atomic_write_text(streams_path, json.dumps(streams) + "\n")
+
     if resume:
+        # SB3's model.zip is unpickled here: --resume trusts the run directory (see --help).
         model = MaskablePPO.load(model_path, env=vec, tensorboard_log=str(out / "tb"))
+        if streams_path.is_file():  # continue the episode and opponent streams where they were
+            streams = json.loads(streams_path.read_text())
+            pool.rng.setstate(_rng_state(streams["pool"]))
+            for e, st in zip(vec.envs, streams["envs"]):
+                e._rng.setstate(_rng_state(st))
         log(f"resuming {out} at step {model.num_timesteps}")
     else:
         model = MaskablePPO(
@@ -192,8 +227,15 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
             if t >= self.next_eval:
                 self.next_eval += settings.eval_every
                 self._evaluate(t)
-                self.model.save(model_path)  # resumable from here
+                self.save_due = True
             return True
+
+        def _on_rollout_start(self) -> None:
+            # Save between rollouts: the model has then learned from every step it collected,
+            # so a resume loses no rollout.
+            if getattr(self, "save_due", False):
+                self.save_due = False
+                save_run()
 
         def _evaluate(self, t: int) -> None:
             path = export(self.model, settings, out / "checkpoints" / f"step_{t}", probe)
@@ -213,9 +255,9 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
                         progress_bar=progress, tb_log_name="ppo")
         except KeyboardInterrupt:
             log("interrupted: saving the run so it can be resumed with --resume")
-            model.save(model_path)
+            save_run()
             raise
-    model.save(model_path)
+    save_run()
     evaluation = {}
     final = export(model, settings, out / "final", probe)
     if settings.eval_games:

@@ -13,7 +13,7 @@ import random
 import gymnasium as gym
 import numpy as np
 
-from envs.registry import game_module
+from envs.registry import game_module, game_spec
 from training.agents import RandomAgent
 from training.policy import MaskedPolicyNet
 
@@ -56,10 +56,8 @@ class _SnapshotAgent:
 
 
 def team_of(game: str, num_players: int, seat: int) -> list[int]:
-    """Seats the learner controls when it sits at ``seat``."""
-    if game == "suipi" and num_players == 4:
-        return [seat % 2, seat % 2 + 2]
-    return [seat]
+    """Seats the learner controls when it sits at ``seat``: its whole team (the game declares teams)."""
+    return next(team for team in game_spec(game).teams(num_players) if seat in team)
 
 
 class SelfPlayEnv(gym.Env):
