@@ -51,7 +51,7 @@ from typing import Sequence
 import numpy as np
 
 from envs.config import config_dict
-from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
 from training.agents import AgentSpec, make_agent, parse_agent_spec
 from training.ratings import bootstrap_ratings, clustered_mean_ci, elo_ratings, wilson_ci
 
@@ -225,9 +225,7 @@ class _Runner:
         return GameResult(deal, index, tuple(lineup), totals, side_scores, steps, record)
 
     def _seat_scores(self, totals: list[float]) -> list[float]:
-        if self.s.game == "samsip":
-            return [-float(r) for r in self.env.game.ranking()]
-        return list(totals)
+        return game_spec(self.s.game).match_scores(self.env, totals)
 
 
 def _reseed(agent, seed: int) -> None:
