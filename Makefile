@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow bench clean
+.PHONY: setup demo test test-slow bench clean integrations-venv test-integrations
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,24 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow
 
+# RLlib + Tianshou live in their own venv: Ray pins an older gymnasium than the core install.
+# torch is named in the same pip call so the extras can never pull another build.
+INTEG := .venv-integrations
+INTEG_STAMP := $(INTEG)/.installed
+
+$(INTEG_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(INTEG)
+	$(INTEG)/bin/pip install torch==2.13.0
+	$(INTEG)/bin/pip install torch==2.13.0 -e ".[dev,rllib,tianshou]"
+	touch $(INTEG_STAMP)
+
+integrations-venv: $(INTEG_STAMP)
+
+test-integrations: $(INTEG_STAMP)
+	$(INTEG)/bin/pytest -q -m integrations tests/integrations
+
 bench: $(STAMP)
 	$(BIN)/cardzoo bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(INTEG) build *.egg-info

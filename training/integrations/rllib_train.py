@@ -5,7 +5,8 @@
 
 One policy (``shared``) plays every seat, with RLlib's action-masking PPO module (so it never
 picks an illegal action). A run directory holds ``settings.json``, ``tb/`` (TensorBoard: returns,
-losses, throughput, final evaluation), ``rllib_checkpoint/`` (RLlib's own state, to continue with
+losses, throughput, final evaluation), ``progress.jsonl`` (the same numbers, one line per
+iteration), ``rllib_checkpoint/`` (RLlib's own state, to continue with
 RLlib) and ``final.safetensors`` + ``final.json`` — a cardzoo checkpoint that ``cardzoo eval``
 and ``cardzoo play`` take as an agent. Before it is written, the exported network is played
 against RLlib's own greedy choice on full matches and must agree on every decision.
@@ -100,6 +101,7 @@ def ppo_config(settings: RLlibSettings):
              "head_fcnet_hiddens": [], "vf_share_layers": False}  # export needs exactly this shape
     return (
         PPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(register_env(settings.game), env_config=settings.env_config())
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=_shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
@@ -206,6 +208,7 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
     start_ray(settings.address, settings.env_runners, settings.num_cpus)
     algo = ppo_config(settings).build_algo()
     writer = SummaryWriter(str(out / "tb" / "rllib_ppo"))
+    progress = (out / "progress.jsonl").open("a")
     try:
         steps = 0
         for i in range(1, settings.iterations + 1):
@@ -214,6 +217,8 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
             values = scalars(result)
             for tag, value in values.items():
                 writer.add_scalar(tag, value, steps)
+            progress.write(json.dumps({"iteration": i, "decisions": steps, **values}) + "\n")
+            progress.flush()
             log(f"iteration {i}/{settings.iterations}: {steps} decisions, "
                 f"episode length {values.get('rollout/episode_len_mean', float('nan')):.0f}, "
                 f"{values.get('time/iteration_s', float('nan')):.1f} s")
@@ -236,6 +241,7 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
         log(f"checkpoint: {final}")
         return final
     finally:
+        progress.close()
         writer.close()
         algo.stop()
 
