@@ -2,7 +2,7 @@
 
 Card id = 4 * rank_index + suit_index for the 52 standard cards, where rank_index is
 0=A, 1=2, ..., 9=10, 10=J, 11=Q, 12=K and suit_index is 0=♠, 1=♣, 2=♦, 3=♥
-(the suit order of rules/README.md). Jokers (Sam Sip) are ids 52, 53, 54 and print as ``Jk``.
+(the suit order of docs/rules/README.md). Jokers (Sam Sip) are ids 52, 53, 54 and print as ``Jk``.
 Games that order cards differently (Siantappo: 3 low, 2 high) keep their own key tables.
 """
 
@@ -35,9 +35,6 @@ def suit_of(card: int) -> int:
 def make_card(rank: int, suit: int) -> int:
     return 4 * rank + suit
 
-
-def is_joker(card: int) -> bool:
-    return card >= NUM_STANDARD
 
 
 def card_str(card: int) -> str:

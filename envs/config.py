@@ -18,14 +18,6 @@ def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> None:
         raise ConfigError(f"{name} must be {allowed}, got {value}")
 
 
-def check_number(name: str, value: Any, lo: float, hi: float | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{name} must be a number, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ConfigError(f"{name} must be {allowed}, got {value}")
-
-
 def check_bool(name: str, value: Any) -> None:
     if not isinstance(value, bool):
         raise ConfigError(f"{name} must be true or false, got {value!r}")

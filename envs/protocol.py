@@ -124,8 +124,3 @@ class GameEngine:
     def step_bound(config) -> int:
         raise NotImplementedError
 
-
-def shuffle_into(slots: list, cards: list, rng: random.Random) -> None:
-    """Shuffle ``cards`` and write them back in place (a helper for ``resample_hidden``)."""
-    rng.shuffle(cards)
-    slots[:] = cards

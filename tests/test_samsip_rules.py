@@ -1,4 +1,4 @@
-"""Sam Sip rules: worked examples of rules/samsip.md 2.4, the P9 matcher, every variant flag."""
+"""Sam Sip rules: worked examples of docs/rules/samsip.md 2.4, the P9 matcher, every variant flag."""
 
 from __future__ import annotations
 

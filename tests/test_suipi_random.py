@@ -1,4 +1,4 @@
-"""Random-match invariants (rules/README.md section 4) at engine level."""
+"""Random-match invariants (docs/rules/README.md section 4) at engine level."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Suipi rules: worked examples of rules/suipi.md 1.4, S5, scoring, config validation."""
+"""Suipi rules: worked examples of docs/rules/suipi.md 1.4, S5, scoring, config validation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Each flag of the variants table (rules/suipi.md 1.5) changes what it should."""
+"""Each flag of the variants table (docs/rules/suipi.md 1.5) changes what it should."""
 
 from __future__ import annotations
 

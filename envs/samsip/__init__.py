@@ -1,4 +1,4 @@
-"""Sam Sip (ผสมสิบ): draw-and-discard to three pairs that "mix to ten" (rules/samsip.md)."""
+"""Sam Sip (ผสมสิบ): draw-and-discard to three pairs that "mix to ten" (docs/rules/samsip.md)."""
 
 from envs.samsip.engine import SamSipConfig, SamSipGame, random_match
 

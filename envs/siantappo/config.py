@@ -1,4 +1,4 @@
-"""Siantappo rule configuration (rules/siantappo.md, variants table 3.5)."""
+"""Siantappo rule configuration (docs/rules/siantappo.md, variants table 3.5)."""
 
 from __future__ import annotations
 

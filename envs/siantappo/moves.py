@@ -120,24 +120,6 @@ def keys_str(keys) -> str:
     return " ".join(key_str(k) for k in sorted(keys))
 
 
-def card_key(card: int) -> int:
-    return CARD_TO_KEY[card]
-
-
-def key_card(key: int) -> int:
-    return KEY_TO_CARD[key]
-
-
-def mask_keys(mask: int) -> list[int]:
-    """Keys of the set bits of a 52-bit hand mask, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def action_name(action: int) -> str:
     """Short description of an action id without a hand (e.g. 'pair, top 9♥')."""
     t = ACTION_TYPE[action]
