@@ -61,6 +61,8 @@ def register(sub) -> argparse.ArgumentParser:
     ppo.add_argument("--snapshot-every", type=int, default=S, help="decisions between pool snapshots")
     ppo.add_argument("--max-snapshots", type=int, default=S, help="snapshots kept in the pool (default 8)")
     ppo.add_argument("--save-every", type=float, default=S, help="seconds between resumable saves (default 120)")
+    ppo.add_argument("--max-minutes", type=float, default=S,
+                     help="stop after this many minutes of training (saved, final checkpoint written; 0 = no limit)")
     ppo.add_argument("--threads", type=int, default=S, help="torch threads of the learner (default 1)")
     sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
     sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")

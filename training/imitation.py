@@ -112,7 +112,7 @@ def rule_bot_episodes(game: str, players, variants: dict, matches: int, seed: in
             np.asarray(returns, np.float32))
 
 
-def clone_into(net, game: str, players, variants: dict, matches: int, epochs: int = 4, batch_size: int = 512,
+def clone_into(net, game: str, players, variants: dict, matches: int, epochs: int = 8, batch_size: int = 512,
                lr: float = 1e-3, seed: int = 0, log=print) -> float:
     """Fit an ``ActorCritic`` to the rule bot: its actor by cross-entropy over the legal actions,
     its value head to the returns that followed (so PPO starts with a critic that knows the

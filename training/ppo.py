@@ -64,12 +64,13 @@ class PPOSettings:
     eval_every: int = 250_000  # decisions between evaluations (and checkpoints)
     eval_games: int = 100  # games per baseline at each evaluation (split over player counts)
     save_every: float = 120.0  # seconds between resumable saves
+    max_minutes: float = 0.0  # stop (saved, final checkpoint written) after this much training; 0 = no limit
     imitate: int = 0  # warm start: clone the rule bot on this many bot-only matches
     threads: int = 1  # torch threads of the learner (more only fight the rollout workers for cores)
     variants: dict = field(default_factory=dict)
 
     # Settings that may differ when a run is resumed (everything else must match).
-    RESUMABLE = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads")
+    RESUMABLE = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads", "max_minutes")
 
     def __post_init__(self):
         spec = game_spec(self.game)
@@ -92,7 +93,8 @@ class PPOSettings:
             raise ValueError(f"hidden must be 1..8 layer widths in 1..4096, got {self.hidden}")
         for name, lo, hi in (("lr", 0, 1), ("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip", 0, 10),
                              ("ent_coef", 0, 10), ("vf_coef", 0, 100), ("max_grad_norm", 0, 1e6),
-                             ("target_kl", 0, 1e6), ("selfplay", 0, 1), ("save_every", 0, 1e7)):
+                             ("target_kl", 0, 1e6), ("selfplay", 0, 1), ("save_every", 0, 1e7),
+                             ("max_minutes", 0, 1e7)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi) \
                     or math.isnan(value):
@@ -273,10 +275,11 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
             t0 = time.perf_counter()
             while state.decisions < s.steps:
                 rollout = merge(workers.receive())
+                out_of_time = bool(s.max_minutes) and state.wall() >= 60 * s.max_minutes
                 t1 = time.perf_counter()
                 at_boundary = False
                 mix.record(rollout.matches)
-                more = state.decisions + rollout.decisions < s.steps
+                more = state.decisions + rollout.decisions < s.steps and not out_of_time
                 state.inflight = next_collection(state.iteration + 1) if more else None
                 if more:
                     workers.submit(requests(state.inflight, workers.count))
@@ -310,9 +313,12 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
                     state.next_eval += s.eval_every
                     path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
                     run.evaluate(path, state, writer, log)
-                if time.monotonic() - last_save >= s.save_every or state.decisions >= s.steps:
+                if time.monotonic() - last_save >= s.save_every or not more:
                     save_run_state(run.state_dir, net, optimizer, mix, state)
                     last_save = time.monotonic()
+                if out_of_time:
+                    log(f"\n--max-minutes {s.max_minutes:g} reached at {state.decisions:,} decisions")
+                    break
     except KeyboardInterrupt:
         if at_boundary:
             save_run_state(run.state_dir, net, optimizer, mix, state)
