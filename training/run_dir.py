@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file, save
 
 from envs.config import config_dict
 from envs.registry import game_spec
-from training.checkpoint import atomic_write_text, save_checkpoint
+from training.checkpoint import atomic_write_bytes, atomic_write_text, save_checkpoint
 
 STATE_FORMAT = "cardzoo-ppo-state/1"
 MAX_STATE_JSON = 4 << 20
@@ -68,9 +68,7 @@ def save_run_state(state_dir: Path, net, optimizer, mix, state: RunState) -> Non
         for k, v in state.inflight["weights"].items():
             tensors[f"behaviour.{k}"] = torch.from_numpy(np.ascontiguousarray(v))
     weights = state_dir / f"state-{generation}.safetensors"
-    tmp = weights.with_suffix(".tmp")
-    save_file(tensors, str(tmp))
-    os.replace(tmp, weights)
+    atomic_write_bytes(weights, save(tensors))
     counters = {f.name: getattr(state, f.name) for f in fields(RunState)
                 if f.name not in ("started", "elapsed", "inflight")}
     if state.inflight is not None:
