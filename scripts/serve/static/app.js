@@ -218,19 +218,26 @@ async function openReplay(ev) {
 }
 
 // ------------------------------------------------------------------ live play / watch
-function connect(key) {
+function connect(key, attempt = 0) {
   if (state.ws) state.ws.close();
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/${key}`);
   state.ws = ws;
-  setConn("connecting…", "");
-  ws.onopen = () => setConn("connected", "live");
-  ws.onclose = () => { if (state.ws === ws) setConn("disconnected — reload to reconnect", "lost"); };
+  let gone = false;  // the server no longer knows this game: do not retry
+  setConn(attempt ? "reconnecting…" : "connecting…", "");
+  ws.onopen = () => { attempt = 0; setConn("connected", "live"); };
+  ws.onclose = () => {
+    if (state.ws !== ws) return;  // closed on purpose (another game opened)
+    if (gone || attempt >= 5) { setConn("disconnected — reload to try again", "lost"); return; }
+    setConn("reconnecting…", "lost");
+    setTimeout(() => { if (state.ws === ws) connect(key, attempt + 1); }, 1000 * 2 ** attempt);
+  };
   ws.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
     if (msg.type === "state") {
       state.queue.push(msg.view);
       pump();
     } else if (msg.type === "error") {
+      if (/unknown or expired|was closed/.test(msg.message)) gone = true;
       state.busy = false;
       toast(msg.message);
       if (state.view) render(state.view);
