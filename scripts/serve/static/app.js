@@ -141,6 +141,10 @@ function fillGame() {
 function fillSeats() {
   const n = Number($("#players").value);
   const box = $("#seats");
+  const wanted = `${$("#game").value}-${n}p`;
+  $("#models").textContent = state.catalog.models.includes(wanted)
+    ? `A trained model ships for this game and player count (${wanted}).`
+    : `No trained model ships for ${wanted}${state.catalog.models.length ? ` (shipped: ${state.catalog.models.join(", ")})` : ""}; use a checkpoint path under other….`;
   const old = [...box.querySelectorAll(".seat-choice")].map((d) => seatSpec(d));
   box.replaceChildren();
   for (let s = 0; s < n; s++) {
