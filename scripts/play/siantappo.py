@@ -129,9 +129,6 @@ class SiantappoView(GameView):
         kind = TYPE_NAMES[ACTION_TYPE[action]]
         return Text.assemble(label, card_text(text), (f"  ({kind})", "dim"))
 
-    def forced_word(self, text):
-        return text
-
     def snapshot(self):
         eng = self.eng
         return {"round": eng.round_index, "phase": eng.phase, "trick": eng.trick,
