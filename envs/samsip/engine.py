@@ -280,6 +280,7 @@ class SamSipGame(GameEngine):
         self.draws = [[0, 0] for _ in range(n)]  # this hand: [stock draws, discards taken]
         self.reshuffles = 0
         self.stalled_turns = 0  # P11a: turns in a row in which the discard was taken (stock untouched)
+        self.stall_limit = cfg.stall_turns or STALL_TURNS_PER_PLAYER * self.n_active  # P11a
         self.turn = self.dealer
         self.phase = PHASE_DRAW
         self.pending = WIN_NONE  # win available to declare (auto_declare=False)
@@ -502,11 +503,6 @@ class SamSipGame(GameEngine):
         if not self.stock:
             return self._stock_empty(nxt)
         return None
-
-    @property
-    def stall_limit(self) -> int:
-        """P11a: consecutive turns without a stock draw after which the hand is void."""
-        return self.config.stall_turns or STALL_TURNS_PER_PLAYER * self.n_active
 
     def _take(self, s: int) -> int:
         c = self.live

@@ -381,8 +381,10 @@ class SiantappoEngine(GameEngine):
         return {}
 
     def _advance(self) -> None:
+        # Bounded: a combination is on the table (``step`` refuses a pass on a lead), so within
+        # n - 1 seats either someone may act or play returns to the trick's player.
         n, s = self.n, self.turn
-        for _ in range(n):  # the trick's player is at most n - 1 seats away
+        while True:
             s = (s + 1) % n
             if s == self.current_player:
                 self._new_trick(s)
@@ -392,7 +394,6 @@ class SiantappoEngine(GameEngine):
             if not self.passed[s] or (self.cfg.bomb_after_pass and self._can_bomb(s)):
                 self.turn = s
                 return
-        raise RuntimeError("siantappo engine: no seat can act (corrupt state)")
 
     def _new_trick(self, winner: int) -> None:
         self.trick += 1

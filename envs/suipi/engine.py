@@ -592,8 +592,9 @@ class SuipiEngine(GameEngine):
             keep.append((v, v, tuple(cards), seat, total > v, min(cards)))
             self.floor = floor = keep
         self._legal = self._trie = None
-        self.partial_card = None
-        self.partial_items = []
+        if self.partial_card is not None:  # the move composed through apply_action is played
+            self.partial_card = None
+            self.partial_items = []
         # advance
         self.turn = (seat + 1) % self.n
         if self.turn == (self.dealer + 1) % self.n and not any(self.hands):
