@@ -158,8 +158,32 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     raise ValueError(f"unknown agent kind {spec.kind!r}")
 
 
+def shipped_models() -> list[tuple[str, str, list[int]]]:
+    """(weights path, game, player counts) of every model in models/, from their JSON sidecars."""
+    import json
+
+    out = []
+    if not os.path.isdir(MODELS_DIR):
+        return out
+    for name in sorted(os.listdir(MODELS_DIR)):
+        if not name.endswith(".json") or name.endswith(".eval.json"):
+            continue
+        weights = os.path.join(MODELS_DIR, name[:-len(".json")] + ".safetensors")
+        try:
+            with open(os.path.join(MODELS_DIR, name), encoding="utf-8") as f:
+                meta = json.loads(f.read(1 << 20))
+            out.append((weights, str(meta["game"]), [int(n) for n in meta["player_counts"]]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not a model sidecar; loading it by path still reports what is wrong
+    return out
+
+
 def shipped_model_file(game: str, players) -> str:
-    """Where the shipped model for a game and player count lives (it may not exist)."""
+    """Where the shipped model for a game and player count lives (it may not exist): the model in
+    models/ whose sidecar lists that player count (one network may serve several counts)."""
+    for weights, g, counts in shipped_models():
+        if g == game and players in counts and os.path.isfile(weights):
+            return weights
     return os.path.join(MODELS_DIR, f"{game}-{players}p.safetensors")
 
 
@@ -167,8 +191,8 @@ def shipped_model_path(game: str, players) -> str:
     """The shipped model's path for the game and player count; ValueError naming what ships."""
     path = shipped_model_file(game, players)
     if not os.path.isfile(path):
-        shipped = sorted(f[:-len(".safetensors")] for f in os.listdir(MODELS_DIR)
-                         if f.endswith(".safetensors")) if os.path.isdir(MODELS_DIR) else []
+        shipped = [f"{os.path.basename(w)[:-len('.safetensors')]} ({g} {','.join(map(str, c))}p)"
+                   for w, g, c in shipped_models()]
         raise ValueError(f"no shipped model for {game} with {players} players; shipped: "
                          f"{', '.join(shipped) or 'none'} (or give a checkpoint path)")
     return path

@@ -1,9 +1,18 @@
-"""Publish a trained checkpoint into models/ with a model card (how trained, how strong).
+"""Publish a trained checkpoint into models/ with a measured model card.
 
-    python -m training.model_card runs/siantappo-4p/final.safetensors --games 600
+    python -m training.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
+        --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
 
-copies the checkpoint to models/<game>-<n>p.{safetensors,json}, evaluates it against the rule bot
-and random (duplicate deals, 95% intervals) and writes models/<game>-<n>p.md.
+1. copies the checkpoint to ``models/NAME.{safetensors,json}`` (and the run's learning curve to
+   ``models/NAME.png``);
+2. measures it at every player count it plays, with the same tournaments ``cardzoo eval`` runs
+   (duplicate deals, all seatings, greedy play): head to head against the rule bot, against random,
+   and a field of model, rule bot, random (and ``--field`` extras, e.g. an earlier model) for
+   Bradley–Terry ratings — every report kept in ``models/NAME.eval.json``;
+3. writes ``models/NAME.md`` from that JSON alone (``render_card``), so the card's tables can
+   always be regenerated and checked against the measurements (tests do).
+
+Use a seed that training and selection never used: the card's figures are then unbiased.
 """
 
 from __future__ import annotations
@@ -14,68 +23,155 @@ import shutil
 from pathlib import Path
 
 from training.agents import MODELS_DIR
-from training.checkpoint import checkpoint_paths, load_checkpoint
-from training.evaluate import versus_baselines
+from training.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
 
 
-def _row(baseline: str, e: dict) -> str:
-    lo, hi = e["reward_ci"]
-    wlo, whi = e["win_ci"]
-    return (f"| {baseline} | {e['games']} | {e['mean_reward']:+.3f} [{lo:+.3f}, {hi:+.3f}] | "
-            f"{e['win_rate']:.1%} [{wlo:.1%}, {whi:.1%}] |")
+def measure(weights: str, game: str, counts: list[int], games: int, seed: int, field: list[str],
+            workers: int = 2, variants: dict | None = None) -> dict:
+    """Every tournament the card reports, as ``cardzoo eval --json`` reports."""
+    from training.evaluate import run_tournament
+
+    out = {"games": games, "seed": seed, "per_players": {}}
+    for n in counts:
+        per = {}
+        for opponent in ("rules", "random"):
+            res = run_tournament(game, [weights, opponent], players=n, games=games, seed=seed, workers=workers,
+                                 options=variants, progress=True)
+            per[f"vs_{opponent}"] = res.report()
+        res = run_tournament(game, [weights, "rules", "random", *field], players=n, games=games, seed=seed + 1,
+                             workers=workers, options=variants, progress=True)
+        per["field"] = res.report()
+        out["per_players"][str(n)] = per
+    return out
 
 
-def publish(checkpoint: str, games: int, seed: int, workers: int = 2, command: str = "") -> Path:
-    net, meta = load_checkpoint(checkpoint)
-    game, players = meta["game"], meta["player_counts"][0]
-    name = f"{game}-{players}p"
-    out_dir = Path(MODELS_DIR)
-    out_dir.mkdir(exist_ok=True)
-    weights, sidecar = checkpoint_paths(checkpoint)
-    shutil.copyfile(weights, out_dir / f"{name}.safetensors")
-    shutil.copyfile(sidecar, out_dir / f"{name}.json")
-    evaluation = versus_baselines(str(out_dir / f"{name}.safetensors"), game, players, games, seed,
-                                  workers=workers, progress=True)
-    rows = [_row(baseline, e) for baseline, e in evaluation.items()]
-    meta = dict(meta, name=name, evaluation=evaluation, command=command)
-    (out_dir / f"{name}.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    card = f"""# {name}: {game}, {players} players
+def _f(x) -> str:
+    """A rating as text ('–' where the fit had none, e.g. an entrant that never lost)."""
+    return "–" if x is None else f"{x:+.0f}"
 
-A trained {game} policy for {players} players: `--seats model` (or the path
-`models/{name}.safetensors`) in `cardzoo play`, `cardzoo eval` and the Python agent API.
+
+def _ci(lo: float, hi: float, pct: bool = False) -> str:
+    return f"[{lo:.1%}, {hi:.1%}]" if pct else f"[{lo:+.3f}, {hi:+.3f}]"
+
+
+def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str = "") -> str:
+    """The model card, from the sidecar and the measurements only."""
+    game = meta["game"]
+    counts = [int(n) for n in ev["per_players"]]
+    games, seed = ev["games"], ev["seed"]
+    head_rows, base_rows, rating_rows = [], [], []
+    for n in counts:
+        per = ev["per_players"][str(n)]
+        pair = per["vs_rules"]["pairs"][0]
+        me_rules = per["vs_rules"]["entrants"][0]
+        me_random = per["vs_random"]["entrants"][0]
+        rand_pair = per["vs_random"]["pairs"][0]
+        head_rows.append(
+            f"| {n} | {pair['games']} | **{pair['advantage']:+.3f}** {_ci(*pair['advantage_ci'])} | "
+            f"{me_rules['win_rate']:.1%} {_ci(*me_rules['win_ci'], pct=True)} |")
+        base_rows.append(
+            f"| {n} | {rand_pair['games']} | {rand_pair['advantage']:+.3f} {_ci(*rand_pair['advantage_ci'])} | "
+            f"{me_random['win_rate']:.1%} {_ci(*me_random['win_ci'], pct=True)} |")
+        for ent in per["field"]["entrants"]:
+            if "rating" in ent:
+                lo, hi = ent["rating_ci"]
+                rating_rows.append(f"| {n} | {ent['name']} | {_f(ent['rating'])} [{_f(lo)}, {_f(hi)}] |")
+    weak = notes.strip() or "No weaknesses were written down for this model."
+    first = ev["per_players"][str(counts[0])]["vs_rules"]["pairs"][0]
+    cmd_counts = " / ".join(str(n) for n in counts)
+    return f"""# {name}: {game}, {cmd_counts} players
+
+**Head to head against the rule bot: {first['advantage']:+.3f} {_ci(*first['advantage_ci'])} reward per match
+at {counts[0]} players** (the model's reward minus the rule bot's, duplicate deals, 95% interval;
+every player count below). Play it with `--seats human,model,...` or `--agents model,...`.
+
+## Against the rule bot
+
+`cardzoo eval {game} --players N --agents models/{name}.safetensors,rules --games {games} --seed {seed}`
+
+| players | games | model − rule bot reward per match [95% CI] | model wins [95% CI] |
+|---:|---:|---:|---:|
+{chr(10).join(head_rows)}
+
+## Against random
+
+`cardzoo eval {game} --players N --agents models/{name}.safetensors,random --games {games} --seed {seed}`
+
+| players | games | model − random reward per match [95% CI] | model wins [95% CI] |
+|---:|---:|---:|---:|
+{chr(10).join(base_rows)}
+
+Wins: first place in the match (ties split); with two entrants an even chance is 50%.
+
+## Ratings
+
+A field of the model, the rule bot and random (and earlier models where listed), `--seed {seed + 1}`;
+Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap intervals):
+
+| players | agent | rating [95% CI] |
+|---:|---|---:|
+{chr(10).join(rating_rows) or '| – | – | – |'}
 
 ## How it was trained
 
-* {meta.get('algorithm', 'MaskablePPO self-play')}, warm-started by cloning the rule bot
-  (`--imitate`), then self-play against an opponent pool ({meta.get('opponent_pool', '')}).
-* {meta['training_steps']:,} learner steps, seed {meta.get('seed')}, MLP {meta['hidden']} ({meta['activation']}),
-  observation {meta['obs_size']}, actions {meta['num_actions']}, default rules of `{meta['env']}`.
-* Command: `{command or 'cardzoo train ...'}` (see [docs/training.md](../docs/training.md)).
+* {meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}.
+* {meta.get('training_steps', 0):,} learner decisions ({meta.get('training_matches', 0):,} matches) in
+  {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
+  MLP {meta['hidden']} ({meta['activation']}), observation {meta['obs_size']}, {meta['num_actions']} actions,
+  default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
+* Command: `{train_command}`
+* Learning curve (the model's mean reward per match against each baseline during training):
+  ![learning curve]({name}.png)
 
-## How strong
+## Where it is still weak
 
-`python -m training.model_card` ran `cardzoo eval {game} --agents models/{name}.safetensors,BASELINE
---players {players} --games {games} --seed {seed}` (duplicate deals, all seatings, greedy play):
-
-| opponent | games | mean reward per match [95% CI] | win rate [95% CI] |
-|---|---:|---:|---:|
-{chr(10).join(rows)}
-
-Win = first place in the match (ties split); with two entrants an even chance is 50%.
+{weak}
 """
-    (out_dir / f"{name}.md").write_text(card)
-    return out_dir / f"{name}.safetensors"
+
+
+def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
+            notes: str = "", workers: int = 2) -> Path:
+    net, meta = load_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
+    del net
+    out = Path(MODELS_DIR)
+    out.mkdir(exist_ok=True)
+    weights, sidecar = checkpoint_paths(checkpoint)
+    shutil.copyfile(weights, out / f"{name}.safetensors")
+    meta = dict(meta, name=name)
+    atomic_write_text(out / f"{name}.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    curve = weights.parent / "learning_curve.png"
+    if curve.is_file():
+        shutil.copyfile(curve, out / f"{name}.png")
+    ev = measure(str(out / f"{name}.safetensors"), meta["game"], meta["player_counts"], games, seed, field,
+                 workers)
+    ev.update(name=name, train_command=train_command, notes=notes)
+    atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
+    atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes))
+    return out / f"{name}.md"
+
+
+def rerender(name: str) -> str:
+    """The card as the files in models/ say it should read (tests compare it with the .md)."""
+    meta = json.loads((Path(MODELS_DIR) / f"{name}.json").read_text())
+    ev = json.loads((Path(MODELS_DIR) / f"{name}.eval.json").read_text())
+    return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""))
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("checkpoint")
-    p.add_argument("--games", type=int, default=600)
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--name", required=True, help="file name in models/ (e.g. siantappo, suipi-2p)")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, required=True, help="a seed never used in training or selection")
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--command", default="", help="the cardzoo train command that made it (for the card)")
+    p.add_argument("--train-command", required=True, help="the cardzoo train command that made it")
+    p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated")
+    p.add_argument("--notes", default="", help="a file with the card's 'where it is still weak' text")
     args = p.parse_args()
-    print(publish(args.checkpoint, args.games, args.seed, args.workers, args.command))
+    notes = Path(args.notes).read_text() if args.notes else ""
+    field = [f for f in args.field.split(",") if f]
+    print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
+                  args.workers))
 
 
 if __name__ == "__main__":
