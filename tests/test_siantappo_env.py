@@ -118,3 +118,54 @@ def test_legal_moves_text_roundtrip_and_render():
         assert env.move_to_action(text) == action
     out = env.render()
     assert "player_0" in out and "Table" in out and ("♠" in out or "♥" in out)
+
+
+def test_trick_index_is_no_rules_state_and_trick_history_shows_it():
+    """Rules 3.7 lists the trick of every card played; the default observation leaves it out.
+    Claim: no rule depends on it. Two positions that differ only in how the earlier plays of the
+    round fall into tricks have the same legal moves, rewards and default observations for the
+    rest of the match; only the trick_history block tells them apart."""
+    import random
+
+    import numpy as np
+
+    from envs.siantappo.encoding import OBS_SIZE, TRICKS, encode
+
+    differed = 0
+    for seed in range(12):
+        env = siantappo_v0.raw_env(num_players=4, trick_history=True)
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        eng = env.engine
+        while eng.trick < 3 and not eng.done:
+            eng.apply_action(rng.choice(eng.legal_actions()))
+        other = eng.clone()
+        other.log = [(who, 0 if trick < eng.trick else trick, a, keys) for who, trick, a, keys in eng.log]
+        for seat in range(4):
+            mine, theirs = encode(eng, seat), encode(other, seat)
+            assert np.array_equal(mine[:OBS_SIZE], theirs[:OBS_SIZE])
+            differed += not np.array_equal(mine[TRICKS:], theirs[TRICKS:])
+        for _ in range(400):
+            if eng.done:
+                break
+            assert eng.legal_actions() == other.legal_actions() and eng.acting_seat == other.acting_seat
+            action = rng.choice(eng.legal_actions())
+            assert eng.apply_action(action).rewards == other.apply_action(action).rewards
+            seat = rng.randrange(4)
+            assert np.array_equal(encode(eng, seat)[:OBS_SIZE], encode(other, seat)[:OBS_SIZE])
+    assert differed > 0
+
+
+def test_trick_history_block():
+    env = siantappo_v0.raw_env(num_players=3, trick_history=True, rounds=1)
+    assert env.obs_size == 685 and siantappo_v0.raw_env(num_players=3).obs_size == 633
+    env.reset(seed=3)
+    while env.engine.trick < 2:
+        env.step(env.legal_moves()[0][0])
+    obs = env.observe("player_0")["observation"]
+    eng = env.engine
+    for _who, trick, _a, keys in eng.log:
+        for k in keys:
+            assert obs[633 + k] == pytest.approx((trick + 1) / (eng.trick + 1))
+    played = {k for *_, keys in eng.log for k in keys}
+    assert all(obs[633 + k] == 0 for k in range(52) if k not in played)

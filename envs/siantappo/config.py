@@ -23,12 +23,13 @@ class SiantappoConfig:
     swap_choice: bool = False  # the winner (and 2nd) choose which cards to give back (President)
     no_finish_on_2: bool = False  # going out with a play containing a 2 ranks you last
     reward: str = "place"  # "place": (n+1-2*place)/(n-1); "pig": loser -1, others +1/(n-1)
+    trick_history: bool = False  # observation: also the trick of every card played this round (3.7)
 
     def __post_init__(self):
         check_int("num_players", self.num_players, 3, 6)
         check_int("rounds", self.rounds, 1, 1000)
         for flag in ("first_lead_must_include_3c", "quad_beats_single_2", "long_pair_runs",
-                     "siantappo_as_lead", "bomb_after_pass", "swap_choice", "no_finish_on_2"):
+                     "siantappo_as_lead", "bomb_after_pass", "swap_choice", "no_finish_on_2", "trick_history"):
             check_bool(flag, getattr(self, flag))
         check_choice("deal", self.deal, ("all", "13each"))
         if self.deal == "13each" and self.num_players > 4:
@@ -57,4 +58,5 @@ VARIANT_CHOICES = {
     "swap_choice": (False, True),
     "no_finish_on_2": (False, True),
     "reward": ("place", "pig"),
+    "trick_history": (False, True),
 }

@@ -27,6 +27,14 @@ Slots >= num_players stay zero, so one network serves 3-6 players. All values li
 | 579       | 1    | cards still to give / 2                                                  |
 | 580-631   | 52   | cards played in the current trick                                        |
 | 632       | 1    | 1 if this seat is the acting seat                                        |
+| 633-684   | 52   | only with ``trick_history``: trick of each card played this round,       |
+|           |      | (trick + 1) / (current trick + 1); 0 = not played this round            |
+
+Without ``trick_history`` the observation says who played every card this round (138-449) and
+everything about the current trick, but not in which earlier trick a card fell (rules 3.7 lists
+it). No rule depends on it (tests/test_siantappo_env.py plays the same moves from positions that
+differ only in it); it only helps infer the other hands. It is a flag so that the default stays
+the 633 inputs of the shipped model.
 """
 
 from __future__ import annotations
@@ -42,6 +50,12 @@ TABLE_PLAYER, PASSED, HAND_SIZES, FINISHED, PLAYED = 114, 120, 126, 132, 138
 PREV_PLACES, GIVEN, RECEIVED, NUM_PLAYERS, ROUND, ROUNDS_LEFT = 450, 456, 508, 560, 564, 565
 MATCH_POINTS, PIGS, SWAP_PHASE, TO_GIVE, TRICK_CARDS, ACTING = 566, 572, 578, 579, 580, 632
 OBS_SIZE = 633
+TRICKS = OBS_SIZE  # the trick_history block
+OBS_SIZE_TRICKS = OBS_SIZE + 52
+
+
+def obs_size(config) -> int:
+    return OBS_SIZE_TRICKS if config.trick_history else OBS_SIZE
 HAND_SIZE_SCALE = 20.0  # 18 dealt + 2 received in a swap
 
 _BITS = [[i for i in range(8) if b >> i & 1] for b in range(256)]
@@ -58,7 +72,7 @@ def _set_mask_bits(vec: np.ndarray, offset: int, mask: int) -> None:
 
 def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
     n = eng.n
-    v = np.zeros(OBS_SIZE, dtype=np.float32)
+    v = np.zeros(OBS_SIZE_TRICKS if eng.cfg.trick_history else OBS_SIZE, dtype=np.float32)
     rm = eng.hands[seat]
     for r in range(13):
         m = rm[r]
@@ -111,6 +125,11 @@ def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
             v[TRICK_CARDS + k] = 1.0
     if eng.phase != "over" and eng.acting == seat:
         v[ACTING] = 1.0
+    if eng.cfg.trick_history:
+        scale = 1.0 / (eng.trick + 1)
+        for _who, trick, _action, keys in eng.log:
+            for k in keys:
+                v[TRICKS + k] = (trick + 1) * scale
     return v
 
 

@@ -10,7 +10,7 @@ from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from envs.cards import parse_cards
 from envs.config import build_config
 from envs.siantappo.config import SiantappoConfig
-from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode
+from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode, obs_size
 from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, hand_keys
 from envs.siantappo.moves import (
     ACTION_TYPE, BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, RUN4, RUN5, SIANTAPPO,
@@ -36,6 +36,7 @@ class SiantappoEnv(CardGameEnv):
                  max_steps: int | None = None, **variants):
         config = build_config(SiantappoConfig, "siantappo", num_players=num_players, rounds=rounds, **variants)
         self.num_actions = EXTENDED_ACTIONS if config.long_pair_runs else BASE_ACTIONS
+        self.obs_size = obs_size(config)
         super().__init__(config, render_mode, max_steps)
         self.engine: SiantappoEngine | None = None
         self.last_move_text = ""
