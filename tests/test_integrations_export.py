@@ -91,6 +91,12 @@ def test_command_line_bad_input_is_one_line(capsys):
     assert "KEY=VALUE" in capsys.readouterr().err
 
 
+def test_command_line_refuses_to_overwrite_a_finished_run(capsys, tmp_path):
+    (tmp_path / "final.json").write_text("{}")
+    assert main(["siantappo", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"error: {tmp_path} already holds a finished run; choose another --out\n"
+
+
 @pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
 def test_command_line_without_ray_says_how_to_install(capsys, tmp_path):
     assert main(["siantappo", "--out", str(tmp_path / "run")]) == 2

@@ -196,13 +196,18 @@ def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
     return decisions
 
 
+def check_out_dir(settings: RLlibSettings) -> None:
+    """A finished run is never overwritten (ValueError naming the directory)."""
+    if (Path(settings.out) / "final.json").exists():
+        raise ValueError(f"{settings.out} already holds a finished run; choose another --out")
+
+
 def train_rllib(settings: RLlibSettings, log=print) -> Path:
     """Run PPO for ``settings.iterations`` iterations; returns the final checkpoint's weights path."""
     from torch.utils.tensorboard import SummaryWriter
 
+    check_out_dir(settings)
     out = Path(settings.out)
-    if (out / "final.json").exists():
-        raise ValueError(f"{out} already holds a finished run; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
     start_ray(settings.address, settings.env_runners, settings.num_cpus)
@@ -312,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = settings_from_args(args)
+        check_out_dir(settings)
     except ValueError as e:  # bad input: one line, nothing started
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -322,9 +328,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         train_rllib(settings)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
     finally:
         import ray
 
