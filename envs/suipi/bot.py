@@ -20,10 +20,9 @@ import random
 import numpy as np
 
 from envs.suipi import encoding as enc
-from envs.suipi.engine import (
-    BUILD, CAPTURE, CARDS, IS_SPADE, NVAL, OWNER, SuipiConfig, _loose_subsets, _unions, card_points,
-    card_values, legal_moves,
-)
+from envs.suipi.cards import IS_SPADE, card_points, card_values
+from envs.suipi.config import SuipiConfig
+from envs.suipi.moves import BUILD, CAPTURE, CARDS, NVAL, OWNER, _loose_subsets, _unions, legal_moves
 
 SUIPI_BONUS = 25.0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from envs.config import ConfigError, check_bool, check_choice, check_int
 
@@ -66,31 +67,31 @@ class SuipiConfig:
         check_int("match_deals", self.match_deals, 0, MAX_DEALS)
         check_int("target_score", self.target_score, 0, 10_000)
 
-    # derived -----------------------------------------------------------------
-    @property
+    # derived (computed once: the move generator reads them on every call) ------------------
+    @cached_property
     def deal_sizes(self) -> tuple:
         return {2: self.deal_sizes_2p, 3: self.deal_sizes_3p, 4: self.deal_sizes_4p}[self.num_players]
 
-    @property
+    @cached_property
     def num_sides(self) -> int:
         return 2 if self.num_players in (2, 4) else 3
 
-    @property
+    @cached_property
     def court_values(self) -> bool:
         """J, Q, K count 11, 12, 13 and J♦ Q♦ K♦ score (the 23-point game, S2/S16)."""
         return self.point_game == POINT_GAME_COURTS
 
-    @property
+    @cached_property
     def vmax(self) -> int:
         """The highest card, build and capture value."""
         return 13 if self.court_values else 10
 
-    @property
+    @cached_property
     def max_round_size(self) -> int:
         """The most cards a player holds: the largest round of the deal."""
         return max(self.deal_sizes)
 
-    @property
+    @cached_property
     def num_deals(self) -> int:
         return self.match_deals or self.num_players
 
