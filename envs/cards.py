@@ -8,6 +8,8 @@ Games that order cards differently (Siantappo: 3 low, 2 high) keep their own key
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_SYMBOLS = ("♠", "♣", "♦", "♥")
 SUIT_LETTERS = ("s", "c", "d", "h")
@@ -55,14 +57,14 @@ def parse_card(text: str) -> int:
     """
     t = text.strip()
     if not t:
-        raise ValueError("empty card text")
+        raise UserError("empty card text")
     if t.lower() in ("jk", "joker", "jo", "🃏"):
         return JOKERS[0]
     rank_part, suit_part = t[:-1].lower(), t[-1].lower()
     if suit_part not in _SUIT_ALIASES:
-        raise ValueError(f"{text!r} is not a card: suit must be one of ♠♣♦♥ or s c d h")
+        raise UserError(f"{text!r} is not a card: suit must be one of ♠♣♦♥ or s c d h")
     if rank_part not in _RANK_ALIASES:
-        raise ValueError(f"{text!r} is not a card: rank must be one of A 2-10 J Q K (or T for 10)")
+        raise UserError(f"{text!r} is not a card: rank must be one of A 2-10 J Q K (or T for 10)")
     return make_card(_RANK_ALIASES[rank_part], _SUIT_ALIASES[suit_part])
 
 
@@ -79,9 +81,9 @@ def parse_cards(texts, *, allow_jokers: bool = False) -> list[int]:
         c = parse_card(str(t))
         if c >= NUM_STANDARD:
             if not allow_jokers:
-                raise ValueError(f"{t!r}: this game has no jokers")
+                raise UserError(f"{t!r}: this game has no jokers")
             if jokers_seen >= len(JOKERS):
-                raise ValueError(f"too many jokers: the deck has {len(JOKERS)}")
+                raise UserError(f"too many jokers: the deck has {len(JOKERS)}")
             c = JOKERS[jokers_seen]
             jokers_seen += 1
         out.append(c)
@@ -94,7 +96,7 @@ def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[
     The error message names the unparseable, duplicated and missing cards.
     """
     if isinstance(texts, str) or not hasattr(texts, "__iter__"):
-        raise ValueError("deck must be a list of card strings such as ['3♣', '10d', 'Qs']")
+        raise UserError("deck must be a list of card strings such as ['3♣', '10d', 'Qs']")
     texts = list(texts)
     bad, cards = [], []
     for t in texts:
@@ -103,17 +105,17 @@ def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[
         except ValueError:
             bad.append(str(t))
     if bad:
-        raise ValueError(f"deck has unreadable cards: {', '.join(bad)}")
+        raise UserError(f"deck has unreadable cards: {', '.join(bad)}")
     # Jokers are interchangeable: number them in order of appearance.
     jokers = iter(JOKERS)
     numbered = []
     for c in cards:
         if c >= NUM_STANDARD:
             if not allow_jokers:
-                raise ValueError("deck has jokers, but this game is played without them")
+                raise UserError("deck has jokers, but this game is played without them")
             c = next(jokers, None)
             if c is None:
-                raise ValueError(f"deck has more than {len(JOKERS)} jokers")
+                raise UserError(f"deck has more than {len(JOKERS)} jokers")
         numbered.append(c)
     seen, dups = set(), []
     for c in numbered:
@@ -130,7 +132,7 @@ def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[
     if len(numbered) != deck_size and not problems:
         problems.append(f"{len(numbered)} cards given")
     if problems:
-        raise ValueError(f"deck must be {deck_size} distinct cards; " + "; ".join(problems))
+        raise UserError(f"deck must be {deck_size} distinct cards; " + "; ".join(problems))
     return numbered
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import dataclasses
 from typing import Any, Iterable
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """A rule option has a bad value; the message names the field and what is allowed."""
 
 

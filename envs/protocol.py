@@ -29,6 +29,8 @@ Pure Python: no gymnasium or pettingzoo imports here or in any engine.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import random
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -37,7 +39,7 @@ MAX_LISTED_MOVES = 20  # legal moves named in an error message before "… and N
 MAX_REASON_CHARS = 300  # an error's reason is cut here (it may echo what the user typed)
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(UserError):
     """An illegal action or an unparseable move text.
 
     ``reason`` says what is wrong (without the listing, at most ``MAX_REASON_CHARS``), ``legal``

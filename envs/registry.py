@@ -16,6 +16,8 @@ Tools ask ``game_spec(name)`` instead of branching on game names; ``register`` a
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import importlib
 import random
 from collections.abc import Mapping
@@ -48,7 +50,7 @@ def game_module(name: str) -> ModuleType:
         for registered, path in GAME_MODULES.items():
             if _key(registered) == wanted:
                 return importlib.import_module(path)
-    raise ValueError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
+    raise UserError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def game_of_config(config) -> str:
     for name in GAME_MODULES:
         if type(config) is game_spec(name).config:
             return name
-    raise ValueError(f"{type(config).__name__} is not the configuration of a registered game")
+    raise UserError(f"{type(config).__name__} is not the configuration of a registered game")
 
 
 def register(module_path: str) -> GameSpec:
@@ -150,10 +152,10 @@ def register(module_path: str) -> GameSpec:
     module = importlib.import_module(module_path)
     missing = [attr for attr in REQUIRED if not hasattr(module, attr)]
     if missing:
-        raise ValueError(f"{module_path} cannot be registered: it does not define {', '.join(missing)}")
+        raise UserError(f"{module_path} cannot be registered: it does not define {', '.join(missing)}")
     name = module.GAME
     if name in GAME_MODULES and GAME_MODULES[name] != module_path:
-        raise ValueError(f"game {name!r} is already registered (by {GAME_MODULES[name]})")
+        raise UserError(f"game {name!r} is already registered (by {GAME_MODULES[name]})")
     GAME_MODULES[name] = module_path
     return GameSpec(name, module)
 

@@ -11,6 +11,8 @@ The measurement loops live in training/bench.py; docs/benchmarks.md has the late
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import datetime
 import gc
@@ -69,15 +71,15 @@ def _settings(args) -> bench.Settings:
     s = bench.Settings.quick() if args.quick else bench.Settings()
     if args.runs is not None:
         if args.runs < 1:
-            raise ValueError(f"--runs must be >= 1, got {args.runs}")
+            raise UserError(f"--runs must be >= 1, got {args.runs}")
         s.runs = args.runs
     if args.seconds is not None:
         if args.seconds <= 0:
-            raise ValueError(f"--seconds must be > 0, got {args.seconds}")
+            raise UserError(f"--seconds must be > 0, got {args.seconds}")
         s.seconds = args.seconds
     if args.warmup is not None:
         if args.warmup < 0:
-            raise ValueError(f"--warmup must be >= 0, got {args.warmup}")
+            raise UserError(f"--warmup must be >= 0, got {args.warmup}")
         s.warmup = args.warmup
     s.seed = args.seed
     s.clock = args.clock
@@ -91,9 +93,9 @@ def _parse_players(text: str | None) -> list[int] | None:
     try:
         counts = [int(x) for x in text.replace(" ", "").split(",") if x]
     except ValueError:
-        raise ValueError(f"--players must be comma-separated integers, got {text!r}") from None
+        raise UserError(f"--players must be comma-separated integers, got {text!r}") from None
     if not counts:
-        raise ValueError("--players is empty")
+        raise UserError("--players is empty")
     return counts
 
 
@@ -104,7 +106,7 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
     for n in names:
         key = n.lower().replace("-", "").replace("_", "").removesuffix("v0")
         if key not in GAME_MODULES:
-            raise ValueError(f"unknown game {n!r}; games are: {', '.join(GAME_MODULES)}")
+            raise UserError(f"unknown game {n!r}; games are: {', '.join(GAME_MODULES)}")
         if key not in out:
             out.append(key)
     return out, True
@@ -123,13 +125,13 @@ def run(args) -> int:
         if not h.usable:
             why = "; ".join(h.problems)
             if explicit:
-                raise ValueError(f"{g} cannot be benchmarked yet: {why}")
+                raise UserError(f"{g} cannot be benchmarked yet: {why}")
             skipped.append({"name": g, "reason": why})
             continue
         if players_wanted:
             bad = [n for n in players_wanted if n not in h.players]
             if bad and explicit:
-                raise ValueError(f"{g} supports {', '.join(map(str, h.players))} players, not {bad[0]}")
+                raise UserError(f"{g} supports {', '.join(map(str, h.players))} players, not {bad[0]}")
             counts = [n for n in players_wanted if n in h.players]
         else:
             counts = [h.default_players] if args.quick else list(h.players)
@@ -147,7 +149,7 @@ def run(args) -> int:
             else:
                 refs.append(ref)
     if not handles and not refs:
-        raise ValueError("nothing to measure: " + "; ".join(f"{s['name']}: {s['reason']}" for s in skipped))
+        raise UserError("nothing to measure: " + "; ".join(f"{s['name']}: {s['reason']}" for s in skipped))
 
     def progress(msg: str) -> None:
         print(f"  measuring {msg}", file=sys.stderr, flush=True)
@@ -218,7 +220,7 @@ def run_train(args) -> int:
 
     games, _ = _games(args.games)
     if args.workers is not None and args.workers < 0:
-        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+        raise UserError(f"--workers must be >= 0, got {args.workers}")
     started = time.time()
     result = bench_training(games, quick=args.quick, workers=args.workers)
     print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")

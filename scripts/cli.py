@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from envs.errors import UserError
+
 # subcommand -> module with register(subparsers) and run(args) -> int
 SUBCOMMANDS = {
     "demo": "scripts.demo_cmd",
@@ -22,12 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardzoo", description="Suipi, Sam Sip and Siantappo for RL agents and people.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_name in SUBCOMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name != module_name:
-                raise
-            continue  # a subcommand still being built
+        module = importlib.import_module(module_name)
         p = module.register(sub)
         p.set_defaults(_run=module.run)
     return parser
@@ -41,8 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
-    except (ValueError, FileNotFoundError) as e:
-        # Bad input: one clear line, no traceback.
+    except UserError as e:
+        # Bad input: one clear line, no traceback. Anything else is a bug and keeps its traceback.
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)
         return 2
 

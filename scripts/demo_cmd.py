@@ -3,6 +3,8 @@ then show the trained agent playing a match against the rule bots."""
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import os
 import shutil
@@ -32,7 +34,7 @@ def run(args) -> int:
     game = module.GAME
     players = args.players or DEFAULT_PLAYERS[game]
     if players not in PLAYER_COUNTS[game]:
-        raise ValueError(f"{game} is played by {', '.join(map(str, PLAYER_COUNTS[game]))} players, not {players}")
+        raise UserError(f"{game} is played by {', '.join(map(str, PLAYER_COUNTS[game]))} players, not {players}")
     out = Path(args.out)
     if (out / "settings.json").is_file():
         shutil.rmtree(out)  # the demo's own run directory from an earlier demo

@@ -9,6 +9,8 @@ See docs/evaluation.md.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import os
 
@@ -59,12 +61,12 @@ def run(args) -> int:
     seats = args.seats is not None
     specs = parse_agent_list(args.seats if seats else args.agents)
     if args.no_rotate and not seats:
-        raise ValueError("--no-rotate works with --seats only")
+        raise UserError("--no-rotate works with --seats only")
     for path in (args.json, args.csv, args.plot, args.records, args.log):
         if path:
             parent = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(parent):
-                raise FileNotFoundError(f"output folder does not exist: {parent}")
+                raise UserError(f"output folder does not exist: {parent}")
     result = run_tournament(
         args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
         options=parse_options(args.option), seats=seats, rotate=not args.no_rotate, records=args.records,

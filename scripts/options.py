@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import json
 
 
@@ -17,7 +19,7 @@ def parse_options(items) -> dict:
         key, sep, value = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep or not key:
-            raise ValueError(f"--option {item!r} must look like KEY=VALUE, e.g. rounds=1")
+            raise UserError(f"--option {item!r} must look like KEY=VALUE, e.g. rounds=1")
         value = value.strip()
         try:
             parsed = json.loads(value)

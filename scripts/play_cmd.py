@@ -10,6 +10,8 @@ See docs/play.md.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import importlib
 import math
@@ -62,7 +64,7 @@ def make_view(game: str, env, seats: Seats, show_rewards: bool = False, reveal: 
     """The game's terminal view (the ``TERMINAL_VIEW`` its module declares to the registry)."""
     target = game_spec(game).terminal_view
     if not target:
-        raise ValueError(f"{game} has no terminal view")
+        raise UserError(f"{game} has no terminal view")
     module_name, _, class_name = target.partition(":")
     view_class = getattr(importlib.import_module(module_name), class_name)
     return view_class(env, seats, show_rewards=show_rewards, reveal=reveal)
@@ -100,20 +102,20 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
 
 def check_numbers(args) -> None:
     if args.width is not None and not MIN_WIDTH <= args.width <= MAX_WIDTH:
-        raise ValueError(f"--width must be {MIN_WIDTH}..{MAX_WIDTH} columns, got {args.width}")
+        raise UserError(f"--width must be {MIN_WIDTH}..{MAX_WIDTH} columns, got {args.width}")
     if not math.isfinite(args.delay) or not 0 <= args.delay <= MAX_DELAY:
-        raise ValueError(f"--delay must be 0..{MAX_DELAY:g} seconds, got {args.delay:g}")
+        raise UserError(f"--delay must be 0..{MAX_DELAY:g} seconds, got {args.delay:g}")
 
 
 def check_output_file(path: str, flag: str) -> None:
     """ValueError unless ``path`` can be written (without creating it now)."""
     if os.path.isdir(path):
-        raise ValueError(f"{flag} {path} is a folder; give a file name")
+        raise UserError(f"{flag} {path} is a folder; give a file name")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise ValueError(f"{flag} {path}: the folder {folder} does not exist")
+        raise UserError(f"{flag} {path}: the folder {folder} does not exist")
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
-            raise ValueError(f"{flag} {path}: the file cannot be written (no permission)")
+            raise UserError(f"{flag} {path}: the file cannot be written (no permission)")
     elif not os.access(folder, os.W_OK):
-        raise ValueError(f"{flag} {path}: cannot create files in {folder} (no permission)")
+        raise UserError(f"{flag} {path}: cannot create files in {folder} (no permission)")

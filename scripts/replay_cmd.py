@@ -10,6 +10,8 @@ them with the view of `cardzoo play`, every hand revealed.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import os
 import time
@@ -83,14 +85,14 @@ class WholeMoves:
 
 def run(args, stdin=None, console: Console | None = None) -> int:
     if not os.path.isfile(args.file):
-        raise FileNotFoundError(f"record file not found: {args.file}")
+        raise UserError(f"record file not found: {args.file}")
     if args.delay < 0 or args.delay > 60:
-        raise ValueError(f"--delay must be 0..60 seconds, got {args.delay:g}")
+        raise UserError(f"--delay must be 0..60 seconds, got {args.delay:g}")
     records = read_records(args.file)
     if not records:
-        raise ValueError(f"{args.file}: no game records in the file")
+        raise UserError(f"{args.file}: no game records in the file")
     if not 1 <= args.game <= len(records):
-        raise ValueError(f"--game must be 1..{len(records)} ({args.file} holds {len(records)} game(s)), "
+        raise UserError(f"--game must be 1..{len(records)} ({args.file} holds {len(records)} game(s)), "
                          f"got {args.game}")
     rec = records[args.game - 1]
     where = f"{args.file} game {args.game}"
@@ -101,7 +103,7 @@ def run(args, stdin=None, console: Console | None = None) -> int:
             env = env_from_header(rec)
             reset_to_header(env, rec)
         except (ValueError, TypeError, KeyError) as e:
-            raise ValueError(f"{where}: cannot rebuild the game ({e})") from None
+            raise UserError(f"{where}: cannot rebuild the game ({e})") from None
         return env
 
     # First pass: check the record and count its whole moves.
@@ -111,7 +113,7 @@ def run(args, stdin=None, console: Console | None = None) -> int:
         totals = play_moves(env, rec["moves"], on_move=counter)
         check_rewards(totals, rec["rewards"])
     except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
+        raise UserError(f"{where}: {e}") from None
     n = counter.count
 
     env = fresh_env()

@@ -8,6 +8,8 @@ Needs the `web` extra (pip install -e ".[web]", included in ".[dev]"). See docs/
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import ipaddress
 
@@ -36,13 +38,13 @@ def is_local(host: str) -> bool:
 
 def run(args) -> int:
     if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be 0..65535, got {args.port}")
+        raise UserError(f"--port must be 0..65535, got {args.port}")
     try:
         import uvicorn
 
         from scripts.serve.app import create_app
     except ModuleNotFoundError as e:
-        raise ValueError(f"cardzoo serve needs the web extra ({e.name} is missing): "
+        raise UserError(f"cardzoo serve needs the web extra ({e.name} is missing): "
                          "pip install -e \".[web]\"") from None
     import socket
 
@@ -55,7 +57,7 @@ def run(args) -> int:
         sock.listen(128)  # connections wait in the backlog until uvicorn serves them
     except OSError as e:
         sock.close()
-        raise ValueError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
+        raise UserError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e})") from None
     port = sock.getsockname()[1]
     local = is_local(args.host)
     # A localhost server answers only to its own names (no DNS rebinding from a web page).

@@ -6,6 +6,8 @@ sb3-contrib's MaskablePPO on the single-seat gymnasium view (``training.selfplay
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import json
 from pathlib import Path
@@ -85,7 +87,7 @@ def run(args) -> int:
         return _run_sb3(args, given)
     bad = [k for k in given if k in _SB3_ONLY]
     if bad:
-        raise ValueError(f"--{bad[0].replace('_', '-')} is a flag of --algo sb3")
+        raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo sb3")
     from training.ppo import PPOSettings, train  # torch loads only when training
     from training.run_dir import resume_settings
 
@@ -101,12 +103,12 @@ def run(args) -> int:
     if args.resume:
         settings = resume_settings(out, fields)
         if settings.game != PPOSettings(game=args.game).game:
-            raise ValueError(f"{out} holds a {settings.game} run, not {args.game}")
+            raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
     else:
         try:
             settings = PPOSettings(game=args.game, out=out, **fields)
         except TypeError as e:
-            raise ValueError(str(e)) from None
+            raise UserError(str(e)) from None
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
 
@@ -117,12 +119,12 @@ def _run_sb3(args, given: dict) -> int:
     ppo_only = [k for k in given if k not in ("players", "steps", "seed", "imitate", "opponents", "eval_every",
                                               "eval_games", "lr", "ent", "variants", "envs", "value_warmup")]
     if ppo_only:
-        raise ValueError(f"--{ppo_only[0].replace('_', '-')} is a flag of the PPO trainer, not --algo sb3")
+        raise UserError(f"--{ppo_only[0].replace('_', '-')} is a flag of the PPO trainer, not --algo sb3")
     players = given.get("players")
     if players is not None:
         counts = parse_int_list(players, "--players")
         if len(counts) != 1:
-            raise ValueError("--algo sb3 trains one player count at a time")
+            raise UserError("--algo sb3 trains one player count at a time")
         players = counts[0]
     out = args.out or f"runs/{args.game}-{players or 'default'}p-sb3"
     fields = {"players": players, "steps": 200_000, "seed": 0, "envs": 4, "eval_every": 25_000,
@@ -150,7 +152,7 @@ def parse_int_list(text, flag: str) -> tuple[int, ...]:
     try:
         values = tuple(int(x) for x in str(text).split(","))
     except ValueError:
-        raise ValueError(f"{flag} wants integers separated by commas, got {text!r}") from None
+        raise UserError(f"{flag} wants integers separated by commas, got {text!r}") from None
     return values
 
 
@@ -164,5 +166,5 @@ def parse_weights(text: str) -> dict:
         except ValueError:
             sep = ""
         if not sep:
-            raise ValueError(f"--opponents wants KIND=WEIGHT,... (kinds rules, random, snapshot), got {part!r}")
+            raise UserError(f"--opponents wants KIND=WEIGHT,... (kinds rules, random, snapshot), got {part!r}")
     return out

@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from envs.errors import UserError
+
 from scripts.cli import main
 from training import evaluate
 from training.agents import AgentSpec, RandomAgent, make_agent, parse_agent_list, parse_agent_spec
@@ -48,9 +50,9 @@ def _have_loader() -> bool:
 
 
 def test_checkpoint_specs(tmp_path):
-    with pytest.raises(FileNotFoundError, match="not found"):
+    with pytest.raises(UserError, match="not found"):
         parse_agent_spec(str(tmp_path / "model.safetensors"))
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(UserError):
         parse_agent_spec("models/none.json@3")
     ck = tmp_path / "model.json"
     ck.write_text("{}")

@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 
+from envs.errors import UserError
+
 from envs import siantappo_v0
 from scripts.cli import main
 from training.agents import make_agent
@@ -141,7 +143,7 @@ def test_bad_training_settings():
         TrainSettings(game="siantappo", steps=0)
     with pytest.raises(ValueError, match="rounds"):
         TrainSettings(game="siantappo", variants={"rounds": -1})
-    with pytest.raises(FileNotFoundError, match="nothing to resume"):
+    with pytest.raises(UserError, match="nothing to resume"):
         train(TrainSettings(game="siantappo", out="/nonexistent/run"), resume=True)
 
 

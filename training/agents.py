@@ -7,6 +7,8 @@ called at the start of every episode.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import os
 import re
 from dataclasses import dataclass
@@ -34,7 +36,7 @@ class RandomAgent:
     def act(self, observation, action_mask) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
-            raise ValueError("RandomAgent got an empty action mask: this seat is not acting")
+            raise UserError("RandomAgent got an empty action mask: this seat is not acting")
         return int(legal[self.rng.integers(legal.size)])
 
 
@@ -89,7 +91,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     checkpoint file."""
     raw = str(text).strip()
     if not raw:
-        raise ValueError("empty agent spec; use random, rules or a checkpoint path")
+        raise UserError("empty agent spec; use random, rules or a checkpoint path")
     seed = None
     m = _SEED_RE.match(raw)
     body = raw
@@ -97,11 +99,11 @@ def parse_agent_spec(text: str) -> AgentSpec:
         body, seed = m.group("body"), int(m.group("seed"))
     if is_checkpoint_spec(body):
         if not (os.path.isfile(body) or os.path.isfile(body + ".safetensors")):
-            raise FileNotFoundError(f"checkpoint file not found: {body}")
+            raise UserError(f"checkpoint file not found: {body}")
         return AgentSpec("checkpoint", path=body, seed=seed, text=raw)
     kind = _ALIASES.get(body.lower())
     if kind is None:
-        raise ValueError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
+        raise UserError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
                          f"or a checkpoint path (containing '/' or ending in .safetensors/.json), "
                          f"optionally with @SEED")
     return AgentSpec(kind, seed=seed, text=raw)
@@ -112,9 +114,9 @@ def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
     items = [text] if isinstance(text, str) else list(text)
     parts = [p.strip() for item in items for p in str(item).split(",")]
     if not any(parts):
-        raise ValueError("no agents given; use e.g. rules,random")
+        raise UserError("no agents given; use e.g. rules,random")
     if any(not p for p in parts):
-        raise ValueError(f"empty agent name in {','.join(items)!r}")
+        raise UserError(f"empty agent name in {','.join(items)!r}")
     return [parse_agent_spec(p) for p in parts]
 
 
@@ -125,16 +127,16 @@ def load_checkpoint_agent(path: str, config=None, seed: int | None = None):
     module exists; until then it says checkpoint agents are not available yet.
     """
     if not (os.path.isfile(path) or os.path.isfile(path + ".safetensors")):
-        raise FileNotFoundError(f"checkpoint file not found: {path}")
+        raise UserError(f"checkpoint file not found: {path}")
     try:
         from training.checkpoint import load_agent  # noqa: PLC0415 (optional, built later)
     except ModuleNotFoundError as e:
         if e.name not in ("training.checkpoint",):
             raise
-        raise ValueError(f"checkpoint agents are not available yet (cannot load {path}); "
+        raise UserError(f"checkpoint agents are not available yet (cannot load {path}); "
                          f"use random or rules") from None
     except ImportError:
-        raise ValueError(f"checkpoint agents are not available yet (cannot load {path}); "
+        raise UserError(f"checkpoint agents are not available yet (cannot load {path}); "
                          f"use random or rules") from None
     return load_agent(path, config=config, seed=seed)
 
@@ -155,7 +157,7 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
         return game_module.RuleBot(config, seed=seed)
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
-    raise ValueError(f"unknown agent kind {spec.kind!r}")
+    raise UserError(f"unknown agent kind {spec.kind!r}")
 
 
 def shipped_models() -> list[tuple[str, str, list[int]]]:
@@ -193,6 +195,6 @@ def shipped_model_path(game: str, players) -> str:
     if not os.path.isfile(path):
         shipped = [f"{os.path.basename(w)[:-len('.safetensors')]} ({g} {','.join(map(str, c))}p)"
                    for w, g, c in shipped_models()]
-        raise ValueError(f"no shipped model for {game} with {players} players; shipped: "
+        raise UserError(f"no shipped model for {game} with {players} players; shipped: "
                          f"{', '.join(shipped) or 'none'} (or give a checkpoint path)")
     return path

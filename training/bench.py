@@ -31,6 +31,8 @@ Nothing here asserts on time; ``cardzoo bench`` (scripts/bench_cmd.py) is the fr
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import cProfile
 import dataclasses
 import gc
@@ -325,7 +327,7 @@ def load_game(name: str) -> GameHandle:
     from envs.registry import DEFAULT_PLAYERS, GAME_MODULES, PLAYER_COUNTS
 
     if name not in GAME_MODULES:
-        raise ValueError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
+        raise UserError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
     h = GameHandle(name, tuple(PLAYER_COUNTS[name]), DEFAULT_PLAYERS[name])
     try:
         mod = importlib.import_module(GAME_MODULES[name])
@@ -755,7 +757,7 @@ def pin_one_core(cpu: int | None = None) -> tuple[set | None, int | None]:
     previous = os.sched_getaffinity(0)
     chosen = max(previous) if cpu is None else cpu
     if chosen not in previous:
-        raise ValueError(f"--cpu {cpu}: this process may use CPUs {sorted(previous)}")
+        raise UserError(f"--cpu {cpu}: this process may use CPUs {sorted(previous)}")
     os.sched_setaffinity(0, {chosen})
     return previous, chosen
 

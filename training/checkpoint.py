@@ -14,6 +14,8 @@ either the old checkpoint or a pair whose hash check fails, never a half-written
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import hashlib
 import json
 import math
@@ -47,7 +49,7 @@ MAX_PARAMETERS = 20_000_000  # 80 MB of float32
 DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}  # float32 / float16 / bfloat16
 
 
-class CheckpointError(ValueError):
+class CheckpointError(UserError):
     """A checkpoint file is missing, corrupt, or does not fit the game asked for."""
 
 

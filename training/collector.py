@@ -19,6 +19,8 @@ between processes (so a Ray actor could host a ``Collector`` just as well).
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,7 +96,7 @@ class Collector:
                 missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()},
                                                           strict=False)
                 if unexpected or any(not k.startswith("value_net.") for k in missing):
-                    raise ValueError(f"snapshot {sid} does not fit the network ({missing or unexpected})")
+                    raise UserError(f"snapshot {sid} does not fit the network ({missing or unexpected})")
                 net.eval()
                 self.snapshot_nets[sid] = net
         wanted = {label.split(":", 1)[1] for label in request.opponents if label.startswith("snapshot:")}

@@ -36,6 +36,8 @@ ratings) compare two entrants' scores in every game both played.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import csv
 import dataclasses
 import itertools
@@ -291,23 +293,23 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     counts = PLAYER_COUNTS[game]
     players = DEFAULT_PLAYERS[game] if players is None else int(players)
     if players not in counts:
-        raise ValueError(f"{game} is played by {', '.join(map(str, counts))} players, not {players}")
+        raise UserError(f"{game} is played by {', '.join(map(str, counts))} players, not {players}")
     if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
+        raise UserError(f"games must be at least 1, got {games}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise UserError(f"workers must be at least 1, got {workers}")
     options = dict(options or {})
     if "num_players" in options:
-        raise ValueError("give the number of players with players=/--players, not as a rule option")
+        raise UserError("give the number of players with players=/--players, not as a rule option")
     specs = [a if isinstance(a, AgentSpec) else parse_agent_spec(a) for a in agents]
     if not specs:
-        raise ValueError("no agents given; use e.g. rules,random")
+        raise UserError("no agents given; use e.g. rules,random")
     sides = sides_for(game, players)
     n_sides = len(sides)
     team = " (partners play as one entrant)" if any(len(sd) > 1 for sd in sides) else ""
     if seats:
         if len(specs) != n_sides:
-            raise ValueError(f"{game} with {players} players has {n_sides} seats{team}; "
+            raise UserError(f"{game} with {players} players has {n_sides} seats{team}; "
                              f"got {len(specs)} agent(s): {','.join(sp.text for sp in specs)}")
         keys, base, entrant_specs = [], [], []
         for sp in specs:  # the same agent on several seats is one entrant
@@ -404,7 +406,7 @@ def _read_log(path: str, key: dict) -> list[GameResult]:
     try:
         head = json.loads(lines[0])
         if head.get("tournament") != key:
-            raise ValueError(f"{path} logs a different tournament; use another --log file or the same settings")
+            raise UserError(f"{path} logs a different tournament; use another --log file or the same settings")
         games = []
         for line in lines[1:]:
             if not line.strip():
@@ -417,7 +419,7 @@ def _read_log(path: str, key: dict) -> list[GameResult]:
                                     [float(x) for x in d["seat_rewards"]], [float(x) for x in d["side_scores"]],
                                     int(d["steps"])))
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"{path} is not a cardzoo tournament log ({type(e).__name__})") from None
+        raise UserError(f"{path} is not a cardzoo tournament log ({type(e).__name__})") from None
     return games
 
 

@@ -9,6 +9,8 @@ statistics are moving averages over finished matches, and are saved with the run
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import math
 from pathlib import Path
 
@@ -28,12 +30,12 @@ class OpponentMix:
     @staticmethod
     def check_weights(weights: dict) -> None:
         if not isinstance(weights, dict) or set(weights) - set(KINDS) or not weights:
-            raise ValueError(f"opponents must weight {', '.join(KINDS)}, got {weights!r}")
+            raise UserError(f"opponents must weight {', '.join(KINDS)}, got {weights!r}")
         for k, w in weights.items():
             if isinstance(w, bool) or not isinstance(w, (int, float)) or not (0 <= w < math.inf):
-                raise ValueError(f"opponent weight {k}={w!r} must be a number >= 0")
+                raise UserError(f"opponent weight {k}={w!r} must be a number >= 0")
         if not sum(weights.values()):
-            raise ValueError("opponent weights must not all be 0")
+            raise UserError("opponent weights must not all be 0")
 
     # ------------------------------------------------------------------ pool
     def add_snapshot(self, snapshot_id: str) -> None:
@@ -101,11 +103,11 @@ class OpponentMix:
         snapshots = data.get("snapshots", [])
         stats = data.get("stats", {})
         if not isinstance(snapshots, list) or not all(isinstance(x, str) and x.isidentifier() for x in snapshots):
-            raise ValueError("resume state: bad snapshot list")
+            raise UserError("resume state: bad snapshot list")
         if not isinstance(stats, dict) or not all(
                 isinstance(v, list) and len(v) == 4 and all(isinstance(x, (int, float)) for x in v)
                 for v in stats.values()):
-            raise ValueError("resume state: bad opponent statistics")
+            raise UserError("resume state: bad opponent statistics")
         self.snapshots = snapshots[-self.max_snapshots:]
         self.stats = {str(k): [float(x) for x in v] for k, v in stats.items()}
         self._cache = {}

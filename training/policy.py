@@ -7,6 +7,8 @@ without stable-baselines3 and without unpickling anything.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import numpy as np
 import torch
 from torch import nn
@@ -18,7 +20,7 @@ class MaskedPolicyNet(nn.Module):
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "tanh"):
         super().__init__()
         if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+            raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
         layers: list[nn.Module] = []
         width = obs_size
         for h in hidden:
@@ -52,7 +54,7 @@ class MaskedPolicyNet(nn.Module):
         logits = self.forward(torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0))[0]
         mask = torch.as_tensor(np.asarray(action_mask) > 0)
         if not bool(mask.any()):
-            raise ValueError("empty action mask: this seat is not acting")
+            raise UserError("empty action mask: this seat is not acting")
         logits = logits.masked_fill(~mask, float("-inf"))
         if rng is None:
             return int(torch.argmax(logits))

@@ -16,6 +16,8 @@ during other seats' moves included), so in a zero-sum match each seat learns fro
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import functools
 import json
 import math
@@ -78,19 +80,19 @@ class PPOSettings:
         self.players = tuple(int(p) for p in (self.players or (spec.default_players,)))
         bad = [p for p in self.players if p not in spec.player_counts]
         if bad:
-            raise ValueError(f"players must be among {spec.player_counts} for {self.game}, got {bad[0]}")
+            raise UserError(f"players must be among {spec.player_counts} for {self.game}, got {bad[0]}")
         for name in ("steps", "matches_per_worker", "batch", "minibatch", "epochs", "snapshot_every",
                      "eval_every", "max_snapshots"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+                raise UserError(f"{name} must be an integer >= 1, got {value!r}")
         for name in ("workers", "eval_games", "imitate", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+                raise UserError(f"{name} must be an integer >= 0, got {value!r}")
         self.hidden = tuple(int(h) for h in self.hidden)
         if not self.hidden or any(h < 1 or h > 4096 for h in self.hidden):
-            raise ValueError(f"hidden must be 1..8 layer widths in 1..4096, got {self.hidden}")
+            raise UserError(f"hidden must be 1..8 layer widths in 1..4096, got {self.hidden}")
         for name, lo, hi in (("lr", 0, 1), ("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip", 0, 10),
                              ("ent_coef", 0, 10), ("vf_coef", 0, 100), ("max_grad_norm", 0, 1e6),
                              ("target_kl", 0, 1e6), ("selfplay", 0, 1), ("save_every", 0, 1e7),
@@ -98,15 +100,15 @@ class PPOSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi) \
                     or math.isnan(value):
-                raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
+                raise UserError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
         if self.lr_schedule not in ("linear", "constant"):
-            raise ValueError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
+            raise UserError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
         from training.policy import ACTIVATIONS
         if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
+            raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
         OpponentMix.check_weights(self.opponents)
         if self.selfplay < 1 and not any(self.opponents.get(k) for k in ("rules", "random")):
-            raise ValueError("opponents need rules or random besides snapshot (there is no snapshot at first)")
+            raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
         for p in self.players:  # validates the rule variants (ValueError naming the field)
             spec.module.raw_env(num_players=p, **self.variants)
 

@@ -14,6 +14,8 @@ the moves through ``raw_env`` from the same header reproduces the rewards exactl
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import json
 import math
 from typing import Callable, Iterator
@@ -36,7 +38,7 @@ def env_from_header(header: dict, render_mode: str | None = None):
     module = game_module(str(header["game"]))
     config = header["config"]
     if not isinstance(config, dict):
-        raise ValueError("record 'config' must be an object of rule options")
+        raise UserError("record 'config' must be an object of rule options")
     options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in config.items()}
     return module.raw_env(render_mode=render_mode, **options)
 
@@ -54,22 +56,22 @@ def iter_records(path: str) -> Iterator[dict]:
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as e:
-                raise ValueError(f"{path} line {lineno}: not JSON ({e.msg})") from None
+                raise UserError(f"{path} line {lineno}: not JSON ({e.msg})") from None
             check_record(rec, f"{path} line {lineno}")
             yield rec
 
 
 def check_record(rec, where: str = "record") -> None:
     if not isinstance(rec, dict):
-        raise ValueError(f"{where}: a game record must be a JSON object")
+        raise UserError(f"{where}: a game record must be a JSON object")
     missing = [k for k in REQUIRED_KEYS if k not in rec]
     if missing:
-        raise ValueError(f"{where}: not a game record (missing {', '.join(map(repr, missing))})")
+        raise UserError(f"{where}: not a game record (missing {', '.join(map(repr, missing))})")
     if not isinstance(rec["moves"], list) or not all(
             isinstance(m, dict) and isinstance(m.get("action"), int) for m in rec["moves"]):
-        raise ValueError(f"{where}: 'moves' must be a list of {{\"seat\", \"action\", \"text\"}} objects")
+        raise UserError(f"{where}: 'moves' must be a list of {{\"seat\", \"action\", \"text\"}} objects")
     if not isinstance(rec["seed"], int):
-        raise ValueError(f"{where}: 'seed' must be an integer episode seed")
+        raise UserError(f"{where}: 'seed' must be an integer episode seed")
 
 
 def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
@@ -82,11 +84,11 @@ def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
     for i, move in enumerate(moves):
         _skip_dead(env)
         if not env.agents or env.terminations[env.agent_selection]:
-            raise ValueError(f"move {i + 1}: the game is already over, but the record has "
+            raise UserError(f"move {i + 1}: the game is already over, but the record has "
                              f"{len(moves) - i} more move(s)")
         seat = env.agent_seat[env.agent_selection]
         if "seat" in move and int(move["seat"]) != seat:
-            raise ValueError(f"move {i + 1}: the record says player_{move['seat']} moves, "
+            raise UserError(f"move {i + 1}: the record says player_{move['seat']} moves, "
                              f"but it is player_{seat}'s turn")
         action = int(move["action"])
         cards = move.get("cards")  # the exact cards where the id does not fix them (Siantappo suits)
@@ -95,18 +97,18 @@ def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
             if cards:
                 env.play(str(cards))
                 if env.history[-1] != action:
-                    raise ValueError(f"the cards {cards} are not action {action}")
+                    raise UserError(f"the cards {cards} are not action {action}")
             else:
                 env.step(action)
         except ValueError as e:  # IllegalMoveError
-            raise ValueError(f"move {i + 1}: {e}") from None
+            raise UserError(f"move {i + 1}: {e}") from None
         for agent, r in env.rewards.items():
             totals[env.agent_seat[agent]] += r
         if on_move is not None:
             on_move(i, seat, action, text)
     _skip_dead(env)
     if env.agents and not all(env.terminations[a] or env.truncations[a] for a in env.agents):
-        raise ValueError(f"the record ends after {len(moves)} moves, but the game is not over")
+        raise UserError(f"the record ends after {len(moves)} moves, but the game is not over")
     return totals
 
 
@@ -136,4 +138,4 @@ def check_rewards(replayed, recorded, tol: float = 1e-9) -> None:
     if len(recorded) != len(replayed) or any(
             not math.isclose(float(a), float(b), rel_tol=tol, abs_tol=tol) for a, b in zip(replayed, recorded)):
         fmt = lambda xs: "[" + ", ".join(f"{float(x):+.4g}" for x in xs) + "]"  # noqa: E731
-        raise ValueError(f"replayed rewards {fmt(replayed)} differ from the recorded {fmt(recorded)}")
+        raise UserError(f"replayed rewards {fmt(replayed)} differ from the recorded {fmt(recorded)}")

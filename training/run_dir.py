@@ -14,6 +14,8 @@ a SIGKILL loses at most the work since the last save.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import json
 import os
 import time
@@ -88,11 +90,11 @@ def save_run_state(state_dir: Path, net, optimizer, mix, state: RunState) -> Non
 def load_run_state(state_dir: Path, net, optimizer, mix) -> RunState:
     doc = _read_json(state_dir / "state.json")
     if doc.get("format") != STATE_FORMAT:
-        raise ValueError(f"{state_dir / 'state.json'} is not a cardzoo PPO state ({doc.get('format')!r})")
+        raise UserError(f"{state_dir / 'state.json'} is not a cardzoo PPO state ({doc.get('format')!r})")
     try:
         weights = state_dir / str(doc["weights"])
         if weights.parent != state_dir or not weights.name.endswith(".safetensors"):
-            raise ValueError("bad weights file name")
+            raise UserError("bad weights file name")
         tensors = load_file(str(weights))
         net.load_state_dict({k[4:]: v for k, v in tensors.items() if k.startswith("net.")})
         opt_state: dict = {}
@@ -109,22 +111,22 @@ def load_run_state(state_dir: Path, net, optimizer, mix) -> RunState:
             inflight["weights"] = {k[len("behaviour."):]: v.numpy() for k, v in tensors.items()
                                    if k.startswith("behaviour.")}
             if set(inflight["weights"]) != set(net.state_dict()):
-                raise ValueError("the behaviour weights do not fit the network")
+                raise UserError("the behaviour weights do not fit the network")
             state.inflight = inflight
     except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
-        raise ValueError(f"the resume state in {state_dir} is damaged ({str(e).splitlines()[0][:200]})") from None
+        raise UserError(f"the resume state in {state_dir} is damaged ({str(e).splitlines()[0][:200]})") from None
     return state
 
 
 def _read_json(path: Path) -> dict:
     try:
         if path.stat().st_size > MAX_STATE_JSON:
-            raise ValueError(f"{path} is larger than {MAX_STATE_JSON} bytes")
+            raise UserError(f"{path} is larger than {MAX_STATE_JSON} bytes")
         doc = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise ValueError(f"cannot read {path} ({str(e).splitlines()[0][:200]})") from None
+        raise UserError(f"cannot read {path} ({str(e).splitlines()[0][:200]})") from None
     if not isinstance(doc, dict):
-        raise ValueError(f"{path} must hold a JSON object")
+        raise UserError(f"{path} must hold a JSON object")
     return doc
 
 
@@ -139,19 +141,19 @@ def resume_settings(out: str | os.PathLike, given: dict):
 
     path = Path(out) / "settings.json"
     if not path.is_file():
-        raise ValueError(f"nothing to resume: {path} does not exist")
+        raise UserError(f"nothing to resume: {path} does not exist")
     saved = _read_json(path)
     try:
         settings = PPOSettings(**saved)
     except TypeError as e:
-        raise ValueError(f"{path} does not hold PPO settings ({e})") from None
+        raise UserError(f"{path} does not hold PPO settings ({e})") from None
     for key, value in given.items():
         if key in PPOSettings.RESUMABLE:
             setattr(settings, key, value)
             continue
         current = getattr(settings, key)
         if _normalised(value) != _normalised(current):
-            raise ValueError(f"--{key.replace('_', '-')} {value} differs from the run's {current}: it cannot "
+            raise UserError(f"--{key.replace('_', '-')} {value} differs from the run's {current}: it cannot "
                              f"change on --resume (drop the flag, or start a new run with another --out)")
     settings.__post_init__()
     return settings
@@ -174,15 +176,15 @@ class Run:
         self.ckpt_dir = out / "checkpoints"
         has_run = (self.state_dir / "state.json").exists()
         if resume and not has_run:
-            raise ValueError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
+            raise UserError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
         if not resume and (has_run or (out / "settings.json").exists()):
-            raise ValueError(f"{out} already holds a run; use --resume to continue it or another --out")
+            raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
         try:
             for d in (out, self.state_dir, self.pool_dir, self.ckpt_dir):
                 d.mkdir(parents=True, exist_ok=True)
             atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2) + "\n")
         except OSError as e:
-            raise ValueError(f"cannot write the run directory {out} ({e.strerror or e})") from None
+            raise UserError(f"cannot write the run directory {out} ({e.strerror or e})") from None
         self.spec = game_spec(settings.game)
         self.probe = self.spec.module.raw_env(num_players=settings.players[0], **settings.variants)
 

@@ -10,6 +10,8 @@ against each baseline), ``checkpoints/step_N.*`` and ``final.*`` (safetensors + 
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -52,22 +54,22 @@ class TrainSettings:
             from envs.registry import DEFAULT_PLAYERS
             self.players = DEFAULT_PLAYERS[self.game]
         if self.players not in PLAYER_COUNTS[self.game]:
-            raise ValueError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
+            raise UserError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
         for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every", "eval_every"):
             if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+                raise UserError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not self.opponents or set(self.opponents) - {"rules", "random", "snapshot"} or \
                 any(float(w) < 0 for w in self.opponents.values()) or not sum(self.opponents.values()):
-            raise ValueError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "
+            raise UserError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "
                              f"got {self.opponents}")
         if self.opponents.get("snapshot", 0) and not (self.opponents.get("rules") or self.opponents.get("random")):
-            raise ValueError("opponents need rules or random besides snapshot (there is no snapshot at first)")
+            raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
         for name in ("learning_rate", "ent_coef"):
             if float(getattr(self, name)) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+                raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("eval_games", "imitation_matches", "value_warmup"):
             if int(getattr(self, name)) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+                raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
         # validates the variants (ValueError naming the field)
         module.raw_env(num_players=self.players, **self.variants)
@@ -127,13 +129,13 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
     out = Path(settings.out)
     model_path = out / "model.zip"
     if resume and not model_path.is_file():
-        raise FileNotFoundError(f"nothing to resume: {model_path} does not exist")
+        raise UserError(f"nothing to resume: {model_path} does not exist")
     if not resume and model_path.exists():
-        raise ValueError(f"{out} already holds a run; use --resume to continue it or another --out")
+        raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
     if resume:
         saved = json.loads((out / "settings.json").read_text())
         if saved["game"] != settings.game or saved["players"] != settings.players:
-            raise ValueError(f"{out} holds a {saved['game']} {saved['players']}-player run")
+            raise UserError(f"{out} holds a {saved['game']} {saved['players']}-player run")
         mine = asdict(settings)
         for key in ("hidden", "variants", "learning_rate", "ent_coef", "seed", "envs", "n_steps", "batch_size",
                     "opponents", "imitation_matches", "value_warmup"):
@@ -143,7 +145,7 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
             if want != had:
                 flag = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate",
                         "variants": "option"}.get(key, key).replace("_", "-")
-                raise ValueError(f"--{flag} {want} differs from the run's {had}: it cannot change on --resume "
+                raise UserError(f"--{flag} {want} differs from the run's {had}: it cannot change on --resume "
                                  f"(drop the flag, or start a new run with another --out)")
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")

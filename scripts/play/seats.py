@@ -6,6 +6,8 @@ Agent specs are read and built by the shared parser in training/agents.py, so ev
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import os
 from typing import Callable, Sequence
 
@@ -24,10 +26,10 @@ def parse_seats(text: str | None, players: int | None, default_players: int,
     """
     if text is not None:
         if not text.strip():
-            raise ValueError("--seats is empty; use e.g. human,rules,rules,rules")
+            raise UserError("--seats is empty; use e.g. human,rules,rules,rules")
         specs = [s.strip() for s in text.split(",")]
         if any(not s for s in specs):
-            raise ValueError(f"--seats {text!r} has an empty entry; use e.g. human,rules,rules,random")
+            raise UserError(f"--seats {text!r} has an empty entry; use e.g. human,rules,rules,random")
         specs = ["human" if s.lower() in HUMAN_ALIASES else s for s in specs]
         from training.agents import parse_agent_spec
 
@@ -35,14 +37,14 @@ def parse_seats(text: str | None, players: int | None, default_players: int,
             if s != "human":
                 check_checkpoint_files(parse_agent_spec(s))
         if players is not None and players != len(specs):
-            raise ValueError(f"--players {players} but --seats names {len(specs)} seats")
+            raise UserError(f"--players {players} but --seats names {len(specs)} seats")
         players = len(specs)
     else:
         players = players or default_players
         specs = ["human"] + ["rules"] * (players - 1)
     if players not in counts:
         allowed = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}" if len(counts) > 1 else str(counts[0])
-        raise ValueError(f"this game is played by {allowed} players, not {players}")
+        raise UserError(f"this game is played by {allowed} players, not {players}")
     return specs, players
 
 
@@ -55,7 +57,7 @@ def check_checkpoint_files(spec) -> None:
     weights, sidecar = checkpoint_paths(spec.path)
     for f, what in ((weights, "weights"), (sidecar, "sidecar")):
         if not f.is_file():
-            raise FileNotFoundError(f"checkpoint {spec.path}: its {what} file {f} is missing "
+            raise UserError(f"checkpoint {spec.path}: its {what} file {f} is missing "
                                     f"(a checkpoint is NAME.safetensors + NAME.json, as cardzoo train writes them)")
 
 
@@ -78,13 +80,13 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
                 path = parsed.path if parsed.kind == "checkpoint" else _short_path(
                     shipped_model_path(module.GAME, config.num_players))
             except ValueError as e:
-                raise ValueError(f"player_{s} ({spec}): {e}") from None
+                raise UserError(f"player_{s} ({spec}): {e}") from None
             seats = ", ".join(f"player_{t}" for t, other in enumerate(specs) if other == spec)
             say(f"loading model {path} for {seats} …")
         try:
             agents.append(make_agent(spec, module, config, seed + 1000 + s))
         except (ValueError, FileNotFoundError) as e:  # CheckpointError is a ValueError
-            raise ValueError(f"player_{s} ({spec}): {e}") from None
+            raise UserError(f"player_{s} ({spec}): {e}") from None
     return agents
 
 

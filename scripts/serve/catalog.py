@@ -5,6 +5,8 @@ Built from the registry and each game's config dataclass, so a new game appears 
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import dataclasses
 import os
 
@@ -60,20 +62,20 @@ def read_options(game: str, raw) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise ValueError("options must be an object of rule options, e.g. {\"rounds\": 1}")
+        raise UserError("options must be an object of rule options, e.g. {\"rounds\": 1}")
     known = {f.name for f in dataclasses.fields(game_spec(game).module.Config)} - {"num_players"}
     out = {}
     for key, value in raw.items():
         if key not in known:
-            raise ValueError(f"unknown option {str(key)[:40]!r} for {game}; options are: {', '.join(sorted(known))}")
+            raise UserError(f"unknown option {str(key)[:40]!r} for {game}; options are: {', '.join(sorted(known))}")
         if isinstance(value, str):
             if len(value) > MAX_OPTION_TEXT:
-                raise ValueError(f"option {key}: value too long")
+                raise UserError(f"option {key}: value too long")
             out.update(parse_options([f"{key}={value}"]))
         elif isinstance(value, (bool, int, float)):
             out[key] = value
         elif isinstance(value, list) and len(value) <= 20 and all(isinstance(x, int) for x in value):
             out[key] = tuple(value)
         else:
-            raise ValueError(f"option {key}: give a number, true/false or text")
+            raise UserError(f"option {key}: give a number, true/false or text")
     return out

@@ -9,6 +9,8 @@ the file holds every deal anyway.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import json
 import threading
 import time
@@ -27,15 +29,15 @@ def parse_records(text: str) -> list[dict]:
         if not line.strip():
             continue
         if len(records) >= MAX_RECORDS:
-            raise ValueError(f"more than {MAX_RECORDS} games in one file; split it")
+            raise UserError(f"more than {MAX_RECORDS} games in one file; split it")
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ValueError(f"line {lineno}: not JSON ({e.msg})") from None
+            raise UserError(f"line {lineno}: not JSON ({e.msg})") from None
         check_record(rec, f"line {lineno}")
         records.append(rec)
     if not records:
-        raise ValueError("no game records in the file")
+        raise UserError("no game records in the file")
     return records
 
 
@@ -46,7 +48,7 @@ class Replay:
             self.env = env_from_header(record)
             reset_to_header(self.env, record)
         except (ValueError, TypeError, KeyError) as e:
-            raise ValueError(f"cannot rebuild the game ({e})") from None
+            raise UserError(f"cannot rebuild the game ({e})") from None
         self.record = record
         self.game = self.env.game_name
         self.view_mod = view_module(self.game)
@@ -68,7 +70,7 @@ class Replay:
         while i < len(actions):
             self._skip_dead()
             if match_over(env):
-                raise ValueError(f"move {i + 1}: the game is already over, but the record has "
+                raise UserError(f"move {i + 1}: the game is already over, but the record has "
                                  f"{len(actions) - i} more action(s)")
             seat = env.acting_seat
             full = dict((tuple(ids), t) for ids, t in env.full_moves())
@@ -76,13 +78,13 @@ class Replay:
             ids: list[int] = []
             while True:
                 if i >= len(actions):
-                    raise ValueError("the record ends in the middle of a move")
+                    raise UserError("the record ends in the middle of a move")
                 a = int(actions[i])
                 i += 1
                 try:
                     env.step(a)
                 except ValueError as e:  # IllegalMoveError
-                    raise ValueError(f"move {i}: {e}") from None
+                    raise UserError(f"move {i}: {e}") from None
                 for agent, r in env.rewards.items():
                     totals[env.agent_seat[agent]] += r
                 ids.append(a)
@@ -95,7 +97,7 @@ class Replay:
                              "private": dict(lines.get("private", {}))})
         self._skip_dead()
         if not match_over(env):
-            raise ValueError(f"the record ends after {len(actions)} actions, but the game is not over")
+            raise UserError(f"the record ends after {len(actions)} actions, but the game is not over")
         check_rewards(totals, self.record["rewards"])
 
     def _skip_dead(self) -> None:
