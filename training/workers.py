@@ -14,9 +14,21 @@ import traceback
 from training.collector import Collector, CollectRequest, Rollout
 
 
+def _die_with_parent() -> None:
+    """Linux: end this worker when the learner process ends, however it ends (even SIGKILL)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # elsewhere a worker notices the closed pipe after its current collection
+
+
 def _serve(conn, collector_args: tuple) -> None:
     import torch
 
+    _die_with_parent()
     torch.set_num_threads(1)  # the workers are the parallelism
     try:
         collector = Collector(*collector_args)
