@@ -18,7 +18,8 @@ def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="train briefly, evaluate against random and the rule bot, show a game")
     p.add_argument("--game", default="siantappo", help="siantappo, suipi or samsip (default siantappo)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--steps", type=int, default=32_768, help="training steps (default 32768, about a minute)")
+    p.add_argument("--steps", type=int, default=150_000,
+                   help="learner decisions to train for (default 150000, about a minute on 2 cores)")
     p.add_argument("--games", type=int, default=48, help="evaluation games (default 48)")
     p.add_argument("--out", default="runs/demo", help="run directory, replaced on each demo (default runs/demo)")
     p.add_argument("--seed", type=int, default=0, help="seed of training, evaluation and the shown match")
@@ -28,7 +29,7 @@ def register(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from training.evaluate import print_report, run_tournament
-    from training.train import TrainSettings, train
+    from training.ppo import PPOSettings, train
 
     module = game_module(args.game)
     game = module.GAME
@@ -38,9 +39,9 @@ def run(args) -> int:
     out = Path(args.out)
     if (out / "settings.json").is_file():
         shutil.rmtree(out)  # the demo's own run directory from an earlier demo
-    print(f"== 1/3 Training a {game} agent by self-play for {args.steps} steps ({players} players) ==")
-    settings = TrainSettings(game=game, players=players, steps=args.steps, out=str(out), seed=args.seed,
-                             envs=4, eval_every=10**9, snapshot_every=max(args.steps // 3, 1), eval_games=0)
+    print(f"== 1/3 Training a {game} agent by self-play for {args.steps:,} decisions ({players} players) ==")
+    settings = PPOSettings(game=game, players=(players,), steps=args.steps, out=str(out), seed=args.seed,
+                           imitate=40, eval_every=10**12, snapshot_every=max(args.steps // 3, 1), eval_games=0)
     final = train(settings, progress=True)
 
     field = [str(final), "rules", "random"]
