@@ -157,8 +157,29 @@ def rerender(name: str) -> str:
     return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""))
 
 
+def readme_table() -> str:
+    """README's "Trained models" table, from every models/NAME.eval.json (tests keep them equal)."""
+    rows = ["| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
+            "| wins vs random |", "|---|---:|---:|---:|---:|"]
+    for path in sorted(Path(MODELS_DIR).glob("*.eval.json")):
+        ev = json.loads(path.read_text())
+        name = ev["name"]
+        for n, per in ev["per_players"].items():
+            pair = per["vs_rules"]["pairs"][0]
+            rows.append(f"| [{name}](models/{name}.md) | {n} | {pair['advantage']:+.3f} {_ci(*pair['advantage_ci'])} | "
+                        f"{per['vs_rules']['entrants'][0]['win_rate']:.1%} | "
+                        f"{per['vs_random']['entrants'][0]['win_rate']:.1%} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    import sys
+
+    if sys.argv[1:] == ["--readme-table"]:
+        print(readme_table())
+        return
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                epilog="python -m training.model_card --readme-table prints README's models table")
     p.add_argument("checkpoint")
     p.add_argument("--name", required=True, help="file name in models/ (e.g. siantappo, suipi-2p)")
     p.add_argument("--games", type=int, default=1000)
