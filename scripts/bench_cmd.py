@@ -216,13 +216,14 @@ def run(args) -> int:
 
 
 def run_train(args) -> int:
-    from training.train_bench import bench_training
+    from training.train_bench import bench_training, render_table
 
     games, _ = _games(args.games)
     if args.workers is not None and args.workers < 0:
         raise UserError(f"--workers must be >= 0, got {args.workers}")
     started = time.time()
     result = bench_training(games, quick=args.quick, workers=args.workers)
+    print("\n" + render_table(result))
     print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")
     result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])

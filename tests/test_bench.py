@@ -140,3 +140,17 @@ def test_ratios_and_wrapper_share_arithmetic():
     assert ours.wrapper_share() == pytest.approx(0.5)
     table = bench.ratios([ours], [entry("reference", "a", 10_000), entry("reference", "b", 40_000)])
     assert table["g 2p"] == {"a": 2.0, "b": 0.5, "geomean": 1.0}
+
+
+def test_bench_train_quick_measures_both_trainers(tmp_path, capsys):
+    from scripts.cli import main
+
+    out = tmp_path / "train.json"
+    assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0",
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    rows = {(r["game"], r["algo"]): r for r in result["train"]}
+    assert set(rows) == {("siantappo", "ppo"), ("siantappo", "sb3")}
+    assert all(r["decisions_per_s"] > 0 and r["decisions"] >= 1000 for r in rows.values())
+    assert result["ratios"][0]["ppo_over_sb3"] > 0 and result["peak_memory_mib"] > 0
+    assert "| siantappo | 4 | SB3 MaskablePPO |" in capsys.readouterr().out

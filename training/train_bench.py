@@ -20,7 +20,7 @@ from pathlib import Path
 from envs.registry import game_spec
 
 FULL = {"ppo": 400_000, "sb3": 40_000}
-QUICK = {"ppo": 4_000, "sb3": 1_000}
+QUICK = {"ppo": 1_500, "sb3": 1_000}
 
 
 def _peak_mib() -> float:
@@ -102,3 +102,15 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
                     rows.append(row)
                     log(f"{game} {players}p  rllib ({runners} env runners): {row['decisions_per_s']:,.0f} decisions/s")
     return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
+
+
+def render_table(result: dict) -> str:
+    """The Markdown table ``cardzoo bench --train`` prints (docs paste it)."""
+    rows = ["| game | players | trainer | decisions/s | decisions | seconds |", "|---|---:|---|---:|---:|---:|"]
+    for r in result["train"]:
+        who = {"ppo": f"cardzoo PPO ({r['workers']} workers)", "sb3": "SB3 MaskablePPO",
+               "rllib": f"RLlib PPO ({r['workers']} env runners)"}[r["algo"]]
+        rows.append(f"| {r['game']} | {r['players']} | {who} | {r['decisions_per_s']:,.0f} | {r['decisions']:,} | "
+                    f"{r.get('seconds', '–')} |")
+    ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"])
+    return "\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; peak memory {result['peak_memory_mib']:,.0f} MiB."
