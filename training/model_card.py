@@ -27,19 +27,20 @@ from training.checkpoint import atomic_write_text, checkpoint_paths, load_checkp
 
 
 def measure(weights: str, game: str, counts: list[int], games: int, seed: int, field: list[str],
-            workers: int = 2, variants: dict | None = None) -> dict:
-    """Every tournament the card reports, as ``cardzoo eval --json`` reports."""
+            workers: int = 2, variants: dict | None = None, other_games: int = 200) -> dict:
+    """Every tournament the card reports, as ``cardzoo eval --json`` reports: ``games`` head to head
+    against the rule bot (the headline), ``other_games`` against random and in the ratings field."""
     from training.evaluate import run_tournament
 
-    out = {"games": games, "seed": seed, "per_players": {}}
+    out = {"games": games, "other_games": other_games, "seed": seed, "per_players": {}}
     for n in counts:
         per = {}
-        for opponent in ("rules", "random"):
-            res = run_tournament(game, [weights, opponent], players=n, games=games, seed=seed, workers=workers,
+        for opponent, count in (("rules", games), ("random", other_games)):
+            res = run_tournament(game, [weights, opponent], players=n, games=count, seed=seed, workers=workers,
                                  options=variants, progress=True)
             per[f"vs_{opponent}"] = res.report()
-        res = run_tournament(game, [weights, "rules", "random", *field], players=n, games=games, seed=seed + 1,
-                             workers=workers, options=variants, progress=True)
+        res = run_tournament(game, [weights, "rules", "random", *field], players=n, games=other_games,
+                             seed=seed + 1, workers=workers, options=variants, progress=True)
         per["field"] = res.report()
         out["per_players"][str(n)] = per
     return out
@@ -58,7 +59,7 @@ def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str 
     """The model card, from the sidecar and the measurements only."""
     game = meta["game"]
     counts = [int(n) for n in ev["per_players"]]
-    games, seed = ev["games"], ev["seed"]
+    games, seed, other = ev["games"], ev["seed"], ev.get("other_games", ev["games"])
     head_rows, base_rows, rating_rows = [], [], []
     for n in counts:
         per = ev["per_players"][str(n)]
@@ -95,7 +96,7 @@ every player count below). Play it with `--seats human,model,...` or `--agents m
 
 ## Against random
 
-`cardzoo eval {game} --players N --agents models/{name}.safetensors,random --games {games} --seed {seed}`
+`cardzoo eval {game} --players N --agents models/{name}.safetensors,random --games {other} --seed {seed}`
 
 | players | games | model − random reward per match [95% CI] | model wins [95% CI] |
 |---:|---:|---:|---:|
@@ -105,7 +106,8 @@ Wins: first place in the match (ties split); with two entrants an even chance is
 
 ## Ratings
 
-A field of the model, the rule bot and random (and earlier models where listed), `--seed {seed + 1}`;
+`cardzoo eval {game} --players N --agents models/{name}.safetensors,rules,random --games {other} --seed {seed + 1}`
+(and earlier models where listed);
 Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap intervals):
 
 | players | agent | rating [95% CI] |
@@ -130,7 +132,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 
 def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
-            notes: str = "", workers: int = 2) -> Path:
+            notes: str = "", workers: int = 2, other_games: int = 200) -> Path:
     net, meta = load_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
     del net
     out = Path(MODELS_DIR)
@@ -143,7 +145,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     if curve.is_file():
         shutil.copyfile(curve, out / f"{name}.png")
     ev = measure(str(out / f"{name}.safetensors"), meta["game"], meta["player_counts"], games, seed, field,
-                 workers)
+                 workers, other_games=other_games)
     ev.update(name=name, train_command=train_command, notes=notes)
     atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
     atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes))
@@ -182,7 +184,8 @@ def main() -> None:
                                 epilog="python -m training.model_card --readme-table prints README's models table")
     p.add_argument("checkpoint")
     p.add_argument("--name", required=True, help="file name in models/ (e.g. siantappo, suipi-2p)")
-    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")
+    p.add_argument("--other-games", type=int, default=200, help="games against random and in the field")
     p.add_argument("--seed", type=int, required=True, help="a seed never used in training or selection")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--train-command", required=True, help="the cardzoo train command that made it")
@@ -192,7 +195,7 @@ def main() -> None:
     notes = Path(args.notes).read_text() if args.notes else ""
     field = [f for f in args.field.split(",") if f]
     print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
-                  args.workers))
+                  args.workers, args.other_games))
 
 
 if __name__ == "__main__":
