@@ -207,12 +207,16 @@ def run(args) -> int:
         "hook_breakdown": breakdowns,
         "peak_rss_kib": bench.maxrss_kib(),
     }
-    if args.json_path:
-        with open(args.json_path, "w", encoding="utf-8") as f:
+    _write_json(args.json_path, result)
+    return 0
+
+
+def _write_json(path: str | None, result: dict) -> None:
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
             json.dump(result, f, indent=1)
             f.write("\n")
-        print(f"\nwrote {args.json_path}")
-    return 0
+        print(f"\nwrote {path}")
 
 
 def run_train(args) -> int:
@@ -229,11 +233,7 @@ def run_train(args) -> int:
                   command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
                                    + (["--workers", str(args.workers)] if args.workers is not None else [])),
                   machine=bench.machine_info(None))
-    if args.json_path:
-        with open(args.json_path, "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=1)
-            f.write("\n")
-        print(f"wrote {args.json_path}")
+    _write_json(args.json_path, result)
     return 0
 
 
