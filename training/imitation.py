@@ -36,30 +36,39 @@ def rule_bot_decisions(game: str, env_kwargs: dict, matches: int, seed: int = 0)
     return np.asarray(obs_rows, np.float32), np.asarray(mask_rows, bool), np.asarray(actions, np.int64)
 
 
+def _fit(params, n: int, loss_of, epochs: int, batch_size: int, lr: float, seed: int, log) -> None:
+    """Adam over shuffled minibatches of the n cloned decisions; ``loss_of(indices)`` is the loss."""
+    opt = torch.optim.Adam(params, lr=lr)
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        order = rng.permutation(n)
+        total = 0.0
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            loss = loss_of(idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        log(f"imitation epoch {epoch + 1}/{epochs}: loss {total / max(n, 1):.3f} on {n} rule-bot decisions")
+
+
 def clone_rule_bot(policy, game: str, env_kwargs: dict, matches: int, epochs: int = 4, batch_size: int = 256,
                    lr: float = 1e-3, seed: int = 0, log=print) -> float:
     """Train an SB3 MaskableActorCriticPolicy's actor to imitate the rule bot; returns the final
     accuracy on the cloned decisions (how often the policy's best action is the bot's)."""
     obs, masks, actions = rule_bot_decisions(game, env_kwargs, matches, seed)
     n = len(actions)
-    opt = torch.optim.Adam(policy.parameters(), lr=lr)
-    rng = np.random.default_rng(seed)
     device = policy.device
-    for epoch in range(epochs):
-        order = rng.permutation(n)
-        total = 0.0
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
-            o = torch.as_tensor(obs[idx], device=device)
-            a = torch.as_tensor(actions[idx], device=device)
-            m = torch.as_tensor(masks[idx], device=device)
-            _, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m)
-            loss = -log_prob.mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        log(f"imitation epoch {epoch + 1}/{epochs}: loss {total / n:.3f} on {n} rule-bot decisions")
+
+    def loss_of(idx):
+        o = torch.as_tensor(obs[idx], device=device)
+        a = torch.as_tensor(actions[idx], device=device)
+        m = torch.as_tensor(masks[idx], device=device)
+        _, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m)
+        return -log_prob.mean()
+
+    _fit(policy.parameters(), n, loss_of, epochs, batch_size, lr, seed, log)
     with torch.no_grad():
         hits = 0
         for start in range(0, n, 4096):
@@ -120,23 +129,16 @@ def clone_into(net, game: str, players, variants: dict, matches: int, epochs: in
     the net's best action is the bot's."""
     obs, masks, actions, returns = rule_bot_episodes(game, players, variants, matches, seed)
     n = len(actions)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
-    rng = np.random.default_rng(seed)
     o_all, m_all = torch.from_numpy(obs), torch.from_numpy(masks)
     a_all, r_all = torch.from_numpy(actions), torch.from_numpy(returns)
-    for epoch in range(epochs):
-        order = rng.permutation(n)
-        total = 0.0
-        for start in range(0, n, batch_size):
-            idx = torch.from_numpy(order[start:start + batch_size])
-            logits, value = net(o_all[idx])
-            logp = torch.log_softmax(logits.masked_fill(~m_all[idx], -1e9), dim=1)
-            loss = torch.nn.functional.nll_loss(logp, a_all[idx]) + 0.5 * (value - r_all[idx]).pow(2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        log(f"imitation epoch {epoch + 1}/{epochs}: loss {total / max(n, 1):.3f} on {n} rule-bot choices")
+
+    def loss_of(idx):
+        idx = torch.from_numpy(idx)
+        logits, value = net(o_all[idx])
+        logp = torch.log_softmax(logits.masked_fill(~m_all[idx], -1e9), dim=1)
+        return torch.nn.functional.nll_loss(logp, a_all[idx]) + 0.5 * (value - r_all[idx]).pow(2).mean()
+
+    _fit(net.parameters(), n, loss_of, epochs, batch_size, lr, seed, log)
     with torch.no_grad():
         hits = 0
         for start in range(0, n, 8192):
