@@ -95,19 +95,8 @@ class RLlibView:
             aec.step(None)  # PettingZoo's dead step: removes the eliminated seat, earns nothing
         game_over = not aec.agents
 
-        rewards, terminateds, infos = {}, {}, {}
-        for a in alive:
-            r = earned.get(a, 0.0)
-            self.returns[a] += r
-            if a in self._acted:
-                rewards[a] = r + self._held.pop(a, 0.0)
-                self.paid[a] += rewards[a]
-            else:
-                self._held[a] += r
-        for a in done:
-            terminateds[a] = True
-            if a not in self._acted:  # eliminated before its first move: RLlib has no place for it
-                self.unattributed[a] = self._held.pop(a, 0.0)
+        rewards = self._settle(alive, earned)
+        terminateds, infos = self._finish(done), {}
         terminateds["__all__"] = game_over
         truncateds = {"__all__": False}
         observations = {}
@@ -120,19 +109,37 @@ class RLlibView:
         self.agents = alive  # RLlib checks reward keys against this: seats leaving now still count
         return observations, rewards, terminateds, truncateds, infos
 
-    def _end_on_illegal(self, offender: str, action: int, alive: list[str]):
+    def _settle(self, alive: list[str], earned: dict[str, float]) -> dict[str, float]:
+        """Book this step's rewards; returns the ones RLlib may see (seats that have moved).
+
+        A seat that has not moved yet keeps its reward in ``_held`` until its first move.
+        """
         rewards = {}
         for a in alive:
-            r = (-1.0 if a == offender else 0.0)
+            r = earned.get(a, 0.0)
             self.returns[a] += r
             if a in self._acted:
                 rewards[a] = r + self._held.pop(a, 0.0)
                 self.paid[a] += rewards[a]
             else:
-                self.unattributed[a] = self._held.pop(a, 0.0)
+                self._held[a] += r
+        return rewards
+
+    def _finish(self, done: list[str]) -> dict[str, bool]:
+        """Terminate ``done``; a seat that never moved has no place in RLlib: its reward is
+        booked as unattributed."""
+        for a in done:
+            held = self._held.pop(a, 0.0)
+            if a not in self._acted and held:
+                self.unattributed[a] = held
+        return {a: True for a in done}
+
+    def _end_on_illegal(self, offender: str, action: int, alive: list[str]):
+        rewards = self._settle(alive, {offender: -1.0})
+        terminateds = {**self._finish(alive), "__all__": True}
         self.agents = alive
         infos = {"__common__": {"illegal_action": {"agent": offender, "action": action}}}
-        return {}, rewards, {**{a: True for a in alive}, "__all__": True}, {"__all__": False}, infos
+        return {}, rewards, terminateds, {"__all__": False}, infos
 
     def close(self) -> None:
         self.aec.close()
