@@ -57,22 +57,13 @@ from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
 from training.agents import AgentSpec, make_agent, parse_agent_spec
 from training.ratings import bootstrap_ratings, clustered_mean_ci, elo_ratings, wilson_ci
 
-# Seats that play as one team (one entrant) per (game, number of players).
-TEAMS: dict[tuple[str, int], tuple[tuple[int, ...], ...]] = {("suipi", 4): ((0, 2), (1, 3))}
-
-WIN_RULES = {
-    "siantappo": "highest total reward in the match (ties split)",
-    "suipi": "the side with the higher cumulative reward (ties split)",
-    "samsip": "best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
-              "(ties split)",
-}
 MAX_STEPS = 2_000_000  # safety net against a game that never ends
 _COMBO_LIMIT = 100_000
 
 
 def sides_for(game: str, players: int) -> tuple[tuple[int, ...], ...]:
-    """The sides (seat groups one entrant controls) of a game at a player count."""
-    return TEAMS.get((game, players)) or tuple((s,) for s in range(players))
+    """The sides (seat groups one entrant controls): the game's teams at that player count."""
+    return tuple(tuple(team) for team in game_spec(game).teams(players))
 
 
 def _seed_int(*words: int) -> int:
@@ -552,7 +543,7 @@ def summarize(res: TournamentResult) -> dict:
         "seed": res.seed, "mode": res.mode,
         "sides": res.sides, "games_planned": res.planned, "games_played": len(res.games),
         "deals": len(deals), "games_per_deal": res.set_size, "interrupted": res.interrupted,
-        "seconds": round(res.seconds, 3), "win_rule": WIN_RULES.get(res.game, "highest total reward"),
+        "seconds": round(res.seconds, 3), "win_rule": game_spec(res.game).win_rule,
         "entrants": entrants, "pairs": pairs, "ratings": ratings,
     }
 
