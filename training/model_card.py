@@ -39,7 +39,8 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
             res = run_tournament(game, [weights, opponent], players=n, games=count, seed=seed, workers=workers,
                                  options=variants, progress=True)
             per[f"vs_{opponent}"] = res.report()
-        res = run_tournament(game, [weights, "rules", "random", *field], players=n, games=other_games,
+        extras = [f for f in field if n in load_checkpoint(f)[1]["player_counts"]]  # earlier models that fit
+        res = run_tournament(game, [weights, "rules", "random", *extras], players=n, games=other_games,
                              seed=seed + 1, workers=workers, options=variants, progress=True)
         per["field"] = res.report()
         out["per_players"][str(n)] = per
