@@ -139,8 +139,8 @@ def test_teams_partition_the_seats(game, n):
 # ------------------------------------------------------------------ hidden information
 @pytest.mark.parametrize("game,n", CASES, ids=IDS)
 def test_hidden_information(game, n):
-    """Dealing anew everything a seat cannot know never changes that seat's observation, and
-    does change what the others hold (so the check is not empty)."""
+    """Dealing anew everything a seat cannot know never changes that seat's observation, does
+    change what the others see (so the check is not empty), and leaves a position that plays on."""
     spec = game_spec(game)
     env = spec.raw_env(num_players=n)
     rng = random.Random(n)
@@ -157,12 +157,18 @@ def test_hidden_information(game, n):
             others = {a: env.observe(a)["observation"] for a in env.possible_agents if a != agent}
             for _ in range(3):
                 env.engine = engine.resample_hidden(seat, rng)
+                env._legal_cache = None  # the mask is recomputed from the resampled engine
                 after = env.observe(agent)
                 assert np.array_equal(before["observation"], after["observation"]), (seed, seat)
                 assert np.array_equal(before["action_mask"], after["action_mask"]), (seed, seat)
                 changed += any(not np.array_equal(o, env.observe(a)["observation"]) for a, o in others.items())
                 checks += 1
-            env.engine = engine
+                world = env.engine
+                for _ in range(20):  # a resampled world is a legal position: it plays on
+                    if world.done:
+                        break
+                    world.apply_action(rng.choice(world.legal_actions()))
+            env.engine, env._legal_cache = engine, None
     assert checks >= 10 and changed > 0
 
 

@@ -337,18 +337,25 @@ class SuipiEngine(GameEngine):
 
     def resample_hidden(self, seat: int, rng: random.Random) -> "SuipiEngine":
         """A clone in which the other hands (the partner's too) and the stock are dealt anew,
-        keeping what ``seat`` knows: the cards the initial-floor rule sent to the bottom of the
-        stock, and the hand card another seat has chosen for the move it is composing."""
+        keeping what ``seat`` knows or can be sure of: the cards the initial-floor rule sent to
+        the bottom of the stock, a card of each build's value in its owner's hand (S11), and the
+        whole hand of another seat that is composing a move (its move stays legal)."""
         c = self.clone()
         fixed = {pos for _, pos in c.rejected if pos >= c.top}
-        keep = c.partial_card if c.turn != seat else None
-        pool = [card for s in range(c.n) if s != seat for card in c.hands[s] if card != keep]
+        keep: list[set] = [set() for _ in range(c.n)]
+        if c.partial_card is not None and c.turn != seat:
+            keep[c.turn] = set(c.hands[c.turn])
+        for it in c.floor:
+            owner = it[OWNER]
+            if owner >= 0 and owner != seat and not any(c.nv[x] == it[NVAL] for x in keep[owner]):
+                keep[owner].add(next(x for x in c.hands[owner] if c.nv[x] == it[NVAL]))
+        pool = [card for s in range(c.n) if s != seat for card in c.hands[s] if card not in keep[s]]
         pool += [c.stock[i] for i in range(c.top, len(c.stock)) if i not in fixed]
         rng.shuffle(pool)
         deal = iter(pool)
         for s in range(c.n):
             if s != seat:
-                c.hands[s] = [card if card == keep else next(deal) for card in c.hands[s]]
+                c.hands[s] = [card if card in keep[s] else next(deal) for card in c.hands[s]]
         for i in range(c.top, len(c.stock)):
             if i not in fixed:
                 c.stock[i] = next(deal)
