@@ -27,7 +27,8 @@ def register(sub) -> argparse.ArgumentParser:
         epilog="--algo sb3: MaskablePPO (sb3-contrib) on one seat; its --resume loads SB3's model.zip, "
                "which unpickles: resume only run directories you trust.")
     p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--algo", choices=("ppo", "sb3"), default="ppo", help="trainer (default ppo)")
+    p.add_argument("--algo", "--backend", dest="algo", choices=("ppo", "sb3", "rllib"), default="ppo",
+                   help="trainer (default ppo); rllib = multi-agent PPO on Ray (needs the rllib extra)")
     p.add_argument("--players", default=S, metavar="N[,N...]",
                    help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")
     p.add_argument("--steps", type=int, default=S, help="learner decisions to train for (default 1000000)")
@@ -66,6 +67,10 @@ def register(sub) -> argparse.ArgumentParser:
     ppo.add_argument("--max-minutes", type=float, default=S,
                      help="stop after this many minutes of training (saved, final checkpoint written; 0 = no limit)")
     ppo.add_argument("--threads", type=int, default=S, help="torch threads of the learner (default 1)")
+    ray = p.add_argument_group("RLlib on Ray (--algo rllib; pip install -e '.[rllib]', see docs/integrations.md)")
+    ray.add_argument("--address", default=S, help="local (default: start Ray here) or a Ray address (ray://host:10001, auto)")
+    ray.add_argument("--env-runners", type=int, default=S, help="RLlib env runners (default 1)")
+    ray.add_argument("--iterations", type=int, default=S, help="RLlib PPO iterations (default 20)")
     sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
     sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")
     sb3.add_argument("--value-warmup", type=int, default=S, metavar="STEPS",
@@ -76,6 +81,7 @@ def register(sub) -> argparse.ArgumentParser:
 # flag name -> PPOSettings field, for flags whose names differ
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
+_RLLIB_ONLY = ("address", "env_runners", "iterations")
 
 
 def run(args) -> int:
@@ -85,9 +91,11 @@ def run(args) -> int:
         given["variants"] = parse_options(args.option)
     if args.algo == "sb3":
         return _run_sb3(args, given)
-    bad = [k for k in given if k in _SB3_ONLY]
+    if args.algo == "rllib":
+        return _run_rllib(args, given)
+    bad = [k for k in given if k in _SB3_ONLY + _RLLIB_ONLY]
     if bad:
-        raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo sb3")
+        raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo {'sb3' if bad[0] in _SB3_ONLY else 'rllib'}")
     from training.ppo import PPOSettings, train  # torch loads only when training
     from training.run_dir import resume_settings
 
@@ -113,10 +121,36 @@ def run(args) -> int:
     return 0
 
 
+def _run_rllib(args, given: dict) -> int:
+    """Multi-agent PPO on Ray RLlib; the result is a cardzoo checkpoint (training/integrations)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UserError("--algo rllib needs Ray: `make integrations-venv`, then run "
+                        ".venv-integrations/bin/cardzoo train ... --algo rllib (docs/integrations.md)") from None
+    from training.integrations.rllib_train import RLlibSettings, train_rllib
+
+    allowed = {"players", "seed", "lr", "ent", "variants", "eval_games", "address", "env_runners", "iterations"}
+    bad = [k for k in given if k not in allowed]
+    if bad:
+        raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo rllib")
+    fields = {{"lr": "learning_rate", "ent": "entropy"}.get(k, k): v for k, v in given.items()}
+    if "players" in fields:
+        counts = parse_int_list(fields["players"], "--players")
+        if len(counts) != 1:
+            raise UserError("--algo rllib trains one player count at a time")
+        fields["players"] = counts[0]
+    settings = RLlibSettings(game=args.game, out=args.out, **fields)
+    if args.resume:
+        raise UserError("--algo rllib runs are not resumable; start a new one with another --out")
+    train_rllib(settings)
+    return 0
+
+
 def _run_sb3(args, given: dict) -> int:
     from training.sb3_train import TrainSettings, train
 
-    ppo_only = [k for k in given if k not in ("players", "steps", "seed", "imitate", "opponents", "eval_every",
+    ppo_only = [k for k in given if k in _RLLIB_ONLY or k not in ("players", "steps", "seed", "imitate", "opponents", "eval_every",
                                               "eval_games", "lr", "ent", "variants", "envs", "value_warmup")]
     if ppo_only:
         raise UserError(f"--{ppo_only[0].replace('_', '-')} is a flag of the PPO trainer, not --algo sb3")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 
 
@@ -13,10 +15,10 @@ def make_game_env(config: dict):
     """
     config = dict(config)
     if "game" not in config:
-        raise ValueError("the env config needs a 'game' (siantappo, suipi or samsip)")
+        raise UserError("the env config needs a 'game' (siantappo, suipi or samsip)")
     module = game_module(str(config.pop("game")))
     players = config.pop("players", None)
     players = DEFAULT_PLAYERS[module.GAME] if players is None else players
     if players not in PLAYER_COUNTS[module.GAME]:
-        raise ValueError(f"players must be one of {PLAYER_COUNTS[module.GAME]} for {module.GAME}, got {players!r}")
+        raise UserError(f"players must be one of {PLAYER_COUNTS[module.GAME]} for {module.GAME}, got {players!r}")
     return module.raw_env(num_players=players, **config)

@@ -18,6 +18,8 @@ run starts, so ``--help`` and bad input work without it.
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 import argparse
 import json
 import logging
@@ -61,20 +63,20 @@ class RLlibSettings:
         if self.players is None:
             self.players = DEFAULT_PLAYERS[self.game]
         if self.players not in PLAYER_COUNTS[self.game]:
-            raise ValueError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
+            raise UserError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
         for name, lo in (("env_runners", 0), ("iterations", 1), ("batch", 1), ("minibatch", 1), ("epochs", 1),
                          ("eval_games", 0), ("verify_matches", 0)):
             if int(getattr(self, name)) < lo:
-                raise ValueError(f"{name} must be >= {lo}, got {getattr(self, name)}")
+                raise UserError(f"{name} must be >= {lo}, got {getattr(self, name)}")
         if self.minibatch > self.batch:
-            raise ValueError(f"minibatch ({self.minibatch}) must not exceed batch ({self.batch})")
+            raise UserError(f"minibatch ({self.minibatch}) must not exceed batch ({self.batch})")
         if self.num_cpus is not None and self.num_cpus < 1:
-            raise ValueError(f"num_cpus must be >= 1, got {self.num_cpus}")
+            raise UserError(f"num_cpus must be >= 1, got {self.num_cpus}")
         if not self.address:
-            raise ValueError("address must be 'local' or a Ray address such as ray://host:10001")
+            raise UserError("address must be 'local' or a Ray address such as ray://host:10001")
         self.hidden = tuple(int(h) for h in self.hidden)
         if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"hidden must be positive layer sizes, got {self.hidden}")
+            raise UserError(f"hidden must be positive layer sizes, got {self.hidden}")
         if self.out is None:
             self.out = f"runs/rllib-{self.game}-{self.players}p"
         module.raw_env(num_players=self.players, **self.variants)  # validates the variants
@@ -199,7 +201,7 @@ def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
 def check_out_dir(settings: RLlibSettings) -> None:
     """A finished run is never overwritten (ValueError naming the directory)."""
     if (Path(settings.out) / "final.json").exists():
-        raise ValueError(f"{settings.out} already holds a finished run; choose another --out")
+        raise UserError(f"{settings.out} already holds a finished run; choose another --out")
 
 
 def train_rllib(settings: RLlibSettings, log=print) -> Path:

@@ -24,6 +24,8 @@ it does beyond RLlib's own ``PettingZooEnv`` wrapper:
 
 from __future__ import annotations
 
+from envs.errors import UserError
+
 from collections import defaultdict
 
 import numpy as np
@@ -48,7 +50,7 @@ class RLlibView:
 
     def __init__(self, config: dict | None = None, on_illegal: str = "terminate"):
         if on_illegal not in ("terminate", "raise"):
-            raise ValueError(f"on_illegal must be 'terminate' or 'raise', got {on_illegal!r}")
+            raise UserError(f"on_illegal must be 'terminate' or 'raise', got {on_illegal!r}")
         self.on_illegal = on_illegal
         self.aec = make_game_env(config or {})
         self.possible_agents = list(self.aec.possible_agents)
