@@ -6,7 +6,7 @@
     cardzoo bench --profile                # + cProfile of the raw AEC loop per game
     cardzoo bench --train [--quick]        # training decisions/s: our PPO vs the SB3 path
 
-The measurement loops live in training/bench.py; docs/benchmarks.md has the latest figures.
+The measurement loops live in training/benchmarks/env_speed.py; docs/benchmarks.md has the latest figures.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 import time
 
 from envs.registry import GAME_MODULES
-from training import bench
+from training.benchmarks import env_speed as bench
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -220,7 +220,7 @@ def _write_json(path: str | None, result: dict) -> None:
 
 
 def run_train(args) -> int:
-    from training.train_bench import bench_training, render_table
+    from training.benchmarks.training_speed import bench_training, render_table
 
     games, _ = _games(args.games)
     if args.workers is not None and args.workers < 0:

@@ -28,7 +28,7 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from training.evaluate import print_report, run_tournament
+    from training.evaluation.tournament import print_report, run_tournament
     from training.ppo import PPOSettings, train
 
     module = game_module(args.game)

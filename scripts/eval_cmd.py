@@ -16,7 +16,7 @@ import os
 
 from scripts.options import parse_options
 from training.agents import parse_agent_list
-from training.evaluate import print_report, run_tournament, write_csv, write_json, write_plot
+from training.evaluation.tournament import print_report, run_tournament, write_csv, write_json, write_plot
 
 
 def register(sub) -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@
     cardzoo replay games.jsonl --game 3 --step
 
 Records are JSON lines as written by `cardzoo eval --records` and `cardzoo play --save` (see
-training/records.py). The replay walks whole moves (Suipi's sub-steps are one move) and shows
+training/evaluation/records.py). The replay walks whole moves (Suipi's sub-steps are one move) and shows
 them with the view of `cardzoo play`, every hand revealed.
 """
 
@@ -21,7 +21,7 @@ from rich.text import Text
 
 from scripts.play.common import Seats
 from scripts.play.lines import Leave, LineReader
-from training.records import check_rewards, env_from_header, play_moves, read_records, reset_to_header
+from training.evaluation.records import check_rewards, env_from_header, play_moves, read_records, reset_to_header
 
 QUIT_WORDS = {"q", "quit", "exit", ":q"}
 

@@ -13,7 +13,7 @@ import json
 import re
 
 from envs.cards import NUM_STANDARD, card_str
-from training.records import env_from_header, reset_to_header
+from training.evaluation.records import env_from_header, reset_to_header
 
 CARD_TOKEN = re.compile(r"(?:10|[2-9AJQK])[♠♣♦♥]")
 

@@ -9,7 +9,7 @@ import pytest
 
 from envs.registry import DEFAULT_PLAYERS, GAME_MODULES
 from scripts.cli import main
-from training import bench
+from training.benchmarks import env_speed as bench
 
 SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
                 "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}

@@ -12,10 +12,10 @@ import pytest
 from envs.errors import UserError
 
 from scripts.cli import main
-from training import evaluate
+from training.evaluation import tournament as evaluate
 from training.agents import AgentSpec, RandomAgent, make_agent, parse_agent_list, parse_agent_spec
-from training.evaluate import duplicate_set, run_tournament, sides_for
-from training.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
+from training.evaluation.tournament import duplicate_set, run_tournament, sides_for
+from training.evaluation.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
 
 FAST = ["--rule", "rounds=1"]  # one-round Siantappo matches keep CLI tests quick
 

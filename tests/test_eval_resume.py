@@ -5,7 +5,7 @@ import json
 import pytest
 
 from scripts.cli import main
-from training.evaluate import run_tournament
+from training.evaluation.tournament import run_tournament
 
 
 def _report(res):

@@ -81,7 +81,7 @@ def test_complete_game_first_move_each_time(game, players, tmp_path):
     assert rec["game"] == f"{game}_v0" and rec["agents"][0] == "human" and len(rec["rewards"]) == players
     assert all({"seat", "action", "text"} <= set(m) for m in rec["moves"])
     assert abs(sum(rec["rewards"])) < 1e-9  # zero-sum
-    records_mod = pytest.importorskip("training.records")
+    records_mod = pytest.importorskip("training.evaluation.records")
     assert records_mod.replay_record(rec) == pytest.approx(rec["rewards"])
 
 
@@ -205,7 +205,7 @@ def test_siantappo_plays_and_records_the_cards_typed(tmp_path):
     rec = json.loads(save.read_text(encoding="utf-8"))
     first = rec["moves"][0]
     assert first["seat"] == 0 and first["text"] == first["cards"] == "9♦ 9♥"
-    records_mod = pytest.importorskip("training.records")
+    records_mod = pytest.importorskip("training.evaluation.records")
     assert records_mod.replay_record(rec) == pytest.approx(rec["rewards"])
 
 

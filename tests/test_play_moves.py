@@ -12,7 +12,7 @@ from envs.base import IllegalMoveError
 from envs.cards import card_str, parse_cards
 from envs.siantappo.engine import hand_keys
 from envs.siantappo.moves import CARD_TO_KEY, keys_str
-from training.records import replay_record
+from training.evaluation.records import replay_record
 
 
 def siantappo_with(hand0: str, hand1: str = "", seed: int = 0, players: int = 4, **config):

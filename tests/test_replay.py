@@ -9,8 +9,8 @@ import pytest
 
 from envs.registry import GAME_MODULES
 from scripts.cli import main
-from training.evaluate import run_tournament
-from training.records import read_records, replay_record
+from training.evaluation.tournament import run_tournament
+from training.evaluation.records import read_records, replay_record
 
 # (game, players, rule options that keep the matches short)
 CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 5, {"rounds": 2}), ("suipi", 2, {}), ("suipi", 4, {}),

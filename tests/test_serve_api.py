@@ -20,7 +20,7 @@ from scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
 from scripts.serve.match import Match, log_for  # noqa: E402
 from scripts.serve.store import Limits  # noqa: E402
 from tests.serve_helpers import Knowledge, card_tokens, steps_upto  # noqa: E402
-from training.records import replay_record  # noqa: E402
+from training.evaluation.records import replay_record  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 

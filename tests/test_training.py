@@ -197,7 +197,7 @@ def test_value_warmup_keeps_the_actor_frozen(tmp_path):
 
 
 def test_shipped_siantappo_model_loads_and_beats_random():
-    from training.evaluate import run_tournament
+    from training.evaluation.tournament import run_tournament
 
     cfg = siantappo_v0.Config(num_players=4)
     agent = make_agent("model", siantappo_v0, cfg)

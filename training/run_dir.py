@@ -211,7 +211,7 @@ class Run:
 
     def evaluate(self, path: Path, state: RunState, writer, log, final: bool = False) -> dict:
         """The checkpoint against the rule bot and random at each player count (duplicate deals)."""
-        from training.evaluate import versus_baselines
+        from training.evaluation.tournament import versus_baselines
 
         s = self.s
         if not s.eval_games:

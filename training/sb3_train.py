@@ -115,7 +115,7 @@ def _rng_state(data) -> tuple:
 
 def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) -> dict:
     """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
-    from training.evaluate import versus_baselines
+    from training.evaluation.tournament import versus_baselines
 
     return versus_baselines(str(path), settings.game, settings.players, games, seed,
                             options=settings.variants or None)

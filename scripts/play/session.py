@@ -283,9 +283,9 @@ class PlaySession:
 
 
 def write_record(path: str, env, specs: Sequence[str], steps: Sequence[dict], totals: Sequence[float]) -> None:
-    """Write the finished game as one JSON line in the format of training/records.py:
+    """Write the finished game as one JSON line in the format of training/evaluation/records.py:
     record_header() + moves [{seat, action, text[, cards][, rewards]}] + rewards (total per seat)
-    + agents, so `cardzoo replay` shows it and ``training.records.replay_record`` checks it."""
+    + agents, so `cardzoo replay` shows it and ``training.evaluation.records.replay_record`` checks it."""
     rec = {**env.record_header(), "moves": list(steps), "rewards": [float(t) for t in totals],
            "agents": list(specs), "source": "cardzoo play"}
     if rec.get("deck") is not None:  # a stacked deck as card text, the form reset(options=...) reads

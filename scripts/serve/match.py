@@ -200,7 +200,7 @@ class Match:
         return v
 
     def record(self) -> dict:
-        """The finished match as a game record (training/records.py format)."""
+        """The finished match as a game record (training/evaluation/records.py format)."""
         return {**self.env.record_header(), "moves": list(self.steps), "rewards": list(self.totals),
                 "agents": list(self.specs), "source": "cardzoo serve"}
 

@@ -17,7 +17,7 @@ import time
 
 from envs.seatview import match_over
 from scripts.serve.match import log_for, seat_label, view_module
-from training.records import check_record, check_rewards, env_from_header, reset_to_header
+from training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
 
 MAX_RECORDS = 10_000  # games read from one uploaded file
 

@@ -235,7 +235,7 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
         log(f"export checked: the checkpoint makes RLlib's choice on all {checked} decisions "
             f"of {settings.verify_matches} matches")
         if settings.eval_games:
-            from training.evaluate import versus_baselines
+            from training.evaluation.tournament import versus_baselines
 
             evaluation = versus_baselines(str(final), settings.game, settings.players, settings.eval_games,
                                           settings.seed, options=settings.variants or None)

@@ -1,6 +1,6 @@
 """Publish a trained checkpoint into models/ with a measured model card.
 
-    python -m training.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
+    python -m training.evaluation.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
         --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
 
 1. copies the checkpoint to ``models/NAME.{safetensors,json}`` (and the run's learning curve to
@@ -30,7 +30,7 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
             workers: int = 2, variants: dict | None = None, other_games: int = 200) -> dict:
     """Every tournament the card reports, as ``cardzoo eval --json`` reports: ``games`` head to head
     against the rule bot (the headline), ``other_games`` against random and in the ratings field."""
-    from training.evaluate import run_tournament
+    from training.evaluation.tournament import run_tournament
 
     out = {"games": games, "other_games": other_games, "seed": seed, "per_players": {}}
     for n in counts:
@@ -182,7 +182,7 @@ def main() -> None:
         print(readme_table())
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                epilog="python -m training.model_card --readme-table prints README's models table")
+                                epilog="python -m training.evaluation.model_card --readme-table prints README's models table")
     p.add_argument("checkpoint")
     p.add_argument("--name", required=True, help="file name in models/ (e.g. siantappo, suipi-2p)")
     p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")

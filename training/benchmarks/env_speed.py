@@ -31,8 +31,6 @@ Nothing here asserts on time; ``cardzoo bench`` (scripts/bench_cmd.py) is the fr
 
 from __future__ import annotations
 
-from envs.errors import UserError
-
 import cProfile
 import dataclasses
 import gc
@@ -54,7 +52,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from envs.errors import UserError
+
 SCHEMA = "cardzoo-bench/1"
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Speed targets from the game issues: (engine moves/s, raw AEC steps/s)
 TARGETS = {"siantappo": (50_000, 20_000), "suipi": (30_000, 15_000), "samsip": (50_000, 20_000)}
@@ -719,10 +720,9 @@ def hook_breakdown(h: GameHandle, players: int, seconds: float, seed: int = 0) -
 
 def _short_path(filename: str) -> str:
     f = filename.replace("\\", "/")
-    for marker in ("/site-packages/", "/work/main/"):
-        if marker in f:
-            return f.split(marker, 1)[1]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/") + "/"
+    if "/site-packages/" in f:
+        return f.split("/site-packages/", 1)[1]
+    root = REPO_ROOT.replace("\\", "/") + "/"
     return f[len(root):] if f.startswith(root) else f
 
 
@@ -743,7 +743,7 @@ def _area(filename: str, func: str, game: str) -> str:
         return "pettingzoo (other)"
     if "/numpy/" in f:
         return "numpy (python side)"
-    if f.endswith("training/bench.py"):
+    if f.endswith("training/benchmarks/env_speed.py"):
         return "bench loop"
     return "other"
 
@@ -794,7 +794,7 @@ def machine_info(cpu: int | None) -> dict:
         info["loadavg_1m_at_start"] = round(os.getloadavg()[0], 2)
     info["packages"] = package_versions()
     try:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        root = REPO_ROOT
         info["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                                             text=True, timeout=5).stdout.strip() or None
     except Exception:

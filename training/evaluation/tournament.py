@@ -1,6 +1,6 @@
 """Tournaments between agents: fair seating, duplicate deals, statistics, reports.
 
-    from training.evaluate import run_tournament
+    from training.evaluation.tournament import run_tournament
     result = run_tournament("siantappo", ["rules", "random"], players=4, games=400, seed=1, workers=2)
     report = result.report()          # plain dict (what --json writes)
 
@@ -55,7 +55,7 @@ import numpy as np
 from envs.config import config_dict
 from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
 from training.agents import AgentSpec, make_agent, parse_agent_spec
-from training.ratings import bootstrap_ratings, clustered_mean_ci, elo_ratings, wilson_ci
+from training.evaluation.ratings import bootstrap_ratings, clustered_mean_ci, elo_ratings, wilson_ci
 
 MAX_STEPS = 2_000_000  # safety net against a game that never ends
 _COMBO_LIMIT = 100_000
