@@ -457,14 +457,14 @@ def test_save_path_is_checked_before_the_first_deal(capsys, tmp_path):
 def test_model_loads_before_the_first_deal_and_says_so():
     rc, text = run_play(["siantappo", "--seats", "human,model,model,model", "--seed", "1"], [])
     assert rc == 0
-    loading = "loading model models/siantappo-4p.safetensors for player_1, player_2, player_3 …"
+    loading = "loading model models/siantappo.safetensors for player_1, player_2, player_3 …"
     assert text.startswith(loading)
     assert text.index(loading) < text.index("Siantappo: player_0 (you), player_1 (model)")
 
 
 def test_a_missing_sidecar_names_the_file_given(tmp_path, capsys):
     weights = tmp_path / "mine.safetensors"
-    weights.write_bytes((ROOT / "models" / "siantappo-4p.safetensors").read_bytes())
+    weights.write_bytes((ROOT / "models" / "siantappo.safetensors").read_bytes())
     assert main(["play", "siantappo", "--seats", f"human,{weights},rules,rules"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"checkpoint {weights}: its sidecar file {tmp_path / 'mine.json'} is missing" in err

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
 SEATS_HELP = ("Seats: human; rules (the game's rule bot); random; model (the trained model shipped in "
-              "models/ for this game and player count, e.g. models/siantappo-4p); or a checkpoint path "
+              "models/ for this game and player count, e.g. models/siantappo); or a checkpoint path "
               "(NAME.safetensors with its NAME.json sidecar next to it, as written by cardzoo train). "
               "Add @SEED to fix a bot's seed.")
 

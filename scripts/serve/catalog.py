@@ -39,7 +39,7 @@ def catalog() -> dict:
 
 
 def shipped_models() -> list[str]:
-    """Names of the models in models/ (``siantappo-4p``): a 'model' seat needs one for its game."""
+    """Names of the models in models/ (``siantappo``, ``suipi-2p``): a 'model' seat needs one for its game."""
     if not os.path.isdir(MODELS_DIR):
         return []
     return sorted(f[:-len(".safetensors")] for f in os.listdir(MODELS_DIR) if f.endswith(".safetensors"))

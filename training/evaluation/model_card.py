@@ -79,13 +79,18 @@ def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str 
                 lo, hi = ent["rating_ci"]
                 rating_rows.append(f"| {n} | {ent['name']} | {_f(ent['rating'])} [{_f(lo)}, {_f(hi)}] |")
     weak = notes.strip() or "No weaknesses were written down for this model."
-    first = ev["per_players"][str(counts[0])]["vs_rules"]["pairs"][0]
+    headline = "; ".join(
+        f"{n} players {p['advantage']:+.3f} {_ci(*p['advantage_ci'])}"
+        for n, p in ((n, ev["per_players"][str(n)]["vs_rules"]["pairs"][0]) for n in counts))
+    above = [n for n in counts if ev["per_players"][str(n)]["vs_rules"]["pairs"][0]["advantage_ci"][0] > 0]
+    verdict = (f"clearly stronger than the rule bot at {', '.join(map(str, above))} players (95% interval above 0)"
+               if above else "not clearly stronger than the rule bot at any player count")
     cmd_counts = " / ".join(str(n) for n in counts)
     return f"""# {name}: {game}, {cmd_counts} players
 
-**Head to head against the rule bot: {first['advantage']:+.3f} {_ci(*first['advantage_ci'])} reward per match
-at {counts[0]} players** (the model's reward minus the rule bot's, duplicate deals, 95% interval;
-every player count below). Play it with `--seats human,model,...` or `--agents model,...`.
+**Head to head against the rule bot, the model's reward minus the rule bot's per match (duplicate
+deals, 95% interval): {headline}** — {verdict}. Play it with `--seats human,model,...` or
+`--agents model,...`.
 
 ## Against the rule bot
 

@@ -1,0 +1,74 @@
+"""Every model shipped in models/: loads, plays legal matches at each of its player counts, and its
+card says exactly what its measurements (models/NAME.eval.json) say."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from envs.registry import game_spec
+from training.agents import MODELS_DIR, make_agent, shipped_model_file, shipped_models
+from training.evaluation.model_card import rerender
+
+MODELS = shipped_models()
+
+
+def test_models_are_shipped_and_each_game_count_has_at_most_one():
+    assert MODELS, "models/ ships no model"
+    seen = set()
+    for _, game, counts in MODELS:
+        for n in counts:
+            assert (game, n) not in seen, f"two shipped models for {game} {n}p"
+            seen.add((game, n))
+
+
+@pytest.mark.parametrize("weights,game,counts", MODELS, ids=[Path(w).stem for w, _, _ in MODELS])
+def test_a_shipped_model_plays_a_legal_match_at_each_player_count(weights, game, counts):
+    meta = json.loads(Path(weights).with_suffix(".json").read_text())
+    spec = game_spec(game)
+    assert meta["player_counts"] == counts and set(counts) <= set(spec.player_counts)
+    assert isinstance(meta["config"], dict) and meta["env"] == spec.module.raw_env().metadata["name"]
+    assert Path(weights).stat().st_size <= 10 * 2**20
+    for n in counts:
+        assert shipped_model_file(game, n) == weights  # `model` finds it
+        env = spec.module.raw_env(num_players=n)
+        env.reset(seed=n)
+        agent = make_agent("model", spec.module, env.config, seed=0)
+        steps, total = 0, 0.0
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs["observation"], obs["action_mask"])
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+            total += sum(env.rewards.values())
+            steps += 1
+        assert steps > 10 and abs(total) < 1e-6  # a whole match, zero-sum
+
+
+@pytest.mark.parametrize("name", sorted(p.name[:-len(".eval.json")] for p in Path(MODELS_DIR).glob("*.eval.json")))
+def test_the_card_is_generated_from_its_measurements(name):
+    card = (Path(MODELS_DIR) / f"{name}.md").read_text()
+    assert card == rerender(name), f"models/{name}.md differs from what models/{name}.eval.json says"
+    ev = json.loads((Path(MODELS_DIR) / f"{name}.eval.json").read_text())
+    for n, per in ev["per_players"].items():
+        pair = per["vs_rules"]["pairs"][0]
+        assert per["vs_rules"]["games_played"] >= 1000 and f"{pair['advantage']:+.3f}" in card
+
+
+def test_every_model_has_a_card_and_measurements():
+    for weights, _, _ in MODELS:
+        assert Path(weights).with_suffix(".md").is_file()
+        assert Path(weights).with_suffix(".eval.json").is_file(), f"{weights}: no measurements"
+
+
+def test_the_readme_lists_every_model_as_measured():
+    from training.evaluation.model_card import readme_table
+
+    readme = (Path(MODELS_DIR).parent / "README.md").read_text()
+    assert readme_table() in readme, "README's trained-models table differs from models/*.eval.json " \
+                                     "(python -m training.evaluation.model_card --readme-table prints it)"
