@@ -210,3 +210,16 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
     state.write_text(state.read_text()[:40])
     assert cli(["train", "siantappo", "--steps", "900", "--out", str(out), "--resume"] + SMALL) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_a_one_sample_minibatch_leaves_the_weights_finite():
+    """The last minibatch of an epoch may hold a single sample (a NaN std once poisoned the net)."""
+    s = PPOSettings(game="siantappo", minibatch=4, epochs=1)
+    net = ActorCritic(3, 2, (4,))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    batch = {"obs": np.ones((5, 3), np.float32), "masks": np.ones((5, 2), bool),
+             "actions": np.zeros(5, np.int64), "logprobs": np.full(5, -0.7, np.float32),
+             "values": np.zeros(5, np.float32), "advantages": np.arange(5, dtype=np.float32),
+             "returns": np.ones(5, np.float32)}
+    ppo_update(net, opt, batch, s, np.random.default_rng(0))
+    assert all(torch.isfinite(p).all() for p in net.parameters())

@@ -174,7 +174,7 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
             log_ratio = logp - old_logp[idx]
             ratio = log_ratio.exp()
             adv = adv_all[idx]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            adv = (adv - adv.mean()) / (adv.std(correction=0) + 1e-8)  # population std: a 1-sample minibatch gives 0, not NaN
             policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - s.clip, 1 + s.clip)).mean()
             value_loss = 0.5 * (value - returns[idx]).pow(2).mean()
             loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy
