@@ -72,10 +72,11 @@ class SamSipEnv(CardGameEnv):
         return encoding.observation(self.engine, seat)
 
     def _apply(self, action: int) -> StepOutcome:
-        results = len(self.engine.results)
-        outcome = self.engine.apply_action(action)
-        if len(self.engine.results) > results:
-            text = describe_result(self.engine.results[-1], self.possible_agents)
+        engine = self.engine
+        last = engine.last_result
+        outcome = engine.apply_action(action)
+        if engine.last_result is not last:  # a hand ended
+            text = describe_result(engine.last_result, self.possible_agents)
             for a in self.infos:
                 self.infos[a]["last_hand"] = text
         return outcome

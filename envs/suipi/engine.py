@@ -135,7 +135,6 @@ class SuipiEngine(GameEngine):
         n = self.n
         if first_dealer is None:
             first_dealer = n - 1 if deck is not None else self.rng.randrange(n)
-        self.first_dealer = first_dealer
         self.match_scores = [0] * self.ns
         self.deal_index = -1
         self.deal_results: list[DealResult] = []
@@ -162,7 +161,6 @@ class SuipiEngine(GameEngine):
         self.last_capturer = -1
         self.round = -1
         self.rejected: list[tuple[int, int]] = []  # (card, stock index) sent to the bottom by S5 (public)
-        self.last_move = None
         sizes = self.config.deal_sizes
         if len(sizes) == 1:  # whole deck in one round: lay the floor first (documented)
             self._lay_floor()
@@ -372,7 +370,6 @@ class SuipiEngine(GameEngine):
         hand.remove(h)
         floor = self.floor
         self.moves_made += 1
-        self.last_move = (seat, move, tuple(floor[i] for i in range(len(floor)) if mask >> i & 1))
         if kind == DROP:
             floor.append((CARD_KEY[h], self.nv[h], (h,), -1, False, h))
         elif kind == CAPTURE:

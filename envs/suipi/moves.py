@@ -12,7 +12,7 @@ marked instead.
 
 from __future__ import annotations
 
-from envs.suipi.cards import CARD_KEY, card_values
+from envs.suipi.cards import CARD_KEY, NVAL_11, NVAL_23
 from envs.suipi.config import SuipiConfig
 
 CAPTURE, BUILD, DROP = 0, 1, 2
@@ -59,7 +59,7 @@ def _unions(groups):
 
 def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     """Every distinct legal move of ``seat`` holding ``hand`` with this ``floor``."""
-    nv = card_values(config)
+    nv = NVAL_23 if config.court_values else NVAL_11  # card_values(config), without the call
     vmax = config.vmax
     unique = config.unique_floor_during_play
     all_s, multi, pair = _loose_subsets(floor, vmax)
