@@ -413,7 +413,8 @@ def _take_and_return(g):
 
 
 def test_stalled_hand_is_void_after_3n_takes():
-    """P11a: 3 x n_active turns in a row without a stock draw void the hand (stake, dealer kept)."""
+    """P11a: after 3 x n_active turns in a row without a stock draw, taking the discard once more
+    voids the hand (stake and dealer kept); drawing from the stock would have gone on."""
     deck = stacked(2, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦"}, "6♦", ["10♠"])
     g = game(2, deck, bankroll=20)
     g.stake = 4
@@ -422,8 +423,10 @@ def test_stalled_hand_is_void_after_3n_takes():
     for turn in range(6):
         assert g.stalled_turns == turn and g.hand_no == 1
         assert g.play(TAKE_DISCARD) is None
-        res = g.play(parse_card("10♠"))  # thrown back: the stock never shrinks
-        assert len(g.stock) == stock or res is not None
+        assert g.play(parse_card("10♠")) is None  # thrown back: the stock never shrinks
+        assert len(g.stock) == stock
+    assert g.clone().play(DRAW_STOCK) is None  # a stock draw goes on
+    res = g.play(TAKE_DISCARD)  # the 7th turn in a row without one voids the hand
     assert res is not None and res.winner is None and res.void_reason == E.VOID_STALL
     assert g.hand_no == 2 and g.chips == [20, 20] and g.stake == 4 and g.dealer == 0
     assert g.stalled_turns == 0 and len(g.stock) == 54 - 10
@@ -444,7 +447,8 @@ def test_stall_counter_resets_on_a_stock_draw_and_stall_turns_variant():
     for _ in range(3):
         assert g.hand_no == 1
         g.play(TAKE_DISCARD)
-        res = g.play(g.hands[g.turn][-1])
+        assert g.play(g.hands[g.turn][-1]) is None
+    res = g.play(TAKE_DISCARD)
     assert res.void_reason == E.VOID_STALL and g.hand_no == 2
 
 

@@ -37,7 +37,7 @@ NUM_MOVES = 56
 PHASE_DRAW, PHASE_DISCARD = 0, 1
 
 VOID_STOCK, VOID_STALL = "stock", "stall"  # why a hand was void: P11 empty stock, P11a stalled hand
-STALL_TURNS_PER_PLAYER = 3  # P11a default: a hand is void after 3 x n_active turns without a stock draw
+STALL_TURNS_PER_PLAYER = 3  # P11a default: 3 x n_active turns in a row may go without a stock draw
 
 WIN_NONE, WIN_PAIRS, WIN_ACES, WIN_FLUSH = 0, 1, 2, 3
 WIN_NAMES = {WIN_PAIRS: "three pairs", WIN_ACES: "three aces + three of a kind", WIN_FLUSH: "six of one suit"}
@@ -463,6 +463,8 @@ class SamSipGame(GameEngine):
                 self.draws[s][0] += 1
                 self.stalled_turns = 0
             else:
+                if self.stalled_turns >= self.stall_limit:  # P11a: one take too many voids the hand
+                    return self._void_hand(VOID_STALL)
                 c = self._take(s)
                 self.stalled_turns += 1
             self.hands[s].append(c)
@@ -498,8 +500,6 @@ class SamSipGame(GameEngine):
         self.live_for = nxt
         self.turn = nxt
         self.phase = PHASE_DRAW
-        if self.stalled_turns >= self.stall_limit:
-            return self._void_hand(VOID_STALL)
         if not self.stock:
             return self._stock_empty(nxt)
         return None
