@@ -121,23 +121,11 @@ def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
 
 
 def load_checkpoint_agent(path: str, config=None, seed: int | None = None):
-    """The one hook where checkpoint agents plug in.
+    """A checkpoint as an agent for ``config``'s game (``training.checkpoint.load_agent``)."""
+    from training.checkpoint import load_agent  # torch loads only when a checkpoint plays
 
-    It uses ``training.checkpoint.load_agent(path, config=config, seed=seed) -> Agent`` once that
-    module exists; until then it says checkpoint agents are not available yet.
-    """
     if not (os.path.isfile(path) or os.path.isfile(path + ".safetensors")):
         raise UserError(f"checkpoint file not found: {path}")
-    try:
-        from training.checkpoint import load_agent  # noqa: PLC0415 (optional, built later)
-    except ModuleNotFoundError as e:
-        if e.name not in ("training.checkpoint",):
-            raise
-        raise UserError(f"checkpoint agents are not available yet (cannot load {path}); "
-                         f"use random or rules") from None
-    except ImportError:
-        raise UserError(f"checkpoint agents are not available yet (cannot load {path}); "
-                         f"use random or rules") from None
     return load_agent(path, config=config, seed=seed)
 
 

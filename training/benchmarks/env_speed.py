@@ -32,7 +32,6 @@ Nothing here asserts on time; ``cardzoo bench`` (scripts/bench_cmd.py) is the fr
 from __future__ import annotations
 
 import cProfile
-import dataclasses
 import gc
 import importlib
 import math
@@ -324,42 +323,17 @@ class GameHandle:
 
 
 def load_game(name: str) -> GameHandle:
-    """Whatever of a game exists right now: its env module and/or its engine's random_match."""
-    from envs.registry import DEFAULT_PLAYERS, GAME_MODULES, PLAYER_COUNTS
+    """A registered game's env module, engine ``random_match`` and rule config class."""
+    from envs.registry import DEFAULT_PLAYERS, GAME_MODULES, PLAYER_COUNTS, game_spec
 
     if name not in GAME_MODULES:
         raise UserError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
     h = GameHandle(name, tuple(PLAYER_COUNTS[name]), DEFAULT_PLAYERS[name])
-    try:
-        mod = importlib.import_module(GAME_MODULES[name])
-        h.env, h.raw_env = mod.env, mod.raw_env
-        h.config_cls = getattr(mod, "Config", None)
-    except Exception as e:  # a game still being built
-        h.problems.append(f"env module {GAME_MODULES[name]}: {type(e).__name__}: {e}")
-    try:
-        engine = importlib.import_module(f"envs.{name}.engine")
-        h.random_match = engine.random_match
-        if h.config_cls is None:
-            h.config_cls = _find_config(engine, name)
-    except Exception as e:
-        h.problems.append(f"engine envs.{name}.engine: {type(e).__name__}: {e}")
-        h.random_match = None
-    if h.random_match is not None and h.config_cls is None and h.raw_env is None:
-        h.problems.append("no config class found for the engine")
-        h.random_match = None
+    spec = game_spec(name)
+    h.env, h.raw_env = spec.module.env, spec.module.raw_env
+    h.config_cls = spec.config
+    h.random_match = importlib.import_module(f"envs.{name}.engine").random_match
     return h
-
-
-def _find_config(engine_module, name: str):
-    for modname in (engine_module.__name__, f"envs.{name}.config"):
-        try:
-            mod = importlib.import_module(modname)
-        except ImportError:
-            continue
-        for attr, obj in vars(mod).items():
-            if attr.endswith("Config") and dataclasses.is_dataclass(obj) and obj.__module__ == mod.__name__:
-                return obj
-    return None
 
 
 def bench_game(h: GameHandle, players: int, settings: Settings, progress=None) -> Entry:
