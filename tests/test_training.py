@@ -201,7 +201,7 @@ def test_shipped_siantappo_model_loads_and_beats_random():
 
     cfg = siantappo_v0.Config(num_players=4)
     agent = make_agent("model", siantappo_v0, cfg)
-    assert agent.meta["game"] == "siantappo" and agent.meta["evaluation"]["rules"]["games"] >= 600
+    assert agent.meta["game"] == "siantappo" and 4 in agent.meta["player_counts"]  # measurements: test_models.py
     res = run_tournament("siantappo", ["model", "random"], players=4, games=8, seed=3).report()
     model = next(e for e in res["entrants"] if e["name"] == "model")
     assert model["reward_ci"][0] > 0  # clearly better than random even on 8 games
