@@ -121,6 +121,38 @@ def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) ->
                             options=settings.variants or None)
 
 
+def check_run_dir(out: Path, settings: TrainSettings, resume: bool) -> None:
+    """A new run needs an empty --out; a resumed one the same game and every setting that shapes it."""
+    model_path = out / "model.zip"
+    if resume and not model_path.is_file():
+        raise UserError(f"nothing to resume: {model_path} does not exist")
+    if not resume and model_path.exists():
+        raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
+    if not resume:
+        return
+    saved = json.loads((out / "settings.json").read_text())
+    if saved["game"] != settings.game or saved["players"] != settings.players:
+        raise UserError(f"{out} holds a {saved['game']} {saved['players']}-player run")
+    mine = asdict(settings)
+    for key in ("hidden", "variants", "learning_rate", "ent_coef", "seed", "envs", "n_steps", "batch_size",
+                "opponents", "imitation_matches", "value_warmup"):
+        want, had = mine[key], saved.get(key)
+        if key == "hidden":
+            want, had = list(want), list(had or [])
+        if want != had:
+            flag = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate",
+                    "variants": "option"}.get(key, key).replace("_", "-")
+            raise UserError(f"--{flag} {want} differs from the run's {had}: it cannot change on --resume "
+                            f"(drop the flag, or start a new run with another --out)")
+
+
+def reload_pool(pool: OpponentPool, pool_dir: Path) -> None:
+    """The run's snapshots, oldest first by step number (text order would put snapshot_9836 after
+    snapshot_30316), so the pool keeps the same newest ones as before the resume."""
+    for f in sorted(pool_dir.glob("snapshot_*.safetensors"), key=lambda f: int(f.stem.split("_")[1])):
+        pool.add_snapshot(load_checkpoint(f)[0])
+
+
 def train(settings: TrainSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -128,25 +160,7 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
 
     out = Path(settings.out)
     model_path = out / "model.zip"
-    if resume and not model_path.is_file():
-        raise UserError(f"nothing to resume: {model_path} does not exist")
-    if not resume and model_path.exists():
-        raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
-    if resume:
-        saved = json.loads((out / "settings.json").read_text())
-        if saved["game"] != settings.game or saved["players"] != settings.players:
-            raise UserError(f"{out} holds a {saved['game']} {saved['players']}-player run")
-        mine = asdict(settings)
-        for key in ("hidden", "variants", "learning_rate", "ent_coef", "seed", "envs", "n_steps", "batch_size",
-                    "opponents", "imitation_matches", "value_warmup"):
-            want, had = mine[key], saved.get(key)
-            if key == "hidden":
-                want, had = list(want), list(had or [])
-            if want != had:
-                flag = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate",
-                        "variants": "option"}.get(key, key).replace("_", "-")
-                raise UserError(f"--{flag} {want} differs from the run's {had}: it cannot change on --resume "
-                                 f"(drop the flag, or start a new run with another --out)")
+    check_run_dir(out, settings, resume)
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
     torch.manual_seed(settings.seed)
@@ -158,9 +172,7 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
     pool = OpponentPool(settings.game, probe.config, weights=dict(settings.opponents), seed=settings.seed)
     pool_dir = out / "pool"
     if resume:
-        # oldest first by step number (text order would put snapshot_9836 after snapshot_30316)
-        for f in sorted(pool_dir.glob("snapshot_*.safetensors"), key=lambda f: int(f.stem.split("_")[1])):
-            pool.add_snapshot(load_checkpoint(f)[0])
+        reload_pool(pool, pool_dir)
 
     def make(i):
         return lambda: SelfPlayEnv(settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
