@@ -66,10 +66,11 @@ def policies(game: str) -> dict:
 
 
 # A known limit, left out of the fuzz until it is fixed (docs/suipi.md, "Move generation"): with
-# unique_floor_during_play=False an agent that always drops piles up the floor, and the number of
-# distinct legal captures grows exponentially with it (279,605 at 29 floor items), so building the
-# mask takes minutes. Every match still ends within the step bound.
-KNOWN_SLOW = {("suipi", "passive"): {"unique_floor_during_play": True}}
+# unique_floor_during_play=False an agent that keeps dropping (passive, last-legal, sometimes
+# random) piles up the floor, and the number of distinct legal captures grows exponentially with
+# it (279,605 at 29 floor items), so building the mask takes minutes. Every match still ends
+# within the step bound; the variant keeps its targeted tests in tests/test_suipi_variants.py.
+KNOWN_SLOW = {"suipi": {"unique_floor_during_play": True}}
 
 
 def bad_actions(env, obs, rng) -> list:
@@ -98,7 +99,7 @@ def play_match(game: str, players: int, policy_name: str, seed: int, tally: Tall
     ``view_every`` steps, bad actions at a ``bad_rate`` of the steps); failures are recorded."""
     spec = game_spec(game)
     rng = random.Random(seed)
-    variant = {**spec.random_variant(players, rng), **KNOWN_SLOW.get((game, policy_name), {})}
+    variant = {**spec.random_variant(players, rng), **KNOWN_SLOW.get(game, {})}
     where = f"{game} n={players} policy={policy_name} seed={seed} variant={variant}"
     policy = policies(game)[policy_name]
     env = spec.raw_env(num_players=players, **variant)
