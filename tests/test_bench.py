@@ -154,3 +154,27 @@ def test_bench_train_quick_measures_both_trainers(tmp_path, capsys):
     assert all(r["decisions_per_s"] > 0 and r["decisions"] >= 1000 for r in rows.values())
     assert result["ratios"][0]["ppo_over_sb3"] > 0 and result["peak_memory_mib"] > 0
     assert "| siantappo | 4 | SB3 MaskablePPO |" in capsys.readouterr().out
+
+
+def _bench_json(path, raw_runs):
+    report = {"ours": [{"short": "siantappo 4p", "sections": {"raw": {"runs": raw_runs}}}]}
+    path.write_text(json.dumps(report))
+    return str(path)
+
+
+def test_compare_pools_every_run_of_each_side(tmp_path):
+    from training.benchmarks.compare import comparison_table
+
+    before = [_bench_json(tmp_path / "b1.json", [10.0, 30.0]), _bench_json(tmp_path / "b2.json", [20.0])]
+    after = [_bench_json(tmp_path / "a1.json", [25.0, 35.0, 30.0])]
+    row = comparison_table(before, after).splitlines()[-1]
+    assert row == "| siantappo 4p | raw | 20 (3 runs) | 30 (3 runs) | 1.50 |"
+
+
+def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
+    from training.benchmarks.compare import main as compare_main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert compare_main(["--before", str(bad), "--after", str(bad)]) == 2
+    assert "not a `cardzoo bench --json` file" in capsys.readouterr().err

@@ -1,0 +1,72 @@
+"""Compare `cardzoo bench --json` files of two code versions: pooled median per game and section.
+
+A single bench run on a shared 2-core machine varies by ±30% from run to run, so a before/after
+check alternates the two versions several times and pools every timed run of each side:
+
+    git worktree add /tmp/before <old-commit>
+    for i in 1 2 3; do
+      (cd /tmp/before && PYTHONPATH=. $PWD/.venv/bin/python -m scripts.cli bench --players 4 \
+         --no-reference --no-floor --no-memory --json $PWD/runs/before$i.json)
+      cardzoo bench --players 4 --no-reference --no-floor --no-memory --json runs/after$i.json
+    done
+    python -m training.benchmarks.compare --before runs/before*.json --after runs/after*.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from envs.errors import UserError
+
+
+def pooled_runs(paths: list[str]) -> dict[tuple[str, str], list[float]]:
+    """(game label, section) -> every timed run's rate across the given bench JSON files."""
+    pooled: dict[tuple[str, str], list[float]] = {}
+    for path in paths:
+        try:
+            report = json.loads(Path(path).read_text())
+            rows = report["ours"]
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise UserError(f"{path}: not a `cardzoo bench --json` file ({err})") from None
+        for row in rows:
+            for section, figures in row.get("sections", {}).items():
+                if isinstance(figures, dict) and figures.get("runs"):
+                    pooled.setdefault((row["short"], section), []).extend(figures["runs"])
+    return pooled
+
+
+def comparison_table(before: list[str], after: list[str]) -> str:
+    old, new = pooled_runs(before), pooled_runs(after)
+    lines = ["| game | section | before (median of runs) | after | after / before |",
+             "|---|---|---:|---:|---:|"]
+    for key in old:
+        if key not in new:
+            continue
+        a, b = statistics.median(old[key]), statistics.median(new[key])
+        lines.append(f"| {key[0]} | {key[1]} | {a:,.0f} ({len(old[key])} runs) | {b:,.0f} ({len(new[key])} runs) "
+                     f"| {b / a:.2f} |")
+    if len(lines) == 2:
+        raise UserError("the two sides share no game and section to compare")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.benchmarks.compare", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", nargs="+", required=True, metavar="JSON")
+    parser.add_argument("--after", nargs="+", required=True, metavar="JSON")
+    args = parser.parse_args(argv)
+    try:
+        print(comparison_table(args.before, args.after))
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
