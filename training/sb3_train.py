@@ -15,7 +15,9 @@ from envs.errors import UserError
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from functools import cache, partial
 from pathlib import Path
+from typing import Callable
 
 import torch
 
@@ -153,13 +155,23 @@ def reload_pool(pool: OpponentPool, pool_dir: Path) -> None:
         pool.add_snapshot(load_checkpoint(f)[0])
 
 
-def train(settings: TrainSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
+@dataclass
+class _Run:
+    """What the pieces of one training run share."""
+
+    settings: TrainSettings
+    out: Path
+    probe: object  # an unwrapped env of the game: observation/action sizes and config for exports
+    pool: OpponentPool
+    vec: object  # the DummyVecEnv of SelfPlayEnv views the learner plays in
+    log: Callable[[str], None]
+
+
+def start_run(settings: TrainSettings, resume: bool, log) -> _Run:
+    """Check and prepare the run directory, seed torch, and set up the opponent pool and the envs."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     out = Path(settings.out)
-    model_path = out / "model.zip"
     check_run_dir(out, settings, resume)
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
@@ -170,116 +182,165 @@ def train(settings: TrainSettings, resume: bool = False, progress: bool = True, 
     module = game_module(settings.game)
     probe = module.raw_env(**settings.env_kwargs())
     pool = OpponentPool(settings.game, probe.config, weights=dict(settings.opponents), seed=settings.seed)
-    pool_dir = out / "pool"
     if resume:
-        reload_pool(pool, pool_dir)
+        reload_pool(pool, out / "pool")
+    vec = DummyVecEnv([partial(SelfPlayEnv, settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
+                       for i in range(settings.envs)])
+    return _Run(settings, out, probe, pool, vec, log)
 
-    def make(i):
-        return lambda: SelfPlayEnv(settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
 
-    vec = DummyVecEnv([make(i) for i in range(settings.envs)])
-    streams_path = out / "streams.json"
+def build_or_resume_model(run: _Run, resume: bool):
+    """The run's MaskablePPO: loaded from model.zip (with its random streams) on resume, else a new one,
+    warm-started by cloning the rule bot when the settings ask for it."""
+    from sb3_contrib import MaskablePPO
 
-    def save_run() -> None:
-        """model.zip and the random streams, each written to a temporary file and renamed."""
-        tmp = out / "model.tmp.zip"
-        model.save(tmp)
-        os.replace(tmp, model_path)
-        streams = {"pool": _rng_json(pool.rng), "envs": [_rng_json(e._rng) for e in vec.envs]}
-        atomic_write_text(streams_path, json.dumps(streams) + "\n")
-
+    settings, out = run.settings, run.out
     if resume:
         # SB3's model.zip is unpickled here: --resume trusts the run directory (see --help).
-        model = MaskablePPO.load(model_path, env=vec, tensorboard_log=str(out / "tb"))
+        model = MaskablePPO.load(out / "model.zip", env=run.vec, tensorboard_log=str(out / "tb"))
+        streams_path = out / "streams.json"
         if streams_path.is_file():  # continue the episode and opponent streams where they were
             streams = json.loads(streams_path.read_text())
-            pool.rng.setstate(_rng_state(streams["pool"]))
-            for e, st in zip(vec.envs, streams["envs"]):
+            run.pool.rng.setstate(_rng_state(streams["pool"]))
+            for e, st in zip(run.vec.envs, streams["envs"]):
                 e._rng.setstate(_rng_state(st))
-        log(f"resuming {out} at step {model.num_timesteps}")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy", vec, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
-            batch_size=settings.batch_size, gamma=0.995, ent_coef=settings.ent_coef, seed=settings.seed, verbose=0,
-            tensorboard_log=str(out / "tb"),
-            policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
-        )
-        if settings.imitation_matches:
-            from training.imitation import clone_rule_bot
+        run.log(f"resuming {out} at step {model.num_timesteps}")
+        return model
+    model = MaskablePPO(
+        "MlpPolicy", run.vec, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
+        batch_size=settings.batch_size, gamma=0.995, ent_coef=settings.ent_coef, seed=settings.seed, verbose=0,
+        tensorboard_log=str(out / "tb"),
+        policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
+    )
+    if settings.imitation_matches:
+        from training.imitation import clone_rule_bot
 
-            accuracy = clone_rule_bot(model.policy, settings.game, settings.env_kwargs(),
-                                      settings.imitation_matches, seed=settings.seed, log=log)
-            log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
+        accuracy = clone_rule_bot(model.policy, settings.game, settings.env_kwargs(),
+                                  settings.imitation_matches, seed=settings.seed, log=run.log)
+        run.log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
+    return model
 
-    actor = [p for name, p in model.policy.named_parameters()
-             if name.startswith(("mlp_extractor.policy_net", "action_net"))]
-    frozen = model.num_timesteps < settings.value_warmup
-    if frozen:
-        # A cloned actor next to an untrained critic gets noisy advantages that undo the cloning;
-        # let the critic learn the cloned policy's values first.
-        for p in actor:
-            p.requires_grad_(False)
-        log(f"value warm-up: the actor stays frozen for the first {settings.value_warmup} steps")
 
-    class Periodic(BaseCallback):
-        def __init__(self):
-            super().__init__()
-            self.next_snapshot = model.num_timesteps + settings.snapshot_every
-            self.next_eval = model.num_timesteps + settings.eval_every
+def save_run(run: _Run, model) -> None:
+    """model.zip and the random streams, each written to a temporary file and renamed."""
+    tmp = run.out / "model.tmp.zip"
+    model.save(tmp)
+    os.replace(tmp, run.out / "model.zip")
+    streams = {"pool": _rng_json(run.pool.rng), "envs": [_rng_json(e._rng) for e in run.vec.envs]}
+    atomic_write_text(run.out / "streams.json", json.dumps(streams) + "\n")
 
-        def _on_step(self) -> bool:
-            nonlocal frozen
-            t = self.model.num_timesteps
-            if frozen and t >= settings.value_warmup:
-                frozen = False
-                for p in actor:
-                    p.requires_grad_(True)
-            if t >= self.next_snapshot:
-                self.next_snapshot += settings.snapshot_every
-                path = export(self.model, settings, pool_dir / f"snapshot_{t}", probe)
-                pool.add_snapshot(load_checkpoint(path)[0])
-            if t >= self.next_eval:
-                self.next_eval += settings.eval_every
-                self._evaluate(t)
-                self.save_due = True
-            return True
 
-        def _on_rollout_start(self) -> None:
-            # Save between rollouts: the model has then learned from every step it collected,
-            # so a resume loses no rollout.
-            if getattr(self, "save_due", False):
-                self.save_due = False
-                save_run()
+def set_actor_trainable(model, trainable: bool) -> None:
+    """Freeze or unfreeze the policy head (its MLP and action net); the value net always learns."""
+    for name, p in model.policy.named_parameters():
+        if name.startswith(("mlp_extractor.policy_net", "action_net")):
+            p.requires_grad_(trainable)
 
-        def _evaluate(self, t: int) -> None:
-            path = export(self.model, settings, out / "checkpoints" / f"step_{t}", probe)
-            if settings.eval_games:
-                result = evaluate_checkpoint(path, settings, settings.eval_games, settings.seed + t)
-                for base, r in result.items():
-                    self.logger.record(f"eval/mean_reward_vs_{base}", r["mean_reward"])
-                    self.logger.record(f"eval/win_rate_vs_{base}", r["win_rate"])
-                log(f"step {t}: vs rules {result['rules']['mean_reward']:+.3f} "
-                    f"(win {result['rules']['win_rate']:.0%}), vs random {result['random']['mean_reward']:+.3f} "
-                    f"(win {result['random']['win_rate']:.0%})")
 
-    remaining = settings.steps - model.num_timesteps
-    if remaining > 0:
-        try:
-            model.learn(total_timesteps=remaining, callback=Periodic(), reset_num_timesteps=not resume,
-                        progress_bar=progress, tb_log_name="ppo")
-        except KeyboardInterrupt:
-            log("interrupted: saving the run so it can be resumed with --resume")
-            save_run()
-            raise
-    save_run()
+def start_value_warmup(run: _Run, model) -> bool:
+    """Freeze the actor if the run is still inside its value warm-up; True if it did."""
+    if model.num_timesteps >= run.settings.value_warmup:
+        return False
+    # A cloned actor next to an untrained critic gets noisy advantages that undo the cloning;
+    # let the critic learn the cloned policy's values first.
+    set_actor_trainable(model, False)
+    run.log(f"value warm-up: the actor stays frozen for the first {run.settings.value_warmup} steps")
+    return True
+
+
+class _PeriodicHooks:
+    """During learning: end the value warm-up, snapshot into the pool, evaluate, and save the run.
+
+    SB3's BaseCallback is mixed in by ``periodic_callback`` on first use, so importing this module
+    does not import SB3; ``self.model`` and ``self.logger`` come from it."""
+
+    def __init__(self, run: _Run, model, frozen: bool):
+        super().__init__()
+        self.run, self.frozen, self.save_due = run, frozen, False
+        self.next_snapshot = model.num_timesteps + run.settings.snapshot_every
+        self.next_eval = model.num_timesteps + run.settings.eval_every
+
+    def _on_step(self) -> bool:
+        settings, t = self.run.settings, self.model.num_timesteps
+        if self.frozen and t >= settings.value_warmup:
+            self.frozen = False
+            set_actor_trainable(self.model, True)
+        if t >= self.next_snapshot:
+            self.next_snapshot += settings.snapshot_every
+            path = export(self.model, settings, self.run.out / "pool" / f"snapshot_{t}", self.run.probe)
+            self.run.pool.add_snapshot(load_checkpoint(path)[0])
+        if t >= self.next_eval:
+            self.next_eval += settings.eval_every
+            self._evaluate(t)
+            self.save_due = True
+        return True
+
+    def _on_rollout_start(self) -> None:
+        # Save between rollouts: the model has then learned from every step it collected,
+        # so a resume loses no rollout.
+        if self.save_due:
+            self.save_due = False
+            save_run(self.run, self.model)
+
+    def _evaluate(self, t: int) -> None:
+        settings = self.run.settings
+        path = export(self.model, settings, self.run.out / "checkpoints" / f"step_{t}", self.run.probe)
+        if settings.eval_games:
+            result = evaluate_checkpoint(path, settings, settings.eval_games, settings.seed + t)
+            for base, r in result.items():
+                self.logger.record(f"eval/mean_reward_vs_{base}", r["mean_reward"])
+                self.logger.record(f"eval/win_rate_vs_{base}", r["win_rate"])
+            self.run.log(f"step {t}: vs rules {result['rules']['mean_reward']:+.3f} "
+                         f"(win {result['rules']['win_rate']:.0%}), vs random {result['random']['mean_reward']:+.3f} "
+                         f"(win {result['random']['win_rate']:.0%})")
+
+
+@cache
+def _periodic_class() -> type:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Periodic(_PeriodicHooks, BaseCallback):
+        pass
+
+    return Periodic
+
+
+def periodic_callback(run: _Run, model, frozen: bool):
+    """The BaseCallback that runs ``_PeriodicHooks`` during ``model.learn``."""
+    return _periodic_class()(run, model, frozen)
+
+
+def finish_run(run: _Run, model) -> Path:
+    """Save the run, export final.* (with its evaluation when eval_games > 0) and log the result."""
+    settings, out = run.settings, run.out
+    save_run(run, model)
     evaluation = {}
-    final = export(model, settings, out / "final", probe)
+    final = export(model, settings, out / "final", run.probe)
     if settings.eval_games:
         evaluation = evaluate_checkpoint(final, settings, settings.eval_games, settings.seed + 1)
-        export(model, settings, out / "final", probe, evaluation)
-    log(f"final checkpoint: {final}  (steps {model.num_timesteps})")
+        export(model, settings, out / "final", run.probe, evaluation)
+    run.log(f"final checkpoint: {final}  (steps {model.num_timesteps})")
     for base, r in evaluation.items():
-        log(f"  vs {base}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.0%} over {r['games']} games")
+        run.log(f"  vs {base}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.0%} "
+                f"over {r['games']} games")
     return final
 
 
+def train(settings: TrainSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
+    """Train (or, with resume, continue) the run in settings.out and return its final checkpoint.
+
+    The run is saved after each evaluation (between rollouts), at the end, and on Ctrl-C, which
+    is then re-raised."""
+    run = start_run(settings, resume, log)
+    model = build_or_resume_model(run, resume)
+    frozen = start_value_warmup(run, model)
+    remaining = settings.steps - model.num_timesteps
+    if remaining > 0:
+        try:
+            model.learn(total_timesteps=remaining, callback=periodic_callback(run, model, frozen),
+                        reset_num_timesteps=not resume, progress_bar=progress, tb_log_name="ppo")
+        except KeyboardInterrupt:
+            log("interrupted: saving the run so it can be resumed with --resume")
+            save_run(run, model)
+            raise
+    return finish_run(run, model)
