@@ -7,6 +7,8 @@ A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
 * optionally ``teams(num_players)`` (default: every seat alone), ``match_scores(env, totals)``
   (default: the summed rewards decide the match), ``WIN_RULE`` (that rule in words),
   ``VARIANT_CHOICES`` (field -> sample values of the variants table, for tests and tools),
+  ``WHOLE_MOVES`` (``"module:Class"`` that reads a seat's observation into its complete legal
+  moves and their feature rows, for move-ranking agents; games whose move is one action need none),
   ``TERMINAL_VIEW`` (``"module:Class"`` of its terminal play view) and ``random_match``
   (engine-level random play, for benchmarks).
 
@@ -86,6 +88,11 @@ class GameSpec:
     def terminal_view(self) -> str | None:
         """``"module:Class"`` of the game's terminal play view (imported by the play command)."""
         return getattr(self.module, "TERMINAL_VIEW", None)
+
+    @property
+    def whole_moves(self) -> str | None:
+        """``"module:Class"`` of the game's complete-move reader (see ``training.move_ranker``)."""
+        return getattr(self.module, "WHOLE_MOVES", None)
 
     @property
     def variant_choices(self) -> dict[str, tuple]:

@@ -1,7 +1,9 @@
 """`cardzoo train`: self-play training that exports checkpoints.
 
 The default algorithm is cardzoo's batched self-play PPO (``training.ppo``); ``--algo sb3`` runs
-sb3-contrib's MaskablePPO on the single-seat gymnasium view (``training.selfplay.SelfPlayEnv``).
+sb3-contrib's MaskablePPO on the single-seat gymnasium view (``training.selfplay.SelfPlayEnv``);
+``--algo dmc`` trains a move ranker by Deep Monte-Carlo (``training.dmc``) for games whose moves
+are composed in sub-steps (Suipi).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ def register(sub) -> argparse.ArgumentParser:
         epilog="--algo sb3: MaskablePPO (sb3-contrib) on one seat; its --resume loads SB3's model.zip, "
                "which unpickles: resume only run directories you trust.")
     p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--algo", "--backend", dest="algo", choices=("ppo", "sb3", "rllib"), default="ppo",
-                   help="trainer (default ppo); rllib = multi-agent PPO on Ray (needs the rllib extra)")
+    p.add_argument("--algo", "--backend", dest="algo", choices=("ppo", "sb3", "rllib", "dmc"), default="ppo",
+                   help="trainer (default ppo); dmc = Deep Monte-Carlo over complete moves (Suipi); "
+                        "rllib = multi-agent PPO on Ray (needs the rllib extra)")
     p.add_argument("--players", default=S, metavar="N[,N...]",
                    help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")
     p.add_argument("--steps", type=int, default=S, help="learner decisions to train for (default 1000000)")
@@ -71,6 +74,13 @@ def register(sub) -> argparse.ArgumentParser:
     ray.add_argument("--address", default=S, help="local (default: start Ray here) or a Ray address (ray://host:10001, auto)")
     ray.add_argument("--env-runners", type=int, default=S, help="RLlib env runners (default 1)")
     ray.add_argument("--iterations", type=int, default=S, help="RLlib PPO iterations (default 20)")
+    dmc = p.add_argument_group("Deep Monte-Carlo move ranker (--algo dmc; also takes --workers, --minibatch, "
+                               "--hidden, --activation, --save-every, --max-minutes, --threads)")
+    dmc.add_argument("--epsilon", type=float, default=S, help="exploration: random complete moves (default 0.05)")
+    dmc.add_argument("--vs-rules", type=float, default=S, help="share of matches against rule bots (default 0.5)")
+    dmc.add_argument("--replay", type=int, default=S, help="recent samples kept for learning (default 100000)")
+    dmc.add_argument("--reuse", type=float, default=S, help="times each sample is learned on (default 2)")
+    dmc.add_argument("--matches-per-task", type=int, default=S, help="matches per worker task (default 8)")
     sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
     sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")
     sb3.add_argument("--value-warmup", type=int, default=S, metavar="STEPS",
@@ -82,6 +92,9 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task")
+_DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
+              "minibatch", "hidden", "activation", "save_every", "max_minutes", "threads") + _DMC_ONLY
 
 
 def run(args) -> int:
@@ -93,9 +106,12 @@ def run(args) -> int:
         return _run_sb3(args, given)
     if args.algo == "rllib":
         return _run_rllib(args, given)
-    bad = [k for k in given if k in _SB3_ONLY + _RLLIB_ONLY]
+    if args.algo == "dmc":
+        return _run_dmc(args, given)
+    bad = [k for k in given if k in _SB3_ONLY + _RLLIB_ONLY + _DMC_ONLY]
     if bad:
-        raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo {'sb3' if bad[0] in _SB3_ONLY else 'rllib'}")
+        owner = "sb3" if bad[0] in _SB3_ONLY else "rllib" if bad[0] in _RLLIB_ONLY else "dmc"
+        raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo {owner}")
     from training.ppo import PPOSettings, train  # torch loads only when training
     from training.run_dir import resume_settings
 
@@ -115,6 +131,32 @@ def run(args) -> int:
     else:
         try:
             settings = PPOSettings(game=args.game, out=out, **fields)
+        except TypeError as e:
+            raise UserError(str(e)) from None
+    train(settings, resume=args.resume, progress=not args.no_progress)
+    return 0
+
+
+def _run_dmc(args, given: dict) -> int:
+    """Deep Monte-Carlo over complete moves (training.dmc)."""
+    bad = [k for k in given if k not in _DMC_FLAGS]
+    if bad:
+        raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo dmc")
+    from training.dmc import DMCSettings, load_settings, train
+
+    fields = dict(given)
+    for key in ("players", "hidden"):
+        if key in fields:
+            fields[key] = parse_int_list(fields[key], f"--{key}")
+    players = fields.get("players")
+    out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p-dmc"
+    if args.resume:
+        settings = load_settings(out, fields)
+        if settings.game != args.game:
+            raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
+    else:
+        try:
+            settings = DMCSettings(game=args.game, out=out, **fields)
         except TypeError as e:
             raise UserError(str(e)) from None
     train(settings, resume=args.resume, progress=not args.no_progress)

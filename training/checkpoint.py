@@ -33,6 +33,7 @@ from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as safetensors_bytes
 
 from envs.registry import game_module, game_names, game_of_config, game_spec
+from training.move_ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 from training.policy import ACTIVATIONS, MaskedPolicyNet
 
 FORMAT = "cardzoo-checkpoint/1"
@@ -175,7 +176,12 @@ OPTIONAL = {
     "algorithm": (_short_text(10_000), "text of at most 10000 characters"),
     "opponent_pool": (_short_text(10_000), "text of at most 10000 characters"),
     "command": (_short_text(10_000), "text of at most 10000 characters"),
+    "architecture": (lambda v: v in ARCHITECTURES, "one of 'policy', 'move_ranker'"),
+    "move_features": (lambda v: _is_int(v) and 1 <= v <= MAX_SIZE, f"an integer in 1..{MAX_SIZE}"),
 }
+# "policy": action logits from the observation (MaskedPolicyNet); "move_ranker": Q of each complete
+# move from the observation and the move's feature row (training.move_ranker).
+ARCHITECTURES = ("policy", "move_ranker")
 
 
 def check_meta(meta, source: str) -> None:
@@ -215,6 +221,8 @@ def check_meta(meta, source: str) -> None:
     for field, (ok, need) in OPTIONAL.items():
         if field in meta and not ok(meta[field]):
             raise bad(field, need)
+    if meta.get("architecture") == "move_ranker" and "move_features" not in meta:
+        raise CheckpointError(f"{source}: a move_ranker checkpoint needs the field 'move_features'")
     n_params = parameter_count(meta)
     if n_params > MAX_PARAMETERS:
         raise CheckpointError(f"{source}: field 'hidden' asks for {n_params:,} parameters "
@@ -226,6 +234,8 @@ def parameter_count(meta: dict) -> int:
 
 
 def _shapes(meta: dict) -> dict[str, tuple[int, ...]]:
+    if meta.get("architecture") == "move_ranker":
+        return MoveRankerNet.parameter_shapes(meta["obs_size"], meta["move_features"], meta["hidden"])
     return MaskedPolicyNet.parameter_shapes(meta["obs_size"], meta["num_actions"], meta["hidden"])
 
 
@@ -352,6 +362,8 @@ def save_checkpoint(path, net: MaskedPolicyNet, meta: dict) -> Path:
     meta.setdefault("created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
     meta.update(format=FORMAT, obs_size=net.obs_size, num_actions=net.num_actions, hidden=list(net.hidden),
                 activation=net.activation, weights_sha256=hashlib.sha256(blob).hexdigest())
+    if isinstance(net, MoveRankerNet):
+        meta.update(architecture=MoveRankerNet.architecture, move_features=net.move_features)
     text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
     source = f"cannot save {sidecar}"
     if len(text.encode("utf-8")) > MAX_SIDECAR_BYTES:
@@ -376,7 +388,11 @@ def load_checkpoint(path) -> tuple[MaskedPolicyNet, dict]:
             raise CheckpointError(f"checkpoint file not found: {f}")
     meta = _read_sidecar(sidecar)
     state = _read_weights(weights, sidecar, meta)  # names and shapes checked: building the net is safe
-    net = MaskedPolicyNet(meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
+    if meta.get("architecture") == "move_ranker":
+        net = MoveRankerNet(meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"],
+                            meta["num_actions"])
+    else:
+        net = MaskedPolicyNet(meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
     net.load_state_dict(state)  # copies F16/BF16 into the float32 parameters
     net.eval()
     return net, meta
@@ -412,7 +428,7 @@ def check_fits(meta: dict, config, source: str = "checkpoint") -> None:
             f"this game config has {probe.obs_size} / {probe.num_actions}")
 
 
-def load_agent(path, config=None, seed: int | None = None) -> CheckpointAgent:
+def load_agent(path, config=None, seed: int | None = None):
     """Load a checkpoint as an agent, checking it fits ``config`` (the game being played)."""
     net, meta = load_checkpoint(path)
     if config is not None:
@@ -420,4 +436,6 @@ def load_agent(path, config=None, seed: int | None = None) -> CheckpointAgent:
         if meta["game"] != game:
             raise CheckpointError(f"{path} is a {meta['game']} checkpoint, not {game}")
         check_fits(meta, config, str(path))
+    if isinstance(net, MoveRankerNet):
+        return RankerAgent(net, whole_moves_reader(meta["game"], config), meta, seed)
     return CheckpointAgent(net, meta, seed)

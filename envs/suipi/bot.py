@@ -85,6 +85,11 @@ class RuleBot:
         self._plan = (sig, best)
         return int(best[len(prefix)])
 
+    def planned_move(self) -> tuple | None:
+        """Action ids of the complete move the bot is playing (the plan of its last real choice;
+        None before its first). Move-ranking trainers read the bot's choice from it."""
+        return None if self._plan is None else self._plan[1]
+
     # --------------------------------------------------------------- scoring
     def _card_value(self, cfg, cards) -> float:
         pts = card_points(cfg)

@@ -1,0 +1,98 @@
+"""Suipi's complete moves as feature rows, for agents that rank whole moves (pure numpy).
+
+The env composes a move in sub-steps (hand card, floor items, finish), so a policy over action
+ids must get several choices right in a row to play one move. A move ranker instead scores each
+complete legal move (as the rule bot does) and then plays it sub-step by sub-step. Everything here
+is read from the seat's own observation vector and action mask, so it sees what the seat sees.
+
+A move's feature row (``MOVE_FEATURES`` floats):
+
+========  ==================================================================================
+offset    meaning
+========  ==================================================================================
+0..51     the hand card played
+52..103   cards this move takes into my captured pile (the hand card included)
+104..155  cards of the build this move makes (the hand card included)
+156..158  kind: capture / build / drop
+159..171  build value 1..13 (builds only)
+172       the capture takes the whole floor (a suipi, by the rule bot's reading of S14)
+173       floor items left after the move / 12
+174       card points taken / 11
+175       the rule bot's score of the move / 50
+========  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.suipi import encoding as enc
+from envs.suipi.bot import RuleBot
+from envs.suipi.cards import card_points
+from envs.suipi.config import SuipiConfig
+from envs.suipi.moves import BUILD, CAPTURE, CARDS, legal_moves
+
+MOVE_FEATURES = 176
+_TAKEN, _BUILD, _KIND, _VALUE, _SWEEP, _LEFT, _POINTS, _SCORE = 52, 104, 156, 159, 172, 173, 174, 175
+
+
+class SeatState:
+    """One decision point as the seat sees it: its decoded view and the move being composed."""
+
+    __slots__ = ("view", "prefix", "signature")
+
+    def __init__(self, view, prefix: tuple, signature: tuple):
+        self.view, self.prefix, self.signature = view, prefix, signature
+
+
+class WholeMoves:
+    """Reads a Suipi seat's observation into its complete legal moves and their feature rows."""
+
+    feature_size = MOVE_FEATURES
+
+    def __init__(self, config: SuipiConfig | dict | None = None):
+        self.bot = RuleBot(config)  # its move scores are one of the features
+        self.config = self.bot.config
+
+    def read(self, observation) -> SeatState:
+        view = enc.decode(observation, self.config)
+        prefix = ()
+        if view.partial_hand is not None:
+            prefix = (view.partial_hand, *(enc.ITEM0 + r for r in view.partial_items))
+        signature = (tuple(view.hand), tuple(it[enc.REP] for it in view.floor))
+        return SeatState(view, prefix, signature)
+
+    def candidates(self, state: SeatState, action_mask) -> tuple[list[tuple[int, ...]], np.ndarray]:
+        """(action-id sequences of the complete moves that extend the current prefix, feature rows)."""
+        view, prefix = state.view, state.prefix
+        cfg = self.bot._config_for(view)
+        points = card_points(cfg)
+        floor = view.floor
+        k = len(prefix)
+        seqs, moves = [], []
+        for mv in legal_moves(cfg, view.hand, floor, 0):
+            seq = enc.move_actions(floor, mv)
+            if seq[:k] == prefix and action_mask[seq[k]]:
+                seqs.append(seq)
+                moves.append(mv)
+        rows = np.zeros((len(moves), MOVE_FEATURES), dtype=np.float32)
+        for row, mv in zip(rows, moves):
+            h, mask, kind, v = mv
+            used = [c for i, it in enumerate(floor) if mask >> i & 1 for c in it[CARDS]]
+            left = len(floor) - bin(mask).count("1")
+            row[h] = 1.0
+            if kind == CAPTURE:
+                taken = [h, *used]
+                row[[_TAKEN + c for c in taken]] = 1.0
+                row[_SWEEP] = float(left == 0)
+                row[_POINTS] = sum(points[c] for c in taken) / 11.0
+            elif kind == BUILD:
+                row[[_BUILD + c for c in (h, *used)]] = 1.0
+                row[_VALUE + v - 1] = 1.0
+                left += 1
+            else:
+                left += 1
+            row[_KIND + kind] = 1.0
+            row[_LEFT] = left / 12.0
+            row[_SCORE] = self.bot._score(cfg, view, mv) / 50.0
+        return seqs, rows

@@ -1,0 +1,148 @@
+"""The Suipi move ranker: complete-move features, the agent, its checkpoints, the DMC trainer."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
+from envs.suipi_v0 import raw_env
+from scripts.cli import main as cli
+from training.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
+from training.dmc_play import PlayTask, imitation_task, play
+from training.move_ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+
+
+def _net(env, seed=0):
+    torch.manual_seed(seed)
+    return MoveRankerNet(env.obs_size, MOVE_FEATURES, [32, 16], "relu", env.num_actions)
+
+
+def _mask(env):
+    mask = np.zeros(env.num_actions, np.int8)
+    mask[env.legal_now()] = 1
+    return mask
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_candidates_are_exactly_the_envs_complete_moves(players):
+    env = raw_env(num_players=players)
+    reader = WholeMoves(env.config)
+    rng = random.Random(players)
+    env.begin(7)
+    checked = 0
+    for _ in range(400):
+        seat = env.acting_seat
+        obs, mask = env.encode_seat(seat), _mask(env)
+        state = reader.read(obs)
+        seqs, rows = reader.candidates(state, mask)
+        k = len(state.prefix)
+        assert sorted(seq[k:] for seq in seqs) == sorted(ids for ids, _ in env.full_moves())
+        assert rows.shape == (len(seqs), MOVE_FEATURES)
+        for seq, row in zip(seqs, rows):
+            assert row[seq[0]] == 1 and row[:52].sum() == 1  # the hand card played
+            kind = {104: 0, 118: 2}.get(seq[-1], 1)  # capture / drop / build finish ids
+            assert row[156 + kind] == 1 and row[156:159].sum() == 1
+        checked += 1
+        if env.advance(rng.choice(env.legal_now())).done:
+            env.begin(rng.randrange(1000))
+    assert checked == 400
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_ranker_agent_plays_legal_matches_and_records_real_choices(players):
+    env = raw_env(num_players=players)
+    record: list = []
+    agent = RankerAgent(_net(env), whole_moves_reader("suipi", env.config), seed=1, epsilon=0.2, record=record)
+    env.begin(3)
+    steps = 0
+    while True:
+        mask = _mask(env)
+        action = agent.act(env.encode_seat(env.acting_seat), mask)
+        assert mask[action] == 1
+        steps += 1
+        if env.advance(action).done:
+            break
+    assert record and all(o.shape == (env.obs_size,) and r.shape == (MOVE_FEATURES,) for o, r in record)
+    assert len(record) < steps  # forced moves and later sub-steps are no choices
+
+
+def test_workers_return_monte_carlo_returns_of_whole_matches():
+    env = raw_env(num_players=2)
+    net = _net(env)
+    weights = {k: v.numpy() for k, v in net.state_dict().items()}
+    args = (env.obs_size, MOVE_FEATURES, [32, 16], "relu", env.num_actions)
+    out = play(PlayTask("suipi", (2,), {}, args, weights, matches=2, seed=5, epsilon=0.1, vs_rules=1.0))
+    assert len(out["obs"]) == len(out["rows"]) == len(out["returns"]) > 0
+    assert len(out["results"]) == 2 and all(r["opponent"] == "rules" for r in out["results"])
+    again = play(PlayTask("suipi", (2,), {}, args, weights, matches=2, seed=5, epsilon=0.1, vs_rules=1.0))
+    assert np.array_equal(out["returns"], again["returns"])  # seeded: reproducible
+
+
+def test_imitation_samples_name_the_rule_bots_choice():
+    samples = imitation_task("suipi", (2,), {}, matches=1, seed=0)
+    assert samples
+    for obs, rows, chosen, _ in samples:
+        assert len(rows) > 1 and 0 <= chosen < len(rows)
+        # the bot's score is a feature: its choice is the best-scored candidate (up to its tie noise)
+        assert rows[chosen, 175] >= rows[:, 175].max() - 1e-4
+
+
+def test_checkpoint_round_trip_and_bad_sidecars(tmp_path):
+    env = raw_env(num_players=2)
+    net = _net(env)
+    meta = {"game": "suipi", "env": env.metadata["name"], "player_counts": [2, 4], "name": "ranker"}
+    path = save_checkpoint(tmp_path / "r", net, meta)
+    loaded, saved = load_checkpoint(path)
+    assert saved["architecture"] == "move_ranker" and saved["move_features"] == MOVE_FEATURES
+    assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), loaded.state_dict().values()))
+    agent = load_agent(path, env.config)
+    assert isinstance(agent, RankerAgent)
+    sidecar = tmp_path / "r.json"
+    doc = json.loads(sidecar.read_text())
+    for change, message in [({"move_features": MOVE_FEATURES + 1}, "does not match the architecture"),
+                            ({"architecture": "transformer"}, "'architecture' must be"),
+                            ({"move_features": None}, "'move_features' must be")]:
+        sidecar.write_text(json.dumps({**doc, **change}))
+        with pytest.raises(CheckpointError, match=message):
+            load_checkpoint(path)
+    del doc["move_features"]
+    sidecar.write_text(json.dumps(doc))
+    with pytest.raises(CheckpointError, match="needs the field 'move_features'"):
+        load_checkpoint(path)
+
+
+SMALL = ["--algo", "dmc", "--players", "2", "--workers", "1", "--matches-per-task", "1", "--minibatch", "64",
+         "--replay", "2000", "--hidden", "32,16", "--eval-games", "0", "--no-progress"]
+
+
+def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli(["train", "suipi", *SMALL, "--steps", "200", "--imitate", "2", "--out", str(out)]) == 0
+    log = capsys.readouterr().out
+    assert "warm start epoch 6/6: picks the rule bot's move" in log
+    agent = load_agent(out / "final", raw_env(num_players=2).config)
+    assert isinstance(agent, RankerAgent) and agent.meta["training_steps"] >= 200
+    first = agent.meta["training_steps"]
+    assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--steps", str(first + 100), "--out", str(out),
+                "--no-progress"]) == 0
+    assert "resuming" in capsys.readouterr().out
+    assert load_checkpoint(out / "final")[1]["training_steps"] >= first + 100
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["train", "siantappo", "--algo", "dmc"], "declares no WHOLE_MOVES reader"),
+    (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
+    (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc"),
+    (["train", "suipi", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
+    (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
+])
+def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
+    assert cli([*argv, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,321 @@
+"""Deep Monte-Carlo training of a move ranker (DouZero's method), for games with sub-step moves.
+
+Read top to bottom:
+
+1. Warm start: rule bots play every seat; the ranker learns to put the bot's complete move first
+   among the candidates (cross-entropy over the candidates' Q) while the chosen move's Q is fitted
+   to the seat's Monte-Carlo return.
+2. Worker processes play whole matches with the current weights, epsilon-greedy over complete
+   moves, part against rule bots and part in self-play; every real choice of a learner seat is a
+   sample (observation, move row, return to the end of the match).
+3. The learner regresses Q(observation, move) on those returns (mean squared error) from a replay
+   buffer of recent samples, sending fresh weights with every new task.
+4. Evaluation against the rule bot and random runs as a worker task (duplicate deals, greedy), so
+   it does not stall learning; the state (network, Adam, counters) is saved atomically every
+   ``save_every`` seconds and ``--resume`` continues from it (the replay buffer refills).
+
+Run directory layout as the PPO trainer's (``training.run_dir``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from envs.config import config_dict
+from envs.errors import UserError
+from envs.registry import game_spec
+from training.dmc_play import PlayTask, imitation_task, play
+from training.move_ranker import ARCHITECTURE, MoveRankerNet, whole_moves_reader
+from training.run_dir import Run, RunState, load_run_state, save_run_state
+from training.workers import _die_with_parent
+
+
+@dataclass
+class DMCSettings:
+    game: str
+    players: tuple = ()
+    steps: int = 2_000_000  # learner samples (real choices) to train on
+    out: str = "runs/dmc"
+    seed: int = 0
+    workers: int = 2
+    matches_per_task: int = 8
+    hidden: tuple = (256, 256)
+    activation: str = "relu"
+    lr: float = 1e-4
+    minibatch: int = 1024
+    replay: int = 100_000  # samples kept for learning
+    reuse: float = 2.0  # times each sample is learned on, on average
+    epsilon: float = 0.05
+    vs_rules: float = 0.5
+    imitate: int = 400  # bot-only matches of the warm start (0: none)
+    imitate_epochs: int = 6
+    eval_every: int = 500_000
+    eval_games: int = 200
+    save_every: float = 120.0
+    max_minutes: float = 0.0  # 0 = no limit
+    threads: int = 1
+    variants: dict = field(default_factory=dict)
+
+    RESUMABLE = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes", "threads")
+
+    def __post_init__(self):
+        spec = game_spec(self.game)
+        self.game = spec.name
+        self.players = tuple(self.players) or (spec.default_players,)
+        bad = [n for n in self.players if n not in spec.player_counts]
+        if bad:
+            raise UserError(f"{self.game} plays {list(spec.player_counts)} players, not {bad[0]}")
+        whole_moves_reader(self.game)  # a one-line error for games without complete-move features
+        checks = [("steps", self.steps >= 1), ("workers", self.workers >= 1),
+                  ("matches_per_task", self.matches_per_task >= 1), ("lr", 0 < self.lr < 1),
+                  ("minibatch", self.minibatch >= 1), ("replay", self.replay >= self.minibatch),
+                  ("reuse", self.reuse > 0), ("epsilon", 0 <= self.epsilon <= 1),
+                  ("vs_rules", 0 <= self.vs_rules <= 1), ("imitate", self.imitate >= 0),
+                  ("eval_every", self.eval_every >= 1), ("eval_games", self.eval_games >= 0),
+                  ("save_every", self.save_every > 0), ("max_minutes", self.max_minutes >= 0),
+                  ("threads", self.threads >= 1), ("hidden", len(self.hidden) >= 1 and min(self.hidden) >= 1)]
+        for name, ok in checks:
+            if not ok:
+                raise UserError(f"--{name.replace('_', '-')} {getattr(self, name)!r} is out of range")
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["players"], out["hidden"] = list(self.players), list(self.hidden)
+        return out
+
+
+class _NoPool:
+    """The run state's opponent-pool slot: DMC's opponents are rule bots and itself."""
+
+    def to_json(self) -> dict:
+        return {}
+
+    def load_json(self, data: dict) -> None:
+        pass
+
+
+class DMCRun(Run):
+    def _meta(self, name: str, state: RunState, evaluation: dict) -> dict:
+        s = self.s
+        return {
+            "name": name, "game": s.game, "env": self.probe.metadata["name"],
+            "config": config_dict(self.probe.config), "player_counts": list(s.players),
+            "training_steps": int(state.decisions), "training_matches": int(state.matches),
+            "training_minutes": round(state.wall() / 60, 1),
+            "algorithm": "Deep Monte-Carlo move ranker (cardzoo; DouZero's method over complete moves)",
+            "opponent_pool": f"rule bots in {s.vs_rules:.0%} of matches, self-play otherwise; "
+                             f"epsilon-greedy {s.epsilon}",
+            "seed": s.seed, "settings": s.to_json(), "evaluation": evaluation or {},
+        }
+
+    def write_checkpoint(self, net, name: str, state: RunState, evaluation: dict) -> Path:
+        from training.checkpoint import save_checkpoint
+
+        where = self.out / name if name == "final" else self.ckpt_dir / name
+        return save_checkpoint(where, net, self._meta(name, state, evaluation))
+
+
+def _worker_init() -> None:
+    _die_with_parent()
+    torch.set_num_threads(1)
+
+
+def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, variants: dict) -> dict:
+    from training.evaluation.tournament import versus_baselines
+
+    per = max(games // len(players), 10)
+    return {n: versus_baselines(path, game, n, per, seed + n, options=variants or None) for n in players}
+
+
+def warm_start(net, settings: DMCSettings, pool, log) -> None:
+    """Fit the ranker to the rule bot's choices (ranking) and their returns (values)."""
+    s = settings
+    chunks = [(s.game, s.players, s.variants, max(1, s.imitate // (4 * s.workers)), s.seed * 7919 + i)
+              for i in range(4 * s.workers)]
+    samples = [x for part in pool.starmap(imitation_task, chunks) for x in part]
+    log(f"warm start: {len(samples):,} rule-bot choices from {sum(c[3] for c in chunks)} matches")
+    rng = np.random.default_rng(s.seed)
+    optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
+    for epoch in range(s.imitate_epochs):
+        order = rng.permutation(len(samples))
+        hits = 0
+        for start in range(0, len(order), 256):
+            batch = [samples[i] for i in order[start:start + 256]]
+            loss = torch.zeros(())
+            obs = torch.as_tensor(np.stack([b[0] for b in batch]))
+            sizes = [len(b[1]) for b in batch]
+            rows = torch.as_tensor(np.concatenate([b[1] for b in batch]))
+            q = net(obs.repeat_interleave(torch.as_tensor(sizes), dim=0), rows)
+            offset = 0
+            ce, chosen_q = [], []
+            for (_, _, chosen, _), k in zip(batch, sizes):
+                part = q[offset:offset + k]
+                ce.append(torch.nn.functional.cross_entropy((part / 0.1).unsqueeze(0), torch.tensor([chosen])))
+                chosen_q.append(part[chosen])
+                hits += int(torch.argmax(part)) == chosen
+                offset += k
+            returns = torch.as_tensor([b[3] for b in batch], dtype=torch.float32)
+            loss = torch.stack(ce).mean() + torch.nn.functional.mse_loss(torch.stack(chosen_q), returns)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            optimizer.step()
+        log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the rule bot's move {hits / len(samples):.0%}")
+
+
+class Replay:
+    """The most recent ``capacity`` samples, as preallocated arrays."""
+
+    def __init__(self, capacity: int, obs_size: int, row_size: int):
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.rows = np.zeros((capacity, row_size), np.float32)
+        self.returns = np.zeros(capacity, np.float32)
+        self.size = self.next = 0
+
+    def add(self, obs: np.ndarray, rows: np.ndarray, returns: np.ndarray) -> None:
+        for i in range(len(returns)):  # ring buffer; batches are a few thousand rows
+            j = self.next
+            self.obs[j], self.rows[j], self.returns[j] = obs[i], rows[i], returns[i]
+            self.next = (j + 1) % len(self.returns)
+            self.size = min(self.size + 1, len(self.returns))
+
+    def sample(self, n: int, rng) -> tuple:
+        idx = rng.integers(self.size, size=n)
+        return (torch.from_numpy(self.obs[idx]), torch.from_numpy(self.rows[idx]),
+                torch.from_numpy(self.returns[idx]))
+
+
+def train(settings: DMCSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    s = settings
+    torch.manual_seed(s.seed)
+    torch.set_num_threads(s.threads)
+    run = DMCRun(Path(s.out), s, resume)
+    run.reader = whole_moves_reader(s.game, run.probe.config)
+    net_args = (run.probe.obs_size, run.reader.feature_size, list(s.hidden), s.activation, run.probe.num_actions)
+    net = MoveRankerNet(*net_args)
+    optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
+    writer = SummaryWriter(str(run.out / "tb"))
+    rng = np.random.default_rng(s.seed)
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(s.workers, initializer=_worker_init) as pool:
+        if resume:
+            state = load_run_state(run.state_dir, net, optimizer, _NoPool())
+            log(f"resuming {run.out} at {state.decisions:,} samples")
+        else:
+            state = RunState(next_eval=s.eval_every)
+            if s.imitate:
+                warm_start(net, s, pool, log)
+                run.write_checkpoint(net, "imitation", state, {})
+        replay = Replay(s.replay, net_args[0], net_args[1])
+        rules_ema = None
+        pending: list = []
+        evaluation = None  # (decisions, AsyncResult)
+        last_save = time.monotonic()
+        deadline = time.monotonic() + 60 * s.max_minutes if s.max_minutes else math.inf
+        bar = tqdm(total=s.steps, initial=state.decisions, unit="dec", disable=not progress, desc=f"dmc {s.game}")
+        learned = 0.0  # samples' worth of learning owed by the arrivals so far
+
+        def submit() -> None:
+            weights = {k: v.numpy().copy() for k, v in net.state_dict().items()}
+            task = PlayTask(s.game, s.players, s.variants, tuple(net_args), weights, s.matches_per_task,
+                            int(rng.integers(2**63 - 1)), s.epsilon, s.vs_rules)
+            pending.append(pool.apply_async(play, (task,)))
+
+        while len(pending) < 2 * s.workers:
+            submit()
+        while state.decisions < s.steps and time.monotonic() < deadline:
+            ready = [p for p in pending if p.ready()]
+            if not ready and replay.size < s.minibatch:
+                pending[0].wait(1.0)
+                continue
+            for p in ready:
+                pending.remove(p)
+                out = p.get()
+                replay.add(out["obs"], out["rows"], out["returns"])
+                n = len(out["returns"])
+                state.decisions += n
+                state.samples += n
+                state.matches += s.matches_per_task
+                learned += n * s.reuse
+                bar.update(n)
+                for r in out["results"]:
+                    rules_ema = r["reward"] if rules_ema is None else 0.98 * rules_ema + 0.02 * r["reward"]
+                submit()
+            if replay.size >= s.minibatch and learned >= s.minibatch:
+                obs, rows, returns = replay.sample(s.minibatch, rng)
+                loss = torch.nn.functional.mse_loss(net(obs, rows), returns)
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+                optimizer.step()
+                learned -= s.minibatch
+                state.iteration += 1
+                if state.iteration % 50 == 0:
+                    writer.add_scalar("loss/q_mse", float(loss), state.decisions)
+                    if rules_ema is not None:
+                        writer.add_scalar("train/reward_vs_rules_ema", rules_ema, state.decisions)
+                    bar.set_postfix(loss=f"{float(loss):.3f}", vs_rules=f"{rules_ema or 0:+.2f}")
+            elif not ready:
+                pending[0].wait(0.2)
+            if evaluation is None and state.decisions >= state.next_eval and s.eval_games:
+                state.next_eval += s.eval_every
+                path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
+                evaluation = (state.decisions, pool.apply_async(
+                    _evaluate, (str(path), s.game, s.players, s.eval_games, s.seed * 1_000_003 + state.decisions,
+                                s.variants)))
+            if evaluation is not None and evaluation[1].ready():
+                _record_evaluation(run, state, writer, evaluation[0], evaluation[1].get(), log)
+                evaluation = None
+            if time.monotonic() - last_save > s.save_every:
+                save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
+                last_save = time.monotonic()
+        bar.close()
+        save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
+        final = run.write_checkpoint(net, "final", state, {})
+        result = {}
+        if s.eval_games:
+            result = _evaluate(str(final), s.game, s.players, s.eval_games, s.seed * 1_000_003 + (1 << 30), s.variants)
+            _record_evaluation(run, state, writer, state.decisions, result, log)
+            final = run.write_checkpoint(net, "final", state, {f"{n}p": r for n, r in result.items()})
+    writer.close()
+    log(f"final checkpoint: {final}  ({state.decisions:,} samples, {state.matches:,} matches, "
+        f"{state.wall() / 60:.1f} min of training)")
+    return final
+
+
+def _record_evaluation(run: DMCRun, state: RunState, writer, decisions: int, result: dict, log) -> None:
+    for n, r in result.items():
+        state.evals.append({"decisions": decisions, "players": n, **r})
+        for base, figures in r.items():
+            writer.add_scalar(f"eval/{n}p/mean_reward_vs_{base}", figures["mean_reward"], decisions)
+        log(f"{decisions:>11,} samples, {n}p: vs rules {r['rules']['mean_reward']:+.3f} "
+            f"(wins {r['rules']['win_rate']:.0%}), vs random {r['random']['mean_reward']:+.3f} "
+            f"(wins {r['random']['win_rate']:.0%})  [model's mean reward per match]")
+    run.plot_learning_curve(state)
+
+
+def load_settings(out: str, given: dict) -> DMCSettings:
+    """The settings of the DMC run in ``out`` with the resumable flags of ``given`` applied."""
+    path = Path(out) / "settings.json"
+    if not path.is_file():
+        raise UserError(f"nothing to resume: {path} does not exist")
+    try:
+        settings = DMCSettings(**json.loads(path.read_text()))
+    except (TypeError, ValueError) as e:
+        raise UserError(f"{path} does not hold DMC settings ({e})") from None
+    for key, value in given.items():
+        if key not in DMCSettings.RESUMABLE and value != getattr(settings, key):
+            raise UserError(f"--{key.replace('_', '-')} cannot change on --resume (start a new run instead)")
+        setattr(settings, key, value)
+    return settings

@@ -1,0 +1,170 @@
+"""Match play for the Deep Monte-Carlo trainer (``training.dmc``): runs in worker processes.
+
+``play(task)`` plays whole matches with the env's trusted fast path and returns plain arrays:
+for every real choice of a learner seat, its observation, the chosen move's feature row and the
+seat's return from that choice to the end of the match (rewards are summed as they arrive, also
+during the other seats' moves; partners in a team get the same rewards, so each seat's return is
+its team's). Opponent matches seat the learner as one team against rule bots.
+
+``imitation_task`` instead lets rule bots play every seat and keeps, per real choice, all the
+candidates' feature rows and which one the bot chose (the warm start).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.registry import game_spec
+from training.move_ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+
+
+@dataclass
+class PlayTask:
+    game: str
+    players: tuple[int, ...]
+    variants: dict
+    net_args: tuple  # MoveRankerNet(*net_args)
+    weights: dict  # name -> numpy array
+    matches: int
+    seed: int
+    epsilon: float
+    vs_rules: float  # probability that a match pits the learner against rule bots
+
+
+def _mask(env) -> np.ndarray:
+    mask = np.zeros(env.num_actions, np.int8)
+    mask[env.legal_now()] = 1
+    return mask
+
+
+def _run_match(env, agents: list, seed: int) -> list[float]:
+    """Play one match to its end; returns each seat's total reward, and calls
+    ``agents[s].on_reward(total_so_far)`` before each of that seat's choices."""
+    env.begin(seed)
+    totals = [0.0] * len(agents)
+    for agent in agents:
+        agent.reset()
+    while True:
+        seat = env.acting_seat
+        agent = agents[seat]
+        agent.before_act(totals[seat])
+        action = agent.act(env.encode_seat(seat), _mask(env))
+        outcome = env.advance(action)
+        for s, r in outcome.rewards.items():
+            totals[s] += r
+        if outcome.done:
+            return totals
+
+
+class _Seat:
+    """An agent plus the bookkeeping that turns its recorded choices into returns-to-go."""
+
+    def __init__(self, agent, record: list | None):
+        self.agent, self.record = agent, record
+        self.reward_at: list[float] = []  # the seat's total reward when each choice was made
+        self._total = 0.0
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def before_act(self, total: float) -> None:
+        self._total = total
+
+    def act(self, observation, mask) -> int:
+        n = len(self.record) if self.record is not None else 0
+        action = self.agent.act(observation, mask)
+        if self.record is not None and len(self.record) > n:
+            self.reward_at.append(self._total)
+        return action
+
+
+def play(task: PlayTask) -> dict:
+    """Samples (obs, move rows, returns) and per-match results of ``task.matches`` matches."""
+    import torch
+
+    torch.set_num_threads(1)
+    spec = game_spec(task.game)
+    rng = np.random.default_rng(task.seed)
+    net = MoveRankerNet(*task.net_args)
+    net.load_state_dict({k: torch.as_tensor(v) for k, v in task.weights.items()})
+    net.eval()
+    obs, rows, returns, results = [], [], [], []
+    envs = {}
+    for _ in range(task.matches):
+        n = int(rng.choice(task.players))
+        env = envs.get(n) or envs.setdefault(n, spec.raw_env(num_players=n, **task.variants))
+        reader = whole_moves_reader(task.game, env.config)
+        vs_rules = rng.random() < task.vs_rules
+        teams = spec.teams(n)
+        mine = set(teams[int(rng.integers(len(teams)))]) if vs_rules else set(range(n))
+        seats = []
+        for s in range(n):
+            if s in mine:
+                record: list = []
+                agent = RankerAgent(net, reader, seed=int(rng.integers(2**31)), epsilon=task.epsilon, record=record)
+                seats.append(_Seat(agent, record))
+            else:
+                seats.append(_Seat(spec.rule_bot(env.config, seed=int(rng.integers(2**31))), None))
+        totals = _run_match(env, seats, int(rng.integers(2**63 - 1)))
+        for s, seat in enumerate(seats):
+            if seat.record is None:
+                continue
+            for (o, row), before in zip(seat.record, seat.reward_at):
+                obs.append(o)
+                rows.append(row)
+                returns.append(totals[s] - before)
+        if vs_rules:
+            me = min(mine)
+            scores = spec.match_scores(env, totals)
+            results.append({"opponent": "rules", "reward": totals[me],
+                            "won": float(scores[me] > max(scores[s] for s in range(n) if s not in mine))})
+    return {"obs": np.asarray(obs, np.float32).reshape(len(obs), -1),
+            "rows": np.asarray(rows, np.float32).reshape(len(rows), -1),
+            "returns": np.asarray(returns, np.float32), "results": results}
+
+
+class _BotChoices:
+    """A rule bot that also records, at each real choice, every candidate and the one it chose."""
+
+    def __init__(self, bot, reader, out: list):
+        self.bot, self.reader, self.out = bot, reader, out
+        self.reward_at: list[float] = []
+        self._total = 0.0
+
+    def reset(self) -> None:
+        self.bot.reset()
+
+    def before_act(self, total: float) -> None:
+        self._total = total
+
+    def act(self, observation, mask) -> int:
+        before = self.bot.planned_move()
+        action = self.bot.act(observation, mask)
+        chosen = self.bot.planned_move()
+        if chosen is not None and chosen is not before:  # the bot made a fresh choice
+            state = self.reader.read(observation)
+            seqs, rows = self.reader.candidates(state, mask)
+            if len(seqs) > 1 and chosen in seqs:
+                self.out.append((np.asarray(observation, np.float32), rows, seqs.index(chosen)))
+                self.reward_at.append(self._total)
+        return action
+
+
+def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int) -> list:
+    """[(observation, candidate rows [K, F], index the rule bot chose, return-to-go)] of bot-only matches."""
+    spec = game_spec(game)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(matches):
+        n = int(rng.choice(players))
+        env = spec.raw_env(num_players=n, **variants)
+        reader = whole_moves_reader(game, env.config)
+        seats = [_BotChoices(spec.rule_bot(env.config, seed=int(rng.integers(2**31))), reader, [])
+                 for _ in range(n)]
+        totals = _run_match(env, seats, int(rng.integers(2**63 - 1)))
+        for s, seat in enumerate(seats):
+            for (o, rows, chosen), before in zip(seat.out, seat.reward_at):
+                samples.append((o, rows, chosen, totals[s] - before))
+    return samples

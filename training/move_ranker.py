@@ -1,0 +1,126 @@
+"""A network that scores complete moves, and the agent that plays the best-scored one.
+
+For games whose move is composed in sub-steps (Suipi: hand card, floor items, finish), a policy
+over action ids must get several choices right in a row. The move ranker sees every complete legal
+move as a feature row (the game's ``WHOLE_MOVES`` reader, ``envs.registry.GameSpec.whole_moves``)
+and estimates Q(observation, move): the seat's return from here to the end of the match if it plays
+that move (Deep Monte-Carlo, as DouZero does). The agent then emits the chosen move's sub-steps one
+call at a time, so it plays through the ordinary ``act(observation, action_mask)`` protocol.
+
+The first layer is split into an observation part and a move part: the observation's share is
+computed once per decision and added to every candidate's.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import torch
+from torch import nn
+
+from envs.errors import UserError
+from envs.registry import game_spec
+from training.policy import ACTIVATIONS
+
+ARCHITECTURE = "move_ranker"
+
+
+class MoveRankerNet(nn.Module):
+    architecture = ARCHITECTURE
+
+    def __init__(self, obs_size: int, move_features: int, hidden: list[int], activation: str = "relu",
+                 num_actions: int = 0):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+        self.obs_in = nn.Linear(obs_size, hidden[0])
+        self.move_in = nn.Linear(move_features, hidden[0], bias=False)
+        layers: list[nn.Module] = [ACTIVATIONS[activation]()]
+        for a, b in zip(hidden, hidden[1:]):
+            layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]  # parameter_shapes relies on this layout
+        self.trunk = nn.Sequential(*layers)
+        self.q_out = nn.Linear(hidden[-1], 1)
+        self.obs_size, self.move_features = obs_size, move_features
+        self.num_actions = num_actions  # the env's action count, kept so a checkpoint can be matched to it
+        self.hidden, self.activation = [int(h) for h in hidden], activation
+
+    @staticmethod
+    def parameter_shapes(obs_size: int, move_features: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+        shapes = {"obs_in.weight": (hidden[0], obs_size), "obs_in.bias": (hidden[0],),
+                  "move_in.weight": (hidden[0], move_features)}
+        for i, (a, b) in enumerate(zip(hidden, hidden[1:])):
+            shapes[f"trunk.{2 * i + 1}.weight"] = (b, a)  # 2*i+1: each Linear follows an activation
+            shapes[f"trunk.{2 * i + 1}.bias"] = (b,)
+        shapes["q_out.weight"] = (1, hidden[-1])
+        shapes["q_out.bias"] = (1,)
+        return shapes
+
+    def forward(self, obs: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
+        """Q of each (observation row, move row) pair: [B, O], [B, F] -> [B]."""
+        return self.q_out(self.trunk(self.obs_in(obs) + self.move_in(moves))).squeeze(-1)
+
+    @torch.no_grad()
+    def scores(self, observation: np.ndarray, moves: np.ndarray) -> np.ndarray:
+        """Q of every candidate move of one decision: [O], [K, F] -> [K]."""
+        obs_part = self.obs_in(torch.as_tensor(observation, dtype=torch.float32))
+        hidden = self.trunk(obs_part + self.move_in(torch.as_tensor(moves)))
+        return self.q_out(hidden).squeeze(-1).numpy()
+
+
+def whole_moves_reader(game: str, config=None):
+    """The game's complete-move reader for ``config``; a one-line error for games without one."""
+    target = game_spec(game).whole_moves
+    if target is None:
+        raise UserError(f"{game} declares no WHOLE_MOVES reader: its moves are single actions, "
+                        f"train it with the PPO trainer instead")
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)(config)
+
+
+class RankerAgent:
+    """Plays the complete move of highest Q, one sub-step per call.
+
+    With ``epsilon`` > 0 it explores (a uniformly random complete move with that probability).
+    When ``record`` is a list, each real choice (more than one candidate) appends
+    ``(observation, chosen feature row)`` to it: the training samples of Deep Monte-Carlo.
+    """
+
+    def __init__(self, net: MoveRankerNet, reader, meta: dict | None = None, seed: int | None = None,
+                 epsilon: float = 0.0, record: list | None = None):
+        self.net, self.reader = net, reader
+        self.meta = meta or {}
+        self.name = self.meta.get("name", "checkpoint")
+        self.rng = np.random.default_rng(seed)
+        self.epsilon, self.record = epsilon, record
+        self._plan = None  # (seat-state signature, action ids of the chosen move)
+
+    def reset(self) -> None:
+        self._plan = None
+
+    def act(self, observation, action_mask) -> int:
+        mask = np.asarray(action_mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise UserError("empty action mask: this seat is not acting")
+        state = self.reader.read(observation)
+        k = len(state.prefix)
+        if self._plan is not None:
+            signature, seq = self._plan
+            if signature == state.signature and seq[:k] == state.prefix and len(seq) > k and mask[seq[k]]:
+                return int(seq[k])
+        if legal.size == 1:
+            return int(legal[0])
+        seqs, rows = self.reader.candidates(state, mask)
+        if not seqs:  # cannot happen with a consistent mask; stay legal
+            return int(legal[self.rng.integers(legal.size)])
+        if len(seqs) == 1:
+            best = 0
+        elif self.epsilon and self.rng.random() < self.epsilon:
+            best = int(self.rng.integers(len(seqs)))
+        else:
+            best = int(np.argmax(self.net.scores(np.asarray(observation, dtype=np.float32), rows)))
+        if self.record is not None and len(seqs) > 1:
+            self.record.append((np.asarray(observation, dtype=np.float32), rows[best]))
+        self._plan = (state.signature, seqs[best])
+        return int(seqs[best][k])
