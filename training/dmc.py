@@ -262,10 +262,10 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                 learned -= s.minibatch
                 state.iteration += 1
                 if state.iteration % 50 == 0:
-                    writer.add_scalar("loss/q_mse", float(loss), state.decisions)
+                    writer.add_scalar("loss/q_mse", loss.item(), state.decisions)
                     if rules_ema is not None:
                         writer.add_scalar("train/reward_vs_rules_ema", rules_ema, state.decisions)
-                    bar.set_postfix(loss=f"{float(loss):.3f}", vs_rules=f"{rules_ema or 0:+.2f}")
+                    bar.set_postfix(loss=f"{loss.item():.3f}", vs_rules=f"{rules_ema or 0:+.2f}")
             elif not ready:
                 pending[0].wait(0.2)
             if evaluation is None and state.decisions >= state.next_eval and s.eval_games:
