@@ -122,19 +122,24 @@ def run(args) -> int:
         fields["hidden"] = parse_int_list(fields["hidden"], "--hidden")
     if "opponents" in fields:
         fields["opponents"] = parse_weights(fields["opponents"])
-    players = fields.get("players")
-    out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p"
-    if args.resume:
-        settings = resume_settings(out, fields)
-        if settings.game != PPOSettings(game=args.game).game:
-            raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
-    else:
-        try:
-            settings = PPOSettings(game=args.game, out=out, **fields)
-        except TypeError as e:
-            raise UserError(str(e)) from None
+    settings = _settings(args, fields, PPOSettings, resume_settings, suffix="")
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
+
+
+def _settings(args, fields: dict, settings_class, load_saved, suffix: str):
+    """A new run's settings, or (``--resume``) the saved ones with the allowed flags applied."""
+    players = fields.get("players")
+    out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p{suffix}"
+    if args.resume:
+        settings = load_saved(out, fields)
+        if settings.game != settings_class(game=args.game).game:
+            raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
+        return settings
+    try:
+        return settings_class(game=args.game, out=out, **fields)
+    except TypeError as e:
+        raise UserError(str(e)) from None
 
 
 def _run_dmc(args, given: dict) -> int:
@@ -148,17 +153,7 @@ def _run_dmc(args, given: dict) -> int:
     for key in ("players", "hidden"):
         if key in fields:
             fields[key] = parse_int_list(fields[key], f"--{key}")
-    players = fields.get("players")
-    out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p-dmc"
-    if args.resume:
-        settings = load_settings(out, fields)
-        if settings.game != args.game:
-            raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
-    else:
-        try:
-            settings = DMCSettings(game=args.game, out=out, **fields)
-        except TypeError as e:
-            raise UserError(str(e)) from None
+    settings = _settings(args, fields, DMCSettings, load_settings, suffix="-dmc")
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
 

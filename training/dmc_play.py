@@ -58,11 +58,11 @@ def _run_match(env, agents: list, seed: int) -> list[float]:
             return totals
 
 
-class _Seat:
-    """An agent plus the bookkeeping that turns its recorded choices into returns-to-go."""
+class _Tracked:
+    """An agent plus the seat's total reward at each recorded choice (for returns-to-go)."""
 
-    def __init__(self, agent, record: list | None):
-        self.agent, self.record = agent, record
+    def __init__(self, agent):
+        self.agent = agent
         self.reward_at: list[float] = []  # the seat's total reward when each choice was made
         self._total = 0.0
 
@@ -71,6 +71,14 @@ class _Seat:
 
     def before_act(self, total: float) -> None:
         self._total = total
+
+
+class _Seat(_Tracked):
+    """A learner (``record`` is the RankerAgent's sample list) or an opponent (``record`` None)."""
+
+    def __init__(self, agent, record: list | None):
+        super().__init__(agent)
+        self.record = record
 
     def act(self, observation, mask) -> int:
         n = len(self.record) if self.record is not None else 0
@@ -125,24 +133,17 @@ def play(task: PlayTask) -> dict:
             "returns": np.asarray(returns, np.float32), "results": results}
 
 
-class _BotChoices:
+class _BotChoices(_Tracked):
     """A rule bot that also records, at each real choice, every candidate and the one it chose."""
 
     def __init__(self, bot, reader, out: list):
-        self.bot, self.reader, self.out = bot, reader, out
-        self.reward_at: list[float] = []
-        self._total = 0.0
-
-    def reset(self) -> None:
-        self.bot.reset()
-
-    def before_act(self, total: float) -> None:
-        self._total = total
+        super().__init__(bot)
+        self.reader, self.out = reader, out
 
     def act(self, observation, mask) -> int:
-        before = self.bot.planned_move()
-        action = self.bot.act(observation, mask)
-        chosen = self.bot.planned_move()
+        before = self.agent.planned_move()
+        action = self.agent.act(observation, mask)
+        chosen = self.agent.planned_move()
         if chosen is not None and chosen is not before:  # the bot made a fresh choice
             state = self.reader.read(observation)
             seqs, rows = self.reader.candidates(state, mask)
