@@ -222,7 +222,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
         pending: list = []
         evaluation = None  # (decisions, AsyncResult)
         last_save = time.monotonic()
-        deadline = time.monotonic() + 60 * s.max_minutes if s.max_minutes else math.inf
+        limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
         bar = tqdm(total=s.steps, initial=state.decisions, unit="dec", disable=not progress, desc=f"dmc {s.game}")
         learned = 0.0  # samples' worth of learning owed by the arrivals so far
 
@@ -234,7 +234,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
 
         while len(pending) < 2 * s.workers:
             submit()
-        while state.decisions < s.steps and time.monotonic() < deadline:
+        while state.decisions < s.steps and state.wall() < limit:
             ready = [p for p in pending if p.ready()]
             if not ready and replay.size < s.minibatch:
                 pending[0].wait(1.0)
@@ -281,6 +281,8 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                 save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
                 last_save = time.monotonic()
         bar.close()
+        if state.wall() >= limit:
+            log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
         save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
         final = run.write_checkpoint(net, "final", state, {})
         result = {}
