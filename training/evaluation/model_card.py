@@ -125,7 +125,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 * {meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}.
 * {meta.get('training_steps', 0):,} learner decisions ({meta.get('training_matches', 0):,} matches) in
   {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
-  MLP {meta['hidden']} ({meta['activation']}), observation {meta['obs_size']}, {meta['num_actions']} actions,
+  {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
 * Command: `{train_command}`
 * Learning curve (the model's mean reward per match against each baseline during training):
@@ -135,6 +135,13 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _architecture(meta: dict) -> str:
+    if meta.get("architecture") == "move_ranker":
+        return (f"a Q network {meta['hidden']} ({meta['activation']}) over the observation ({meta['obs_size']}) "
+                f"and each complete legal move's {meta['move_features']} features")
+    return f"MLP {meta['hidden']} ({meta['activation']}), observation {meta['obs_size']}, {meta['num_actions']} actions"
 
 
 def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
