@@ -149,25 +149,24 @@ def warm_start(net, settings: DMCSettings, pool, log) -> None:
         hits = 0
         for start in range(0, len(order), 256):
             batch = [samples[i] for i in order[start:start + 256]]
-            loss = torch.zeros(())
+            sizes = torch.as_tensor([len(b[1]) for b in batch])
             obs = torch.as_tensor(np.stack([b[0] for b in batch]))
-            sizes = [len(b[1]) for b in batch]
-            rows = torch.as_tensor(np.concatenate([b[1] for b in batch]))
-            q = net(obs.repeat_interleave(torch.as_tensor(sizes), dim=0), rows)
-            offset = 0
-            ce, chosen_q = [], []
-            for (_, _, chosen, _), k in zip(batch, sizes):
-                part = q[offset:offset + k]
-                ce.append(torch.nn.functional.cross_entropy((part / 0.1).unsqueeze(0), torch.tensor([chosen])))
-                chosen_q.append(part[chosen])
-                hits += int(torch.argmax(part)) == chosen
-                offset += k
+            q_flat = net(obs.repeat_interleave(sizes, dim=0), torch.as_tensor(np.concatenate([b[1] for b in batch])))
+            # candidates of each decision side by side, padded with -inf: one softmax per decision
+            row_of = torch.repeat_interleave(torch.arange(len(batch)), sizes)
+            col_of = torch.arange(len(q_flat)) - torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)
+            q = torch.full((len(batch), int(sizes.max())), float("-inf"))
+            q = q.index_put((row_of, col_of), q_flat)
+            chosen = torch.as_tensor([b[2] for b in batch])
             returns = torch.as_tensor([b[3] for b in batch], dtype=torch.float32)
-            loss = torch.stack(ce).mean() + torch.nn.functional.mse_loss(torch.stack(chosen_q), returns)
+            chosen_q = q[torch.arange(len(batch)), chosen]
+            loss = (torch.nn.functional.cross_entropy(q / 0.1, chosen)
+                    + torch.nn.functional.mse_loss(chosen_q, returns))
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             optimizer.step()
+            hits += int((q.argmax(dim=1) == chosen).sum())
         log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the rule bot's move {hits / len(samples):.0%}")
 
 
