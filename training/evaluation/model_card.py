@@ -43,8 +43,51 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
         res = run_tournament(game, [weights, "rules", "random", *extras], players=n, games=other_games,
                              seed=seed + 1, workers=workers, options=variants, progress=True)
         per["field"] = res.report()
+        per["move_time"] = move_time(weights, game, n, seed=seed, variants=variants)
         out["per_players"][str(n)] = per
     return out
+
+
+def move_time(weights: str, game: str, players: int, matches: int = 10, seed: int = 0,
+              variants: dict | None = None) -> dict:
+    """Milliseconds per decision of the model on one core (torch limited to one thread), over
+    ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th percentile, count."""
+    import time
+
+    import numpy as np
+    import torch
+
+    from envs.registry import game_spec
+    from training.agents import make_agent
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    spec = game_spec(game)
+    env = spec.raw_env(num_players=players, **(variants or {}))
+    agents = [make_agent(weights, spec.module, env.config, seed=seed)]
+    agents += [spec.rule_bot(env.config, seed=seed + s) for s in range(1, players)]
+    times = []
+    try:
+        for m in range(matches):
+            env.begin(seed * 1000 + m)
+            for agent in agents:
+                agent.reset()
+            done = False
+            while not done:
+                seat = env.acting_seat
+                mask = np.zeros(env.num_actions, np.int8)
+                mask[env.legal_now()] = 1
+                obs = env.encode_seat(seat)
+                start = time.perf_counter()
+                action = agents[seat].act(obs, mask)
+                if seat == 0:
+                    times.append(time.perf_counter() - start)
+                done = env.advance(action).done
+    finally:
+        torch.set_num_threads(threads)
+    ms = np.array(times) * 1000
+    return {"mean_ms": round(float(ms.mean()), 3), "p99_ms": round(float(np.percentile(ms, 99)), 3),
+            "decisions": len(ms), "matches": matches}
 
 
 def _f(x) -> str:
@@ -79,6 +122,11 @@ def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str 
                 lo, hi = ent["rating_ci"]
                 rating_rows.append(f"| {n} | {ent['name']} | {_f(ent['rating'])} [{_f(lo)}, {_f(hi)}] |")
     weak = notes.strip() or "No weaknesses were written down for this model."
+    timed = [(n, ev["per_players"][str(n)].get("move_time")) for n in counts]
+    speed = "; ".join(f"{n} players {t['mean_ms']:.2f} ms (p99 {t['p99_ms']:.2f} ms, {t['decisions']:,} calls)"
+                      for n, t in timed if t)
+    speed_line = (f"* Time per `act` call on one core (torch limited to one thread), the model in seat 0 against "
+                  f"rule bots, {timed[0][1]['matches']} matches per count: {speed}.\n" if speed else "")
     headline = "; ".join(
         f"{n} players {p['advantage']:+.3f} {_ci(*p['advantage_ci'])}"
         for n, p in ((n, ev["per_players"][str(n)]["vs_rules"]["pairs"][0]) for n in counts))
@@ -128,7 +176,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
   {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
 * Command: `{train_command}`
-* Learning curve (the model's mean reward per match against each baseline during training):
+{speed_line}* Learning curve (the model's mean reward per match against each baseline during training):
   ![learning curve]({name}.png)
 
 ## Where it is still weak
