@@ -72,3 +72,11 @@ def test_the_readme_lists_every_model_as_measured():
     readme = (Path(MODELS_DIR).parent / "README.md").read_text()
     assert readme_table() in readme, "README's trained-models table differs from models/*.eval.json " \
                                      "(python -m training.evaluation.model_card --readme-table prints it)"
+
+
+def test_model_finds_a_shipped_model_for_every_game_and_player_count():
+    from envs.registry import game_names
+
+    for game in game_names():
+        for n in game_spec(game).player_counts:
+            assert Path(shipped_model_file(game, n)).is_file(), f"`model` has nothing to play {game} {n}p"

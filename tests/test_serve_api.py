@@ -218,7 +218,6 @@ def test_record_only_once_the_match_is_over(client):
     ({"game": "suipi", "seats": ["human", "rules", "rules"]}, "played by 2, 4 players, not 3"),
     ({"game": "suipi", "seats": ["human", "wizard"]}, "unknown agent"),
     ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint file not found"),
-    ({"game": "suipi", "seats": ["human", "model"]}, "no shipped model for suipi"),
     ({"game": "suipi", "seats": "human,rules"}, "seats must be a list"),
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"point_game": "12"}}, "point_game"),
@@ -231,6 +230,15 @@ def test_bad_new_game_requests_get_one_line(client, body, reason):
     assert r.status_code == 400
     msg = r.json()["error"]
     assert reason in msg and "\n" not in msg
+    assert not store_of(client).matches
+
+
+def test_model_without_a_shipped_model_is_one_line(client, tmp_path, monkeypatch):
+    monkeypatch.setattr("training.agents.MODELS_DIR", str(tmp_path))  # a checkout with no models/
+    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "model"]})
+    assert r.status_code == 400
+    msg = r.json()["error"]
+    assert "no shipped model for suipi" in msg and "\n" not in msg
     assert not store_of(client).matches
 
 

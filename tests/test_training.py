@@ -166,9 +166,17 @@ def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
     assert after > max(before, 0.6)
 
 
-def test_model_spec_names_what_ships_when_missing():
+def test_model_spec_names_what_ships_when_missing(tmp_path, monkeypatch):
+    import shutil
+
     from envs import samsip_v0
-    with pytest.raises(ValueError, match="no shipped model for samsip with 6 players; shipped: "):
+    from training.agents import MODELS_DIR
+
+    for ext in ("safetensors", "json"):  # a models/ folder that ships Siantappo only
+        shutil.copy(f"{MODELS_DIR}/siantappo.{ext}", tmp_path)
+    monkeypatch.setattr("training.agents.MODELS_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match=r"no shipped model for samsip with 6 players; shipped: "
+                                         r"siantappo \(siantappo 3,4,5,6p\)"):
         make_agent("model", samsip_v0, samsip_v0.Config(num_players=6))
 
 
