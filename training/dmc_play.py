@@ -99,11 +99,13 @@ def play(task: PlayTask) -> dict:
     net.load_state_dict({k: torch.as_tensor(v) for k, v in task.weights.items()})
     net.eval()
     obs, rows, returns, results = [], [], [], []
-    envs = {}
+    tables = {}  # player count -> (env, complete-move reader), built once per task
     for _ in range(task.matches):
         n = int(rng.choice(task.players))
-        env = envs.get(n) or envs.setdefault(n, spec.raw_env(num_players=n, **task.variants))
-        reader = whole_moves_reader(task.game, env.config)
+        if n not in tables:
+            env = spec.raw_env(num_players=n, **task.variants)
+            tables[n] = (env, whole_moves_reader(task.game, env.config))
+        env, reader = tables[n]
         vs_rules = rng.random() < task.vs_rules
         teams = spec.teams(n)
         mine = set(teams[int(rng.integers(len(teams)))]) if vs_rules else set(range(n))
