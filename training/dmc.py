@@ -138,8 +138,9 @@ def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, varia
 def warm_start(net, settings: DMCSettings, pool, log) -> None:
     """Fit the ranker to the rule bot's choices (ranking) and their returns (values)."""
     s = settings
-    chunks = [(s.game, s.players, s.variants, max(1, s.imitate // (4 * s.workers)), s.seed * 7919 + i)
-              for i in range(4 * s.workers)]
+    parts = min(s.imitate, 4 * s.workers)  # exactly s.imitate matches, spread over the workers
+    chunks = [(s.game, s.players, s.variants, s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i)
+              for i in range(parts)]
     samples = [x for part in pool.starmap(imitation_task, chunks) for x in part]
     log(f"warm start: {len(samples):,} rule-bot choices from {sum(c[3] for c in chunks)} matches")
     rng = np.random.default_rng(s.seed)
