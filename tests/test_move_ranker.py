@@ -146,3 +146,17 @@ def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_replay_keeps_the_newest_samples_in_a_ring():
+    from training.dmc import Replay
+
+    replay = Replay(capacity=5, obs_size=2, row_size=1)
+    for start in (0, 3, 6):  # 9 samples through a 5-slot ring, then one batch larger than it
+        values = np.arange(start, start + 3, dtype=np.float32)
+        replay.add(np.stack([values, values], 1), values[:, None], values)
+    assert replay.size == 5 and sorted(replay.returns) == [4, 5, 6, 7, 8]
+    assert np.array_equal(replay.obs[:, 0], replay.returns) and np.array_equal(replay.rows[:, 0], replay.returns)
+    big = np.arange(100, 107, dtype=np.float32)
+    replay.add(np.stack([big, big], 1), big[:, None], big)
+    assert sorted(replay.returns) == [102, 103, 104, 105, 106]

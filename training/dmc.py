@@ -181,11 +181,12 @@ class Replay:
         self.size = self.next = 0
 
     def add(self, obs: np.ndarray, rows: np.ndarray, returns: np.ndarray) -> None:
-        for i in range(len(returns)):  # ring buffer; batches are a few thousand rows
-            j = self.next
-            self.obs[j], self.rows[j], self.returns[j] = obs[i], rows[i], returns[i]
-            self.next = (j + 1) % len(self.returns)
-            self.size = min(self.size + 1, len(self.returns))
+        capacity = len(self.returns)
+        obs, rows, returns = obs[-capacity:], rows[-capacity:], returns[-capacity:]  # only the newest fit
+        idx = (self.next + np.arange(len(returns))) % capacity
+        self.obs[idx], self.rows[idx], self.returns[idx] = obs, rows, returns
+        self.next = int((self.next + len(returns)) % capacity)
+        self.size = min(self.size + len(returns), capacity)
 
     def sample(self, n: int, rng) -> tuple:
         idx = rng.integers(self.size, size=n)
