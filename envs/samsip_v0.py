@@ -19,6 +19,7 @@ DEFAULT_PLAYERS = 4
 WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
             "(ties split)")
 TERMINAL_VIEW = "scripts.play.samsip:SamSipView"
+WHOLE_MOVES = "envs.samsip.whole_moves:WholeMoves"
 
 
 def match_scores(env, totals) -> list[float]:
@@ -27,4 +28,4 @@ def match_scores(env, totals) -> list[float]:
 
 
 __all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores",
-           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "VARIANT_CHOICES"]
+           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES"]

@@ -19,7 +19,8 @@ PLAYER_COUNTS = (3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = "highest total reward in the match (ties split)"
 TERMINAL_VIEW = "scripts.play.siantappo:SiantappoView"
+WHOLE_MOVES = "envs.siantappo.whole_moves:WholeMoves"
 env, raw_env = make_env_fns(SiantappoEnv)
 
 __all__ = ["env", "raw_env", "Config", "RuleBot", "SiantappoEnv", "GAME", "PLAYER_COUNTS", "DEFAULT_PLAYERS",
-           "WIN_RULE", "TERMINAL_VIEW", "VARIANT_CHOICES", "random_match"]
+           "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES", "random_match"]

@@ -30,7 +30,7 @@ def register(sub) -> argparse.ArgumentParser:
                "which unpickles: resume only run directories you trust.")
     p.add_argument("game", help="siantappo, suipi or samsip")
     p.add_argument("--algo", "--backend", dest="algo", choices=("ppo", "sb3", "rllib", "dmc"), default="ppo",
-                   help="trainer (default ppo); dmc = Deep Monte-Carlo over complete moves (Suipi); "
+                   help="trainer (default ppo); dmc = Deep Monte-Carlo move ranker (DouZero-style); "
                         "rllib = multi-agent PPO on Ray (needs the rllib extra)")
     p.add_argument("--players", default=S, metavar="N[,N...]",
                    help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")

@@ -1,4 +1,4 @@
-"""The Suipi move ranker: complete-move features, the agent, its checkpoints, the DMC trainer."""
+"""Move rankers: complete-move features of every game, the agent, its checkpoints, the DMC trainer."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from envs.registry import game_spec
 from envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
 from envs.suipi_v0 import raw_env
 from scripts.cli import main as cli
@@ -135,7 +136,6 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["train", "siantappo", "--algo", "dmc"], "declares no WHOLE_MOVES reader"),
     (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
     (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc"),
     (["train", "suipi", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
@@ -160,3 +160,57 @@ def test_replay_keeps_the_newest_samples_in_a_ring():
     big = np.arange(100, 107, dtype=np.float32)
     replay.add(np.stack([big, big], 1), big[:, None], big)
     assert sorted(replay.returns) == [102, 103, 104, 105, 106]
+
+
+SINGLE_ACTION_GAMES = [("siantappo", n) for n in (3, 4, 5, 6)] + [("samsip", n) for n in (2, 3, 4, 5, 6)]
+CHOICE_COLUMN = {"siantappo": 81, "samsip": 61}  # "the rule bot would make this move"
+
+
+@pytest.mark.parametrize("game,players", SINGLE_ACTION_GAMES)
+def test_single_action_readers_list_the_legal_moves_and_flag_the_rule_bots(game, players):
+    spec = game_spec(game)
+    env = spec.raw_env(num_players=players)
+    reader = whole_moves_reader(game, env.config)
+    bot = spec.rule_bot(env.config, seed=0)
+    rng = random.Random(players)
+    env.begin(players)
+    for _ in range(300):
+        obs, mask = env.encode_seat(env.acting_seat), _mask(env)
+        seqs, rows = reader.candidates(reader.read(obs), mask)
+        assert seqs == [(a,) for a in sorted(env.legal_now())]
+        assert rows.shape == (len(seqs), reader.feature_size) and np.isfinite(rows).all()
+        assert np.array_equal(rows, reader.candidates(reader.read(obs.copy()), mask)[1])  # a function of what the seat sees
+        choice = bot.act(obs, mask)
+        assert rows[seqs.index((choice,)), CHOICE_COLUMN[game]] == 1
+        if game == "siantappo":  # type one-hot; the cards played agree with the count column
+            assert rows[:, 52:61].sum(1).tolist() == [1] * len(seqs)
+            played = [a for (a,) in seqs if a != 367]
+            assert all(round(rows[seqs.index((a,)), 74] * 12) == rows[seqs.index((a,)), :52].sum() for a in played)
+        else:
+            assert rows[:, 53:57].sum(1).tolist() == [1] * len(seqs)
+        if env.advance(choice if rng.random() < 0.5 else rng.choice(env.legal_now())).done:
+            env.begin(rng.randrange(1000))
+
+
+@pytest.mark.parametrize("game,players", [("siantappo", "3,4"), ("samsip", "2,5")])
+def test_dmc_trains_single_action_games_into_loadable_rankers(tmp_path, game, players):
+    small = [a if a != "2" else players for a in SMALL]
+    assert cli(["train", game, *small, "--steps", "150", "--imitate", "1", "--out", str(tmp_path / "run")]) == 0
+    spec = game_spec(game)
+    for n in map(int, players.split(",")):
+        env = spec.raw_env(num_players=n)
+        agent = load_agent(tmp_path / "run" / "final", env.config)
+        assert isinstance(agent, RankerAgent)
+        env.begin(n)
+        while not env.advance(agent.act(env.encode_seat(env.acting_seat), _mask(env))).done:
+            pass
+
+
+def test_dmc_on_a_game_without_a_move_reader_is_one_line(tmp_path, monkeypatch, capsys):
+    import envs.siantappo_v0
+
+    monkeypatch.delattr(envs.siantappo_v0, "WHOLE_MOVES")
+    assert cli(["train", "siantappo", "--algo", "dmc", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "declares no WHOLE_MOVES reader" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()

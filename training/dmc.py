@@ -1,4 +1,4 @@
-"""Deep Monte-Carlo training of a move ranker (DouZero's method), for games with sub-step moves.
+"""Deep Monte-Carlo training of a move ranker (DouZero's method), for every game with a move reader.
 
 Read top to bottom:
 

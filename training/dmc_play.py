@@ -143,9 +143,10 @@ class _BotChoices(_Tracked):
         self.reader, self.out = reader, out
 
     def act(self, observation, mask) -> int:
-        before = self.agent.planned_move()
+        planned = getattr(self.agent, "planned_move", None)  # bots of composed moves say their whole plan
+        before = planned() if planned else None
         action = self.agent.act(observation, mask)
-        chosen = self.agent.planned_move()
+        chosen = planned() if planned else (action,)
         if chosen is not None and chosen is not before:  # the bot made a fresh choice
             state = self.reader.read(observation)
             seqs, rows = self.reader.candidates(state, mask)

@@ -72,7 +72,7 @@ def whole_moves_reader(game: str, config=None):
     """The game's complete-move reader for ``config``; a one-line error for games without one."""
     target = game_spec(game).whole_moves
     if target is None:
-        raise UserError(f"{game} declares no WHOLE_MOVES reader: its moves are single actions, "
+        raise UserError(f"{game} declares no WHOLE_MOVES reader: it cannot be played by a move ranker, "
                         f"train it with the PPO trainer instead")
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(module), name)(config)
@@ -105,7 +105,7 @@ class RankerAgent:
             raise UserError("empty action mask: this seat is not acting")
         state = self.reader.read(observation)
         k = len(state.prefix)
-        if self._plan is not None:
+        if self._plan is not None and k:  # part-way through a composed move: keep to the plan
             signature, seq = self._plan
             if signature == state.signature and seq[:k] == state.prefix and len(seq) > k and mask[seq[k]]:
                 return int(seq[k])

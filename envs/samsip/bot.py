@@ -112,7 +112,13 @@ class RuleBot:
         potential = sum(singles) / (1 + len(singles))
         return pairs * 100 + potential
 
-    def _choose_discard(self, d, hand, legal) -> int:
+    def discard_scores(self, d: dict, legal: list[int]) -> list[float]:
+        """The bot's score of each legal discard of the decoded view ``d`` (higher is better).
+
+        Move rankers (``envs.samsip.whole_moves``) read these scores as a feature.
+        """
+        hand = d["hand"]
+        self._wild, self._dead = d["wild"], d["dead"]
         unseen = self._unseen(d, hand)
         unseen_wild = sum(unseen[k] for k in self._wild)
         unseen_rank = [0] * 13
@@ -120,7 +126,7 @@ class RuleBot:
             if k not in self._wild and k not in self._dead:
                 unseen_rank[k >> 2] += unseen[k]
         nxt_known = d["known"][1] if d["num_players"] > 1 else []
-        best, best_score = [], None
+        scores = []
         for a in legal:
             card = JOKER_KIND if a == DISCARD_JOKER else a
             rem = list(hand)
@@ -130,6 +136,12 @@ class RuleBot:
                 score -= 50  # never give away a wild card while another choice is as good
             if nxt_known and self._pairs(nxt_known + [card]) > self._pairs(nxt_known):
                 score -= 5
+            scores.append(score)
+        return scores
+
+    def _choose_discard(self, d, hand, legal) -> int:
+        best, best_score = [], None
+        for a, score in zip(legal, self.discard_scores(d, legal)):
             if best_score is None or score > best_score + 1e-9:
                 best, best_score = [a], score
             elif abs(score - best_score) <= 1e-9:

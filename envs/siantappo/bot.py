@@ -54,9 +54,19 @@ class RuleBot:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
-        hand = decode_hand(observation)
+        scores = self.move_scores(observation, legal)
+        return legal[int(np.argmin(scores))]  # the first of equal scores, as listed
+
+    def move_scores(self, observation, legal: list[int]) -> np.ndarray:
+        """The bot's score of each legal action (lower is better; going out is -inf).
+
+        Move rankers (``envs.siantappo.whole_moves``) read these scores as a feature.
+        """
+        scores = np.empty(len(legal))
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
-            return min(legal)
+            scores[:] = legal
+            return scores
+        hand = decode_hand(observation)
         n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
         sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int)
         opponents = [int(x) for x in sizes[1:] if x > 0]
@@ -64,28 +74,27 @@ class RuleBot:
         rm = hand_from_keys(hand)
         counts = [bin(m).count("1") for m in rm]
         base = hand_pieces(counts)
-        best, best_score = None, None
-        for a in legal:
+        for i, a in enumerate(legal):
             if a == PASS_ID:
-                score = base + 0.6
-            else:
-                cards = fill_cards(a, rm)
-                after = counts[:]
-                for k in cards:
-                    after[k >> 2] -= 1
-                if sum(after) == 0:
-                    return a  # going out beats everything
-                top_rank = max(cards) >> 2
-                score = hand_pieces(after) + 0.04 * top_rank - 0.01 * len(cards)
-                # A quad played on a pair (of 2s) is a bomb; a quad on a quad is a normal answer.
-                is_bomb = ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5) or (
-                    ACTION_TYPE[a] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
-                uses_two = any(k >> 2 == TWO for k in cards)
-                if not endgame:
-                    if is_bomb:
-                        score += 1.5
-                    if uses_two:
-                        score += 0.9
-            if best_score is None or score < best_score:
-                best, best_score = a, score
-        return best
+                scores[i] = base + 0.6
+                continue
+            cards = fill_cards(a, rm)
+            after = counts[:]
+            for k in cards:
+                after[k >> 2] -= 1
+            if sum(after) == 0:
+                scores[i] = -np.inf  # going out beats everything
+                continue
+            top_rank = max(cards) >> 2
+            score = hand_pieces(after) + 0.04 * top_rank - 0.01 * len(cards)
+            # A quad played on a pair (of 2s) is a bomb; a quad on a quad is a normal answer.
+            is_bomb = ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5) or (
+                ACTION_TYPE[a] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
+            uses_two = any(k >> 2 == TWO for k in cards)
+            if not endgame:
+                if is_bomb:
+                    score += 1.5
+                if uses_two:
+                    score += 0.9
+            scores[i] = score
+        return scores

@@ -31,18 +31,10 @@ from envs.suipi.bot import RuleBot
 from envs.suipi.cards import card_points
 from envs.suipi.config import SuipiConfig
 from envs.suipi.moves import BUILD, CAPTURE, CARDS, legal_moves
+from envs.whole_moves import SeatState
 
 MOVE_FEATURES = 176
 _TAKEN, _BUILD, _KIND, _VALUE, _SWEEP, _LEFT, _POINTS, _SCORE = 52, 104, 156, 159, 172, 173, 174, 175
-
-
-class SeatState:
-    """One decision point as the seat sees it: its decoded view and the move being composed."""
-
-    __slots__ = ("view", "prefix", "signature")
-
-    def __init__(self, view, prefix: tuple, signature: tuple):
-        self.view, self.prefix, self.signature = view, prefix, signature
 
 
 class WholeMoves:

@@ -1,0 +1,86 @@
+"""Sam Sip moves as feature rows, for agents that rank moves (pure numpy).
+
+Every Sam Sip move is one action (draw, take, discard or declare), so the candidates are the
+legal action ids (``envs.whole_moves.SingleActionMoves``). A row describes the move from the
+seat's own observation only:
+
+========  ==================================================================================
+offset    meaning
+========  ==================================================================================
+0..52     the card kind the move gives away (discard) or takes (take); entry 52 = a joker
+53..56    type: discard, draw stock, take the discard, declare
+57        that card is wild
+58        that card is of the dead rank (cannot pair)
+59        pairs the hand holds after the move / 3 (a take counts the taken card)
+60        the rule bot's score of a discard, relative to its best discard / 20, in [-5, 0]
+61        the rule bot would make this move (any of its equally best discards)
+62        the discard pairs with a card the next player is known to hold
+63        the take completes a winning hand
+========  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.samsip.bot import RuleBot
+from envs.samsip.encoding import decode
+from envs.samsip.engine import DECLARE, DISCARD_JOKER, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
+from envs.whole_moves import SingleActionMoves
+
+MOVE_FEATURES = 64
+_TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS = 53, 57, 58, 59, 60, 61, 62, 63
+_DISCARD, _DRAW, _TAKE, _DECLARE = range(4)
+_TIE = 1e-9  # the rule bot's tolerance for equal discard scores
+
+
+class WholeMoves(SingleActionMoves):
+    """Reads a Sam Sip seat's observation into its legal moves' feature rows."""
+
+    feature_size = MOVE_FEATURES
+
+    def __init__(self, config=None):
+        self.bot = RuleBot(config)  # its choices and discard scores are features
+
+    def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
+        bot = self.bot
+        rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
+        d = decode(observation)
+        hand, wild, dead = d["hand"], d["wild"], d["dead"]
+        bot._wild, bot._dead = wild, dead  # the helpers below read the view's wild and dead kinds
+        discards = [a for a in legal if a <= DISCARD_JOKER]
+        scores = dict(zip(discards, bot.discard_scores(d, discards))) if discards else {}
+        best = max(scores.values(), default=0.0)
+        if DECLARE in legal or not discards:  # the bot's choice is deterministic here
+            mask = np.zeros(DECLARE + 1, np.int8)
+            mask[legal] = 1
+            bot_move = bot.act(observation, mask)
+        else:
+            bot_move = None  # it picks among its equally best discards at random: flag them all
+        nxt_known = d["known"][1] if d["num_players"] > 1 else []
+        for row, a in zip(rows, legal):
+            if a <= DISCARD_JOKER:
+                card = JOKER_KIND if a == DISCARD_JOKER else a
+                rem = list(hand)
+                rem.remove(card)
+                row[_TYPE + _DISCARD] = 1.0
+                row[_PAIRS] = bot._pairs(rem) / 3.0
+                row[_SCORE] = max(-5.0, (scores[a] - best) / 20.0)
+                row[_CHOICE] = float(bot_move is None and scores[a] >= best - _TIE)
+                row[_FEEDS] = float(bool(nxt_known) and bot._pairs(nxt_known + [card]) > bot._pairs(nxt_known))
+            elif a == TAKE_DISCARD:
+                card = d["live"]
+                row[_TYPE + _TAKE] = 1.0
+                row[_PAIRS] = bot._pairs(hand + [card]) / 3.0
+                row[_WINS] = float(bot._wins(hand + [card]))
+            else:
+                card = -1
+                row[_TYPE + (_DRAW if a == DRAW_STOCK else _DECLARE)] = 1.0
+                row[_PAIRS] = bot._pairs(hand) / 3.0
+            if card >= 0:
+                row[card] = 1.0
+                row[_WILD] = float(card in wild)
+                row[_DEAD] = float(card in dead)
+            if a == bot_move:
+                row[_CHOICE] = 1.0
+        return rows

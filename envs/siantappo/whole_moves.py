@@ -1,0 +1,82 @@
+"""Siantappo moves as feature rows, for agents that rank moves (pure numpy; DouZero's setting).
+
+Every Siantappo move is one action (a combination or a pass), so the candidates are the legal
+action ids (``envs.whole_moves.SingleActionMoves``). A row describes what the move does to the
+seat's hand, read from its own observation only:
+
+========  ==================================================================================
+offset    meaning
+========  ==================================================================================
+0..51     the cards played, by key (3♠=0 ... 2♥=51); in the swap phase the card given
+52..60    type: single, pair, triple, four of a kind, straight, siantappo, 4-run, 5-run, pass
+61..73    game rank of the top card (3..2)
+74        cards played / 12
+75        plays the hand needs after the move (the rule bot's count) / 13
+76        cards left in hand after the move / 20
+77        the move goes out
+78        the move is a bomb (a siantappo or longer pair run, or four of a kind on a pair)
+79        the move spends a 2
+80        the rule bot's score of the move / 13 (lower is better; 0 when it goes out)
+81        the rule bot would play this move
+========  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.siantappo.bot import RuleBot, hand_pieces
+from envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand
+from envs.siantappo.engine import fill_cards, hand_from_keys
+from envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+from envs.whole_moves import SingleActionMoves
+
+MOVE_FEATURES = 82
+_TYPE, _RANK, _COUNT, _PIECES, _LEFT, _OUT, _BOMB, _TWO, _SCORE, _CHOICE = 52, 61, 74, 75, 76, 77, 78, 79, 80, 81
+_PASS_TYPE = 8
+
+
+class WholeMoves(SingleActionMoves):
+    """Reads a Siantappo seat's observation into its legal moves' feature rows."""
+
+    feature_size = MOVE_FEATURES
+
+    def __init__(self, config=None):
+        self.bot = RuleBot(config)  # its move scores are features
+
+    def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
+        rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
+        scores = self.bot.move_scores(observation, legal)
+        rows[int(np.argmin(scores)), _CHOICE] = 1.0
+        rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
+        hand = decode_hand(observation)
+        if observation[SWAP_PHASE] > 0:  # choosing a card to give: the action id is its key
+            for row, a in zip(rows, legal):
+                row[a] = row[_TYPE] = 1.0
+                row[_RANK + (a >> 2)] = 1.0
+                row[_LEFT] = (len(hand) - 1) / 20.0
+            return rows
+        rm = hand_from_keys(hand)
+        counts = [bin(m).count("1") for m in rm]
+        on_pair = observation[TABLE_TYPE + PAIR] > 0
+        for row, a in zip(rows, legal):
+            if a == PASS_ID:
+                row[_TYPE + _PASS_TYPE] = 1.0
+                row[_PIECES] = hand_pieces(counts) / 13.0
+                row[_LEFT] = len(hand) / 20.0
+                continue
+            cards = fill_cards(a, rm)
+            after = counts[:]
+            for k in cards:
+                after[k >> 2] -= 1
+                row[k] = 1.0
+            kind = ACTION_TYPE[a]
+            row[_TYPE + kind] = 1.0
+            row[_RANK + (max(cards) >> 2)] = 1.0
+            row[_COUNT] = len(cards) / 12.0
+            row[_PIECES] = hand_pieces(after) / 13.0
+            row[_LEFT] = (len(hand) - len(cards)) / 20.0
+            row[_OUT] = float(len(hand) == len(cards))
+            row[_BOMB] = float(kind in (SIANTAPPO, RUN4, RUN5) or (kind == QUAD and on_pair))
+            row[_TWO] = float(any(k >> 2 == TWO for k in cards))
+        return rows

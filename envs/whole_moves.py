@@ -1,0 +1,41 @@
+"""Shared pieces of the complete-move readers that move-ranking agents use (pure numpy).
+
+A game opts into move rankers (``training.move_ranker``, the Deep Monte-Carlo trainer) with a
+``WHOLE_MOVES = "module:Class"`` reader. The reader turns a seat's own observation and action mask
+into its complete legal moves, each as a sequence of action ids plus a feature row, so it sees
+exactly what the seat sees. Suipi composes a move in sub-steps (``envs.suipi.whole_moves``); in
+Siantappo and Sam Sip every move is one action, and ``SingleActionMoves`` is their common base.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class SeatState:
+    """One decision point as the seat sees it: its decoded view and the move being composed."""
+
+    __slots__ = ("view", "prefix", "signature")
+
+    def __init__(self, view, prefix: tuple, signature):
+        self.view, self.prefix, self.signature = view, prefix, signature
+
+
+class SingleActionMoves:
+    """Readers of games whose every move is one action: the candidates are the legal action ids.
+
+    Subclasses set ``feature_size`` and implement ``features(observation, legal)`` -> [K, F].
+    """
+
+    feature_size: int
+
+    def read(self, observation) -> SeatState:
+        return SeatState(np.asarray(observation, dtype=np.float32), (), None)
+
+    def candidates(self, state: SeatState, action_mask) -> tuple[list[tuple[int, ...]], np.ndarray]:
+        """(one-action sequences of the legal moves, their feature rows)."""
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        return [(a,) for a in legal], self.features(state.view, legal)
+
+    def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
+        raise NotImplementedError
