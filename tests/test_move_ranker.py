@@ -179,7 +179,8 @@ def test_single_action_readers_list_the_legal_moves_and_flag_the_rule_bots(game,
         seqs, rows = reader.candidates(reader.read(obs), mask)
         assert seqs == [(a,) for a in sorted(env.legal_now())]
         assert rows.shape == (len(seqs), reader.feature_size) and np.isfinite(rows).all()
-        assert np.array_equal(rows, reader.candidates(reader.read(obs.copy()), mask)[1])  # a function of what the seat sees
+        again = reader.candidates(reader.read(obs.copy()), mask)[1]
+        assert np.array_equal(rows, again)  # a function of what the seat sees, nothing else
         choice = bot.act(obs, mask)
         assert rows[seqs.index((choice,)), CHOICE_COLUMN[game]] == 1
         if game == "siantappo":  # type one-hot; the cards played agree with the count column
