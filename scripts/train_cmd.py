@@ -69,7 +69,7 @@ def register(sub) -> argparse.ArgumentParser:
     ppo.add_argument("--save-every", type=float, default=S, help="seconds between resumable saves (default 120)")
     ppo.add_argument("--max-minutes", type=float, default=S,
                      help="stop after this many minutes of training (saved, final checkpoint written; 0 = no limit)")
-    ppo.add_argument("--threads", type=int, default=S, help="torch threads of the learner while the workers collect (default 1); it takes every core once they are done")
+    ppo.add_argument("--threads", type=int, default=S, help="torch threads of the learner (default 1)")
     ray = p.add_argument_group("RLlib on Ray (--algo rllib; pip install -e '.[rllib]', see docs/integrations.md)")
     ray.add_argument("--address", default=S, help="local (default: start Ray here) or a Ray address (ray://host:10001, auto)")
     ray.add_argument("--env-runners", type=int, default=S, help="RLlib env runners (default 1)")

@@ -21,7 +21,6 @@ from envs.errors import UserError
 import functools
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -69,7 +68,7 @@ class PPOSettings:
     save_every: float = 120.0  # seconds between resumable saves
     max_minutes: float = 0.0  # stop (saved, final checkpoint written) after this much training; 0 = no limit
     imitate: int = 0  # warm start: clone the rule bot on this many bot-only matches
-    threads: int = 1  # learner's torch threads while the workers collect (more fight them for cores); all cores after
+    threads: int = 1  # torch threads of the learner (more only fight the rollout workers for cores)
     variants: dict = field(default_factory=dict)
 
     # Settings that may differ when a run is resumed (everything else must match).
@@ -150,12 +149,8 @@ def stream_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.nd
 
 
 # ------------------------------------------------------------------------------- 3. the update
-def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np.random.Generator,
-               before_step=None) -> dict:
-    """Clipped-objective PPO epochs over one iteration's samples; returns the logged statistics.
-
-    ``before_step()``, when given, runs before each minibatch (the loop widens the learner's
-    threads there once the workers are done)."""
+def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np.random.Generator) -> dict:
+    """Clipped-objective PPO epochs over one iteration's samples; returns the logged statistics."""
     n = len(batch["actions"])
     obs = torch.from_numpy(batch["obs"])
     masks = torch.from_numpy(batch["masks"])
@@ -169,8 +164,6 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
         order = rng.permutation(n)
         kls = []
         for start in range(0, n, s.minibatch):
-            if before_step is not None:
-                before_step()
             idx = torch.from_numpy(order[start:start + s.minibatch])
             logits, value = net(obs[idx])
             logits = logits.masked_fill(~masks[idx], -1e9)
@@ -208,28 +201,6 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
         np.var(batch["returns"] - batch["values"])) / var
     out["epochs"] = epochs_run
     return out
-
-
-class LearnerThreads:
-    """The learner's torch threads: ``threads`` while the workers collect the next rollout, every
-    core once they are done, so no core idles through the rest of an update. (Matmul results do not
-    depend on the thread count here: a killed-and-resumed run still equals an uninterrupted one.)"""
-
-    def __init__(self, threads: int, workers):
-        self.base, self.workers = max(threads, 1), workers
-        self.all = max(self.base, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-        self.wide = False
-        torch.set_num_threads(self.base)
-
-    def widen_when_workers_are_done(self) -> None:
-        if not self.wide and self.all > self.base and self.workers.done():
-            torch.set_num_threads(self.all)
-            self.wide = True
-
-    def narrow(self) -> None:
-        if self.wide:
-            torch.set_num_threads(self.base)
-            self.wide = False
 
 
 def merge(rollouts: list[Rollout]) -> Rollout:
@@ -299,7 +270,6 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
     at_boundary = True  # the state is consistent (between iterations): safe to save
     try:
         with WorkerGroup(s.workers, s.collector_args()) as workers:
-            threads = LearnerThreads(s.threads, workers)
             # Collection runs one iteration ahead of learning: while the learner trains on
             # iteration k, the workers collect k+1 with the weights from before that update
             # (PPO's ratio uses the logged behaviour probabilities, so the lag is accounted for).
@@ -309,7 +279,6 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
             t0 = time.perf_counter()
             while state.decisions < s.steps:
                 rollout = merge(workers.receive())
-                threads.narrow()  # the workers start the next collection below
                 out_of_time = bool(s.max_minutes) and state.wall() >= 60 * s.max_minutes
                 t1 = time.perf_counter()
                 at_boundary = False
@@ -326,8 +295,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
                          "logprobs": rollout.logprobs, "values": rollout.values, "advantages": adv,
                          "returns": ret}
                 rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
-                widen = threads.widen_when_workers_are_done
-                stats = ppo_update(net, optimizer, batch, s, rng, widen) if len(adv) else {}
+                stats = ppo_update(net, optimizer, batch, s, rng) if len(adv) else {}
                 t2 = time.perf_counter()
                 state.iteration += 1
                 state.decisions += rollout.decisions

@@ -86,10 +86,6 @@ class WorkerGroup:
             return [self.local.collect(r) for r in requests]
         return [self._receive(conn) for conn in self.conns]
 
-    def done(self) -> bool:
-        """Whether every worker has finished its collection (its rollout waits in the pipe)."""
-        return self.local is not None or all(conn.poll() for conn in self.conns)
-
     def collect(self, requests: list[CollectRequest]) -> list[Rollout]:
         self.submit(requests)
         return self.receive()
