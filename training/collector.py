@@ -184,8 +184,9 @@ class Collector:
                 logits, value = net(torch.from_numpy(obs_buf[:b]))
                 logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
                 logp_all = torch.log_softmax(logits, dim=1).numpy()
-                probs = np.exp(logp_all.astype(np.float64))
-                cum = np.cumsum(probs, axis=1)
+                # exp in float32: the masked ~-1e9 entries underflow to exactly 0 on its fast path
+                # (float64 exp takes a slow underflow path here, ~10x the time, measured)
+                cum = np.cumsum(np.exp(logp_all), axis=1, dtype=np.float64)
                 u = rng.random(b) * cum[:, -1]
                 acts = np.minimum((cum > u[:, None]).argmax(axis=1), self.num_actions - 1)
                 for j, i in enumerate(rows):

@@ -11,7 +11,7 @@ from envs.cards import parse_cards
 from envs.config import build_config
 from envs.siantappo.config import SiantappoConfig
 from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode, obs_size
-from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, hand_keys
+from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, fill_cards, hand_keys
 from envs.siantappo.moves import (
     ACTION_TYPE, BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, RUN4, RUN5, SIANTAPPO,
     GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str,
@@ -39,25 +39,43 @@ class SiantappoEnv(CardGameEnv):
         self.obs_size = obs_size(config)
         super().__init__(config, render_mode, max_steps)
         self.engine: SiantappoEngine | None = None
-        self.last_move_text = ""
+        self._last_move = None  # (seat, text) or (seat, action, log length before it): see last_move_text
 
     engine_class = SiantappoEngine
 
     # hooks -------------------------------------------------------------------
     def _new_engine(self, rng: random.Random, deck) -> SiantappoEngine:
-        self.last_move_text = ""
+        self._last_move = None
         return SiantappoEngine(self.config, rng, deck)
 
     def _encode(self, seat: int) -> np.ndarray:
         return encode(self.engine, seat)
 
     def _apply(self, action: int) -> StepOutcome:
-        seat = self.engine.acting
+        eng = self.engine
+        seat = eng.acting
         keys = self._typed_keys  # the exact cards of play(text), when they are not the canonical ones
-        self.last_move_text = f"player_{seat}: {keys_str(keys) if keys else self._action_text(action)}"
         if keys:
-            return StepOutcome(self.engine.play_cards(keys), self.engine.phase == OVER)
-        return self.engine.apply_action(action)
+            self._last_move = (seat, keys_str(keys))
+            return StepOutcome(eng.play_cards(keys), eng.phase == OVER)
+        if eng.phase == SWAP:  # the receiver is known only now
+            self._last_move = (seat, f"give {key_str(action)} to player_{eng.swap_queue[0][1]}")
+        else:  # the text is made when asked for (trainers never ask; it cost 5% of a step)
+            self._last_move = (seat, action, list(eng.hands[eng.turn]), eng.required_key)
+        return eng.apply_action(action)
+
+    @property
+    def last_move_text(self) -> str:
+        """The last move as ``player_N: <cards>`` (``pass``, ``give <card> to player_M``)."""
+        if self._last_move is None:
+            return ""
+        if len(self._last_move) == 2:
+            seat, text = self._last_move
+        else:  # the cards the action took from the hand it was played from
+            seat, action, hand, required = self._last_move
+            cards = None if action == PASS_ID else fill_cards(action, hand, required)
+            text = "pass" if action == PASS_ID else keys_str(cards) if cards else action_name(action)
+        return f"player_{seat}: {text}"
 
     def _action_text(self, action: int) -> str:
         eng = self.engine
