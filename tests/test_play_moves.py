@@ -62,6 +62,15 @@ def test_siantappo_plays_exactly_the_cards_typed():
     assert env.last_move_text == "player_0: 9♦ 9♥"
 
 
+def test_siantappo_last_move_text_names_the_cards_an_action_id_took():
+    env = siantappo_with("3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
+    env.advance(env.move_to_action("3♣"))  # the trusted path: the text is made when asked for
+    assert env.last_move_text == "player_0: 3♣"
+    seat = env.acting_seat
+    env.advance(367)  # pass
+    assert env.last_move_text == f"player_{seat}: pass"
+
+
 def test_siantappo_rank_only_input():
     env = siantappo_with("3♣ 6♣ 6♥ 9♠ 9♦ 9♥ Q♦ 4♠ 5♠ 7♠ 8♠ J♣ K♣")
     assert env.typed_move("3") == (env.move_to_action("3♣"), keys_of("3♣"))
