@@ -132,20 +132,23 @@ def stream_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.nd
     is bootstrapped; with ``gamma = lam = 1`` the returns are plain Monte Carlo returns.
     """
     n = len(rollout.rewards)
-    adv = np.zeros(n, np.float32)
+    adv = [0.0] * n
     next_value: dict[int, float] = {}
     next_adv: dict[int, float] = {}
-    values, rewards, dones, streams = rollout.values, rollout.rewards, rollout.dones, rollout.streams
+    # plain lists: numpy scalar reads and writes made this loop ~3x slower
+    values, rewards = rollout.values.tolist(), rollout.rewards.tolist()
+    dones, streams = rollout.dones.tolist(), rollout.streams.tolist()
     for t in range(n - 1, -1, -1):
-        s = int(streams[t])
+        s = streams[t]
         if dones[t] or s not in next_value:
             nv, na = 0.0, 0.0
         else:
             nv, na = next_value[s], next_adv[s]
         delta = rewards[t] + gamma * nv - values[t]
         adv[t] = a = delta + gamma * lam * na
-        next_value[s], next_adv[s] = float(values[t]), float(a)
-    return adv, adv + values
+        next_value[s], next_adv[s] = values[t], a
+    adv = np.asarray(adv, np.float32)
+    return adv, adv + rollout.values
 
 
 # ------------------------------------------------------------------------------- 3. the update
