@@ -36,6 +36,12 @@ def hand_pieces(counts: list[int]) -> int:
     return pieces
 
 
+def is_bomb(action: int, observation) -> bool:
+    """A pair run, or a quad played on a pair (of 2s); a quad on a quad is a normal answer."""
+    return ACTION_TYPE[action] in (SIANTAPPO, RUN4, RUN5) or (
+        ACTION_TYPE[action] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
+
+
 ENDGAME_CARDS = 3  # an opponent this close to going out: spend 2s and bombs now
 ENDGAME_OWN_CARDS = 4  # ... or the bot itself this close
 
@@ -87,12 +93,9 @@ class RuleBot:
                 continue
             top_rank = max(cards) >> 2
             score = hand_pieces(after) + 0.04 * top_rank - 0.01 * len(cards)
-            # A quad played on a pair (of 2s) is a bomb; a quad on a quad is a normal answer.
-            is_bomb = ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5) or (
-                ACTION_TYPE[a] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
             uses_two = any(k >> 2 == TWO for k in cards)
             if not endgame:
-                if is_bomb:
+                if is_bomb(a, observation):
                     score += 1.5
                 if uses_two:
                     score += 0.9

@@ -39,7 +39,7 @@ class SiantappoEnv(CardGameEnv):
         self.obs_size = obs_size(config)
         super().__init__(config, render_mode, max_steps)
         self.engine: SiantappoEngine | None = None
-        self._last_move = None  # (seat, text) or (seat, action, log length before it): see last_move_text
+        self._last_move = None  # (seat, text) or (seat, action, hand before it, required key): see last_move_text
 
     engine_class = SiantappoEngine
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.siantappo.bot import RuleBot, hand_pieces
-from envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand
+from envs.siantappo.bot import RuleBot, hand_pieces, is_bomb
+from envs.siantappo.encoding import SWAP_PHASE, decode_hand
 from envs.siantappo.engine import fill_cards, hand_from_keys
-from envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+from envs.siantappo.moves import ACTION_TYPE, PASS_ID, TWO
 from envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 82
@@ -58,7 +58,6 @@ class WholeMoves(SingleActionMoves):
             return rows
         rm = hand_from_keys(hand)
         counts = [bin(m).count("1") for m in rm]
-        on_pair = observation[TABLE_TYPE + PAIR] > 0
         for row, a in zip(rows, legal):
             if a == PASS_ID:
                 row[_TYPE + _PASS_TYPE] = 1.0
@@ -77,6 +76,6 @@ class WholeMoves(SingleActionMoves):
             row[_PIECES] = hand_pieces(after) / 13.0
             row[_LEFT] = (len(hand) - len(cards)) / 20.0
             row[_OUT] = float(len(hand) == len(cards))
-            row[_BOMB] = float(kind in (SIANTAPPO, RUN4, RUN5) or (kind == QUAD and on_pair))
+            row[_BOMB] = float(is_bomb(a, observation))
             row[_TWO] = float(any(k >> 2 == TWO for k in cards))
         return rows
