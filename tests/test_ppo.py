@@ -223,3 +223,16 @@ def test_a_one_sample_minibatch_leaves_the_weights_finite():
              "returns": np.ones(5, np.float32)}
     ppo_update(net, opt, batch, s, np.random.default_rng(0))
     assert all(torch.isfinite(p).all() for p in net.parameters())
+
+
+def test_a_worker_that_cannot_start_reports_why():
+    """Workers start without being waited for; a failure in one surfaces with its cause, no hang."""
+    from training.workers import WorkerGroup
+
+    s = PPOSettings(game="siantappo", players=(4,), workers=1)
+    bad_args = ("no-such-game",) + s.collector_args()[1:]
+    with WorkerGroup(1, bad_args) as workers:
+        with pytest.raises(RuntimeError, match="rollout worker") as failure:
+            workers.submit([CollectRequest({}, (0, 0, 0), 1, 1.0, {}, {})])
+            workers.receive()
+    assert "no-such-game" in str(failure.value)
