@@ -9,8 +9,9 @@ A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
   ``VARIANT_CHOICES`` (field -> sample values of the variants table, for tests and tools),
   ``WHOLE_MOVES`` (``"module:Class"`` that reads a seat's observation into its complete legal
   moves and their feature rows, for move-ranking agents; games whose move is one action need none),
-  ``TERMINAL_VIEW`` (``"module:Class"`` of its terminal play view) and ``random_match``
-  (engine-level random play, for benchmarks).
+  ``TERMINAL_VIEW`` (``"module:Class"`` of its terminal play view), ``deal_index(env)`` (the
+  deal in progress, for games whose rewards are settled deal by deal: trainers may then credit a
+  move with its deal's rewards only) and ``random_match`` (engine-level random play, for benchmarks).
 
 Tools ask ``game_spec(name)`` instead of branching on game names; ``register`` adds a game
 (docs/CONTRIBUTING-games.md lists every touch point of a new game).
@@ -112,6 +113,11 @@ class GameSpec:
     def team_of(self, num_players: int, seat: int) -> list[int]:
         """The seats of ``seat``'s team (itself alone in games without teams)."""
         return next(team for team in self.teams(num_players) if seat in team)
+
+    @property
+    def deal_index(self):
+        """``deal_index(env)`` of a game settled deal by deal, or None."""
+        return getattr(self.module, "deal_index", None)
 
     def match_scores(self, env, totals) -> list[float]:
         """Per seat, how well the finished match went (higher is better; equal = tied)."""

@@ -22,10 +22,16 @@ TERMINAL_VIEW = "scripts.play.samsip:SamSipView"
 WHOLE_MOVES = "envs.samsip.whole_moves:WholeMoves"
 
 
+def deal_index(env) -> int:
+    """The hand in progress. Rewards are paid per hand (rules 2.6) and a hand's play cannot change
+    the next one's, so a move's credit may end with its hand (``cardzoo train --returns deal``)."""
+    return env.unwrapped.engine.hand_no
+
+
 def match_scores(env, totals) -> list[float]:
     """A match is won by its final ranking (P13: last seat standing, then chips), not by rewards."""
     return [-float(r) for r in env.unwrapped.engine.ranking()]
 
 
-__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores",
+__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores", "deal_index",
            "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES"]

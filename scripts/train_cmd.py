@@ -81,6 +81,9 @@ def register(sub) -> argparse.ArgumentParser:
     dmc.add_argument("--replay", type=int, default=S, help="recent samples kept for learning (default 100000)")
     dmc.add_argument("--reuse", type=float, default=S, help="times each sample is learned on (default 2)")
     dmc.add_argument("--matches-per-task", type=int, default=S, help="matches per worker task (default 8)")
+    dmc.add_argument("--returns", choices=("match", "deal"), default=S,
+                     help="a choice's return runs to the match's end (default) or to its deal's end "
+                          "(games settled deal by deal: samsip)")
     sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
     sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")
     sb3.add_argument("--value-warmup", type=int, default=S, metavar="STEPS",
@@ -92,7 +95,7 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task", "returns")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "minibatch", "hidden", "activation", "save_every", "max_minutes", "threads") + _DMC_ONLY
 

@@ -140,6 +140,7 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
     (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc"),
     (["train", "suipi", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
     (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
+    (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
 ])
 def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
     assert cli([*argv, "--out", str(tmp_path / "x")]) == 2
@@ -215,3 +216,73 @@ def test_dmc_on_a_game_without_a_move_reader_is_one_line(tmp_path, monkeypatch, 
     err = capsys.readouterr().err
     assert "declares no WHOLE_MOVES reader" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+class _TwoDeals:
+    """Two seats alternate 6 moves; deal 0 is settled at move 3 (seat 0 +1), deal 1 at move 6 (-1)."""
+
+    num_actions = 1
+
+    def begin(self, seed):
+        self.moves, self.deal = 0, 0
+
+    @property
+    def acting_seat(self):
+        return self.moves % 2
+
+    def legal_now(self):
+        return [0]
+
+    def encode_seat(self, seat):
+        return np.zeros(1, np.float32)
+
+    def advance(self, action):
+        from types import SimpleNamespace
+
+        self.moves += 1
+        rewards = {3: {0: 1.0, 1: -1.0}, 6: {0: -1.0, 1: 1.0}}.get(self.moves, {})
+        if self.moves == 3:
+            self.deal = 1
+        return SimpleNamespace(rewards=rewards, done=self.moves == 6)
+
+
+class _Chooser:
+    def __init__(self):
+        self.record = []
+
+    def reset(self):
+        pass
+
+    def act(self, observation, mask):
+        self.record.append(None)
+        return 0
+
+
+@pytest.mark.parametrize("deal_of,seat0,seat1", [
+    (lambda env: 0, [0.0, 0.0, -1.0], [0.0, 1.0, 1.0]),  # to the match's end: the deals cancel out
+    (lambda env: env.deal, [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]),  # to the end of each choice's deal
+])
+def test_returns_run_to_the_end_of_the_match_or_of_the_choices_deal(deal_of, seat0, seat1):
+    from training.dmc_play import _run_match, _Seat
+
+    seats = [_Seat(a, a.record) for a in (_Chooser(), _Chooser())]
+    ends = _run_match(_TwoDeals(), seats, 0, deal_of)
+    assert ends[max(ends)] == [0.0, 0.0]
+    assert seats[0].returns(0, ends) == seat0 and seats[1].returns(1, ends) == seat1
+
+
+def test_sam_sip_deal_returns_are_one_hands_reward():
+    """2 players, stake-normalised rewards: one hand pays at most 1 either way; a match much more."""
+    spec = game_spec("samsip")
+    env = spec.raw_env(num_players=2)
+    reader = whole_moves_reader("samsip", env.config)
+    torch.manual_seed(0)
+    net = MoveRankerNet(env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
+    weights = {k: v.numpy() for k, v in net.state_dict().items()}
+    args = (env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
+    by_mode = {mode: play(PlayTask("samsip", (2,), {}, args, weights, 3, 5, 0.05, 0.5, mode))
+               for mode in ("match", "deal")}
+    match, deal = by_mode["match"]["returns"], by_mode["deal"]["returns"]
+    assert np.array_equal(by_mode["match"]["obs"], by_mode["deal"]["obs"])  # the same matches
+    assert len(deal) > 100 and np.abs(deal).max() <= 1 + 1e-6 and np.abs(match).max() > 2
+    assert set(np.round(deal, 6)) >= {-1.0, 1.0}

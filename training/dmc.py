@@ -55,6 +55,7 @@ class DMCSettings:
     reuse: float = 2.0  # times each sample is learned on, on average
     epsilon: float = 0.05
     vs_rules: float = 0.5
+    returns: str = "match"  # "deal": a choice's return ends with its deal (games settled deal by deal)
     imitate: int = 400  # bot-only matches of the warm start (0: none)
     imitate_epochs: int = 6
     eval_every: int = 500_000
@@ -74,6 +75,10 @@ class DMCSettings:
         if bad:
             raise UserError(f"{self.game} plays {list(spec.player_counts)} players, not {bad[0]}")
         whole_moves_reader(self.game)  # a one-line error for games without complete-move features
+        if self.returns not in ("match", "deal"):
+            raise UserError(f"--returns must be match or deal, not {self.returns!r}")
+        if self.returns == "deal" and spec.deal_index is None:
+            raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
         checks = [("steps", self.steps >= 1), ("workers", self.workers >= 1),
                   ("matches_per_task", self.matches_per_task >= 1), ("lr", 0 < self.lr < 1),
                   ("minibatch", self.minibatch >= 1), ("replay", self.replay >= self.minibatch),
@@ -139,8 +144,8 @@ def warm_start(net, settings: DMCSettings, pool, log) -> None:
     """Fit the ranker to the rule bot's choices (ranking) and their returns (values)."""
     s = settings
     parts = min(s.imitate, 4 * s.workers)  # exactly s.imitate matches, spread over the workers
-    chunks = [(s.game, s.players, s.variants, s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i)
-              for i in range(parts)]
+    chunks = [(s.game, s.players, s.variants, s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i,
+               s.returns) for i in range(parts)]
     samples = [x for part in pool.starmap(imitation_task, chunks) for x in part]
     log(f"warm start: {len(samples):,} rule-bot choices from {sum(c[3] for c in chunks)} matches")
     rng = np.random.default_rng(s.seed)
@@ -230,7 +235,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
         def submit() -> None:
             weights = {k: v.numpy().copy() for k, v in net.state_dict().items()}
             task = PlayTask(s.game, s.players, s.variants, tuple(net_args), weights, s.matches_per_task,
-                            int(rng.integers(2**63 - 1)), s.epsilon, s.vs_rules)
+                            int(rng.integers(2**63 - 1)), s.epsilon, s.vs_rules, s.returns)
             pending.append(pool.apply_async(play, (task,)))
 
         while len(pending) < 2 * s.workers:

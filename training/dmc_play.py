@@ -2,9 +2,10 @@
 
 ``play(task)`` plays whole matches with the env's trusted fast path and returns plain arrays:
 for every real choice of a learner seat, its observation, the chosen move's feature row and the
-seat's return from that choice to the end of the match (rewards are summed as they arrive, also
-during the other seats' moves; partners in a team get the same rewards, so each seat's return is
-its team's). Opponent matches seat the learner as one team against rule bots.
+seat's return from that choice to the end of the match — or, with ``returns="deal"`` in a game
+settled deal by deal (``deal_index``), to the end of that choice's deal (rewards are summed as
+they arrive, also during the other seats' moves; partners in a team get the same rewards, so each
+seat's return is its team's). Opponent matches seat the learner as one team against rule bots.
 
 ``imitation_task`` instead lets rule bots play every seat and keeps, per real choice, all the
 candidates' feature rows and which one the bot chose (the warm start).
@@ -31,6 +32,7 @@ class PlayTask:
     seed: int
     epsilon: float
     vs_rules: float  # probability that a match pits the learner against rule bots
+    returns: str = "match"  # "match": returns run to the match's end; "deal": to the choice's deal's end
 
 
 def _mask(env) -> np.ndarray:
@@ -39,38 +41,52 @@ def _mask(env) -> np.ndarray:
     return mask
 
 
-def _run_match(env, agents: list, seed: int) -> list[float]:
-    """Play one match to its end; returns each seat's total reward, and calls
-    ``agents[s].on_reward(total_so_far)`` before each of that seat's choices."""
+def _deal_of(game: str, returns: str):
+    """env -> the index of the deal whose end a choice's return stops at (one deal: the match)."""
+    return game_spec(game).deal_index if returns == "deal" else (lambda env: 0)
+
+
+def _run_match(env, agents: list, seed: int, deal_of) -> dict[int, list[float]]:
+    """Play one match to its end; returns each deal's end totals: {deal: every seat's total reward
+    when that deal ended} (the last one is the match's). ``agents[s].before_act(total, deal)`` is
+    called before each of that seat's choices."""
     env.begin(seed)
     totals = [0.0] * len(agents)
+    ends: dict[int, list[float]] = {}
     for agent in agents:
         agent.reset()
     while True:
         seat = env.acting_seat
         agent = agents[seat]
-        agent.before_act(totals[seat])
+        deal = deal_of(env)
+        agent.before_act(totals[seat], deal)
         action = agent.act(env.encode_seat(seat), _mask(env))
         outcome = env.advance(action)
         for s, r in outcome.rewards.items():
             totals[s] += r
+        if outcome.done or deal_of(env) != deal:
+            ends[deal] = list(totals)
         if outcome.done:
-            return totals
+            return ends
 
 
 class _Tracked:
-    """An agent plus the seat's total reward at each recorded choice (for returns-to-go)."""
+    """An agent plus the seat's total reward and the deal at each recorded choice (for returns-to-go)."""
 
     def __init__(self, agent):
         self.agent = agent
-        self.reward_at: list[float] = []  # the seat's total reward when each choice was made
-        self._total = 0.0
+        self.reward_at: list[tuple[float, int]] = []  # (the seat's total reward, deal) at each choice
+        self._now = (0.0, 0)
 
     def reset(self) -> None:
         self.agent.reset()
 
-    def before_act(self, total: float) -> None:
-        self._total = total
+    def before_act(self, total: float, deal: int) -> None:
+        self._now = (total, deal)
+
+    def returns(self, seat: int, ends: dict[int, list[float]]) -> list[float]:
+        """The seat's return from each recorded choice to the end of that choice's deal."""
+        return [ends[deal][seat] - total for total, deal in self.reward_at]
 
 
 class _Seat(_Tracked):
@@ -84,7 +100,7 @@ class _Seat(_Tracked):
         n = len(self.record) if self.record is not None else 0
         action = self.agent.act(observation, mask)
         if self.record is not None and len(self.record) > n:
-            self.reward_at.append(self._total)
+            self.reward_at.append(self._now)
         return action
 
 
@@ -99,6 +115,7 @@ def play(task: PlayTask) -> dict:
     net.load_state_dict({k: torch.as_tensor(v) for k, v in task.weights.items()})
     net.eval()
     obs, rows, returns, results = [], [], [], []
+    deal_of = _deal_of(task.game, task.returns)
     tables = {}  # player count -> (env, complete-move reader), built once per task
     for _ in range(task.matches):
         n = int(rng.choice(task.players))
@@ -117,14 +134,15 @@ def play(task: PlayTask) -> dict:
                 seats.append(_Seat(agent, record))
             else:
                 seats.append(_Seat(spec.rule_bot(env.config, seed=int(rng.integers(2**31))), None))
-        totals = _run_match(env, seats, int(rng.integers(2**63 - 1)))
+        ends = _run_match(env, seats, int(rng.integers(2**63 - 1)), deal_of)
+        totals = ends[max(ends)]
         for s, seat in enumerate(seats):
             if seat.record is None:
                 continue
-            for (o, row), before in zip(seat.record, seat.reward_at):
+            for (o, row), ret in zip(seat.record, seat.returns(s, ends)):
                 obs.append(o)
                 rows.append(row)
-                returns.append(totals[s] - before)
+                returns.append(ret)
         if vs_rules:
             me = min(mine)
             scores = spec.match_scores(env, totals)
@@ -152,14 +170,16 @@ class _BotChoices(_Tracked):
             seqs, rows = self.reader.candidates(state, mask)
             if len(seqs) > 1 and chosen in seqs:
                 self.out.append((np.asarray(observation, np.float32), rows, seqs.index(chosen)))
-                self.reward_at.append(self._total)
+                self.reward_at.append(self._now)
         return action
 
 
-def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int) -> list:
+def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
+                   returns: str = "match") -> list:
     """[(observation, candidate rows [K, F], index the rule bot chose, return-to-go)] of bot-only matches."""
     spec = game_spec(game)
     rng = np.random.default_rng(seed)
+    deal_of = _deal_of(game, returns)
     samples = []
     for _ in range(matches):
         n = int(rng.choice(players))
@@ -167,8 +187,8 @@ def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches:
         reader = whole_moves_reader(game, env.config)
         seats = [_BotChoices(spec.rule_bot(env.config, seed=int(rng.integers(2**31))), reader, [])
                  for _ in range(n)]
-        totals = _run_match(env, seats, int(rng.integers(2**63 - 1)))
+        ends = _run_match(env, seats, int(rng.integers(2**63 - 1)), deal_of)
         for s, seat in enumerate(seats):
-            for (o, rows, chosen), before in zip(seat.out, seat.reward_at):
-                samples.append((o, rows, chosen, totals[s] - before))
+            for (o, rows, chosen), ret in zip(seat.out, seat.returns(s, ends)):
+                samples.append((o, rows, chosen, ret))
     return samples
