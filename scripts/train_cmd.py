@@ -50,7 +50,7 @@ def register(sub) -> argparse.ArgumentParser:
     add_option_flag(p)
     ppo = p.add_argument_group("PPO trainer (--algo ppo)")
     ppo.add_argument("--workers", type=int, default=S, help="rollout processes (default 2; 0 = in this process)")
-    ppo.add_argument("--matches", type=int, default=S, help="matches played at once per worker (default 128)")
+    ppo.add_argument("--matches", type=int, default=S, help="matches played at once per worker (default 64)")
     ppo.add_argument("--batch", type=int, default=S, help="samples per iteration (default 16384; whole matches)")
     ppo.add_argument("--minibatch", type=int, default=S, help="minibatch size (default 4096)")
     ppo.add_argument("--epochs", type=int, default=S, help="epochs per iteration (default 2)")

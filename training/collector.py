@@ -163,12 +163,12 @@ class Collector:
                 seat = m.env.acting_seat
                 legal = m.env.legal_now()
                 ctrl = m.controllers[seat]
-                if ctrl is None:
+                if len(legal) == 1:  # forced, for every player (no observation to encode)
+                    chosen[i] = legal[0]
+                elif ctrl is None:
                     mask = np.zeros(self.num_actions, np.int8)
                     mask[legal] = 1
                     chosen[i] = int(m.agents[seat].act(m.env.encode_seat(seat), mask))
-                elif len(legal) == 1:
-                    chosen[i] = legal[0]
                 else:
                     batches.setdefault(ctrl, []).append(i)
             # 2. one forward pass per network

@@ -9,7 +9,6 @@ process answering it over a pipe (arrays are pickled once per rollout, never per
 from __future__ import annotations
 
 import multiprocessing as mp
-import threading
 import traceback
 
 from training.collector import Collector, CollectRequest, Rollout
@@ -50,28 +49,6 @@ def _serve(conn, collector_args: tuple) -> None:
             conn.send(("error", traceback.format_exc()))
 
 
-class _Background:
-    """``fn()`` run in a daemon thread; ``result()`` waits for it and returns or raises its outcome."""
-
-    def __init__(self, fn):
-        self._outcome = None
-        self._thread = threading.Thread(target=self._run, args=(fn,), daemon=True)
-        self._thread.start()
-
-    def _run(self, fn) -> None:
-        try:
-            self._outcome = (True, fn())
-        except BaseException as exc:  # handed to the caller of result()
-            self._outcome = (False, exc)
-
-    def result(self):
-        self._thread.join()
-        ok, value = self._outcome
-        if not ok:
-            raise value
-        return value
-
-
 class WorkerGroup:
     """``n`` collector processes (or the main process when ``n == 0``)."""
 
@@ -91,7 +68,6 @@ class WorkerGroup:
         # building the collector: ~2.5 s) overlaps whatever the learner does meanwhile.
         self._starting = bool(n)
         self._stopped = False
-        self._incoming: _Background | None = None
 
     @property
     def count(self) -> int:
@@ -108,20 +84,12 @@ class WorkerGroup:
             except (BrokenPipeError, OSError):
                 self._check_started()  # a worker that failed to start says why
                 raise RuntimeError("a rollout worker process died (see its error above)") from None
-        # Read the rollouts as they come, while the learner trains: a rollout is tens of MB, and
-        # a worker's send blocks until it is read (reading it in ``receive`` cost ~15% of the
-        # wall clock of a Siantappo run, measured). The read waits in the kernel, off the GIL.
-        self._incoming = _Background(self._receive_all)
 
     def receive(self) -> list[Rollout]:
         """The rollouts of the last ``submit``, in worker order (never dependent on timing)."""
         if self.local is not None:
             requests, self._queued = self._queued, None
             return [self.local.collect(r) for r in requests]
-        incoming, self._incoming = self._incoming, None
-        return incoming.result()
-
-    def _receive_all(self) -> list[Rollout]:
         self._check_started()
         return [self._receive(conn) for conn in self.conns]
 
