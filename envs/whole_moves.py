@@ -28,6 +28,7 @@ class SingleActionMoves:
     """
 
     feature_size: int
+    choice_column: int  # the feature "the rule bot would make this move"
 
     def read(self, observation) -> SeatState:
         return SeatState(np.asarray(observation, dtype=np.float32), (), None)
@@ -39,3 +40,7 @@ class SingleActionMoves:
 
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
         raise NotImplementedError
+
+    def rule_bot_moves(self, rows: np.ndarray) -> np.ndarray:
+        """Which candidates the rule bot would play (bool per row), read from their feature rows."""
+        return rows[:, self.choice_column] > 0

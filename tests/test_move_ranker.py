@@ -91,6 +91,7 @@ def test_imitation_samples_name_the_rule_bots_choice():
         assert len(rows) > 1 and 0 <= chosen < len(rows)
         # the bot's score is a feature: its choice is the best-scored candidate (up to its tie noise)
         assert rows[chosen, 175] >= rows[:, 175].max() - 1e-4
+        assert WholeMoves(None).rule_bot_moves(rows)[chosen]  # what a trusting ranker defers to
 
 
 def test_checkpoint_round_trip_and_bad_sidecars(tmp_path):
@@ -184,6 +185,7 @@ def test_single_action_readers_list_the_legal_moves_and_flag_the_rule_bots(game,
         assert np.array_equal(rows, again)  # a function of what the seat sees, nothing else
         choice = bot.act(obs, mask)
         assert rows[seqs.index((choice,)), CHOICE_COLUMN[game]] == 1
+        assert reader.rule_bot_moves(rows)[seqs.index((choice,))]  # what a trusting ranker defers to
         if game == "siantappo":  # type one-hot; the cards played agree with the count column
             assert rows[:, 52:61].sum(1).tolist() == [1] * len(seqs)
             played = [a for (a,) in seqs if a != 367]
@@ -286,3 +288,62 @@ def test_sam_sip_deal_returns_are_one_hands_reward():
     assert np.array_equal(by_mode["match"]["obs"], by_mode["deal"]["obs"])  # the same matches
     assert len(deal) > 100 and np.abs(deal).max() <= 1 + 1e-6 and np.abs(match).max() > 2
     assert set(np.round(deal, 6)) >= {-1.0, 1.0}
+
+
+class _FixedQ:
+    """A stand-in network whose Q of the candidates is given."""
+
+    def __init__(self, q):
+        self.q = np.asarray(q, np.float32)
+
+    def scores(self, observation, moves):
+        return self.q
+
+
+class _ThreeMoves:
+    """Three single-action candidates (actions 0, 1, 2); the rule bot would play action 1."""
+
+    def read(self, observation):
+        from envs.whole_moves import SeatState
+
+        return SeatState(observation, (), None)
+
+    def candidates(self, state, mask):
+        return [(0,), (1,), (2,)], np.eye(3, dtype=np.float32)
+
+    def rule_bot_moves(self, rows):
+        return rows[:, 1] > 0
+
+
+@pytest.mark.parametrize("q,trust,played", [
+    ([0.30, 0.25, 0.0], 0.0, 0),  # no trust: the highest Q
+    ([0.30, 0.25, 0.0], 0.1, 1),  # 0.05 ahead of the bot's move: within the margin, the bot's move
+    ([0.40, 0.25, 0.0], 0.1, 0),  # 0.15 ahead: beyond it
+    ([0.10, 0.25, 0.0], 0.1, 1),  # the bot's move is the best anyway
+])
+def test_a_trusting_ranker_departs_from_the_rule_bot_only_by_more_than_its_margin(q, trust, played):
+    agent = RankerAgent(_FixedQ(q), _ThreeMoves(), trust=trust)
+    assert agent.act(np.zeros(4, np.float32), np.ones(3, np.int8)) == played
+
+
+def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
+    from training.trust import main as trust_main
+
+    env = raw_env(num_players=2)
+    meta = {"game": "suipi", "env": env.metadata["name"], "player_counts": [2, 4], "name": "ranker"}
+    path = save_checkpoint(tmp_path / "r", _net(env), meta)
+    assert trust_main([str(path), "--trust", "0.05", "--out", str(tmp_path / "t")]) == 0
+    agent = load_agent(tmp_path / "t", env.config)
+    assert agent.trust == 0.05 and load_agent(path, env.config).trust == 0.0
+    assert all(torch.equal(a, b) for a, b in zip(agent.net.state_dict().values(),
+                                                 load_agent(path, env.config).net.state_dict().values()))
+    env.begin(4)  # plays a legal match
+    while not env.advance(agent.act(env.encode_seat(env.acting_seat), _mask(env))).done:
+        pass
+    capsys.readouterr()
+    assert trust_main([str(path), "--trust", "-1", "--out", str(tmp_path / "u")]) == 2
+    assert "--trust must be in 0..100" in capsys.readouterr().err and not (tmp_path / "u.json").exists()
+    sidecar = tmp_path / "t.json"
+    sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), "trust": "high"}))
+    with pytest.raises(CheckpointError, match="'trust' must be a number in 0..100"):
+        load_checkpoint(tmp_path / "t")

@@ -178,6 +178,8 @@ OPTIONAL = {
     "command": (_short_text(10_000), "text of at most 10000 characters"),
     "architecture": (lambda v: v in ARCHITECTURES, "one of 'policy', 'move_ranker'"),
     "move_features": (lambda v: _is_int(v) and 1 <= v <= MAX_SIZE, f"an integer in 1..{MAX_SIZE}"),
+    "trust": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
+              "a number in 0..100"),
 }
 # "policy": action logits from the observation (MaskedPolicyNet); "move_ranker": Q of each complete
 # move from the observation and the move's feature row (training.move_ranker).
@@ -437,5 +439,6 @@ def load_agent(path, config=None, seed: int | None = None):
             raise CheckpointError(f"{path} is a {meta['game']} checkpoint, not {game}")
         check_fits(meta, config, str(path))
     if isinstance(net, MoveRankerNet):
-        return RankerAgent(net, whole_moves_reader(meta["game"], config), meta, seed)
+        return RankerAgent(net, whole_moves_reader(meta["game"], config), meta, seed,
+                           trust=float(meta.get("trust", 0.0)))
     return CheckpointAgent(net, meta, seed)

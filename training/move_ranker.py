@@ -82,13 +82,17 @@ class RankerAgent:
     """Plays the complete move of highest Q, one sub-step per call.
 
     With ``epsilon`` > 0 it explores (a uniformly random complete move with that probability).
+    With ``trust`` > 0 it keeps to the rule bot's move (the reader's ``rule_bot_moves``) unless
+    another move's Q is higher by more than ``trust``: small Q differences are mostly estimation
+    noise, and the bot's move is the safe default there (a checkpoint's ``"trust"`` field).
     When ``record`` is a list, each real choice (more than one candidate) appends
     ``(observation, chosen feature row)`` to it: the training samples of Deep Monte-Carlo.
     """
 
     def __init__(self, net: MoveRankerNet, reader, meta: dict | None = None, seed: int | None = None,
-                 epsilon: float = 0.0, record: list | None = None):
+                 epsilon: float = 0.0, record: list | None = None, trust: float = 0.0):
         self.net, self.reader = net, reader
+        self.trust = trust
         self.meta = meta or {}
         self.name = self.meta.get("name", "checkpoint")
         self.rng = np.random.default_rng(seed)
@@ -119,7 +123,14 @@ class RankerAgent:
         elif self.epsilon and self.rng.random() < self.epsilon:
             best = int(self.rng.integers(len(seqs)))
         else:
-            best = int(np.argmax(self.net.scores(np.asarray(observation, dtype=np.float32), rows)))
+            q = self.net.scores(np.asarray(observation, dtype=np.float32), rows)
+            best = int(np.argmax(q))
+            if self.trust > 0:
+                bots = np.flatnonzero(self.reader.rule_bot_moves(rows))
+                if bots.size:
+                    bot = int(bots[np.argmax(q[bots])])
+                    if q[best] - q[bot] <= self.trust:
+                        best = bot
         if self.record is not None and len(seqs) > 1:
             self.record.append((np.asarray(observation, dtype=np.float32), rows[best]))
         self._plan = (state.signature, seqs[best])

@@ -40,6 +40,7 @@ class WholeMoves(SingleActionMoves):
     """Reads a Siantappo seat's observation into its legal moves' feature rows."""
 
     feature_size = MOVE_FEATURES
+    choice_column = _CHOICE
 
     def __init__(self, config=None):
         self.bot = RuleBot(config)  # its move scores are features

@@ -54,6 +54,12 @@ class WholeMoves:
         signature = (tuple(view.hand), tuple(it[enc.REP] for it in view.floor))
         return SeatState(view, prefix, signature)
 
+    def rule_bot_moves(self, rows: np.ndarray) -> np.ndarray:
+        """Which candidates the rule bot would play: its best-scored moves (it breaks ties closer
+        than 0.001 at random, so all of those)."""
+        score = rows[:, _SCORE]
+        return score >= score.max() - 1e-3 / 50.0
+
     def candidates(self, state: SeatState, action_mask) -> tuple[list[tuple[int, ...]], np.ndarray]:
         """(action-id sequences of the complete moves that extend the current prefix, feature rows)."""
         view, prefix = state.view, state.prefix
