@@ -55,19 +55,21 @@ def _run_match(env, agents: list, seed: int, deal_of) -> dict[int, list[float]]:
     ends: dict[int, list[float]] = {}
     for agent in agents:
         agent.reset()
+    deal = deal_of(env)
     while True:
         seat = env.acting_seat
         agent = agents[seat]
-        deal = deal_of(env)
         agent.before_act(totals[seat], deal)
         action = agent.act(env.encode_seat(seat), _mask(env))
         outcome = env.advance(action)
         for s, r in outcome.rewards.items():
             totals[s] += r
-        if outcome.done or deal_of(env) != deal:
+        now = deal_of(env)
+        if outcome.done or now != deal:
             ends[deal] = list(totals)
         if outcome.done:
             return ends
+        deal = now
 
 
 class _Tracked:

@@ -67,7 +67,6 @@ class WorkerGroup:
         # Their "ready" is read with the first rollout, so the workers' start-up (importing torch,
         # building the collector: ~2.5 s) overlaps whatever the learner does meanwhile.
         self._starting = bool(n)
-        self._stopped = False
 
     @property
     def count(self) -> int:
@@ -120,11 +119,9 @@ class WorkerGroup:
                 conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
-        self._stopped = True
 
     def close(self) -> None:
-        if not self._stopped:
-            self.stop()
+        self.stop()  # after an earlier stop() the extra None is never read: the worker has exited
         for proc in self.procs:
             proc.join(timeout=5)
             if proc.is_alive():
