@@ -9,6 +9,8 @@ A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
   ``VARIANT_CHOICES`` (field -> sample values of the variants table, for tests and tools),
   ``WHOLE_MOVES`` (``"module:Class"`` that reads a seat's observation into its complete legal
   moves and their feature rows, for move-ranking agents; games whose move is one action need none),
+  ``TEACHER`` (``"module:Class"`` of a player stronger than the rule bot, built like it: the agent
+  spec ``teacher``, and what ``--imitate-from teacher`` warm starts imitate),
   ``TERMINAL_VIEW`` (``"module:Class"`` of its terminal play view), ``deal_index(env)`` (the
   deal in progress, for games whose rewards are settled deal by deal: trainers may then credit a
   move with its deal's rewards only) and ``random_match`` (engine-level random play, for benchmarks).
@@ -80,6 +82,15 @@ class GameSpec:
     def rule_bot(self) -> type:
         """The rule-based bot class: ``RuleBot(config, seed).act(observation, action_mask)``."""
         return self.module.RuleBot
+
+    @property
+    def teacher(self) -> type | None:
+        """The game's ``TEACHER`` class (built like ``RuleBot``), or None."""
+        target = getattr(self.module, "TEACHER", None)
+        if target is None:
+            return None
+        module, _, name = target.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     @property
     def win_rule(self) -> str:

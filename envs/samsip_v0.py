@@ -20,6 +20,7 @@ WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the h
             "(ties split)")
 TERMINAL_VIEW = "scripts.play.samsip:SamSipView"
 WHOLE_MOVES = "envs.samsip.whole_moves:WholeMoves"
+TEACHER = "envs.samsip.lookahead:LookaheadBot"
 
 
 def deal_index(env) -> int:
@@ -34,4 +35,5 @@ def match_scores(env, totals) -> list[float]:
 
 
 __all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores", "deal_index",
-           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES"]
+           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "TEACHER",
+           "VARIANT_CHOICES"]

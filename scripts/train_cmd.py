@@ -84,6 +84,9 @@ def register(sub) -> argparse.ArgumentParser:
     dmc.add_argument("--returns", choices=("match", "deal"), default=S,
                      help="a choice's return runs to the match's end (default) or to its deal's end "
                           "(games settled deal by deal: samsip)")
+    dmc.add_argument("--imitate-from", choices=("rules", "teacher"), default=S,
+                     help="whose moves the --imitate warm start copies: the rule bot (default) or the game's "
+                          "stronger teacher player (samsip: its lookahead player)")
     sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
     sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")
     sb3.add_argument("--value-warmup", type=int, default=S, metavar="STEPS",
@@ -95,7 +98,7 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task", "returns")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task", "returns", "imitate_from")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "minibatch", "hidden", "activation", "save_every", "max_minutes", "threads") + _DMC_ONLY
 

@@ -47,6 +47,8 @@ class RandomAgent:
 #   random            uniformly random legal moves
 #   rules             the game's rule-based bot (``envs.<game>_v0.RuleBot``)
 #   model             the trained model shipped in models/ for the game and player count
+#   teacher           the game's stronger scripted player, where it declares one (Sam Sip's
+#                     lookahead player, ``envs.samsip.lookahead``)
 #   PATH              a checkpoint: any spec containing a path separator or ending in
 #                     .safetensors / .json (loaded by ``load_checkpoint_agent``)
 #   SPEC@SEED         any of the above with a fixed seed for its own random stream
@@ -54,11 +56,11 @@ class RandomAgent:
 # ``parse_agent_spec`` only reads the text (and checks that a checkpoint file exists);
 # ``make_agent`` builds a fresh agent for one game.
 
-AGENT_KINDS = ("random", "rules", "model")
+AGENT_KINDS = ("random", "rules", "model", "teacher")
 MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
 _ALIASES = {"model": "model", "shipped": "model",
             "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
-            "bot": "rules"}
+            "bot": "rules", "teacher": "teacher"}
 CHECKPOINT_SUFFIXES = (".safetensors", ".json")
 _SEED_RE = re.compile(r"^(?P<body>.+)@(?P<seed>-?\d+)$")
 
@@ -104,7 +106,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     kind = _ALIASES.get(body.lower())
     if kind is None:
         raise UserError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
-                         f"or a checkpoint path (containing '/' or ending in .safetensors/.json), "
+                         f"teacher (where the game has one), or a checkpoint path (containing '/' or ending in .safetensors/.json), "
                          f"optionally with @SEED")
     return AgentSpec(kind, seed=seed, text=raw)
 
@@ -143,6 +145,14 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
                                      config=config, seed=seed)
     if spec.kind == "rules":
         return game_module.RuleBot(config, seed=seed)
+    if spec.kind == "teacher":
+        from envs.registry import game_spec
+
+        teacher = game_spec(game_module.GAME).teacher
+        if teacher is None:
+            raise UserError(f"{game_module.GAME} has no teacher agent (it declares no TEACHER); "
+                            f"use rules, random, model or a checkpoint")
+        return teacher(config, seed=seed)
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
     raise UserError(f"unknown agent kind {spec.kind!r}")

@@ -2,7 +2,8 @@
 
 Read top to bottom:
 
-1. Warm start: rule bots play every seat; the ranker learns to put the bot's complete move first
+1. Warm start: rule bots (or the game's teacher, ``--imitate-from teacher``) play every seat;
+   the ranker learns to put the bot's complete move first
    among the candidates (cross-entropy over the candidates' Q) while the chosen move's Q is fitted
    to the seat's Monte-Carlo return.
 2. Worker processes play whole matches with the current weights, epsilon-greedy over complete
@@ -57,6 +58,7 @@ class DMCSettings:
     vs_rules: float = 0.5
     returns: str = "match"  # "deal": a choice's return ends with its deal (games settled deal by deal)
     imitate: int = 400  # bot-only matches of the warm start (0: none)
+    imitate_from: str = "rules"  # whose moves the warm start imitates: "rules" or the game's "teacher"
     imitate_epochs: int = 6
     eval_every: int = 500_000
     eval_games: int = 200
@@ -77,6 +79,10 @@ class DMCSettings:
         whole_moves_reader(self.game)  # a one-line error for games without complete-move features
         if self.returns not in ("match", "deal"):
             raise UserError(f"--returns must be match or deal, not {self.returns!r}")
+        if self.imitate_from not in ("rules", "teacher"):
+            raise UserError(f"--imitate-from must be rules or teacher, not {self.imitate_from!r}")
+        if self.imitate_from == "teacher" and spec.teacher is None:
+            raise UserError(f"--imitate-from teacher: {self.game} declares no TEACHER player")
         if self.returns == "deal" and spec.deal_index is None:
             raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
         checks = [("steps", self.steps >= 1), ("workers", self.workers >= 1),
@@ -141,13 +147,14 @@ def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, varia
 
 
 def warm_start(net, settings: DMCSettings, pool, log) -> None:
-    """Fit the ranker to the rule bot's choices (ranking) and their returns (values)."""
+    """Fit the ranker to the rule bot's (or teacher's) choices (ranking) and their returns (values)."""
     s = settings
     parts = min(s.imitate, 4 * s.workers)  # exactly s.imitate matches, spread over the workers
     chunks = [(s.game, s.players, s.variants, s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i,
-               s.returns) for i in range(parts)]
+               s.returns, s.imitate_from) for i in range(parts)]
     samples = [x for part in pool.starmap(imitation_task, chunks) for x in part]
-    log(f"warm start: {len(samples):,} rule-bot choices from {sum(c[3] for c in chunks)} matches")
+    who = "rule bot" if s.imitate_from == "rules" else "teacher"
+    log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {sum(c[3] for c in chunks)} matches")
     rng = np.random.default_rng(s.seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
     for epoch in range(s.imitate_epochs):
@@ -173,7 +180,7 @@ def warm_start(net, settings: DMCSettings, pool, log) -> None:
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             optimizer.step()
             hits += int((q.argmax(dim=1) == chosen).sum())
-        log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the rule bot's move {hits / len(samples):.0%}")
+        log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the {who}'s move {hits / len(samples):.0%}")
 
 
 class Replay:

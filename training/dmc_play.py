@@ -7,8 +7,8 @@ settled deal by deal (``deal_index``), to the end of that choice's deal (rewards
 they arrive, also during the other seats' moves; partners in a team get the same rewards, so each
 seat's return is its team's). Opponent matches seat the learner as one team against rule bots.
 
-``imitation_task`` instead lets rule bots play every seat and keeps, per real choice, all the
-candidates' feature rows and which one the bot chose (the warm start).
+``imitation_task`` instead lets rule bots (or the game's teacher) play every seat and keeps, per
+real choice, all the candidates' feature rows and which one the bot chose (the warm start).
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def play(task: PlayTask) -> dict:
 
 
 class _BotChoices(_Tracked):
-    """A rule bot that also records, at each real choice, every candidate and the one it chose."""
+    """A bot (rule bot or teacher) that also records, at each real choice, every candidate and the one it chose."""
 
     def __init__(self, bot, reader, out: list):
         super().__init__(bot)
@@ -177,9 +177,11 @@ class _BotChoices(_Tracked):
 
 
 def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
-                   returns: str = "match") -> list:
-    """[(observation, candidate rows [K, F], index the rule bot chose, return-to-go)] of bot-only matches."""
+                   returns: str = "match", imitate_from: str = "rules") -> list:
+    """[(observation, candidate rows [K, F], index the bot chose, return-to-go)] of bot-only matches;
+    the bots are rule bots, or the game's teacher with ``imitate_from="teacher"``."""
     spec = game_spec(game)
+    bot = spec.rule_bot if imitate_from == "rules" else spec.teacher
     rng = np.random.default_rng(seed)
     deal_of = _deal_of(game, returns)
     samples = []
@@ -187,7 +189,7 @@ def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches:
         n = int(rng.choice(players))
         env = spec.raw_env(num_players=n, **variants)
         reader = whole_moves_reader(game, env.config)
-        seats = [_BotChoices(spec.rule_bot(env.config, seed=int(rng.integers(2**31))), reader, [])
+        seats = [_BotChoices(bot(env.config, seed=int(rng.integers(2**31))), reader, [])
                  for _ in range(n)]
         ends = _run_match(env, seats, int(rng.integers(2**63 - 1)), deal_of)
         for s, seat in enumerate(seats):

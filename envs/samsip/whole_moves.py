@@ -16,6 +16,12 @@ offset    meaning
 61        the rule bot would make this move (any of its equally best discards)
 62        the discard pairs with a card the next player is known to hold
 63        the take completes a winning hand
+64..66    chance of completing three pairs within 1, 2, 3 draws counted from the move
+          (``envs.samsip.outs``, a completion one draw later weighs ``GAMMA`` less): a discard
+          counts the hand it keeps and the next turns' draws; a draw-phase move counts its own
+          draw (taking the discard: that card, then the best hand to keep)
+67..69    the same chances divided by the best candidate's (1 = as good as the best move; 1 for
+          every move when none can complete), so that close chances stay easy to tell apart
 ========  ==================================================================================
 """
 
@@ -26,10 +32,14 @@ import numpy as np
 from envs.samsip.bot import RuleBot
 from envs.samsip.encoding import decode
 from envs.samsip.engine import DECLARE, DISCARD_JOKER, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
+from envs.samsip.lookahead import LookaheadBot, kept_after
+from envs.samsip.outs import Chances, card_type, tables
 from envs.whole_moves import SingleActionMoves
 
-MOVE_FEATURES = 64
-_TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS = 53, 57, 58, 59, 60, 61, 62, 63
+MOVE_FEATURES = 70
+_TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS, _CHANCE, _RELATIVE = 53, 57, 58, 59, 60, 61, 62, 63, 64, 67
+DRAWS = 3  # chances within 1..DRAWS draws
+GAMMA = 0.85  # as the lookahead teacher's
 _DISCARD, _DRAW, _TAKE, _DECLARE = range(4)
 _TIE = 1e-9  # the rule bot's tolerance for equal discard scores
 
@@ -42,6 +52,7 @@ class WholeMoves(SingleActionMoves):
 
     def __init__(self, config=None):
         self.bot = RuleBot(config)  # its choices and discard scores are features
+        self.lookahead = LookaheadBot(config, gamma=GAMMA)  # reads the draw probabilities
 
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
         bot = self.bot
@@ -84,4 +95,33 @@ class WholeMoves(SingleActionMoves):
                 row[_DEAD] = float(card in dead)
             if a == bot_move:
                 row[_CHOICE] = 1.0
+        self._chances(d, legal, rows)
         return rows
+
+    def _chances(self, d: dict, legal: list[int], rows: np.ndarray) -> None:
+        """Columns 64..69: the chance of completing within 1..DRAWS draws, counted from each move,
+        then relative to the best candidate's."""
+        chances = Chances(self.lookahead.draw_probabilities(d), GAMMA)
+        hand, index = d["hand"], self.lookahead.hand_index
+        discards = [i for i, a in enumerate(legal) if a <= DISCARD_JOKER]
+        if discards:
+            kept = [index(d, kept_after(hand, legal[i])) for i in discards]
+            for k in range(1, DRAWS + 1):
+                rows[discards, _CHANCE + k - 1] = chances.of(k, kept)
+        for i, a in enumerate(legal):
+            if a == DRAW_STOCK:
+                here = [index(d, hand)]
+                rows[i, _CHANCE:_CHANCE + DRAWS] = [chances.of(k, here)[0] for k in range(1, DRAWS + 1)]
+            elif a == TAKE_DISCARD:
+                if rows[i, _WINS]:
+                    rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
+                    continue
+                after = [tables().draw[index(d, hand), card_type(d["live"], d["wild"], d["dead"])]]
+                for k in range(2, DRAWS + 1):
+                    rows[i, _CHANCE + k - 1] = GAMMA * chances.best_kept(k - 1, after)[0]
+            elif a == DECLARE:
+                rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
+        chances = rows[:, _CHANCE:_CHANCE + DRAWS]
+        best = chances.max(axis=0)
+        rows[:, _RELATIVE:_RELATIVE + DRAWS] = np.where(best > 0, chances / np.where(best > 0, best, 1.0), 1.0)
+
