@@ -142,12 +142,25 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
     (["train", "suipi", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
     (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
     (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
+    (["train", "suipi", "--algo", "dmc", "--imitate-from", "teacher"], "suipi declares no TEACHER player"),
 ])
 def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
     assert cli([*argv, "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_dmc_warm_start_from_the_teacher_is_evaluated_at_zero_samples(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = [a for a in SMALL if a not in ("--eval-games", "0")]
+    assert cli(["train", "samsip", *argv, "--steps", "50", "--imitate", "2", "--imitate-from", "teacher",
+                "--eval-games", "10", "--eval-every", "1000000", "--out", str(out)]) == 0
+    log = capsys.readouterr().out
+    assert "teacher choices from 2 matches" in log and "picks the teacher's move" in log
+    assert "rule-bot" not in log
+    evals = json.loads((out / "state" / "state.json").read_text())["state"]["evals"]
+    assert [e["decisions"] for e in evals][:1] == [0] and (out / "learning_curve.png").is_file()
 
 
 def test_replay_keeps_the_newest_samples_in_a_ring():

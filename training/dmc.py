@@ -12,7 +12,7 @@ Read top to bottom:
 3. The learner regresses Q(observation, move) on those returns (mean squared error) from a replay
    buffer of recent samples, sending fresh weights with every new task.
 4. Evaluation against the rule bot and random runs as a worker task (duplicate deals, greedy), so
-   it does not stall learning; the state (network, Adam, counters) is saved atomically every
+   it does not stall learning (the warm-started network is evaluated too, at 0 samples); the state (network, Adam, counters) is saved atomically every
    ``save_every`` seconds and ``--resume`` continues from it (the replay buffer refills).
 
 Run directory layout as the PPO trainer's (``training.run_dir``).
@@ -222,6 +222,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     rng = np.random.default_rng(s.seed)
     ctx = mp.get_context("spawn")
     with ctx.Pool(s.workers, initializer=_worker_init) as pool:
+        evaluation = None  # (decisions, AsyncResult)
         if resume:
             state = load_run_state(run.state_dir, net, optimizer, _NoPool())
             log(f"resuming {run.out} at {state.decisions:,} samples")
@@ -229,11 +230,13 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             state = RunState(next_eval=s.eval_every)
             if s.imitate:
                 warm_start(net, s, pool, log)
-                run.write_checkpoint(net, "imitation", state, {})
+                path = run.write_checkpoint(net, "imitation", state, {})
+                if s.eval_games:  # the learning curve starts where the warm start left the network
+                    evaluation = (0, pool.apply_async(
+                        _evaluate, (str(path), s.game, s.players, s.eval_games, s.seed * 1_000_003, s.variants)))
         replay = Replay(s.replay, net_args[0], net_args[1])
         rules_ema = None
         pending: list = []
-        evaluation = None  # (decisions, AsyncResult)
         last_save = time.monotonic()
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
         bar = tqdm(total=s.steps, initial=state.decisions, unit="dec", disable=not progress, desc=f"dmc {s.game}")
@@ -294,6 +297,8 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                 save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
                 last_save = time.monotonic()
         bar.close()
+        if evaluation is not None:  # one still running: its point belongs on the curve
+            _record_evaluation(run, state, writer, evaluation[0], evaluation[1].get(), log)
         if state.wall() >= limit:
             log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
         save_run_state(run.state_dir, net, optimizer, _NoPool(), state)

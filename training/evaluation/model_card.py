@@ -171,7 +171,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 ## How it was trained
 
 * {meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}.
-* {meta.get('training_steps', 0):,} learner decisions ({meta.get('training_matches', 0):,} matches) in
+{_warm_start(meta)}* {meta.get('training_steps', 0):,} learner decisions ({meta.get('training_matches', 0):,} matches) in
   {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
   {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
@@ -183,6 +183,16 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _warm_start(meta: dict) -> str:
+    """The warm-start line of the card (empty when the run had none)."""
+    settings = meta.get("settings", {})
+    if not settings.get("imitate"):
+        return ""
+    who = ("the game's teacher player (agent spec `teacher`)" if settings.get("imitate_from") == "teacher"
+           else "the rule bot")
+    return f"* Warm start: imitates {who} on {settings['imitate']:,} matches it played in every seat.\n"
 
 
 def _architecture(meta: dict) -> str:

@@ -1,0 +1,155 @@
+"""Sam Sip completion chances (envs/samsip/outs.py), the lookahead teacher and its move features."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from envs import samsip_v0
+from envs.cards import card_str
+from envs.errors import UserError
+from envs.samsip.bot import RuleBot
+from envs.samsip.engine import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD, is_three_pairs, wild_sets
+from envs.samsip.lookahead import LookaheadBot
+from envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
+from envs.samsip.whole_moves import WholeMoves
+from envs.samsip_v0 import raw_env
+from tests.test_samsip_rules import _brute_three_pairs, cards, stacked
+from training.agents import make_agent
+
+
+def _index5(types):
+    return tables().index5[tables().key(types)]
+
+
+def test_draw_table_and_win_table_agree_with_brute_force_pairing():
+    rng = random.Random(3)
+    for _ in range(3000):
+        indicator = rng.randrange(55)
+        wild, dead = wild_sets(indicator, rng.choice(["indicator", "khi"]))
+        hand = rng.sample([c for c in range(55) if c != indicator], 6)
+        kinds = [min(c, 52) for c in hand]
+        types = [card_type(k, wild, dead) for k in kinds]
+        six = tables().draw[_index5(types[:5]), types[5]]
+        assert tables().wins6[six] == _brute_three_pairs(hand, wild, dead)
+
+
+def test_one_draw_chance_is_the_share_of_outs():
+    p = np.random.default_rng(0).random(NUM_TYPES).astype(np.float32)
+    p /= p.sum()
+    # K K Q Q 3 with 3 waiting: a 7 (type 6) or a wild card (type 13) completes three pairs
+    hand = _index5([12, 12, 11, 11, 2])
+    assert Chances(p, 0.85).of(1, [hand])[0] == pytest.approx(p[6] + p[13])
+    # two pairs and a wild card complete with any draw
+    assert Chances(p, 0.85).of(1, [_index5([12, 12, 11, 11, 13])])[0] == pytest.approx(1.0)
+    # A 2 3 4 10: no draw can make three pairs
+    assert Chances(p, 0.85).of(1, [_index5([0, 1, 2, 3, 9])])[0] == 0.0
+
+
+def _brute_chance(key5: tuple, depth: int, p, gamma: float, memo: dict) -> float:
+    """The definition, recursively: draw each type; a win counts 1, a miss the best 5 to keep."""
+    if (key5, depth) in memo:
+        return memo[key5, depth]
+    total = 0.0
+    for t in range(NUM_TYPES):
+        six = list(key5)
+        six[t] += 1
+        if is_three_pairs(six[:13], six[13], six[14]):
+            total += p[t]
+        elif depth > 1:
+            keep = []
+            for d in range(NUM_TYPES):
+                if six[d]:
+                    five = list(six)
+                    five[d] -= 1
+                    keep.append(_brute_chance(tuple(five), depth - 1, p, gamma, memo))
+            total += p[t] * gamma * max(keep)
+    memo[key5, depth] = total
+    return total
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_deeper_chances_match_the_recursive_definition(depth):
+    rng = np.random.default_rng(depth)
+    for _ in range(3):
+        p = rng.random(NUM_TYPES)
+        p[rng.random(NUM_TYPES) < 0.3] = 0  # some types all seen
+        p /= p.sum()
+        hands = [tuple(int(x) for x in np.bincount(rng.integers(0, NUM_TYPES, 5), minlength=NUM_TYPES))
+                 for _ in range(4)]
+        got = Chances(p, 0.8).of(depth, [tables().index5[h] for h in hands])
+        memo: dict = {}
+        want = [_brute_chance(h, depth, p, 0.8, memo) for h in hands]
+        assert got == pytest.approx(want, abs=1e-5)
+
+
+def _deck(n, hands, indicator, stock_top):
+    return [card_str(c) if c < 52 else "Jk" for c in stacked(n, hands, indicator, stock_top)]
+
+
+def test_lookahead_does_not_keep_two_singles_that_wait_on_the_same_rank():
+    # The dealer holds 2♣ 2♦ 8♣ 9♣ 9♥ and draws J♠ (jokers alone are wild): 2+8 is a pair. The rule
+    # bot discards a 2 and keeps both 9s, which both wait on the same four aces; the lookahead
+    # player breaks up the 9s instead (singles 2, 9, J wait on three different ranks).
+    e = samsip_v0.raw_env(num_players=2, first_dealer=0)
+    e.reset(seed=1, options={"deck": _deck(2, {0: "2♣ 2♦ 8♣ 9♣ 9♥"}, "Jk", ["J♠"])})
+    e.step(DRAW_STOCK)
+    o = e.observe("player_0")
+    for seed in range(4):
+        assert e.action_text(RuleBot(e.config, seed=seed).act(o["observation"], o["action_mask"]))[-2] == "2"
+        assert e.action_text(LookaheadBot(e.config, seed=seed).act(o["observation"], o["action_mask"]))[-2] == "9"
+
+
+def test_lookahead_takes_a_winning_discard_and_passes_a_useless_one():
+    # seat 0 (dealer) draws K♦ and throws it; seat 1 holds K♠ K♥ Q♠ Q♥ 3♣: no K wins it
+    e = samsip_v0.raw_env(num_players=2, first_dealer=0)
+    e.reset(seed=1, options={"deck": _deck(2, {0: "A♣ 2♦ 4♣ 5♥ 10♥", 1: "K♠ K♥ Q♠ Q♥ 3♣"}, "6♦", ["K♦"])})
+    e.step(DRAW_STOCK)
+    e.step(cards("K♦")[0])
+    o = e.observe("player_1")
+    assert LookaheadBot(e.config, seed=0).act(o["observation"], o["action_mask"]) == DRAW_STOCK
+    # the same seat offered a 7: three pairs at once
+    e.reset(seed=1, options={"deck": _deck(2, {0: "A♣ 2♦ 4♣ 5♥ 10♥", 1: "K♠ K♥ Q♠ Q♥ 3♣"}, "6♦", ["7♦"])})
+    e.step(DRAW_STOCK)
+    e.step(cards("7♦")[0])
+    o = e.observe("player_1")
+    assert LookaheadBot(e.config, seed=0).act(o["observation"], o["action_mask"]) == TAKE_DISCARD
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_lookahead_plays_only_legal_moves_and_its_move_tops_the_chance_features(n):
+    """Over random positions: the teacher's move is legal, and it is (one of) the best by the
+    feature the move ranker sees: column 68 (within 2 draws) for discards, 69 for draws."""
+    e = raw_env(num_players=n)
+    e.reset(seed=n)
+    teacher, reader = LookaheadBot(e.config, seed=0), WholeMoves(e.config)
+    rng = np.random.default_rng(n)
+    checked = 0
+    for _ in range(1500):
+        if not e.agents:
+            e.reset(seed=int(rng.integers(1 << 30)))
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        move = teacher.act(obs["observation"], obs["action_mask"])
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        assert move in legal
+        rows = reader.features(obs["observation"], legal)
+        assert ((rows[:, 64:70] >= 0) & (rows[:, 64:70] <= 1 + 1e-6)).all()
+        if len(legal) > 1:
+            column = 68 if legal[0] <= DISCARD_JOKER else 69
+            assert rows[legal.index(move), column] == pytest.approx(1.0)
+            checked += 1
+        e.step(move if rng.random() < 0.8 else int(rng.choice(legal)))
+    assert checked > 200
+
+
+def test_teacher_agent_spec():
+    assert isinstance(make_agent("teacher", samsip_v0, raw_env(num_players=3).config, seed=0), LookaheadBot)
+    from envs import suipi_v0
+
+    with pytest.raises(UserError, match="suipi has no teacher agent"):
+        make_agent("teacher", suipi_v0, None, seed=0)
