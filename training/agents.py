@@ -106,8 +106,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
     kind = _ALIASES.get(body.lower())
     if kind is None:
         raise UserError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
-                         f"teacher (where the game has one), or a checkpoint path (containing '/' or ending in .safetensors/.json), "
-                         f"optionally with @SEED")
+                         f"teacher (where the game has one), or a checkpoint path (containing '/' or ending "
+                         f"in .safetensors/.json), optionally with @SEED")
     return AgentSpec(kind, seed=seed, text=raw)
 
 

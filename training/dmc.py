@@ -12,8 +12,9 @@ Read top to bottom:
 3. The learner regresses Q(observation, move) on those returns (mean squared error) from a replay
    buffer of recent samples, sending fresh weights with every new task.
 4. Evaluation against the rule bot and random runs as a worker task (duplicate deals, greedy), so
-   it does not stall learning (the warm-started network is evaluated too, at 0 samples); the state (network, Adam, counters) is saved atomically every
-   ``save_every`` seconds and ``--resume`` continues from it (the replay buffer refills).
+   it does not stall learning (the warm-started network is evaluated too, at 0 samples); the
+   state (network, Adam, counters) is saved atomically every ``save_every`` seconds and
+   ``--resume`` continues from it (the replay buffer refills).
 
 Run directory layout as the PPO trainer's (``training.run_dir``).
 """

@@ -156,7 +156,8 @@ def play(task: PlayTask) -> dict:
 
 
 class _BotChoices(_Tracked):
-    """A bot (rule bot or teacher) that also records, at each real choice, every candidate and the one it chose."""
+    """A bot (rule bot or teacher) that also records, at each real choice, every candidate and the
+    one it chose."""
 
     def __init__(self, bot, reader, out: list):
         super().__init__(bot)

@@ -3,8 +3,8 @@
     python -m training.evaluation.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
         --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
 
-1. copies the checkpoint to ``models/NAME.{safetensors,json}`` (and the run's learning curve to
-   ``models/NAME.png``);
+1. copies the checkpoint to ``models/NAME.{safetensors,json}`` (and the run's learning curve, found
+   beside the checkpoint or above its ``checkpoints/`` folder, to ``models/NAME.png``);
 2. measures it at every player count it plays, with the same tournaments ``cardzoo eval`` runs
    (duplicate deals, all seatings, greedy play): head to head against the rule bot, against random,
    and a field of model, rule bot, random (and ``--field`` extras, e.g. an earlier model) for
@@ -30,8 +30,15 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
             workers: int = 2, variants: dict | None = None, other_games: int = 200) -> dict:
     """Every tournament the card reports, as ``cardzoo eval --json`` reports: ``games`` head to head
     against the rule bot (the headline), ``other_games`` against random and in the ratings field."""
+    from training.agents import parse_agent_spec
     from training.evaluation.tournament import run_tournament
 
+    def plays(spec: str, n: int) -> bool:  # checkpoints join the field only at counts they play
+        parsed = parse_agent_spec(spec)
+        return parsed.kind != "checkpoint" or n in load_checkpoint(parsed.path)[1]["player_counts"]
+
+    for spec in field:  # a bad extra fails before hours of games, not after
+        plays(spec, counts[0])
     out = {"games": games, "other_games": other_games, "seed": seed, "per_players": {}}
     for n in counts:
         per = {}
@@ -39,7 +46,7 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
             res = run_tournament(game, [weights, opponent], players=n, games=count, seed=seed, workers=workers,
                                  options=variants, progress=True)
             per[f"vs_{opponent}"] = res.report()
-        extras = [f for f in field if n in load_checkpoint(f)[1]["player_counts"]]  # earlier models that fit
+        extras = [f for f in field if plays(f, n)]
         res = run_tournament(game, [weights, "rules", "random", *extras], players=n, games=other_games,
                              seed=seed + 1, workers=workers, options=variants, progress=True)
         per["field"] = res.report()
@@ -170,8 +177,8 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 ## How it was trained
 
-* {meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}.
-{_warm_start(meta)}* {meta.get('training_steps', 0):,} learner decisions ({meta.get('training_matches', 0):,} matches) in
+* {_method(meta)}
+{_warm_start(meta)}* {_amount(meta)} in
   {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
   {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
@@ -183,6 +190,23 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _warm_start_only(meta: dict) -> bool:
+    return not meta.get("training_steps", 0) and bool(meta.get("settings", {}).get("imitate"))
+
+
+def _method(meta: dict) -> str:
+    if _warm_start_only(meta):
+        return f"{meta.get('algorithm', '')}: this checkpoint is the run's warm start, before any learning from returns."
+    return f"{meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}."
+
+
+def _amount(meta: dict) -> str:
+    steps = meta.get("training_steps", 0)
+    if _warm_start_only(meta):
+        return "The warm start alone (this checkpoint was written when it ended; no learner decisions after it),"
+    return f"{steps:,} learner decisions ({meta.get('training_matches', 0):,} matches)"
 
 
 def _warm_start(meta: dict) -> str:
@@ -212,9 +236,13 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     shutil.copyfile(weights, out / f"{name}.safetensors")
     meta = dict(meta, name=name)
     atomic_write_text(out / f"{name}.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    curve = weights.parent / "learning_curve.png"
-    if curve.is_file():
+    # the run's curve: beside a final checkpoint, or one level up from checkpoints/
+    curves = [d / "learning_curve.png" for d in (weights.parent, weights.parent.parent)]
+    curve = next((c for c in curves if c.is_file()), None)
+    if curve is not None:
         shutil.copyfile(curve, out / f"{name}.png")
+    else:  # no curve is better than an earlier model's
+        (out / f"{name}.png").unlink(missing_ok=True)
     ev = measure(str(out / f"{name}.safetensors"), meta["game"], meta["player_counts"], games, seed, field,
                  workers, other_games=other_games)
     ev.update(name=name, train_command=train_command, notes=notes)
@@ -260,7 +288,8 @@ def main() -> None:
     p.add_argument("--seed", type=int, required=True, help="a seed never used in training or selection")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--train-command", required=True, help="the cardzoo train command that made it")
-    p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated")
+    p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated "
+                                               "(earlier checkpoints, or agent specs such as teacher)")
     p.add_argument("--notes", default="", help="a file with the card's 'where it is still weak' text")
     args = p.parse_args()
     notes = Path(args.notes).read_text() if args.notes else ""
