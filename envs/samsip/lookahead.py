@@ -27,6 +27,7 @@ class LookaheadBot(RuleBot):
     def __init__(self, config=None, seed: int | None = None, depth: int = 2, gamma: float = 0.85):
         super().__init__(config, seed)
         self.depth, self.gamma = depth, gamma
+        tables()  # built once per process (about a second) when a player is made, not on its first move
 
     def draw_probabilities(self, d: dict) -> np.ndarray:
         """Chance that a card this seat has not seen is of each pairing type."""
