@@ -41,7 +41,7 @@ class RuleBot:
     def act(self, observation, action_mask) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if not legal:
-            raise ValueError("RuleBot got an empty action mask: this seat is not acting")
+            raise ValueError(f"{type(self).__name__} got an empty action mask: this seat is not acting")
         if DECLARE in legal:
             return DECLARE
         if len(legal) == 1:
@@ -49,17 +49,19 @@ class RuleBot:
         d = decode(observation)
         self._wild = d["wild"]
         self._dead = d["dead"]
-        hand = d["hand"]
         if TAKE_DISCARD in legal or DRAW_STOCK in legal:
-            live = d["live"]
-            if TAKE_DISCARD in legal and live >= 0:
-                with_live = hand + [live]
-                if live in self._wild or self._wins(with_live):
-                    return TAKE_DISCARD
-                if self._pairs(with_live) > self._pairs(hand):
-                    return TAKE_DISCARD
-            return DRAW_STOCK
-        return self._choose_discard(d, hand, legal)
+            return self._choose_draw(d, legal)
+        return self._choose_discard(d, d["hand"], legal)
+
+    def _choose_draw(self, d: dict, legal: list[int]) -> int:
+        hand, live = d["hand"], d["live"]
+        if TAKE_DISCARD in legal and live >= 0:
+            with_live = hand + [live]
+            if live in self._wild or self._wins(with_live):
+                return TAKE_DISCARD
+            if self._pairs(with_live) > self._pairs(hand):
+                return TAKE_DISCARD
+        return DRAW_STOCK
 
     # ------------------------------------------------------------------ helpers
     def _split(self, kinds):

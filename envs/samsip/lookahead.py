@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.samsip.bot import RuleBot
-from envs.samsip.encoding import decode
-from envs.samsip.engine import DECLARE, DISCARD_JOKER, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
+from envs.samsip.engine import DISCARD_JOKER, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
 from envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
 
 _TIE = 1e-6  # weight of the rule bot's score: it only breaks ties between equal chances
@@ -43,24 +42,16 @@ class LookaheadBot(RuleBot):
     def hand_index(d: dict, kinds) -> int:
         return tables().index5[tables().key([card_type(k, d["wild"], d["dead"]) for k in kinds])]
 
-    def act(self, observation, action_mask) -> int:
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if not legal:
-            raise ValueError("LookaheadBot got an empty action mask: this seat is not acting")
-        if DECLARE in legal:
-            return DECLARE
-        if len(legal) == 1:
-            return legal[0]
-        d = decode(observation)
-        self._wild, self._dead = d["wild"], d["dead"]
-        p = self.draw_probabilities(d)
-        if TAKE_DISCARD in legal:
-            return TAKE_DISCARD if self._take_beats_stock(d, p) else DRAW_STOCK
-        if DRAW_STOCK in legal:
-            return DRAW_STOCK
+    def _choose_draw(self, d: dict, legal: list[int]) -> int:
+        if TAKE_DISCARD in legal and self._take_beats_stock(d, self.draw_probabilities(d)):
+            return TAKE_DISCARD
+        return DRAW_STOCK
+
+    def _choose_discard(self, d: dict, hand: list[int], legal: list[int]) -> int:
         discards = [a for a in legal if a <= DISCARD_JOKER]
-        kept = [self.hand_index(d, kept_after(d["hand"], a)) for a in discards]
-        value = Chances(p, self.gamma).of(self.depth, kept) + _TIE * np.asarray(self.discard_scores(d, discards))
+        kept = [self.hand_index(d, kept_after(hand, a)) for a in discards]
+        chances = Chances(self.draw_probabilities(d), self.gamma).of(self.depth, kept)
+        value = chances + _TIE * np.asarray(self.discard_scores(d, discards))
         best = [a for a, v in zip(discards, value) if v >= value.max() - 1e-12]
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
