@@ -37,7 +37,8 @@ from envs.samsip.outs import Chances, card_type, tables
 from envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 70
-_TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS, _CHANCE, _RELATIVE = 53, 57, 58, 59, 60, 61, 62, 63, 64, 67
+_TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS = 53, 57, 58, 59, 60, 61, 62, 63
+_CHANCE, _RELATIVE = 64, 67
 DRAWS = 3  # chances within 1..DRAWS draws
 GAMMA = 0.85  # as the lookahead teacher's
 _DISCARD, _DRAW, _TAKE, _DECLARE = range(4)
@@ -121,7 +122,7 @@ class WholeMoves(SingleActionMoves):
                     rows[i, _CHANCE + k - 1] = GAMMA * chances.best_kept(k - 1, after)[0]
             elif a == DECLARE:
                 rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
-        chances = rows[:, _CHANCE:_CHANCE + DRAWS]
-        best = chances.max(axis=0)
-        rows[:, _RELATIVE:_RELATIVE + DRAWS] = np.where(best > 0, chances / np.where(best > 0, best, 1.0), 1.0)
+        absolute = rows[:, _CHANCE:_CHANCE + DRAWS]
+        best = absolute.max(axis=0)
+        rows[:, _RELATIVE:_RELATIVE + DRAWS] = np.where(best > 0, absolute / np.where(best > 0, best, 1.0), 1.0)
 
