@@ -217,6 +217,7 @@ def test_record_only_once_the_match_is_over(client):
     ({"game": "poker", "seats": ["human", "rules"]}, "unknown game"),
     ({"game": "suipi", "seats": ["human", "rules", "rules"]}, "played by 2, 4 players, not 3"),
     ({"game": "suipi", "seats": ["human", "wizard"]}, "unknown agent"),
+    ({"game": "suipi", "seats": ["human", "teacher"]}, "suipi has no teacher agent"),
     ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint file not found"),
     ({"game": "suipi", "seats": "human,rules"}, "seats must be a list"),
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
@@ -275,6 +276,9 @@ def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
     games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
     assert set(games) == {"siantappo", "suipi", "samsip"}
     assert games["suipi"]["players"] == [2, 4] and {"name": "rounds", "default": 5, "kind": "int"} in games["siantappo"]["options"]
+    # the seat menu: a shipped model for every count here, and Sam Sip's lookahead player
+    assert all(games[g]["model_players"] == games[g]["players"] for g in games)
+    assert "teacher" in games["samsip"]["agents"] and "teacher" not in games["suipi"]["agents"]
 
 
 # ---------------------------------------------------------------------------- watch, replay

@@ -15,6 +15,7 @@ from envs.registry import GAME_MODULES, game_spec
 from scripts.options import parse_options
 from scripts.serve.match import HUMAN, view_module
 from training.agents import MODELS_DIR
+from training.agents import shipped_models as shipped_model_counts  # (weights, game, player counts)
 
 AGENT_CHOICES = [HUMAN, "rules", "random", "model"]
 MAX_OPTION_TEXT = 200
@@ -32,9 +33,12 @@ def catalog() -> dict:
             continue  # a game without a seat view (envs/<game>/view.py) cannot be played here
         defaults = config_dict(spec.module.Config(num_players=spec.default_players))
         options = [{"name": k, "default": v, "kind": _kind(v)} for k, v in defaults.items() if k != "num_players"]
+        model_players = sorted({n for _, game, counts in shipped_model_counts() if game == spec.name
+                                for n in counts})
         games.append({"name": spec.name, "title": title,
                       "players": list(spec.player_counts), "default_players": spec.default_players,
-                      "options": options})
+                      "options": options, "model_players": model_players,
+                      "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else [])})
     return {"games": games, "agents": AGENT_CHOICES, "models": shipped_models()}
 
 

@@ -141,10 +141,11 @@ function fillGame() {
 function fillSeats() {
   const n = Number($("#players").value);
   const box = $("#seats");
-  const wanted = `${$("#game").value}-${n}p`;
-  $("#models").textContent = state.catalog.models.includes(wanted)
-    ? `A trained model ships for this game and player count (${wanted}).`
-    : `No trained model ships for ${wanted}${state.catalog.models.length ? ` (shipped: ${state.catalog.models.join(", ")})` : ""}; use a checkpoint path under other….`;
+  const g = currentGame();
+  const agents = g.agents || state.catalog.agents;
+  $("#models").textContent = (g.model_players || []).includes(n)
+    ? `A trained model ships for ${g.title} with ${n} players: seat kind "model".`
+    : `No trained model ships for ${g.title} with ${n} players${state.catalog.models.length ? ` (shipped: ${state.catalog.models.join(", ")})` : ""}; use a checkpoint path under other….`;
   const old = [...box.querySelectorAll(".seat-choice")].map((d) => seatSpec(d));
   box.replaceChildren();
   for (let s = 0; s < n; s++) {
@@ -152,14 +153,14 @@ function fillSeats() {
     wrap.append(el("span", null, `player_${s}`));
     const sel = el("select");
     sel.name = `seat-${s}`;
-    for (const a of state.catalog.agents) sel.append(new Option(a, a));
+    for (const a of agents) sel.append(new Option(a, a));
     sel.append(new Option("other…", "other"));
     const input = el("input");
     input.type = "text";
     input.placeholder = "runs/s4/final.safetensors or rules@7";
     input.name = `seat-${s}-spec`;
     const prev = old[s] ?? (s === 0 ? "human" : "rules");
-    if (state.catalog.agents.includes(prev)) sel.value = prev;
+    if (agents.includes(prev)) sel.value = prev;
     else { sel.value = "other"; input.value = prev; wrap.classList.add("custom"); }
     sel.addEventListener("change", () => wrap.classList.toggle("custom", sel.value === "other"));
     wrap.append(sel, input);
