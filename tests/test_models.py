@@ -80,3 +80,14 @@ def test_model_finds_a_shipped_model_for_every_game_and_player_count():
     for game in game_names():
         for n in game_spec(game).player_counts:
             assert Path(shipped_model_file(game, n)).is_file(), f"`model` has nothing to play {game} {n}p"
+
+
+def test_a_card_takes_the_learning_curve_of_the_checkpoints_run(tmp_path):
+    from training.evaluation.model_card import learning_curve_of
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    assert learning_curve_of(run / "final.safetensors") is None
+    (run / "learning_curve.png").write_bytes(b"png")
+    assert learning_curve_of(run / "final.safetensors") == run / "learning_curve.png"
+    assert learning_curve_of(run / "checkpoints" / "imitation.safetensors") == run / "learning_curve.png"

@@ -236,9 +236,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     shutil.copyfile(weights, out / f"{name}.safetensors")
     meta = dict(meta, name=name)
     atomic_write_text(out / f"{name}.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    # the run's curve: beside a final checkpoint, or one level up from checkpoints/
-    curves = [d / "learning_curve.png" for d in (weights.parent, weights.parent.parent)]
-    curve = next((c for c in curves if c.is_file()), None)
+    curve = learning_curve_of(weights)
     if curve is not None:
         shutil.copyfile(curve, out / f"{name}.png")
     else:  # no curve is better than an earlier model's
@@ -249,6 +247,13 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
     atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes))
     return out / f"{name}.md"
+
+
+def learning_curve_of(weights: Path) -> Path | None:
+    """The run's learning curve for a checkpoint: beside it (``OUT/final``) or one folder up
+    (``OUT/checkpoints/NAME``); None when the run has none."""
+    curves = [d / "learning_curve.png" for d in (weights.parent, weights.parent.parent)]
+    return next((c for c in curves if c.is_file()), None)
 
 
 def rerender(name: str) -> str:
