@@ -23,6 +23,7 @@ MAX_OPTION_TEXT = 200
 
 def catalog() -> dict:
     games = []
+    models = shipped_model_counts()  # read the sidecars once, not once per game
     for name in GAME_MODULES:
         spec = game_spec(name)
         try:
@@ -33,8 +34,7 @@ def catalog() -> dict:
             continue  # a game without a seat view (envs/<game>/view.py) cannot be played here
         defaults = config_dict(spec.module.Config(num_players=spec.default_players))
         options = [{"name": k, "default": v, "kind": _kind(v)} for k, v in defaults.items() if k != "num_players"]
-        model_players = sorted({n for _, game, counts in shipped_model_counts() if game == spec.name
-                                for n in counts})
+        model_players = sorted({n for _, game, counts in models if game == spec.name for n in counts})
         games.append({"name": spec.name, "title": title,
                       "players": list(spec.player_counts), "default_players": spec.default_players,
                       "options": options, "model_players": model_players,

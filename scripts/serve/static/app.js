@@ -142,8 +142,8 @@ function fillSeats() {
   const n = Number($("#players").value);
   const box = $("#seats");
   const g = currentGame();
-  const agents = g.agents || state.catalog.agents;
-  $("#models").textContent = (g.model_players || []).includes(n)
+  const agents = g.agents;
+  $("#models").textContent = g.model_players.includes(n)
     ? `A trained model ships for ${g.title} with ${n} players: seat kind "model".`
     : `No trained model ships for ${g.title} with ${n} players${state.catalog.models.length ? ` (shipped: ${state.catalog.models.join(", ")})` : ""}; use a checkpoint path under other….`;
   const old = [...box.querySelectorAll(".seat-choice")].map((d) => seatSpec(d));
