@@ -27,9 +27,9 @@ from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.cards import validate_deck
-from envs.config import config_dict
-from envs.protocol import (  # noqa: F401 - re-exported: callers import these from envs.base
+from cardzoo.envs.cards import validate_deck
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.protocol import (  # noqa: F401 - re-exported: callers import these from cardzoo.envs.base
     MAX_LISTED_MOVES, MAX_REASON_CHARS, GameEngine, IllegalMoveError, StepOutcome, list_moves,
 )
 
@@ -244,7 +244,7 @@ class CardGameEnv(AECEnv):
     # ------------------------------------------------ fast path (batched self-play)
     # A trusted interface for trainers that drive many matches at once: no PettingZoo dicts, no
     # legality check (the caller picks from ``legal_now()``), no history. ``observe``/``step``
-    # remain the checked path. training/collector.py relies on these four names.
+    # remain the checked path. training/ppo/collector.py relies on these four names.
     def begin(self, episode_seed: int) -> None:
         """Start a match from ``episode_seed`` (as ``reset(options={"episode_seed": s})``)."""
         self.reset(options={"episode_seed": int(episode_seed)})

@@ -8,7 +8,7 @@ Games that order cards differently (Siantappo: 3 low, 2 high) keep their own key
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_SYMBOLS = ("♠", "♣", "♦", "♥")

@@ -29,7 +29,7 @@ Pure Python: no gymnasium or pettingzoo imports here or in any engine.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import random
 from dataclasses import dataclass, field

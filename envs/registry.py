@@ -21,7 +21,7 @@ Tools ask ``game_spec(name)`` instead of branching on game names; ``register`` a
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import importlib
 import random
@@ -30,13 +30,13 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterator
 
-from envs.config import ConfigError
+from cardzoo.envs.config import ConfigError
 
 # Registry name -> module path. ``register`` / ``unregister`` change it.
 GAME_MODULES: dict[str, str] = {
-    "siantappo": "envs.siantappo_v0",
-    "suipi": "envs.suipi_v0",
-    "samsip": "envs.samsip_v0",
+    "siantappo": "cardzoo.envs.siantappo_v0",
+    "suipi": "cardzoo.envs.suipi_v0",
+    "samsip": "cardzoo.envs.samsip_v0",
 }
 REQUIRED = ("GAME", "env", "raw_env", "Config", "RuleBot", "PLAYER_COUNTS", "DEFAULT_PLAYERS")
 
@@ -103,7 +103,7 @@ class GameSpec:
 
     @property
     def whole_moves(self) -> str | None:
-        """``"module:Class"`` of the game's complete-move reader (see ``training.move_ranker``)."""
+        """``"module:Class"`` of the game's complete-move reader (see ``cardzoo.training.agents.ranker``)."""
         return getattr(self.module, "WHOLE_MOVES", None)
 
     @property

@@ -5,11 +5,11 @@ AssertOutOfBounds -> OrderEnforcing); ``raw_env`` is unwrapped and raises Illega
 Variants are the fields of ``Config`` (docs/rules/samsip.md 2.5); see docs/samsip.md.
 """
 
-from envs.base import make_env_fns
-from envs.samsip.bot import RuleBot
-from envs.samsip.config import VARIANT_CHOICES, SamSipConfig
-from envs.samsip.engine import random_match
-from envs.samsip.env import SamSipEnv
+from cardzoo.envs.base import make_env_fns
+from cardzoo.envs.samsip.bot import RuleBot
+from cardzoo.envs.samsip.config import VARIANT_CHOICES, SamSipConfig
+from cardzoo.envs.samsip.engine import random_match
+from cardzoo.envs.samsip.env import SamSipEnv
 
 env, raw_env = make_env_fns(SamSipEnv)
 Config = SamSipConfig
@@ -18,9 +18,9 @@ PLAYER_COUNTS = (2, 3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
             "(ties split)")
-TERMINAL_VIEW = "scripts.play.samsip:SamSipView"
-WHOLE_MOVES = "envs.samsip.whole_moves:WholeMoves"
-TEACHER = "envs.samsip.lookahead:LookaheadBot"
+TERMINAL_VIEW = "cardzoo.scripts.play.samsip:SamSipView"
+WHOLE_MOVES = "cardzoo.envs.samsip.whole_moves:WholeMoves"
+TEACHER = "cardzoo.envs.samsip.lookahead:LookaheadBot"
 
 
 def deal_index(env) -> int:

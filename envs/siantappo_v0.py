@@ -1,25 +1,25 @@
 """Siantappo, the "pig slaughter" climbing game, as a PettingZoo AEC environment.
 
-    from envs import siantappo_v0
+    from cardzoo.envs import siantappo_v0
     env = siantappo_v0.env(num_players=4, rounds=5, render_mode="ansi")
 
 See docs/siantappo.md for rules as implemented, the action table and the observation table, and
 docs/rules/siantappo.md for the numbered rules (T1-T12).
 """
 
-from envs.base import make_env_fns
-from envs.siantappo.bot import RuleBot
-from envs.siantappo.config import VARIANT_CHOICES
-from envs.siantappo.config import SiantappoConfig as Config
-from envs.siantappo.engine import random_match
-from envs.siantappo.env import SiantappoEnv
+from cardzoo.envs.base import make_env_fns
+from cardzoo.envs.siantappo.bot import RuleBot
+from cardzoo.envs.siantappo.config import VARIANT_CHOICES
+from cardzoo.envs.siantappo.config import SiantappoConfig as Config
+from cardzoo.envs.siantappo.engine import random_match
+from cardzoo.envs.siantappo.env import SiantappoEnv
 
 GAME = "siantappo"
 PLAYER_COUNTS = (3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = "highest total reward in the match (ties split)"
-TERMINAL_VIEW = "scripts.play.siantappo:SiantappoView"
-WHOLE_MOVES = "envs.siantappo.whole_moves:WholeMoves"
+TERMINAL_VIEW = "cardzoo.scripts.play.siantappo:SiantappoView"
+WHOLE_MOVES = "cardzoo.envs.siantappo.whole_moves:WholeMoves"
 env, raw_env = make_env_fns(SiantappoEnv)
 
 __all__ = ["env", "raw_env", "Config", "RuleBot", "SiantappoEnv", "GAME", "PLAYER_COUNTS", "DEFAULT_PLAYERS",

@@ -4,11 +4,11 @@ See docs/suipi.md for the rules as implemented, the action and observation table
 stacked-deck order and the move notation, and docs/rules/suipi.md for the numbered rules (S1-S18).
 """
 
-from envs.base import make_env_fns
-from envs.suipi.bot import RuleBot
-from envs.suipi.config import VARIANT_CHOICES, SuipiConfig
-from envs.suipi.engine import random_match, teams
-from envs.suipi.env import SuipiEnv
+from cardzoo.envs.base import make_env_fns
+from cardzoo.envs.suipi.bot import RuleBot
+from cardzoo.envs.suipi.config import VARIANT_CHOICES, SuipiConfig
+from cardzoo.envs.suipi.engine import random_match, teams
+from cardzoo.envs.suipi.env import SuipiEnv
 
 env, raw_env = make_env_fns(SuipiEnv)
 Config = SuipiConfig
@@ -16,8 +16,8 @@ GAME = "suipi"
 PLAYER_COUNTS = (2, 4)  # the engine also plays 3 individual players (num_players=3)
 DEFAULT_PLAYERS = 2
 WIN_RULE = "the side with the higher cumulative reward (ties split)"
-TERMINAL_VIEW = "scripts.play.suipi:SuipiView"
-WHOLE_MOVES = "envs.suipi.whole_moves:WholeMoves"
+TERMINAL_VIEW = "cardzoo.scripts.play.suipi:SuipiView"
+WHOLE_MOVES = "cardzoo.envs.suipi.whole_moves:WholeMoves"
 
 __all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME", "teams",
            "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES"]

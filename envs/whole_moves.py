@@ -1,9 +1,9 @@
 """Shared pieces of the complete-move readers that move-ranking agents use (pure numpy).
 
-A game opts into move rankers (``training.move_ranker``, the Deep Monte-Carlo trainer) with a
+A game opts into move rankers (``cardzoo.training.agents.ranker``, the Deep Monte-Carlo trainer) with a
 ``WHOLE_MOVES = "module:Class"`` reader. The reader turns a seat's own observation and action mask
 into its complete legal moves, each as a sequence of action ids plus a feature row, so it sees
-exactly what the seat sees. Suipi composes a move in sub-steps (``envs.suipi.whole_moves``); in
+exactly what the seat sees. Suipi composes a move in sub-steps (``cardzoo.envs.suipi.whole_moves``); in
 Siantappo and Sam Sip every move is one action, and ``SingleActionMoves`` is their common base.
 """
 

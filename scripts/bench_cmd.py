@@ -11,7 +11,7 @@ The measurement loops live in training/benchmarks/env_speed.py; docs/benchmarks.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import datetime
@@ -21,8 +21,8 @@ import statistics
 import sys
 import time
 
-from envs.registry import GAME_MODULES
-from training.benchmarks import env_speed as bench
+from cardzoo.envs.registry import GAME_MODULES
+from cardzoo.training.benchmarks import env_speed as bench
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -220,7 +220,7 @@ def _write_json(path: str | None, result: dict) -> None:
 
 
 def run_train(args) -> int:
-    from training.benchmarks.training_speed import bench_training, render_table
+    from cardzoo.training.benchmarks.training_speed import bench_training, render_table
 
     games, _ = _games(args.games)
     if args.workers is not None and args.workers < 0:

@@ -4,24 +4,32 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
-from envs.errors import UserError
+import cardzoo
+from cardzoo.training.agents.shipped import MODELS_ENV
+
+from cardzoo.envs.errors import UserError
 
 # subcommand -> module with register(subparsers) and run(args) -> int
 SUBCOMMANDS = {
-    "demo": "scripts.demo_cmd",
-    "train": "scripts.train_cmd",
-    "eval": "scripts.eval_cmd",
-    "replay": "scripts.replay_cmd",
-    "play": "scripts.play_cmd",
-    "bench": "scripts.bench_cmd",
-    "serve": "scripts.serve_cmd",
+    "demo": "cardzoo.scripts.demo_cmd",
+    "train": "cardzoo.scripts.train_cmd",
+    "eval": "cardzoo.scripts.eval_cmd",
+    "replay": "cardzoo.scripts.replay_cmd",
+    "play": "cardzoo.scripts.play_cmd",
+    "bench": "cardzoo.scripts.bench_cmd",
+    "serve": "cardzoo.scripts.serve_cmd",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardzoo", description="Suipi, Sam Sip and Siantappo for RL agents and people.")
+    parser.add_argument("--version", action="version", version=f"cardzoo {cardzoo.__version__}")
+    parser.add_argument("--models", dest="_models", metavar="DIR", action="append", default=[],
+                        help=f"look for the 'model' agent in DIR before the shipped models (repeatable; "
+                             f"also {MODELS_ENV}=DIR{os.pathsep}DIR...)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_name in SUBCOMMANDS.items():
         module = importlib.import_module(module_name)
@@ -33,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args._models:  # the environment carries it to worker processes too
+        os.environ[MODELS_ENV] = os.pathsep.join([*args._models, *filter(None, [os.environ.get(MODELS_ENV)])])
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:

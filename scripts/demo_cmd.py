@@ -3,15 +3,16 @@ then show the trained agent playing a match against the rule bots."""
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import os
 import shutil
 from pathlib import Path
 
-from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
-from training.agents import make_agent, shipped_model_file
+from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from cardzoo.training.agents.shipped import shipped_model_file
+from cardzoo.training.agents.specs import make_agent
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -28,8 +29,8 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from training.evaluation.tournament import print_report, run_tournament
-    from training.ppo import PPOSettings, train
+    from cardzoo.training.evaluation.tournament import print_report, run_tournament
+    from cardzoo.training.ppo.trainer import PPOSettings, train
 
     module = game_module(args.game)
     game = module.GAME
@@ -45,7 +46,7 @@ def run(args) -> int:
     final = train(settings, progress=True)
 
     field = [str(final), "rules", "random"]
-    shipped = os.path.isfile(shipped_model_file(game, players))
+    shipped = shipped_model_file(game, players) is not None
     if shipped:
         field.insert(1, "model")  # the model shipped in models/, trained for much longer
     print(f"\n== 2/3 Evaluating against the baselines ({args.games} games, seats rotated, duplicate deals) ==")

@@ -9,14 +9,14 @@ See docs/evaluation.md.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import os
 
-from scripts.options import parse_options
-from training.agents import parse_agent_list
-from training.evaluation.tournament import print_report, run_tournament, write_csv, write_json, write_plot
+from cardzoo.scripts.options import parse_options
+from cardzoo.training.agents.specs import parse_agent_list
+from cardzoo.training.evaluation.tournament import print_report, run_tournament, write_csv, write_json, write_plot
 
 
 def register(sub) -> argparse.ArgumentParser:

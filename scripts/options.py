@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import json
 

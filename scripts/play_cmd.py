@@ -10,7 +10,7 @@ See docs/play.md.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import importlib
@@ -22,11 +22,11 @@ import sys
 from rich.console import Console
 from rich.text import Text
 
-from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
-from scripts.options import add_option_flag, parse_options
-from scripts.play.common import Seats
-from scripts.play.seats import SEATS_HELP, load_agents, parse_seats
-from scripts.play.session import PlaySession
+from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
+from cardzoo.scripts.options import add_option_flag, parse_options
+from cardzoo.scripts.play.common import Seats
+from cardzoo.scripts.play.seats import SEATS_HELP, load_agents, parse_seats
+from cardzoo.scripts.play.session import PlaySession
 
 MIN_WIDTH, MAX_WIDTH = 40, 1000
 MAX_DELAY = 60.0

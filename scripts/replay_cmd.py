@@ -10,7 +10,7 @@ them with the view of `cardzoo play`, every hand revealed.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import os
@@ -19,9 +19,9 @@ import time
 from rich.console import Console
 from rich.text import Text
 
-from scripts.play.common import Seats
-from scripts.play.lines import Leave, LineReader
-from training.evaluation.records import check_rewards, env_from_header, play_moves, read_records, reset_to_header
+from cardzoo.scripts.play.common import Seats
+from cardzoo.scripts.play.lines import Leave, LineReader
+from cardzoo.training.evaluation.records import check_rewards, env_from_header, play_moves, read_records, reset_to_header
 
 QUIT_WORDS = {"q", "quit", "exit", ":q"}
 
@@ -118,7 +118,7 @@ def run(args, stdin=None, console: Console | None = None) -> int:
 
     env = fresh_env()
     agents = [a or "unknown" for a in (rec.get("agents") or [None] * env.num_players)]
-    from scripts.play_cmd import make_view
+    from cardzoo.scripts.play_cmd import make_view
 
     seats = Seats(agents, you=False)
     view = make_view(env.game_name, env, seats, show_rewards=True, reveal=True)

@@ -8,7 +8,7 @@ Needs the `web` extra (pip install -e ".[web]", included in ".[dev]"). See docs/
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import ipaddress
@@ -42,7 +42,7 @@ def run(args) -> int:
     try:
         import uvicorn
 
-        from scripts.serve.app import create_app
+        from cardzoo.scripts.serve.app import create_app
     except ModuleNotFoundError as e:
         raise UserError(f"cardzoo serve needs the web extra ({e.name} is missing): "
                          "pip install -e \".[web]\"") from None

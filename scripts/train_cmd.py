@@ -1,20 +1,20 @@
 """`cardzoo train`: self-play training that exports checkpoints.
 
-The default algorithm is cardzoo's batched self-play PPO (``training.ppo``); ``--algo sb3`` runs
-sb3-contrib's MaskablePPO on the single-seat gymnasium view (``training.selfplay.SelfPlayEnv``);
-``--algo dmc`` trains a move ranker by Deep Monte-Carlo (``training.dmc``) for games whose moves
+The default algorithm is cardzoo's batched self-play PPO (``cardzoo.training.ppo.trainer``); ``--algo sb3`` runs
+sb3-contrib's MaskablePPO on the single-seat gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``);
+``--algo dmc`` trains a move ranker by Deep Monte-Carlo (``cardzoo.training.dmc.trainer``) for games whose moves
 are composed in sub-steps (Suipi).
 """
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import json
 from pathlib import Path
 
-from scripts.options import add_option_flag, parse_options
+from cardzoo.scripts.options import add_option_flag, parse_options
 
 S = argparse.SUPPRESS  # only flags the user gives are passed on (a resume refuses changed ones)
 
@@ -105,7 +105,7 @@ _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games",
 
 def run(args) -> int:
     given = {k: v for k, v in vars(args).items()
-             if k not in ("game", "algo", "out", "resume", "no_progress", "command", "_run", "option")}
+             if k not in ("game", "algo", "out", "resume", "no_progress", "command", "option") and not k.startswith("_")}
     if args.option:
         given["variants"] = parse_options(args.option)
     if args.algo == "sb3":
@@ -118,8 +118,8 @@ def run(args) -> int:
     if bad:
         owner = "sb3" if bad[0] in _SB3_ONLY else "rllib" if bad[0] in _RLLIB_ONLY else "dmc"
         raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo {owner}")
-    from training.ppo import PPOSettings, train  # torch loads only when training
-    from training.run_dir import resume_settings
+    from cardzoo.training.ppo.trainer import PPOSettings, train  # torch loads only when training
+    from cardzoo.training.ppo.run import resume_settings
 
     fields = {_PPO_FIELDS.get(k, k): v for k, v in given.items()}
     if "players" in fields:
@@ -149,11 +149,11 @@ def _settings(args, fields: dict, settings_class, load_saved, suffix: str):
 
 
 def _run_dmc(args, given: dict) -> int:
-    """Deep Monte-Carlo over complete moves (training.dmc)."""
+    """Deep Monte-Carlo over complete moves (cardzoo.training.dmc.trainer)."""
     bad = [k for k in given if k not in _DMC_FLAGS]
     if bad:
         raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo dmc")
-    from training.dmc import DMCSettings, load_settings, train
+    from cardzoo.training.dmc.trainer import DMCSettings, load_settings, train
 
     fields = dict(given)
     for key in ("players", "hidden"):
@@ -171,7 +171,7 @@ def _run_rllib(args, given: dict) -> int:
     except ImportError:
         raise UserError("--algo rllib needs Ray: `make integrations-venv`, then run "
                         ".venv-integrations/bin/cardzoo train ... --algo rllib (docs/integrations.md)") from None
-    from training.integrations.rllib_train import RLlibSettings, train_rllib
+    from cardzoo.training.integrations.rllib_train import RLlibSettings, train_rllib
 
     allowed = {"players", "seed", "lr", "ent", "variants", "eval_games", "address", "env_runners", "iterations"}
     bad = [k for k in given if k not in allowed]
@@ -191,7 +191,7 @@ def _run_rllib(args, given: dict) -> int:
 
 
 def _run_sb3(args, given: dict) -> int:
-    from training.sb3_train import TrainSettings, train
+    from cardzoo.training.sb3.trainer import TrainSettings, train
 
     ppo_only = [k for k in given if k in _RLLIB_ONLY or k not in ("players", "steps", "seed", "imitate", "opponents", "eval_every",
                                               "eval_games", "lr", "ent", "variants", "envs", "value_warmup")]

@@ -12,8 +12,8 @@ import copy
 import json
 import re
 
-from envs.cards import NUM_STANDARD, card_str
-from training.evaluation.records import env_from_header, reset_to_header
+from cardzoo.envs.cards import NUM_STANDARD, card_str
+from cardzoo.training.evaluation.records import env_from_header, reset_to_header
 
 CARD_TOKEN = re.compile(r"(?:10|[2-9AJQK])[♠♣♦♥]")
 
@@ -23,8 +23,8 @@ def seen_now(env, seat: int) -> set[str]:
     game = env.game_name
     out: set[str] = set()
     if game == "siantappo":
-        from envs.siantappo.engine import hand_keys
-        from envs.siantappo.moves import key_str
+        from cardzoo.envs.siantappo.engine import hand_keys
+        from cardzoo.envs.siantappo.moves import key_str
 
         eng = env.engine
         keys = list(hand_keys(eng.hands[seat])) + list(eng.current_keys)
@@ -55,7 +55,7 @@ def public_action_cards(env, action: int) -> set[str]:
     taken: the move that ends a round or hand is seen although the table is cleared at once.
     A Siantappo swap gift is private (its receiver sees it in its hand afterwards)."""
     if env.game_name == "siantappo":
-        from envs.siantappo.engine import SWAP
+        from cardzoo.envs.siantappo.engine import SWAP
 
         if env.engine.phase == SWAP:
             return set()
@@ -114,7 +114,7 @@ class LiveServer:
 
         import uvicorn
 
-        from scripts.serve.app import create_app
+        from cardzoo.scripts.serve.app import create_app
 
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))

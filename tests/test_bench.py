@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from envs.registry import DEFAULT_PLAYERS, GAME_MODULES
-from scripts.cli import main
-from training.benchmarks import env_speed as bench
+from cardzoo.envs.registry import DEFAULT_PLAYERS, GAME_MODULES
+from cardzoo.scripts.cli import main
+from cardzoo.training.benchmarks import env_speed as bench
 
 SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
                 "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}
@@ -143,7 +143,7 @@ def test_ratios_and_wrapper_share_arithmetic():
 
 
 def test_bench_train_quick_measures_both_trainers(tmp_path, capsys):
-    from scripts.cli import main
+    from cardzoo.scripts.cli import main
 
     out = tmp_path / "train.json"
     assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0",
@@ -163,7 +163,7 @@ def _bench_json(path, raw_runs):
 
 
 def test_compare_pools_every_run_of_each_side(tmp_path):
-    from training.benchmarks.compare import comparison_table
+    from cardzoo.training.benchmarks.compare import comparison_table
 
     before = [_bench_json(tmp_path / "b1.json", [10.0, 30.0]), _bench_json(tmp_path / "b2.json", [20.0])]
     after = [_bench_json(tmp_path / "a1.json", [25.0, 35.0, 30.0])]
@@ -172,7 +172,7 @@ def test_compare_pools_every_run_of_each_side(tmp_path):
 
 
 def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
-    from training.benchmarks.compare import main as compare_main
+    from cardzoo.training.benchmarks.compare import main as compare_main
 
     bad = tmp_path / "bad.json"
     bad.write_text("{}")

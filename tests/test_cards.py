@@ -2,7 +2,7 @@
 
 import pytest
 
-from envs.cards import (JOKERS, card_str, cards_str, make_card, parse_card, parse_cards, rank_of,
+from cardzoo.envs.cards import (JOKERS, card_str, cards_str, make_card, parse_card, parse_cards, rank_of,
                         standard_deck, suit_of, validate_deck)
 
 

@@ -11,12 +11,12 @@ import struct
 import pytest
 import torch
 
-import training.checkpoint as ckpt
-from envs import siantappo_v0
-from scripts.cli import main
-from training.checkpoint import (CheckpointError, atomic_write_bytes, atomic_write_text, load_agent,
+import cardzoo.training.agents.checkpoint as ckpt
+from cardzoo.envs import siantappo_v0
+from cardzoo.scripts.cli import main
+from cardzoo.training.agents.checkpoint import (CheckpointError, atomic_write_bytes, atomic_write_text, load_agent,
                                  load_checkpoint, save_checkpoint)
-from training.policy import MaskedPolicyNet
+from cardzoo.training.agents.policy import MaskedPolicyNet
 
 OBS, ACTIONS = siantappo_v0.raw_env().obs_size, 368
 BASE_META = {"game": "siantappo", "env": "siantappo_v0", "player_counts": [4], "config": {"num_players": 4},

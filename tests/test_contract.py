@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs.base import IllegalMoveError
-from envs.cards import card_str
-from envs.registry import GAME_MODULES, game_spec, register, unregister
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import card_str
+from cardzoo.envs.registry import GAME_MODULES, game_spec, register, unregister
 
 TOY = "highcard"
 SHIPPED = [g for g in GAME_MODULES if g != TOY]

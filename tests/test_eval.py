@@ -9,13 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
-from scripts.cli import main
-from training.evaluation import tournament as evaluate
-from training.agents import AgentSpec, RandomAgent, make_agent, parse_agent_list, parse_agent_spec
-from training.evaluation.tournament import duplicate_set, run_tournament, sides_for
-from training.evaluation.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
+from cardzoo.scripts.cli import main
+from cardzoo.training.evaluation import tournament as evaluate
+from cardzoo.training.agents.specs import AgentSpec, RandomAgent, make_agent, parse_agent_list, parse_agent_spec
+from cardzoo.training.evaluation.tournament import duplicate_set, run_tournament, sides_for
+from cardzoo.training.evaluation.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
 
 FAST = ["--rule", "rounds=1"]  # one-round Siantappo matches keep CLI tests quick
 
@@ -43,7 +43,7 @@ def test_unknown_agent_names(bad):
 
 def _have_loader() -> bool:
     try:
-        from training.checkpoint import load_agent  # noqa: F401
+        from cardzoo.training.agents.checkpoint import load_agent  # noqa: F401
     except ImportError:
         return False
     return True
@@ -91,12 +91,12 @@ def test_unusable_checkpoint_is_one_line_exit_2(tmp_path, capsys):
 
 
 def test_checkpoint_agent_plays(tmp_path):
-    """Once training.checkpoint exists, a checkpoint path is an entrant like any other."""
+    """Once cardzoo.training.agents.checkpoint exists, a checkpoint path is an entrant like any other."""
     if not _have_loader():
-        pytest.skip("training.checkpoint is not there yet")
-    from envs import siantappo_v0
-    from training.checkpoint import save_checkpoint
-    from training.policy import MaskedPolicyNet
+        pytest.skip("cardzoo.training.agents.checkpoint is not there yet")
+    from cardzoo.envs import siantappo_v0
+    from cardzoo.training.agents.checkpoint import save_checkpoint
+    from cardzoo.training.agents.policy import MaskedPolicyNet
 
     env = siantappo_v0.raw_env(num_players=3, rounds=1)
     net = MaskedPolicyNet(env.obs_size, env.num_actions, [8])
@@ -132,7 +132,7 @@ def test_team_sides():
     assert sides_for("suipi", 4) == ((0, 2), (1, 3))
     assert sides_for("siantappo", 3) == ((0,), (1,), (2,))
     try:
-        from envs.suipi.engine import side_of
+        from cardzoo.envs.suipi.engine import side_of
     except ImportError:
         return
     for side_idx, side in enumerate(sides_for("suipi", 4)):
@@ -182,7 +182,7 @@ def test_duplicate_deals_share_the_deal():
 
 
 def test_team_game_counts_partners_as_one(tmp_path):
-    pytest.importorskip("envs.suipi_v0")
+    pytest.importorskip("cardzoo.envs.suipi_v0")
     path = tmp_path / "g.jsonl"
     res = run_tournament("suipi", ["rules", "random"], players=4, games=2, seed=1, records=str(path))
     rep = res.report()

@@ -11,8 +11,8 @@ import importlib
 
 import pytest
 
-from envs.registry import GAME_MODULES, PLAYER_COUNTS
-from training.evaluation.tournament import duplicate_set, sides_for, run_tournament
+from cardzoo.envs.registry import GAME_MODULES, PLAYER_COUNTS
+from cardzoo.training.evaluation.tournament import duplicate_set, sides_for, run_tournament
 
 CASES = [(g, n) for g, counts in PLAYER_COUNTS.items() for n in counts]
 DEALS = 8  # duplicate deals per case (each played in every seating of the field)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from scripts.cli import main
-from training.evaluation.tournament import run_tournament
+from cardzoo.scripts.cli import main
+from cardzoo.training.evaluation.tournament import run_tournament
 
 
 def _report(res):

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from envs.base import IllegalMoveError
-from envs.registry import GAME_MODULES, game_spec
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.registry import GAME_MODULES, game_spec
 
 
 # ------------------------------------------------------------------ agents
@@ -48,7 +48,7 @@ def passive(env, obs, rng):
 
 def take_and_return(env, obs, rng):
     """Take the discard whenever possible and throw the same card back (the Sam Sip stall)."""
-    from envs.samsip.engine import DISCARD_JOKER, PHASE_DRAW, TAKE_DISCARD
+    from cardzoo.envs.samsip.engine import DISCARD_JOKER, PHASE_DRAW, TAKE_DISCARD
 
     g = env.engine
     if g.phase == PHASE_DRAW:

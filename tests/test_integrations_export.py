@@ -11,8 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from training.integrations.rllib_export import ExportError, actor_state_dict, greedy_actions, policy_net_from_rllib
-from training.integrations.rllib_train import INSTALL_HINT, RLlibSettings, main
+from cardzoo.training.integrations.rllib_export import ExportError, actor_state_dict, greedy_actions, policy_net_from_rllib
+from cardzoo.training.integrations.rllib_train import INSTALL_HINT, RLlibSettings, main
 
 
 def rllib_like_state(obs=12, hidden=(8, 6), actions=5, shared=False, seed=0):

@@ -11,10 +11,10 @@ import sys
 import numpy as np
 import pytest
 
-from envs.base import IllegalMoveError
-from envs.registry import PLAYER_COUNTS, game_module
-from training.integrations.rllib_view import RLlibView, rllib_observation
-from training.integrations.tianshou_view import TianshouView
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.registry import PLAYER_COUNTS, game_module
+from cardzoo.training.integrations.rllib_view import RLlibView, rllib_observation
+from cardzoo.training.integrations.tianshou_view import TianshouView
 
 CASES = [(g, n) for g, counts in PLAYER_COUNTS.items() for n in counts]
 
@@ -197,9 +197,9 @@ def test_rllib_illegal_action_ends_the_match_like_env_does():
 
 
 def test_envs_and_views_import_no_rl_library():
-    code = ("import sys, envs.siantappo_v0, envs.suipi_v0, envs.samsip_v0; "
-            "assert not any(m.startswith('training.integrations') for m in sys.modules); "
-            "import training.integrations.rllib_view, training.integrations.tianshou_view; "
+    code = ("import sys, cardzoo.envs.siantappo_v0, cardzoo.envs.suipi_v0, cardzoo.envs.samsip_v0; "
+            "assert not any(m.startswith('cardzoo.training.integrations') for m in sys.modules); "
+            "import cardzoo.training.integrations.rllib_view, cardzoo.training.integrations.tianshou_view; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('ray', 'tianshou')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

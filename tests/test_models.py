@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from envs.registry import game_spec
-from training.agents import MODELS_DIR, make_agent, shipped_model_file, shipped_models
-from training.evaluation.model_card import rerender
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.shipped import package_models_dir, shipped_model_file, shipped_models
+from cardzoo.training.agents.specs import make_agent
+
+MODELS_DIR = package_models_dir()
+from cardzoo.training.evaluation.model_card import rerender
 
 MODELS = shipped_models()
 
@@ -67,15 +70,15 @@ def test_every_model_has_a_card_and_measurements():
 
 
 def test_the_readme_lists_every_model_as_measured():
-    from training.evaluation.model_card import readme_table
+    from cardzoo.training.evaluation.model_card import readme_table
 
-    readme = (Path(MODELS_DIR).parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert readme_table() in readme, "README's trained-models table differs from models/*.eval.json " \
-                                     "(python -m training.evaluation.model_card --readme-table prints it)"
+                                     "(python -m cardzoo.training.evaluation.model_card --readme-table prints it)"
 
 
 def test_model_finds_a_shipped_model_for_every_game_and_player_count():
-    from envs.registry import game_names
+    from cardzoo.envs.registry import game_names
 
     for game in game_names():
         for n in game_spec(game).player_counts:
@@ -83,7 +86,7 @@ def test_model_finds_a_shipped_model_for_every_game_and_player_count():
 
 
 def test_a_card_takes_the_learning_curve_of_the_checkpoints_run(tmp_path):
-    from training.evaluation.model_card import learning_curve_of
+    from cardzoo.training.evaluation.model_card import learning_curve_of
 
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)

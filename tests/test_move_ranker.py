@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from envs.registry import game_spec
-from envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
-from envs.suipi_v0 import raw_env
-from scripts.cli import main as cli
-from training.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
-from training.dmc_play import PlayTask, imitation_task, play
-from training.move_ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from cardzoo.envs.registry import game_spec
+from cardzoo.envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
+from cardzoo.envs.suipi_v0 import raw_env
+from cardzoo.scripts.cli import main as cli
+from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
+from cardzoo.training.dmc.play import PlayTask, imitation_task, play
+from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 
 
 def _net(env, seed=0):
@@ -164,7 +164,7 @@ def test_dmc_warm_start_from_the_teacher_is_evaluated_at_zero_samples(tmp_path, 
 
 
 def test_replay_keeps_the_newest_samples_in_a_ring():
-    from training.dmc import Replay
+    from cardzoo.training.dmc.trainer import Replay
 
     replay = Replay(capacity=5, obs_size=2, row_size=1)
     for start in (0, 3, 6):  # 9 samples through a 5-slot ring, then one batch larger than it
@@ -224,9 +224,9 @@ def test_dmc_trains_single_action_games_into_loadable_rankers(tmp_path, game, pl
 
 
 def test_dmc_on_a_game_without_a_move_reader_is_one_line(tmp_path, monkeypatch, capsys):
-    import envs.siantappo_v0
+    import cardzoo.envs.siantappo_v0
 
-    monkeypatch.delattr(envs.siantappo_v0, "WHOLE_MOVES")
+    monkeypatch.delattr(cardzoo.envs.siantappo_v0, "WHOLE_MOVES")
     assert cli(["train", "siantappo", "--algo", "dmc", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert "declares no WHOLE_MOVES reader" in err and len(err.strip().splitlines()) == 1
@@ -278,7 +278,7 @@ class _Chooser:
     (lambda env: env.deal, [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]),  # to the end of each choice's deal
 ])
 def test_returns_run_to_the_end_of_the_match_or_of_the_choices_deal(deal_of, seat0, seat1):
-    from training.dmc_play import _run_match, _Seat
+    from cardzoo.training.dmc.play import _run_match, _Seat
 
     seats = [_Seat(a, a.record) for a in (_Chooser(), _Chooser())]
     ends = _run_match(_TwoDeals(), seats, 0, deal_of)
@@ -317,7 +317,7 @@ class _ThreeMoves:
     """Three single-action candidates (actions 0, 1, 2); the rule bot would play action 1."""
 
     def read(self, observation):
-        from envs.whole_moves import SeatState
+        from cardzoo.envs.whole_moves import SeatState
 
         return SeatState(observation, (), None)
 
@@ -340,7 +340,7 @@ def test_a_trusting_ranker_departs_from_the_rule_bot_only_by_more_than_its_margi
 
 
 def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
-    from training.trust import main as trust_main
+    from cardzoo.training.agents.trust import main as trust_main
 
     env = raw_env(num_players=2)
     meta = {"game": "suipi", "env": env.metadata["name"], "player_counts": [2, 4], "name": "ranker"}

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from scripts import play_cmd
-from scripts.cli import build_parser, main
+from cardzoo.scripts import play_cmd
+from cardzoo.scripts.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_RE = re.compile(r"(?:10|[2-9AJQK])[♠♣♦♥]")
@@ -81,7 +81,7 @@ def test_complete_game_first_move_each_time(game, players, tmp_path):
     assert rec["game"] == f"{game}_v0" and rec["agents"][0] == "human" and len(rec["rewards"]) == players
     assert all({"seat", "action", "text"} <= set(m) for m in rec["moves"])
     assert abs(sum(rec["rewards"])) < 1e-9  # zero-sum
-    records_mod = pytest.importorskip("training.evaluation.records")
+    records_mod = pytest.importorskip("cardzoo.training.evaluation.records")
     assert records_mod.replay_record(rec) == pytest.approx(rec["rewards"])
 
 
@@ -154,8 +154,8 @@ def test_siantappo_typed_cards_pass_and_not_held():
     seen = {"typed": 0, "not_held": False, "pass": False}
 
     def answer(s):
-        from envs.siantappo.engine import hand_keys
-        from envs.siantappo.moves import key_str
+        from cardzoo.envs.siantappo.engine import hand_keys
+        from cardzoo.envs.siantappo.moves import key_str
         env = s.env
         eng = env.engine
         seat = env.acting_seat
@@ -181,7 +181,7 @@ def test_siantappo_typed_cards_pass_and_not_held():
 
 def stacked_siantappo(session, hand0: str, seed: int = 0):
     """Make the session deal player_0 exactly ``hand0`` (13 cards, 4 players; stacked deck)."""
-    from envs.cards import card_str, parse_cards
+    from cardzoo.envs.cards import card_str, parse_cards
     mine = parse_cards(hand0)
     rest = [c for c in range(52) if c not in mine]
     random.Random(seed).shuffle(rest)
@@ -205,14 +205,14 @@ def test_siantappo_plays_and_records_the_cards_typed(tmp_path):
     rec = json.loads(save.read_text(encoding="utf-8"))
     first = rec["moves"][0]
     assert first["seat"] == 0 and first["text"] == first["cards"] == "9♦ 9♥"
-    records_mod = pytest.importorskip("training.evaluation.records")
+    records_mod = pytest.importorskip("cardzoo.training.evaluation.records")
     assert records_mod.replay_record(rec) == pytest.approx(rec["rewards"])
 
 
 def test_siantappo_bomb_squeals_for_a_person():
     """The person holds 4-4-5-5-6-6-7-7-8-8-9-9 (stacked deck), passes until a bomb is legal."""
-    from envs.cards import card_str, parse_card
-    from envs.siantappo.env import SQUEAL
+    from cardzoo.envs.cards import card_str, parse_card
+    from cardzoo.envs.siantappo.env import SQUEAL
     mine = [parse_card(c) for c in "4s 4c 5s 5c 6s 6c 7s 7c 8s 8c 9s 9c 10s".split()]
     for seed in range(30):
         rest = [c for c in range(52) if c not in mine]
@@ -256,8 +256,8 @@ def test_siantappo_bot_bomb_squeals_too():
 
 def test_suipi_shorthand_and_full_text_moves():
     session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
-    from envs.cards import card_str
-    from envs.suipi import encoding as enc
+    from cardzoo.envs.cards import card_str
+    from cardzoo.envs.suipi import encoding as enc
     used = {"short": 0, "full": 0}
 
     def answer(s):
@@ -296,8 +296,8 @@ def test_suipi_bad_moves_are_explained():
 
 def test_samsip_typed_draw_take_and_discard():
     session, out = session_for(["samsip", "--seed", "5", *SHORT["samsip"]])
-    from envs.cards import card_str
-    from envs.samsip.engine import PHASE_DRAW
+    from cardzoo.envs.cards import card_str
+    from cardzoo.envs.samsip.engine import PHASE_DRAW
     said = {"draw": 0, "take": 0, "discard": 0, "wrong": 0}
 
     def answer(s):
@@ -357,13 +357,13 @@ def _hidden_cards(session, viewer):
     """Card texts in other seats' hands that are not public (so must never be on screen)."""
     env, game = session.env, session.env.metadata["name"]
     if game == "siantappo_v0":
-        from envs.siantappo.engine import hand_keys
-        from envs.siantappo.moves import key_str
+        from cardzoo.envs.siantappo.engine import hand_keys
+        from cardzoo.envs.siantappo.moves import key_str
         eng = env.engine
         known = set(eng.swap_given[viewer])  # the viewer knows where the cards it gave went
         return {key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(eng.hands[s])
                 if k not in known}
-    from envs.cards import card_str
+    from cardzoo.envs.cards import card_str
     if game == "suipi_v0":
         hidden = {card_str(c) for s in range(env.num_players) if s != viewer for c in env.engine.hands[s]}
         return hidden - {"10♦", "2♠"}  # column headings of the capture table
@@ -434,7 +434,7 @@ def test_main_reads_sys_stdin(monkeypatch, capsys):
 
 def test_console_script_with_piped_stdin():
     exe = Path(sys.executable).with_name("cardzoo")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "scripts.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cardzoo.scripts.cli"]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
     p = subprocess.run([*cmd, "play", "samsip", "--players", "3", "--seed", "1"], input="?\nrules\n",
                        capture_output=True, text=True, encoding="utf-8", cwd=ROOT, env=env, timeout=60)
@@ -514,7 +514,7 @@ def test_human_scores_and_rewards_on_request():
 
 
 def test_place_names():
-    from scripts.play.common import ordinal, place_names
+    from cardzoo.scripts.play.common import ordinal, place_names
     assert place_names([5, 4, 4, 1]) == ["1st", "tied 2nd", "tied 2nd", "4th"]
     assert place_names([1.0, 2.5, 2.5, 4.0], higher_is_better=False) == ["1st", "tied 2nd", "tied 2nd", "4th"]
     assert place_names([3, 3]) == ["tied 1st", "tied 1st"]
@@ -552,7 +552,7 @@ def test_help_explains_model_and_checkpoints(command, capsys):
 
 
 def test_suipi_locked_builds_are_explained():
-    from scripts.play.suipi import LEGEND, RULES
+    from cardzoo.scripts.play.suipi import LEGEND, RULES
     assert "=10L" in RULES and "locked" in RULES
     session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
     assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == LEGEND
@@ -563,7 +563,7 @@ def test_suipi_locked_builds_are_explained():
 
 
 def test_line_reader_drops_terminal_escapes():
-    from scripts.play.lines import LineReader, enable_line_editing
+    from cardzoo.scripts.play.lines import LineReader, enable_line_editing
     console, out = plain_console()
     reader = LineReader(console, io.StringIO("\x1b[D\x1b[A7h\x1b[C 7s\n"))
     assert reader.read("> ") == "7h 7s"
@@ -581,7 +581,7 @@ def _suipi_4p_record(tmp_path) -> Path:
 
 
 def test_replay_steps_through_whole_moves(tmp_path):
-    from scripts import replay_cmd
+    from cardzoo.scripts import replay_cmd
     save = _suipi_4p_record(tmp_path)
     rec = json.loads(save.read_text(encoding="utf-8"))
     whole = sum(1 for m in rec["moves"] if m["action"] >= 104)  # a Suipi move ends with take/build/drop
@@ -598,7 +598,7 @@ def test_replay_steps_through_whole_moves(tmp_path):
 
 
 def test_replay_q_quits(tmp_path):
-    from scripts import replay_cmd
+    from cardzoo.scripts import replay_cmd
     save = _suipi_4p_record(tmp_path)
     console, out = plain_console()
     args = build_parser().parse_args(["replay", str(save), "--step"])

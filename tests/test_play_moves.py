@@ -7,12 +7,12 @@ import random
 
 import pytest
 
-from envs import siantappo_v0
-from envs.base import IllegalMoveError
-from envs.cards import card_str, parse_cards
-from envs.siantappo.engine import hand_keys
-from envs.siantappo.moves import CARD_TO_KEY, keys_str
-from training.evaluation.records import replay_record
+from cardzoo.envs import siantappo_v0
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import card_str, parse_cards
+from cardzoo.envs.siantappo.engine import hand_keys
+from cardzoo.envs.siantappo.moves import CARD_TO_KEY, keys_str
+from cardzoo.training.evaluation.records import replay_record
 
 
 def siantappo_with(hand0: str, hand1: str = "", seed: int = 0, players: int = 4, **config):
@@ -124,7 +124,7 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
     """Exact cards go into the record as "cards" and replay to the same game."""
     import json
 
-    from scripts.play.session import write_record
+    from cardzoo.scripts.play.session import write_record
     env = siantappo_with("3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
     steps, totals = [], [0.0] * 4
     while env.agents and not all(env.terminations.values()):
@@ -159,7 +159,7 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
 
 # ------------------------------------------------------------------ Sam Sip
 def test_samsip_errors_say_what_to_do_now():
-    from envs import samsip_v0
+    from cardzoo.envs import samsip_v0
     e = samsip_v0.raw_env(num_players=2, first_dealer=0)
     e.reset(seed=1)
 
@@ -184,8 +184,8 @@ def test_samsip_errors_say_what_to_do_now():
 
 
 def test_samsip_never_suggests_declare_unless_legal():
-    from envs import samsip_v0
-    from envs.samsip.engine import DECLARE
+    from cardzoo.envs import samsip_v0
+    from cardzoo.envs.samsip.engine import DECLARE
     rng = random.Random(4)
     seen_declare = 0
     for auto in (True, False):
@@ -211,9 +211,9 @@ def test_samsip_never_suggests_declare_unless_legal():
 # ------------------------------------------------------------------ Suipi shorthand (the play view)
 def suipi_view(hand0: str, hand1: str, floor: str):
     """A 2-player Suipi table from a stacked deck (player_0 moves first) and its play view."""
-    from envs import suipi_v0
-    from scripts.play.common import Seats
-    from scripts.play.suipi import SuipiView
+    from cardzoo.envs import suipi_v0
+    from cardzoo.scripts.play.common import Seats
+    from cardzoo.scripts.play.suipi import SuipiView
     h0, h1, fl = parse_cards(hand0), parse_cards(hand1), parse_cards(floor)
     rest = [c for c in range(52) if c not in set(h0) | set(h1) | set(fl)]
     deal = [c for pair in zip(h0, h1) for c in pair]

@@ -11,9 +11,9 @@ import re
 import pytest
 from rich.console import Console
 
-from envs.cards import card_str, parse_cards
-from scripts import play_cmd
-from scripts.cli import build_parser
+from cardzoo.envs.cards import card_str, parse_cards
+from cardzoo.scripts import play_cmd
+from cardzoo.scripts.cli import build_parser
 
 
 def transcript(args, lines, deck=None, width=80) -> str:

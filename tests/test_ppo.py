@@ -15,14 +15,14 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from envs.registry import game_spec
-from scripts.cli import main as cli
-from training.actor_critic import ActorCritic
-from training.checkpoint import load_agent
-from training.collector import Collector, CollectRequest
-from training.ppo import PPOSettings, ppo_update, stream_advantages
+from cardzoo.envs.registry import game_spec
+from cardzoo.scripts.cli import main as cli
+from cardzoo.training.ppo.actor_critic import ActorCritic
+from cardzoo.training.agents.checkpoint import load_agent
+from cardzoo.training.ppo.collector import Collector, CollectRequest
+from cardzoo.training.ppo.trainer import PPOSettings, ppo_update, stream_advantages
 
-CLI = [sys.executable, "-m", "scripts.cli"]
+CLI = [sys.executable, "-m", "cardzoo.scripts.cli"]
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128", "--eval-games", "0",
          "--no-progress"]
@@ -89,7 +89,7 @@ def test_collector_is_reproducible_and_plays_opponents():
 
 
 def test_stream_advantages_are_monte_carlo_returns_with_gamma_one():
-    from training.collector import Rollout
+    from cardzoo.training.ppo.collector import Rollout
 
     z = np.zeros
     r = Rollout(obs=z((5, 1), np.float32), masks=z((5, 2), bool), actions=z(5, np.int64),
@@ -227,7 +227,7 @@ def test_a_one_sample_minibatch_leaves_the_weights_finite():
 
 def test_a_worker_that_cannot_start_reports_why():
     """Workers start without being waited for; a failure in one surfaces with its cause, no hang."""
-    from training.workers import WorkerGroup
+    from cardzoo.training.common.workers import WorkerGroup
 
     s = PPOSettings(game="siantappo", players=(4,), workers=1)
     bad_args = ("no-such-game",) + s.collector_args()[1:]

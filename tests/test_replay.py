@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from envs.registry import GAME_MODULES
-from scripts.cli import main
-from training.evaluation.tournament import run_tournament
-from training.evaluation.records import read_records, replay_record
+from cardzoo.envs.registry import GAME_MODULES
+from cardzoo.scripts.cli import main
+from cardzoo.training.evaluation.tournament import run_tournament
+from cardzoo.training.evaluation.records import read_records, replay_record
 
 # (game, players, rule options that keep the matches short)
 CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 5, {"rounds": 2}), ("suipi", 2, {}), ("suipi", 4, {}),
@@ -51,7 +51,7 @@ def test_records_replay_to_the_same_rewards(game, players, options, tmp_path):
 
 def test_record_is_the_env_header(siantappo_records):
     rec = read_records(str(siantappo_records))[0]
-    from envs import siantappo_v0
+    from cardzoo.envs import siantappo_v0
     env = siantappo_v0.raw_env(num_players=4, rounds=1)
     env.reset(seed=123)
     assert set(env.record_header()) <= set(rec)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from envs.samsip.engine import (
+from cardzoo.envs.samsip.engine import (
     NUM_MOVES,
     PHASE_DISCARD,
     SamSipConfig,

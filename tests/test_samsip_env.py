@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from envs import samsip_v0
-from envs.base import IllegalMoveError
-from envs.cards import card_str, parse_card
-from envs.config import ConfigError
-from envs.samsip import encoding
-from envs.samsip.bot import RuleBot
-from envs.samsip.engine import DECLARE, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
-from training.agents import RandomAgent
+from cardzoo.envs import samsip_v0
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import card_str, parse_card
+from cardzoo.envs.config import ConfigError
+from cardzoo.envs.samsip import encoding
+from cardzoo.envs.samsip.bot import RuleBot
+from cardzoo.envs.samsip.engine import DECLARE, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
+from cardzoo.training.agents.specs import RandomAgent
 
 ORDERED_DECK = [card_str(c) for c in range(52)] + ["Jk", "Jk", "Jk"]
 
@@ -245,7 +245,7 @@ def test_observation_bounds_and_relative_seats():
 def test_incremental_observation_equals_reference(variant):
     """The cached, incremental encoder gives exactly the from-scratch definition, also when
     observations are skipped for a while and on clones."""
-    from envs.samsip.engine import SamSipConfig, SamSipGame
+    from cardzoo.envs.samsip.engine import SamSipConfig, SamSipGame
     rng = random.Random(7)
     for n in (2, 3, 5, 6):
         for _ in range(2):

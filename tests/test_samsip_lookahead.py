@@ -7,17 +7,17 @@ import random
 import numpy as np
 import pytest
 
-from envs import samsip_v0
-from envs.cards import card_str
-from envs.errors import UserError
-from envs.samsip.bot import RuleBot
-from envs.samsip.engine import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD, is_three_pairs, wild_sets
-from envs.samsip.lookahead import LookaheadBot
-from envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
-from envs.samsip.whole_moves import WholeMoves
-from envs.samsip_v0 import raw_env
+from cardzoo.envs import samsip_v0
+from cardzoo.envs.cards import card_str
+from cardzoo.envs.errors import UserError
+from cardzoo.envs.samsip.bot import RuleBot
+from cardzoo.envs.samsip.engine import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD, is_three_pairs, wild_sets
+from cardzoo.envs.samsip.lookahead import LookaheadBot
+from cardzoo.envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
+from cardzoo.envs.samsip.whole_moves import WholeMoves
+from cardzoo.envs.samsip_v0 import raw_env
 from tests.test_samsip_rules import _brute_three_pairs, cards, stacked
-from training.agents import make_agent
+from cardzoo.training.agents.specs import make_agent
 
 
 def _index5(types):
@@ -149,7 +149,7 @@ def test_lookahead_plays_only_legal_moves_and_its_move_tops_the_chance_features(
 
 def test_teacher_agent_spec():
     assert isinstance(make_agent("teacher", samsip_v0, raw_env(num_players=3).config, seed=0), LookaheadBot)
-    from envs import suipi_v0
+    from cardzoo.envs import suipi_v0
 
     with pytest.raises(UserError, match="suipi has no teacher agent"):
         make_agent("teacher", suipi_v0, None, seed=0)

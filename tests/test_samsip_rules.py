@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from envs.cards import JOKERS, parse_card, parse_cards
-from envs.config import ConfigError
-from envs.samsip import engine as E
-from envs.samsip.engine import (
+from cardzoo.envs.cards import JOKERS, parse_card, parse_cards
+from cardzoo.envs.config import ConfigError
+from cardzoo.envs.samsip import engine as E
+from cardzoo.envs.samsip.engine import (
     DECLARE,
     DRAW_STOCK,
     TAKE_DISCARD,

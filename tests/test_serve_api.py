@@ -16,11 +16,11 @@ with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test c
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
     from starlette.testclient import TestClient  # noqa: E402
 
-from scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
-from scripts.serve.match import Match, log_for  # noqa: E402
-from scripts.serve.store import Limits  # noqa: E402
+from cardzoo.scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
+from cardzoo.scripts.serve.match import Match, log_for  # noqa: E402
+from cardzoo.scripts.serve.store import Limits  # noqa: E402
 from tests.serve_helpers import Knowledge, card_tokens, steps_upto  # noqa: E402
-from training.evaluation.records import replay_record  # noqa: E402
+from cardzoo.training.evaluation.records import replay_record  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 
@@ -235,7 +235,7 @@ def test_bad_new_game_requests_get_one_line(client, body, reason):
 
 
 def test_model_without_a_shipped_model_is_one_line(client, tmp_path, monkeypatch):
-    monkeypatch.setattr("training.agents.MODELS_DIR", str(tmp_path))  # a checkout with no models/
+    monkeypatch.setattr("cardzoo.training.agents.shipped.package_models_dir", lambda: tmp_path)  # a checkout with no models/
     r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "model"]})
     assert r.status_code == 400
     msg = r.json()["error"]

@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
 
-from scripts.cli import main  # noqa: E402
-from scripts.serve_cmd import is_local  # noqa: E402
+from cardzoo.scripts.cli import main  # noqa: E402
+from cardzoo.scripts.serve_cmd import is_local  # noqa: E402
 
 
 def test_serve_prints_its_address_and_answers_only_to_local_names():
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "scripts.cli", "serve", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = proc.stdout.readline()

@@ -15,10 +15,10 @@ import pytest
 websockets = pytest.importorskip("websockets", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
 
-from scripts.serve.match import Match  # noqa: E402
-from scripts.serve.store import Limits  # noqa: E402
+from cardzoo.scripts.serve.match import Match  # noqa: E402
+from cardzoo.scripts.serve.store import Limits  # noqa: E402
 from tests.serve_helpers import LiveServer  # noqa: E402
-from training.evaluation.records import replay_record  # noqa: E402
+from cardzoo.training.evaluation.records import replay_record  # noqa: E402
 
 GAMES = 50
 KINDS = [  # small matches of every game, a person at seat 0

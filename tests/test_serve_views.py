@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from envs.registry import game_module
-from envs.seatview import match_over
-from envs.cards import parse_card
-from envs.siantappo.moves import CARD_TO_KEY, classify
+from cardzoo.envs.registry import game_module
+from cardzoo.envs.seatview import match_over
+from cardzoo.envs.cards import parse_card
+from cardzoo.envs.siantappo.moves import CARD_TO_KEY, classify
 
 GAMES = [("siantappo", {"num_players": 4, "rounds": 2}), ("siantappo", {"num_players": 3, "rounds": 1,
                                                                         "first_lead_must_include_3c": True}),
@@ -35,7 +35,7 @@ def exact_match(move: dict, selection: set) -> bool:
 
 def walk(game, config, seed):
     """(env, acting seat, view of that seat) at every decision of a random match."""
-    view = importlib.import_module(f"envs.{game}.view")
+    view = importlib.import_module(f"cardzoo.envs.{game}.view")
     env = game_module(game).raw_env(**config)
     env.reset(seed=seed)
     rng = random.Random(seed)
@@ -52,7 +52,7 @@ def walk(game, config, seed):
 
 @pytest.mark.parametrize("game, config", GAMES)
 def test_views_are_json_and_offer_exactly_the_legal_moves(game, config):
-    view_mod = importlib.import_module(f"envs.{game}.view")
+    view_mod = importlib.import_module(f"cardzoo.envs.{game}.view")
     decisions = 0
     for env, seat, v in walk(game, config, seed=3):
         decisions += 1
@@ -97,7 +97,7 @@ def test_siantappo_card_selections_name_one_move_of_those_cards(config):
 
 
 def test_view_modules_import_no_gymnasium_or_pettingzoo():
-    code = ("import sys, envs.seatview, envs.siantappo.view, envs.suipi.view, envs.samsip.view; "
+    code = ("import sys, cardzoo.envs.seatview, cardzoo.envs.siantappo.view, cardzoo.envs.suipi.view, cardzoo.envs.samsip.view; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
@@ -112,7 +112,7 @@ def test_a_seat_view_does_not_change_when_hidden_cards_are_dealt_anew(game, conf
     stock); that seat's view must stay the same, while another seat's view changes."""
     import copy
 
-    view = importlib.import_module(f"envs.{game}.view")
+    view = importlib.import_module(f"cardzoo.envs.{game}.view")
     env = game_module(game).raw_env(**config)
     env.reset(seed=4)
     if not hasattr(getattr(env, "engine", None), "resample_hidden"):

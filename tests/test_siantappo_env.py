@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from envs import siantappo_v0
-from envs.base import IllegalMoveError
-from envs.siantappo.engine import hand_keys
-from training.agents import RandomAgent
+from cardzoo.envs import siantappo_v0
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.siantappo.engine import hand_keys
+from cardzoo.training.agents.specs import RandomAgent
 
 VARIANTS = dict(first_lead_must_include_3c=True, quad_beats_single_2=True, long_pair_runs=True,
                 siantappo_as_lead=True, bomb_after_pass=True, swap_choice=True, no_finish_on_2=True)
@@ -129,7 +129,7 @@ def test_trick_index_is_no_rules_state_and_trick_history_shows_it():
 
     import numpy as np
 
-    from envs.siantappo.encoding import OBS_SIZE, TRICKS, encode
+    from cardzoo.envs.siantappo.encoding import OBS_SIZE, TRICKS, encode
 
     differed = 0
     for seed in range(12):

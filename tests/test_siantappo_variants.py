@@ -4,11 +4,11 @@ import random
 
 import pytest
 
-from envs import siantappo_v0
-from envs.siantappo.config import SiantappoConfig
-from envs.siantappo.engine import SiantappoEngine, hand_keys
-from envs.siantappo.moves import CARD_TO_KEY, EXTENDED_ACTIONS, BASE_ACTIONS
-from envs.cards import parse_card
+from cardzoo.envs import siantappo_v0
+from cardzoo.envs.siantappo.config import SiantappoConfig
+from cardzoo.envs.siantappo.engine import SiantappoEngine, hand_keys
+from cardzoo.envs.siantappo.moves import CARD_TO_KEY, EXTENDED_ACTIONS, BASE_ACTIONS
+from cardzoo.envs.cards import parse_card
 from tests.siantappo_helpers import deck_from_hands
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.base import IllegalMoveError
-from envs.cards import card_str, parse_cards
-from envs.suipi import encoding as enc
-from envs.suipi.engine import SuipiConfig
-from envs.suipi_v0 import RuleBot, raw_env
-from training.agents import RandomAgent
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import card_str, parse_cards
+from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.engine import SuipiConfig
+from cardzoo.envs.suipi_v0 import RuleBot, raw_env
+from cardzoo.training.agents.specs import RandomAgent
 
 GAMES = [{}, {"num_players": 4}, {"point_game": 23}, {"num_players": 4, "point_game": 23}]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from envs.cards import parse_card, parse_cards
-from envs.suipi.engine import (
+from cardzoo.envs.cards import parse_card, parse_cards
+from cardzoo.envs.suipi.engine import (
     BUILD, CAPTURE, CARD_KEY, DROP, NVAL_11, NVAL_23, SuipiConfig, SuipiEngine,
 )
 
@@ -53,7 +53,7 @@ def position(hands, floor, turn=0, config=None, stock=None, **cfg) -> SuipiEngin
 
 def moves_of(e, card: str, kind=None):
     """Legal moves of the acting seat with hand card ``card`` as sets of floor card texts."""
-    from envs.cards import card_str
+    from cardzoo.envs.cards import card_str
 
     c = C(card)
     out = set()

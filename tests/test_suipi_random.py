@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from envs.suipi.engine import SuipiConfig, SuipiEngine, legal_moves
+from cardzoo.envs.suipi.engine import SuipiConfig, SuipiEngine, legal_moves
 
 CONFIGS = {
     "2p": SuipiConfig(),

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from envs.cards import card_str, parse_cards
-from envs.config import ConfigError
-from envs.suipi.engine import (
+from cardzoo.envs.cards import card_str, parse_cards
+from cardzoo.envs.config import ConfigError
+from cardzoo.envs.suipi.engine import (
     BUILD, CAPTURE, DROP, IS_SPADE, SuipiConfig, SuipiEngine, score_deal,
 )
 from tests.test_suipi_helpers import C, build, find_move, moves_of, position

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from envs.suipi.engine import BUILD, CAPTURE, DROP, SuipiConfig, SuipiEngine, random_match
+from cardzoo.envs.suipi.engine import BUILD, CAPTURE, DROP, SuipiConfig, SuipiEngine, random_match
 from tests.test_suipi_helpers import build, find_move, moves_of, position
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from envs.registry import GAME_MODULES, game_spec, register, unregister
-from scripts.cli import main
+from cardzoo.envs.registry import GAME_MODULES, game_spec, register, unregister
+from cardzoo.scripts.cli import main
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -56,7 +56,7 @@ def test_plays_in_cardzoo_eval(tmp_path, capsys):
 
 
 def test_trains_a_few_steps(tmp_path):
-    from training.ppo import PPOSettings, train
+    from cardzoo.training.ppo.trainer import PPOSettings, train
 
     settings = PPOSettings(game="highcard", players=(2, 3), steps=200, out=str(tmp_path / "run"), workers=0,
                            matches_per_worker=8, batch=100, minibatch=100, hidden=(16,), eval_every=10**6,

@@ -5,15 +5,15 @@ import json
 import numpy as np
 import pytest
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
-from envs import siantappo_v0
-from scripts.cli import main
-from training.agents import make_agent
-from training.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
-from training.policy import MaskedPolicyNet
-from training.selfplay import OpponentPool, SelfPlayEnv
-from training.sb3_train import TrainSettings, train
+from cardzoo.envs import siantappo_v0
+from cardzoo.scripts.cli import main
+from cardzoo.training.agents.specs import make_agent
+from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
+from cardzoo.training.agents.policy import MaskedPolicyNet
+from cardzoo.training.sb3.selfplay_env import OpponentPool, SelfPlayEnv
+from cardzoo.training.sb3.trainer import TrainSettings, train
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_checkpoint_mismatches_are_one_line_errors(tmp_path):
         load_agent(path, config=siantappo_v0.Config(num_players=3))
     with pytest.raises(CheckpointError, match="expects observation .* actions 368"):
         load_agent(path, config=siantappo_v0.Config(num_players=4, long_pair_runs=True))
-    from envs import samsip_v0
+    from cardzoo.envs import samsip_v0
     with pytest.raises(CheckpointError, match="siantappo checkpoint, not samsip"):
         load_agent(path, config=samsip_v0.Config(num_players=4))
 
@@ -150,7 +150,7 @@ def test_bad_training_settings():
 def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from training.imitation import clone_rule_bot, rule_bot_decisions
+    from cardzoo.training.common.imitation import clone_rule_bot, rule_bot_decisions
 
     obs, masks, actions = rule_bot_decisions("siantappo", {"num_players": 3, "rounds": 1}, matches=3)
     assert len(obs) == len(masks) == len(actions) > 50
@@ -169,12 +169,12 @@ def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
 def test_model_spec_names_what_ships_when_missing(tmp_path, monkeypatch):
     import shutil
 
-    from envs import samsip_v0
-    from training.agents import MODELS_DIR
+    from cardzoo.envs import samsip_v0
+    from cardzoo.training.agents.shipped import package_models_dir
 
     for ext in ("safetensors", "json"):  # a models/ folder that ships Siantappo only
-        shutil.copy(f"{MODELS_DIR}/siantappo.{ext}", tmp_path)
-    monkeypatch.setattr("training.agents.MODELS_DIR", str(tmp_path))
+        shutil.copy(package_models_dir() / f"siantappo.{ext}", tmp_path)
+    monkeypatch.setattr("cardzoo.training.agents.shipped.package_models_dir", lambda: tmp_path)
     with pytest.raises(ValueError, match=r"no shipped model for samsip with 6 players; shipped: "
                                          r"siantappo \(siantappo 3,4,5,6p\)"):
         make_agent("model", samsip_v0, samsip_v0.Config(num_players=6))
@@ -205,7 +205,7 @@ def test_value_warmup_keeps_the_actor_frozen(tmp_path):
 
 
 def test_shipped_siantappo_model_loads_and_beats_random():
-    from training.evaluation.tournament import run_tournament
+    from cardzoo.training.evaluation.tournament import run_tournament
 
     cfg = siantappo_v0.Config(num_players=4)
     agent = make_agent("model", siantappo_v0, cfg)

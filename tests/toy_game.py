@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.base import CardGameEnv, make_env_fns
-from envs.cards import card_str, cards_str
-from envs.config import build_config, check_int
-from envs.protocol import GameEngine, StepOutcome, ranks_from_scores
+from cardzoo.envs.base import CardGameEnv, make_env_fns
+from cardzoo.envs.cards import card_str, cards_str
+from cardzoo.envs.config import build_config, check_int
+from cardzoo.envs.protocol import GameEngine, StepOutcome, ranks_from_scores
 
 HAND = 3
 

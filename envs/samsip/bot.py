@@ -14,8 +14,8 @@ import random
 
 import numpy as np
 
-from envs.samsip.encoding import decode
-from envs.samsip.engine import (
+from cardzoo.envs.samsip.encoding import decode
+from cardzoo.envs.samsip.engine import (
     DECLARE,
     DISCARD_JOKER,
     DRAW_STOCK,
@@ -117,7 +117,7 @@ class RuleBot:
     def discard_scores(self, d: dict, legal: list[int]) -> list[float]:
         """The bot's score of each legal discard of the decoded view ``d`` (higher is better).
 
-        Move rankers (``envs.samsip.whole_moves``) read these scores as a feature.
+        Move rankers (``cardzoo.envs.samsip.whole_moves``) read these scores as a feature.
         """
         hand = d["hand"]
         self._wild, self._dead = d["wild"], d["dead"]

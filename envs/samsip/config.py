@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.config import ConfigError, check_bool, check_choice, check_int
+from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,8 @@ import math
 
 import numpy as np
 
-from envs.cards import NUM_STANDARD, card_str, parse_card
-from envs.samsip.engine import (
+from cardzoo.envs.cards import NUM_STANDARD, card_str, parse_card
+from cardzoo.envs.samsip.engine import (
     DECLARE,
     DISCARD_JOKER,
     DRAW_STOCK,

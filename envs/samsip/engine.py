@@ -3,7 +3,7 @@
 It speaks the engine protocol (envs/protocol.py); ``step`` / ``play`` are its older names for the
 trusted / checked path that return the HandResult of a finished hand.
 
-Cards are the shared ids of ``envs.cards``: 0..51 standard, 52/53/54 jokers. Moves are small
+Cards are the shared ids of ``cardzoo.envs.cards``: 0..51 standard, 52/53/54 jokers. Moves are small
 integers and are the same numbers the env uses as action ids:
 
 * ``0..51``  discard that card;  ``52`` discard a joker (the lowest-id joker held; jokers are
@@ -19,9 +19,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from envs.cards import JOKERS, NUM_STANDARD
-from envs.protocol import GameEngine, StepOutcome
-from envs.samsip.config import SamSipConfig
+from cardzoo.envs.cards import JOKERS, NUM_STANDARD
+from cardzoo.envs.protocol import GameEngine, StepOutcome
+from cardzoo.envs.samsip.config import SamSipConfig
 
 DECK_SIZE = 55
 HAND_SIZE = 5

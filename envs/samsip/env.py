@@ -13,11 +13,11 @@ import random
 
 import numpy as np
 
-from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
-from envs.cards import card_str, cards_str
-from envs.config import build_config
-from envs.samsip import encoding
-from envs.samsip.engine import (
+from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
+from cardzoo.envs.cards import card_str, cards_str
+from cardzoo.envs.config import build_config
+from cardzoo.envs.samsip import encoding
+from cardzoo.envs.samsip.engine import (
     DECK_SIZE,
     DECLARE,
     DISCARD_JOKER,

@@ -22,7 +22,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from envs.samsip.engine import TOK_DEAD, TOK_WILD, is_three_pairs
+from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD, is_three_pairs
 
 NUM_TYPES = 15  # 13 natural ranks, wild, dead
 

@@ -8,11 +8,11 @@ the viewer's legal moves (draw / take, then discard).
 
 from __future__ import annotations
 
-from envs.cards import NUM_STANDARD, card_str
-from envs.samsip.engine import (
+from cardzoo.envs.cards import NUM_STANDARD, card_str
+from cardzoo.envs.samsip.engine import (
     DISCARD_JOKER, DRAW_STOCK, PHASE_DRAW, TAKE_DISCARD, VOID_STALL, WIN_NAMES,
 )
-from envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
 
 TITLE = "Sam Sip"
 JOKER = "Jk"

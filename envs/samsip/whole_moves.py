@@ -1,7 +1,7 @@
 """Sam Sip moves as feature rows, for agents that rank moves (pure numpy).
 
 Every Sam Sip move is one action (draw, take, discard or declare), so the candidates are the
-legal action ids (``envs.whole_moves.SingleActionMoves``). A row describes the move from the
+legal action ids (``cardzoo.envs.whole_moves.SingleActionMoves``). A row describes the move from the
 seat's own observation only:
 
 ========  ==================================================================================
@@ -17,7 +17,7 @@ offset    meaning
 62        the discard pairs with a card the next player is known to hold
 63        the take completes a winning hand
 64..66    chance of completing three pairs within 1, 2, 3 draws counted from the move
-          (``envs.samsip.outs``, a completion one draw later weighs ``GAMMA`` less): a discard
+          (``cardzoo.envs.samsip.outs``, a completion one draw later weighs ``GAMMA`` less): a discard
           counts the hand it keeps and the next turns' draws; a draw-phase move counts its own
           draw (taking the discard: that card, then the best hand to keep)
 67..69    the same chances divided by the best candidate's (1 = as good as the best move; 1 for
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.samsip.bot import RuleBot
-from envs.samsip.encoding import decode
-from envs.samsip.engine import DECLARE, DISCARD_JOKER, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
-from envs.samsip.lookahead import LookaheadBot, kept_after
-from envs.samsip.outs import Chances, card_type, tables
-from envs.whole_moves import SingleActionMoves
+from cardzoo.envs.samsip.bot import RuleBot
+from cardzoo.envs.samsip.encoding import decode
+from cardzoo.envs.samsip.engine import DECLARE, DISCARD_JOKER, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
+from cardzoo.envs.samsip.lookahead import LookaheadBot, kept_after
+from cardzoo.envs.samsip.outs import Chances, card_type, tables
+from cardzoo.envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 70
 _TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS = 53, 57, 58, 59, 60, 61, 62, 63

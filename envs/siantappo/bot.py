@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
-from envs.siantappo.engine import fill_cards, hand_from_keys
-from envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
+from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
+from cardzoo.envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
 
 
 def hand_pieces(counts: list[int]) -> int:
@@ -66,7 +66,7 @@ class RuleBot:
     def move_scores(self, observation, legal: list[int]) -> np.ndarray:
         """The bot's score of each legal action (lower is better; going out is -inf).
 
-        Move rankers (``envs.siantappo.whole_moves``) read these scores as a feature.
+        Move rankers (``cardzoo.envs.siantappo.whole_moves``) read these scores as a feature.
         """
         scores = np.empty(len(legal))
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card

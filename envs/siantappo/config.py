@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.cards import parse_card
-from envs.config import ConfigError, check_bool, check_choice, check_int
+from cardzoo.envs.cards import parse_card
+from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.siantappo.engine import SWAP, SiantappoEngine
-from envs.siantappo.moves import ACTION_CARD_COUNT, ACTION_TYPE
+from cardzoo.envs.siantappo.engine import SWAP, SiantappoEngine
+from cardzoo.envs.siantappo.moves import ACTION_CARD_COUNT, ACTION_TYPE
 
 MAX_PLAYERS = 6
 HAND, TABLE, TABLE_TYPE, TABLE_LEN, LEAD = 0, 52, 104, 112, 113

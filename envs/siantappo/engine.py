@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import random
 
-from envs.cards import parse_card
-from envs.protocol import GameEngine, IllegalMoveError, StepOutcome, ranks_from_scores
-from envs.siantappo.config import SiantappoConfig
-from envs.siantappo.moves import (
+from cardzoo.envs.cards import parse_card
+from cardzoo.envs.protocol import GameEngine, IllegalMoveError, StepOutcome, ranks_from_scores
+from cardzoo.envs.siantappo.config import SiantappoConfig
+from cardzoo.envs.siantappo.moves import (
     ACTION_KEY, ACTION_SPAN, ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, CARD_TO_KEY, PAIR,
     PAIR_BASE, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID, TRIPLE,
     TRIPLE_BASE, TWO, classify, key_str, pair_id, run_id,

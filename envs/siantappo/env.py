@@ -1,4 +1,4 @@
-"""Siantappo as a PettingZoo AEC environment (``envs.siantappo_v0``)."""
+"""Siantappo as a PettingZoo AEC environment (``cardzoo.envs.siantappo_v0``)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import random
 
 import numpy as np
 
-from envs.base import CardGameEnv, IllegalMoveError, StepOutcome
-from envs.cards import parse_cards
-from envs.config import build_config
-from envs.siantappo.config import SiantappoConfig
-from envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode, obs_size
-from envs.siantappo.engine import OVER, SWAP, SiantappoEngine, fill_cards, hand_keys
-from envs.siantappo.moves import (
+from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
+from cardzoo.envs.cards import parse_cards
+from cardzoo.envs.config import build_config
+from cardzoo.envs.siantappo.config import SiantappoConfig
+from cardzoo.envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode, obs_size
+from cardzoo.envs.siantappo.engine import OVER, SWAP, SiantappoEngine, fill_cards, hand_keys
+from cardzoo.envs.siantappo.moves import (
     ACTION_TYPE, BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, RUN4, RUN5, SIANTAPPO,
     GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str,
 )

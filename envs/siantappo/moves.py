@@ -23,7 +23,7 @@ Here rank is the game rank 0..12 (3..2); straights and pair runs never contain a
 
 from __future__ import annotations
 
-from envs.cards import SUIT_SYMBOLS, make_card
+from cardzoo.envs.cards import SUIT_SYMBOLS, make_card
 
 # Combination types
 SINGLE, PAIR, TRIPLE, QUAD, STRAIGHT, SIANTAPPO, RUN4, RUN5, PASS = range(9)
@@ -35,7 +35,7 @@ GAME_RANK_NAMES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", 
 TWO = 12  # game rank of the 2
 ACE = 11
 
-# key <-> shared card id (envs.cards)
+# key <-> shared card id (cardzoo.envs.cards)
 KEY_TO_CARD = [make_card((k // 4 + 2) % 13, k % 4) for k in range(52)]
 CARD_TO_KEY = [0] * 52
 for _k, _c in enumerate(KEY_TO_CARD):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
-from envs.siantappo.engine import OVER, SWAP, hand_keys
-from envs.siantappo.moves import (
+from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
+from cardzoo.envs.siantappo.moves import (
     ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, SINGLE,
     TRIPLE, TYPE_NAMES, key_str,
 )

@@ -1,7 +1,7 @@
 """Siantappo moves as feature rows, for agents that rank moves (pure numpy; DouZero's setting).
 
 Every Siantappo move is one action (a combination or a pass), so the candidates are the legal
-action ids (``envs.whole_moves.SingleActionMoves``). A row describes what the move does to the
+action ids (``cardzoo.envs.whole_moves.SingleActionMoves``). A row describes what the move does to the
 seat's hand, read from its own observation only:
 
 ========  ==================================================================================
@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.siantappo.bot import RuleBot, hand_pieces, is_bomb
-from envs.siantappo.encoding import SWAP_PHASE, decode_hand
-from envs.siantappo.engine import fill_cards, hand_from_keys
-from envs.siantappo.moves import ACTION_TYPE, PASS_ID, TWO
-from envs.whole_moves import SingleActionMoves
+from cardzoo.envs.siantappo.bot import RuleBot, hand_pieces, is_bomb
+from cardzoo.envs.siantappo.encoding import SWAP_PHASE, decode_hand
+from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
+from cardzoo.envs.siantappo.moves import ACTION_TYPE, PASS_ID, TWO
+from cardzoo.envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 82
 _TYPE, _RANK, _COUNT, _PIECES, _LEFT, _OUT, _BOMB, _TWO, _SCORE, _CHOICE = 52, 61, 74, 75, 76, 77, 78, 79, 80, 81

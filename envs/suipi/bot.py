@@ -19,10 +19,10 @@ import random
 
 import numpy as np
 
-from envs.suipi import encoding as enc
-from envs.suipi.cards import IS_SPADE, card_points, card_values
-from envs.suipi.config import SuipiConfig
-from envs.suipi.moves import BUILD, CAPTURE, CARDS, NVAL, OWNER, _loose_subsets, _unions, legal_moves
+from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.cards import IS_SPADE, card_points, card_values
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.moves import BUILD, CAPTURE, CARDS, NVAL, OWNER, _loose_subsets, _unions, legal_moves
 
 SUIPI_BONUS = 25.0
 

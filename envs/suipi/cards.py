@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.config import SuipiConfig
 
 CARD_KEY = tuple((c >> 2) + 1 for c in range(52))  # S12 key: A=1 .. K=13
 NVAL_11 = tuple(((c >> 2) + 1) if (c >> 2) <= 9 else 0 for c in range(52))

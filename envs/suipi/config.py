@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from envs.config import ConfigError, check_bool, check_choice, check_int
+from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
 
 FLOOR_DUP_RULES = ("spade", "lower_value", "point_card", "no_point_cards")
 SUM_GROUP_SIZES = ("at_least_2", "exactly_2")

@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import card_str
-from envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
-from envs.suipi.engine import (  # noqa: F401 - the action ids are re-exported for callers of encoding
+from cardzoo.envs.cards import card_str
+from cardzoo.envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
+from cardzoo.envs.suipi.engine import (  # noqa: F401 - the action ids are re-exported for callers of encoding
     BUILD0, CAPTURE_ACTION, CARDS, DROP_ACTION, ITEM0, JACK_D, KING_D, LOCKED, N_ACTIONS, NVAL, OWNER, QUEEN_D,
     REP, TEN_D, TWO_S, finish_action, item_str, move_actions,
 )

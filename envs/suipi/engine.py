@@ -23,16 +23,16 @@ from __future__ import annotations
 
 import random
 
-from envs.cards import card_str
-from envs.protocol import GameEngine, StepOutcome, ranks_from_scores
-from envs.suipi.config import MAX_DEALS, SuipiConfig
+from cardzoo.envs.cards import card_str
+from cardzoo.envs.protocol import GameEngine, StepOutcome, ranks_from_scores
+from cardzoo.envs.suipi.config import MAX_DEALS, SuipiConfig
 
 # The card tables and move generation, re-exported for the callers that import them from here.
-from envs.suipi.cards import (  # noqa: F401
+from cardzoo.envs.suipi.cards import (  # noqa: F401
     ACES, CARD_KEY, IS_SPADE, JACK_D, KING_D, NVAL_11, NVAL_23, POINTS_11, POINTS_23, QUEEN_D, TEN_D, TWO_S,
     card_points, card_values,
 )
-from envs.suipi.moves import (  # noqa: F401
+from cardzoo.envs.suipi.moves import (  # noqa: F401
     BUILD, CAPTURE, CARDS, DROP, KEY, LOCKED, NVAL, OWNER, REP, _loose_subsets, _unions, legal_moves,
 )
 

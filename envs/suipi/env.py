@@ -6,11 +6,11 @@ import re
 
 import numpy as np
 
-from envs.base import CardGameEnv, IllegalMoveError
-from envs.cards import card_str, cards_str, parse_card
-from envs.config import build_config
-from envs.suipi import encoding as enc
-from envs.suipi.engine import (
+from cardzoo.envs.base import CardGameEnv, IllegalMoveError
+from cardzoo.envs.cards import card_str, cards_str, parse_card
+from cardzoo.envs.config import build_config
+from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.engine import (
     BUILD, CAPTURE, CARDS, DROP, REP, SuipiConfig, SuipiEngine, item_str, move_text,
 )
 

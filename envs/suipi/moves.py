@@ -12,8 +12,8 @@ marked instead.
 
 from __future__ import annotations
 
-from envs.suipi.cards import CARD_KEY, NVAL_11, NVAL_23
-from envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.cards import CARD_KEY, NVAL_11, NVAL_23
+from cardzoo.envs.suipi.config import SuipiConfig
 
 CAPTURE, BUILD, DROP = 0, 1, 2
 KEY, NVAL, CARDS, OWNER, LOCKED, REP = 0, 1, 2, 3, 4, 5  # fields of a floor item

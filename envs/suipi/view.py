@@ -8,10 +8,10 @@ selectable: a move lists the hand card and the floor items it takes or builds on
 
 from __future__ import annotations
 
-from envs.cards import card_str
-from envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
-from envs.suipi import encoding as enc
-from envs.suipi.engine import (
+from cardzoo.envs.cards import card_str
+from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.engine import (
     CARDS, IS_SPADE, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S,
 )
 

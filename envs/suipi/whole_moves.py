@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.suipi import encoding as enc
-from envs.suipi.bot import RuleBot
-from envs.suipi.cards import card_points
-from envs.suipi.config import SuipiConfig
-from envs.suipi.moves import BUILD, CAPTURE, CARDS, legal_moves
-from envs.whole_moves import SeatState
+from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.bot import RuleBot
+from cardzoo.envs.suipi.cards import card_points
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.moves import BUILD, CAPTURE, CARDS, legal_moves
+from cardzoo.envs.whole_moves import SeatState
 
 MOVE_FEATURES = 176
 _TAKEN, _BUILD, _KIND, _VALUE, _SWEEP, _LEFT, _POINTS, _SCORE = 52, 104, 156, 159, 172, 173, 174, 175

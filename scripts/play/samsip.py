@@ -6,10 +6,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from envs.cards import NUM_STANDARD, card_str
-from envs.samsip.engine import DRAW_STOCK, PARTNER, PHASE_DRAW, TAKE_DISCARD, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.cards import NUM_STANDARD, card_str
+from cardzoo.envs.samsip.engine import DRAW_STOCK, PARTNER, PHASE_DRAW, TAKE_DISCARD, VOID_STALL, WIN_NAMES, WIN_PAIRS
 
-from scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
+from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
 
 RULES = """\
 Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; play goes to the right.

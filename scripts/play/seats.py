@@ -1,12 +1,12 @@
 """Seat specs for `cardzoo play`: 'human', or an agent spec ('rules', 'random', 'model', a checkpoint).
 
-Agent specs are read and built by the shared parser in training/agents.py, so every seat kind
+Agent specs are read and built by the shared parser in training/agents/specs.py, so every seat kind
 `cardzoo eval` understands (checkpoints included) also plays here.
 """
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import os
 from typing import Callable, Sequence
@@ -31,7 +31,7 @@ def parse_seats(text: str | None, players: int | None, default_players: int,
         if any(not s for s in specs):
             raise UserError(f"--seats {text!r} has an empty entry; use e.g. human,rules,rules,random")
         specs = ["human" if s.lower() in HUMAN_ALIASES else s for s in specs]
-        from training.agents import parse_agent_spec
+        from cardzoo.training.agents.specs import parse_agent_spec
 
         for s in specs:
             if s != "human":
@@ -52,7 +52,7 @@ def check_checkpoint_files(spec) -> None:
     """A checkpoint is two files; say which one is missing, naming the path the user gave."""
     if spec.kind != "checkpoint":
         return
-    from training.checkpoint import checkpoint_paths
+    from cardzoo.training.agents.checkpoint import checkpoint_paths
 
     weights, sidecar = checkpoint_paths(spec.path)
     for f, what in ((weights, "weights"), (sidecar, "sidecar")):
@@ -65,7 +65,8 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
     """An Agent per bot seat (None for people), built before the first deal. Models are announced
     with ``say`` ("loading model …") since loading one takes a moment; a seat that cannot be
     built is a one-line error naming the seat and the spec."""
-    from training.agents import parse_agent_spec, shipped_model_path
+    from cardzoo.training.agents.shipped import shipped_model_path
+    from cardzoo.training.agents.specs import parse_agent_spec
 
     announced: set[str] = set()
     agents = []
@@ -98,7 +99,7 @@ def _short_path(path: str) -> str:
 def make_agent(spec: str, module, config, seed: int | None):
     """An Agent for one bot seat (act(observation, action_mask) -> int), built by the shared
     agent-spec parser of `cardzoo eval` (random, rules, model, a checkpoint path, SPEC@SEED)."""
-    from training.agents import make_agent as shared_make_agent
+    from cardzoo.training.agents.specs import make_agent as shared_make_agent
 
     return shared_make_agent(spec, module, config=config, seed=seed)
 
@@ -108,7 +109,7 @@ def seat_label(spec: str) -> str:
     if spec == "human":
         return spec
     try:
-        from training.agents import parse_agent_spec
+        from cardzoo.training.agents.specs import parse_agent_spec
 
         return parse_agent_spec(spec).label
     except (ValueError, OSError):

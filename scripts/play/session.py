@@ -10,10 +10,10 @@ from rich.columns import Columns
 from rich.console import Console
 from rich.text import Text
 
-from envs.base import IllegalMoveError
-from envs.cards import card_str
-from scripts.play.common import GameView, Move, Seats, card_text
-from scripts.play.lines import Leave, LineReader, clip_echo
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import card_str
+from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
+from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
@@ -285,7 +285,7 @@ class PlaySession:
 def write_record(path: str, env, specs: Sequence[str], steps: Sequence[dict], totals: Sequence[float]) -> None:
     """Write the finished game as one JSON line in the format of training/evaluation/records.py:
     record_header() + moves [{seat, action, text[, cards][, rewards]}] + rewards (total per seat)
-    + agents, so `cardzoo replay` shows it and ``training.evaluation.records.replay_record`` checks it."""
+    + agents, so `cardzoo replay` shows it and ``cardzoo.training.evaluation.records.replay_record`` checks it."""
     rec = {**env.record_header(), "moves": list(steps), "rewards": [float(t) for t in totals],
            "agents": list(specs), "source": "cardzoo play"}
     if rec.get("deck") is not None:  # a stacked deck as card text, the form reset(options=...) reads

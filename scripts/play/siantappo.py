@@ -8,11 +8,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from envs.siantappo.engine import OVER, SWAP, hand_keys
-from envs.siantappo.env import SQUEAL
-from envs.siantappo.moves import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
+from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
+from cardzoo.envs.siantappo.env import SQUEAL
+from cardzoo.envs.siantappo.moves import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 
-from scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
+from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
 
 RULES = """\
 Siantappo ("pig slaughter"), a climbing game for 3-6 players; all 52 cards are dealt.

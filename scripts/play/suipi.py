@@ -8,12 +8,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from envs.base import IllegalMoveError
-from envs.cards import card_str, parse_card
-from envs.suipi import encoding as enc
-from envs.suipi.engine import CARDS, IS_SPADE, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import card_str, parse_card
+from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.engine import CARDS, IS_SPADE, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S
 
-from scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
+from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
 
 SIDE_NAMES = "ABC"
 TAKE, BUILD, DROP = "take", "build", "drop"

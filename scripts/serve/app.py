@@ -30,10 +30,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from scripts.serve.catalog import catalog, read_options
-from scripts.serve.match import HUMAN, Match, MoveRefused
-from scripts.serve.replay import Replay, parse_records
-from scripts.serve.store import WATCH, Full, Limits, Store
+from cardzoo.scripts.serve.catalog import catalog, read_options
+from cardzoo.scripts.serve.match import HUMAN, Match, MoveRefused
+from cardzoo.scripts.serve.replay import Replay, parse_records
+from cardzoo.scripts.serve.store import WATCH, Full, Limits, Store
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_MESSAGE = 4096  # characters in one WebSocket message from a browser
@@ -321,8 +321,8 @@ def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = N
 
 def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     """(game, seat specs, options, seed, watch pace) from a new-game request; BadRequest if bad."""
-    from envs.registry import game_spec
-    from training.agents import parse_agent_spec
+    from cardzoo.envs.registry import game_spec
+    from cardzoo.training.agents.specs import parse_agent_spec
 
     if not isinstance(body, dict):
         raise BadRequest('send {"game": "siantappo", "seats": ["human", "rules", ...], "options": {...}}')

@@ -5,17 +5,16 @@ Built from the registry and each game's config dataclass, so a new game appears 
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import dataclasses
 import os
 
-from envs.config import config_dict
-from envs.registry import GAME_MODULES, game_spec
-from scripts.options import parse_options
-from scripts.serve.match import HUMAN, view_module
-from training.agents import MODELS_DIR
-from training.agents import shipped_models as shipped_model_counts  # (weights, game, player counts)
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.registry import GAME_MODULES, game_spec
+from cardzoo.scripts.options import parse_options
+from cardzoo.scripts.serve.match import HUMAN, view_module
+from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
 
 AGENT_CHOICES = [HUMAN, "rules", "random", "model"]
 MAX_OPTION_TEXT = 200
@@ -29,7 +28,7 @@ def catalog() -> dict:
         try:
             title = view_module(spec.name).TITLE
         except ModuleNotFoundError as e:
-            if not f"envs.{spec.name}.view".startswith(str(e.name)):
+            if not f"cardzoo.envs.{spec.name}.view".startswith(str(e.name)):
                 raise
             continue  # a game without a seat view (envs/<game>/view.py) cannot be played here
         defaults = config_dict(spec.module.Config(num_players=spec.default_players))
@@ -39,14 +38,12 @@ def catalog() -> dict:
                       "players": list(spec.player_counts), "default_players": spec.default_players,
                       "options": options, "model_players": model_players,
                       "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else [])})
-    return {"games": games, "agents": AGENT_CHOICES, "models": shipped_models()}
+    return {"games": games, "agents": AGENT_CHOICES, "models": model_names(models)}
 
 
-def shipped_models() -> list[str]:
-    """Names of the models in models/ (``siantappo``, ``suipi-2p``): a 'model' seat needs one for its game."""
-    if not os.path.isdir(MODELS_DIR):
-        return []
-    return sorted(f[:-len(".safetensors")] for f in os.listdir(MODELS_DIR) if f.endswith(".safetensors"))
+def model_names(models: list[tuple[str, str, list[int]]]) -> list[str]:
+    """Names of the models (``siantappo``, ``suipi-2p``): a 'model' seat needs one for its game."""
+    return sorted({os.path.basename(w)[:-len(".safetensors")] for w, _, _ in models if os.path.isfile(w)})
 
 
 def _kind(value) -> str:

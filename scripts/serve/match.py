@@ -16,9 +16,9 @@ import secrets
 import time
 from typing import Sequence
 
-from envs.registry import game_spec
-from envs.seatview import match_over
-from training.agents import make_agent, parse_agent_spec
+from cardzoo.envs.registry import game_spec
+from cardzoo.envs.seatview import match_over
+from cardzoo.training.agents.specs import make_agent, parse_agent_spec
 
 HUMAN = "human"
 LOG_SHOWN = 40  # log entries sent with each view (the newest)
@@ -30,7 +30,7 @@ class MoveRefused(ValueError):
 
 def view_module(game: str):
     """The game's seat view module, ``envs.<game>.view``."""
-    return importlib.import_module(f"envs.{game}.view")
+    return importlib.import_module(f"cardzoo.envs.{game}.view")
 
 
 def seat_label(spec: str) -> str:

@@ -9,15 +9,15 @@ the file holds every deal anyway.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import json
 import threading
 import time
 
-from envs.seatview import match_over
-from scripts.serve.match import log_for, seat_label, view_module
-from training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
+from cardzoo.envs.seatview import match_over
+from cardzoo.scripts.serve.match import log_for, seat_label, view_module
+from cardzoo.training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
 
 MAX_RECORDS = 10_000  # games read from one uploaded file
 

@@ -5,15 +5,15 @@ import json
 import numpy as np
 import pytest
 
-from envs import samsip_v0
+from cardzoo.envs import samsip_v0
 
 pytestmark = pytest.mark.integrations
 
 ray = pytest.importorskip("ray")
 
-from training.checkpoint import load_agent  # noqa: E402
-from training.integrations.rllib_export import greedy_actions, rllib_logits  # noqa: E402
-from training.integrations.rllib_train import RLlibSettings, rllib_train_speed, train_rllib  # noqa: E402
+from cardzoo.training.agents.checkpoint import load_agent  # noqa: E402
+from cardzoo.training.integrations.rllib_export import greedy_actions, rllib_logits  # noqa: E402
+from cardzoo.training.integrations.rllib_train import RLlibSettings, rllib_train_speed, train_rllib  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_export_matches_the_rllib_module(run):
 
 
 def test_export_plays_a_legal_match_in_cardzoo_eval(run, capsys):
-    from scripts.cli import main
+    from cardzoo.scripts.cli import main
 
     _, final = run
     rc = main(["eval", "samsip", "--agents", f"{final},random", "--players", "5", "--games", "2"])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from envs import samsip_v0
+from cardzoo.envs import samsip_v0
 
 pytestmark = pytest.mark.integrations
 
@@ -13,7 +13,7 @@ from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
 from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
 
-from training.integrations.tianshou_env import CardzooTianshouEnv  # noqa: E402
+from cardzoo.training.integrations.tianshou_env import CardzooTianshouEnv  # noqa: E402
 
 CONFIG = {"game": "samsip", "players": 5}
 

@@ -5,11 +5,11 @@ check alternates the two versions several times and pools every timed run of eac
 
     git worktree add /tmp/before <old-commit>
     for i in 1 2 3; do
-      (cd /tmp/before && PYTHONPATH=. $PWD/.venv/bin/python -m scripts.cli bench --players 4 \
+      (cd /tmp/before && PYTHONPATH=. $PWD/.venv/bin/python -m cardzoo.scripts.cli bench --players 4 \
          --no-reference --no-floor --no-memory --json $PWD/runs/before$i.json)
       cardzoo bench --players 4 --no-reference --no-floor --no-memory --json runs/after$i.json
     done
-    python -m training.benchmarks.compare --before runs/before*.json --after runs/after*.json
+    python -m cardzoo.training.benchmarks.compare --before runs/before*.json --after runs/after*.json
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 
 def pooled_runs(paths: list[str]) -> dict[tuple[str, str], list[float]]:
@@ -55,7 +55,7 @@ def comparison_table(before: list[str], after: list[str]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.benchmarks.compare", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m cardzoo.training.benchmarks.compare", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", nargs="+", required=True, metavar="JSON")
     parser.add_argument("--after", nargs="+", required=True, metavar="JSON")

@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 SCHEMA = "cardzoo-bench/1"
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -324,7 +324,7 @@ class GameHandle:
 
 def load_game(name: str) -> GameHandle:
     """A registered game's env module, engine ``random_match`` and rule config class."""
-    from envs.registry import DEFAULT_PLAYERS, GAME_MODULES, PLAYER_COUNTS, game_spec
+    from cardzoo.envs.registry import DEFAULT_PLAYERS, GAME_MODULES, PLAYER_COUNTS, game_spec
 
     if name not in GAME_MODULES:
         raise UserError(f"unknown game {name!r}; games are: {', '.join(GAME_MODULES)}")
@@ -332,7 +332,7 @@ def load_game(name: str) -> GameHandle:
     spec = game_spec(name)
     h.env, h.raw_env = spec.module.env, spec.module.raw_env
     h.config_cls = spec.config
-    h.random_match = importlib.import_module(f"envs.{name}.engine").random_match
+    h.random_match = importlib.import_module(f"cardzoo.envs.{name}.engine").random_match
     return h
 
 
@@ -504,7 +504,7 @@ def bench_reference(ref: Reference, settings: Settings, progress=None) -> Entry:
 def _null_env_class():
     """A CardGameEnv whose hooks cost (almost) nothing: what envs/base.py + PettingZoo + the loop
     cost per step on their own, i.e. the ceiling every game's AEC speed lives under."""
-    from envs.base import CardGameEnv, StepOutcome
+    from cardzoo.envs.base import CardGameEnv, StepOutcome
 
     @dataclass(frozen=True)
     class NullConfig:

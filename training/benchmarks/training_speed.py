@@ -5,7 +5,7 @@ learner decisions, and the wall clock of the whole run (collection and learning,
 gives decisions per second. A decision is a move by a seat the learner controls, forced moves
 included — what SB3 counts as a timestep. Peak memory is the largest resident set of the trainer
 and of its worker processes. RLlib rows are added when Ray is installed
-(``training.integrations.rllib_train.rllib_train_speed``).
+(``cardzoo.training.integrations.rllib_train.rllib_train_speed``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from envs.registry import game_spec
+from cardzoo.envs.registry import game_spec
 
 FULL = {"ppo": 400_000, "sb3": 40_000}
 QUICK = {"ppo": 1_500, "sb3": 1_000}
@@ -30,7 +30,7 @@ def _peak_mib() -> float:
 
 
 def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool) -> dict:
-    from training.ppo import PPOSettings, train
+    from cardzoo.training.ppo.trainer import PPOSettings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
@@ -50,7 +50,7 @@ def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool
 
 
 def bench_sb3(game: str, players: int, decisions: int) -> dict:
-    from training.sb3_train import TrainSettings, train
+    from cardzoo.training.sb3.trainer import TrainSettings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
@@ -67,7 +67,7 @@ def bench_sb3(game: str, players: int, decisions: int) -> dict:
 
 def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> dict | None:
     try:
-        from training.integrations.rllib_train import rllib_train_speed
+        from cardzoo.training.integrations.rllib_train import rllib_train_speed
     except ImportError:
         return None
     try:

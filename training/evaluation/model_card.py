@@ -1,6 +1,6 @@
 """Publish a trained checkpoint into models/ with a measured model card.
 
-    python -m training.evaluation.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
+    python -m cardzoo.training.evaluation.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
         --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
 
 1. copies the checkpoint to ``models/NAME.{safetensors,json}`` (and the run's learning curve, found
@@ -22,16 +22,16 @@ import json
 import shutil
 from pathlib import Path
 
-from training.agents import MODELS_DIR
-from training.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
+from cardzoo.training.agents.shipped import models_dirs, package_models_dir
+from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
 
 
 def measure(weights: str, game: str, counts: list[int], games: int, seed: int, field: list[str],
             workers: int = 2, variants: dict | None = None, other_games: int = 200) -> dict:
     """Every tournament the card reports, as ``cardzoo eval --json`` reports: ``games`` head to head
     against the rule bot (the headline), ``other_games`` against random and in the ratings field."""
-    from training.agents import parse_agent_spec
-    from training.evaluation.tournament import run_tournament
+    from cardzoo.training.agents.specs import parse_agent_spec
+    from cardzoo.training.evaluation.tournament import run_tournament
 
     def plays(spec: str, n: int) -> bool:  # checkpoints join the field only at counts they play
         parsed = parse_agent_spec(spec)
@@ -64,8 +64,8 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
     import numpy as np
     import torch
 
-    from envs.registry import game_spec
-    from training.agents import make_agent
+    from cardzoo.envs.registry import game_spec
+    from cardzoo.training.agents.specs import make_agent
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -230,7 +230,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
             notes: str = "", workers: int = 2, other_games: int = 200) -> Path:
     net, meta = load_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
     del net
-    out = Path(MODELS_DIR)
+    out = models_dirs()[0]  # CARDZOO_MODELS's first folder, else the shipped models
     out.mkdir(exist_ok=True)
     weights, sidecar = checkpoint_paths(checkpoint)
     shutil.copyfile(weights, out / f"{name}.safetensors")
@@ -258,8 +258,8 @@ def learning_curve_of(weights: Path) -> Path | None:
 
 def rerender(name: str) -> str:
     """The card as the files in models/ say it should read (tests compare it with the .md)."""
-    meta = json.loads((Path(MODELS_DIR) / f"{name}.json").read_text())
-    ev = json.loads((Path(MODELS_DIR) / f"{name}.eval.json").read_text())
+    meta = json.loads((package_models_dir() / f"{name}.json").read_text())
+    ev = json.loads((package_models_dir() / f"{name}.eval.json").read_text())
     return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""))
 
 
@@ -267,7 +267,7 @@ def readme_table() -> str:
     """README's "Trained models" table, from every models/NAME.eval.json (tests keep them equal)."""
     rows = ["| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
             "| wins vs random |", "|---|---:|---:|---:|---:|"]
-    for path in sorted(Path(MODELS_DIR).glob("*.eval.json")):
+    for path in sorted(package_models_dir().glob("*.eval.json")):
         ev = json.loads(path.read_text())
         name = ev["name"]
         for n, per in ev["per_players"].items():
@@ -285,7 +285,7 @@ def main() -> None:
         print(readme_table())
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                epilog="python -m training.evaluation.model_card --readme-table prints README's models table")
+                                epilog="python -m cardzoo.training.evaluation.model_card --readme-table prints README's models table")
     p.add_argument("checkpoint")
     p.add_argument("--name", required=True, help="file name in models/ (e.g. siantappo, suipi-2p)")
     p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")

@@ -14,13 +14,13 @@ the moves through ``raw_env`` from the same header reproduces the rewards exactl
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import json
 import math
 from typing import Callable, Iterator
 
-from envs.registry import game_module
+from cardzoo.envs.registry import game_module
 
 REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
 

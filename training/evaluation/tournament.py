@@ -1,6 +1,6 @@
 """Tournaments between agents: fair seating, duplicate deals, statistics, reports.
 
-    from training.evaluation.tournament import run_tournament
+    from cardzoo.training.evaluation.tournament import run_tournament
     result = run_tournament("siantappo", ["rules", "random"], players=4, games=400, seed=1, workers=2)
     report = result.report()          # plain dict (what --json writes)
 
@@ -36,7 +36,7 @@ ratings) compare two entrants' scores in every game both played.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import contextlib
 import csv
@@ -53,10 +53,10 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.config import config_dict
-from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
-from training.agents import AgentSpec, make_agent, parse_agent_spec
-from training.evaluation.ratings import bootstrap_ratings, clustered_mean_ci, elo_ratings, wilson_ci
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
+from cardzoo.training.agents.specs import AgentSpec, make_agent, parse_agent_spec
+from cardzoo.training.evaluation.ratings import bootstrap_ratings, clustered_mean_ci, elo_ratings, wilson_ci
 
 MAX_STEPS = 2_000_000  # safety net against a game that never ends
 _COMBO_LIMIT = 100_000

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
-from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 
 
 def make_game_env(config: dict):

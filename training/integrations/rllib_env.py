@@ -1,6 +1,6 @@
 """cardzoo games as RLlib multi-agent envs (imports Ray; ``pip install -e ".[rllib]"``).
 
-    from training.integrations.rllib_env import register_env
+    from cardzoo.training.integrations.rllib_env import register_env
     name = register_env("samsip")      # -> "cardzoo-samsip", usable as PPOConfig().environment(name)
 
 The logic lives in ``rllib_view.RLlibView`` (tested without Ray); this module adds RLlib's
@@ -12,8 +12,8 @@ from __future__ import annotations
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.tune.registry import register_env as _ray_register_env
 
-from envs.registry import game_module
-from training.integrations.rllib_view import RLlibView
+from cardzoo.envs.registry import game_module
+from cardzoo.training.integrations.rllib_view import RLlibView
 
 
 class CardzooRLlibEnv(RLlibView, MultiAgentEnv):

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import torch
 
-from training.policy import MaskedPolicyNet
+from cardzoo.training.agents.policy import MaskedPolicyNet
 
 ENCODER_PREFIXES = ("encoder.actor_encoder.net.mlp.", "encoder.encoder.net.mlp.")
 PI_PREFIX = "pi.net.mlp."
@@ -88,7 +88,7 @@ def play_and_compare(module, net: MaskedPolicyNet, game_config: dict, matches: i
 
     Returns (decisions compared, disagreements).
     """
-    from training.integrations.game_env import make_game_env
+    from cardzoo.training.integrations.game_env import make_game_env
 
     env = make_game_env(game_config)
     decisions = differ = 0

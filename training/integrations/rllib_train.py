@@ -1,7 +1,7 @@
 """Multi-agent PPO on Ray RLlib, exported to a cardzoo checkpoint.
 
-    python -m training.integrations.rllib_train siantappo --players 4 --iterations 50 --out runs/rllib-s4
-    python -m training.integrations.rllib_train samsip --players 5 --address ray://head:10001 --env-runners 16
+    python -m cardzoo.training.integrations.rllib_train siantappo --players 4 --iterations 50 --out runs/rllib-s4
+    python -m cardzoo.training.integrations.rllib_train samsip --players 5 --address ray://head:10001 --env-runners 16
 
 One policy (``shared``) plays every seat, with RLlib's action-masking PPO module (so it never
 picks an illegal action). A run directory holds ``settings.json``, ``tb/`` (TensorBoard: returns,
@@ -18,7 +18,7 @@ run starts, so ``--help`` and bad input work without it.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import argparse
 import json
@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 
 POLICY_ID = "shared"
 ACTIVATION = "tanh"
@@ -97,7 +97,7 @@ def ppo_config(settings: RLlibSettings):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from training.integrations.rllib_env import register_env
+    from cardzoo.training.integrations.rllib_env import register_env
 
     model = {"fcnet_hiddens": list(settings.hidden), "fcnet_activation": ACTIVATION,
              "head_fcnet_hiddens": [], "vf_share_layers": False}  # export needs exactly this shape
@@ -126,8 +126,8 @@ def start_ray(address: str, env_runners: int, num_cpus: int | None = None) -> No
         ray.init(num_cpus=num_cpus or env_runners + 1, include_dashboard=False, log_to_driver=False,
                  logging_level=logging.ERROR)
         return
-    import envs
-    import training
+    import cardzoo.envs
+    import cardzoo.training
 
     # The cluster's Python has the libraries (pip install cardzoo[rllib] there) but maybe not this
     # checkout: ship the two packages with the job so workers build the same envs.
@@ -160,9 +160,9 @@ def env_steps(result: dict) -> int:
 
 def export(algo, settings: RLlibSettings, path: Path, steps: int, evaluation: dict | None = None) -> Path:
     """Write the shared policy as a cardzoo checkpoint (safetensors + JSON sidecar)."""
-    from envs.config import config_dict
-    from training.checkpoint import save_checkpoint
-    from training.integrations.rllib_export import policy_net_from_rllib
+    from cardzoo.envs.config import config_dict
+    from cardzoo.training.agents.checkpoint import save_checkpoint
+    from cardzoo.training.integrations.rllib_export import policy_net_from_rllib
 
     net = policy_net_from_rllib(algo.get_module(POLICY_ID).state_dict(), ACTIVATION)
     probe = game_module(settings.game).raw_env(num_players=settings.players, **settings.variants)
@@ -185,8 +185,8 @@ def export(algo, settings: RLlibSettings, path: Path, steps: int, evaluation: di
 
 def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
     """Play full matches with RLlib's choice; the exported checkpoint must agree on every decision."""
-    from training.checkpoint import load_checkpoint
-    from training.integrations.rllib_export import play_and_compare
+    from cardzoo.training.agents.checkpoint import load_checkpoint
+    from cardzoo.training.integrations.rllib_export import play_and_compare
 
     net, _ = load_checkpoint(weights)
     decisions, differ = play_and_compare(algo.get_module(POLICY_ID), net,
@@ -235,7 +235,7 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
         log(f"export checked: the checkpoint makes RLlib's choice on all {checked} decisions "
             f"of {settings.verify_matches} matches")
         if settings.eval_games:
-            from training.evaluation.tournament import versus_baselines
+            from cardzoo.training.evaluation.tournament import versus_baselines
 
             evaluation = versus_baselines(str(final), settings.game, settings.players, settings.eval_games,
                                           settings.seed, options=settings.variants or None)
@@ -281,9 +281,9 @@ def rllib_train_speed(game: str, players: int, decisions: int, env_runners: int)
 
 # ---------------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
-    from scripts.options import add_option_flag
+    from cardzoo.scripts.options import add_option_flag
 
-    p = argparse.ArgumentParser(prog="python -m training.integrations.rllib_train",
+    p = argparse.ArgumentParser(prog="python -m cardzoo.training.integrations.rllib_train",
                                 description="Multi-agent PPO on Ray RLlib (one shared policy with action "
                                             "masking), exported to a cardzoo checkpoint.")
     p.add_argument("game", help="siantappo, suipi or samsip")
@@ -305,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def settings_from_args(args) -> RLlibSettings:
-    from scripts.options import parse_options
+    from cardzoo.scripts.options import parse_options
 
     return RLlibSettings(game=args.game, players=args.players, address=args.address,
                          env_runners=args.env_runners, iterations=args.iterations, batch=args.batch,

@@ -24,14 +24,14 @@ it does beyond RLlib's own ``PettingZooEnv`` wrapper:
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 from collections import defaultdict
 
 import numpy as np
 from gymnasium import spaces
 
-from training.integrations.game_env import make_game_env
+from cardzoo.training.integrations.game_env import make_game_env
 
 OBS_KEY = "observations"  # what RLlib's ActionMaskingRLModule reads
 MASK_KEY = "action_mask"

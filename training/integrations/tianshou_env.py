@@ -1,7 +1,7 @@
 """cardzoo games as Tianshou multi-agent envs (imports Tianshou; ``pip install -e ".[tianshou]"``).
 
     from tianshou.env import DummyVectorEnv
-    from training.integrations.tianshou_env import CardzooTianshouEnv
+    from cardzoo.training.integrations.tianshou_env import CardzooTianshouEnv
     envs = DummyVectorEnv([lambda: CardzooTianshouEnv({"game": "samsip", "players": 5})] * 4)
 
 Use it where Tianshou's examples use ``PettingZooEnv(env)``: same observation dict (``agent_id``,
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from tianshou.env.pettingzoo_env import PettingZooEnv
 
-from training.integrations.tianshou_view import TianshouView
+from cardzoo.training.integrations.tianshou_view import TianshouView
 
 
 class CardzooTianshouEnv(TianshouView, PettingZooEnv):

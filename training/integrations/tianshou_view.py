@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from training.integrations.game_env import make_game_env
+from cardzoo.training.integrations.game_env import make_game_env
 
 
 class TianshouView:

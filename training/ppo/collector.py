@@ -13,21 +13,21 @@ stops starting matches once it has enough samples and finishes the ones in progr
 exact Monte Carlo returns and nothing has to be bootstrapped across a rollout boundary. That also
 makes a rollout a pure function of (weights, opponents, seed): runs resume and reproduce exactly.
 
-This module is the whole worker-side job; ``training.workers`` only moves requests and rollouts
+This module is the whole worker-side job; ``cardzoo.training.common.workers`` only moves requests and rollouts
 between processes (so a Ray actor could host a ``Collector`` just as well).
 """
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from envs.registry import game_spec
-from training.agents import RandomAgent
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.specs import RandomAgent
 
 LEARNER = "learner"
 MAX_MOVES_PER_MATCH = 50_000  # a last line of defence: the envs themselves end every match far sooner

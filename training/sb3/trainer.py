@@ -1,6 +1,6 @@
 """Self-play training with sb3-contrib's MaskablePPO (`cardzoo train --algo sb3`), exporting safe checkpoints.
 
-    from training.sb3_train import TrainSettings, train
+    from cardzoo.training.sb3.trainer import TrainSettings, train
     train(TrainSettings(game="siantappo", players=4, steps=200_000, out="runs/siantappo"))
 
 A run directory holds ``settings.json``, ``model.zip`` (the SB3 state, to resume), ``pool/``
@@ -10,7 +10,7 @@ against each baseline), ``checkpoints/step_N.*`` and ``final.*`` (safetensors + 
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import json
 import os
@@ -21,11 +21,11 @@ from typing import Callable
 
 import torch
 
-from envs.config import config_dict
-from envs.registry import PLAYER_COUNTS, game_module
-from training.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
-from training.policy import MaskedPolicyNet, from_sb3_state_dict
-from training.selfplay import OpponentPool, SelfPlayEnv
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.registry import PLAYER_COUNTS, game_module
+from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
+from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
+from cardzoo.training.sb3.selfplay_env import OpponentPool, SelfPlayEnv
 
 
 @dataclass
@@ -53,7 +53,7 @@ class TrainSettings:
         module = game_module(self.game)
         self.game = module.GAME
         if self.players is None:
-            from envs.registry import DEFAULT_PLAYERS
+            from cardzoo.envs.registry import DEFAULT_PLAYERS
             self.players = DEFAULT_PLAYERS[self.game]
         if self.players not in PLAYER_COUNTS[self.game]:
             raise UserError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
@@ -117,7 +117,7 @@ def _rng_state(data) -> tuple:
 
 def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) -> dict:
     """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
-    from training.evaluation.tournament import versus_baselines
+    from cardzoo.training.evaluation.tournament import versus_baselines
 
     return versus_baselines(str(path), settings.game, settings.players, games, seed,
                             options=settings.variants or None)
@@ -213,7 +213,7 @@ def build_or_resume_model(run: _Run, resume: bool):
         policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
     )
     if settings.imitation_matches:
-        from training.imitation import clone_rule_bot
+        from cardzoo.training.common.imitation import clone_rule_bot
 
         accuracy = clone_rule_bot(model.policy, settings.game, settings.env_kwargs(),
                                   settings.imitation_matches, seed=settings.seed, log=run.log)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from envs.registry import game_module
+from cardzoo.envs.registry import game_module
 
 
 def rule_bot_decisions(game: str, env_kwargs: dict, matches: int, seed: int = 0):
@@ -84,7 +84,7 @@ def clone_rule_bot(policy, game: str, env_kwargs: dict, matches: int, epochs: in
 def rule_bot_episodes(game: str, players, variants: dict, matches: int, seed: int = 0):
     """Every choice (more than one legal action) of rule-bot-only matches, with the return that
     followed it: (observations, masks, actions, returns). Played through the envs' fast path."""
-    from envs.registry import game_spec
+    from cardzoo.envs.registry import game_spec
 
     module = game_spec(game).module
     envs = {n: module.raw_env(num_players=n, **variants) for n in players}

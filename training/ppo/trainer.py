@@ -5,7 +5,7 @@ Read top to bottom, like CleanRL's ``ppo.py``:
 1. settings (every hyper-parameter, recorded in the run directory and in each checkpoint);
 2. generalized advantage estimation over per-seat streams;
 3. the clipped PPO update (value loss, entropy bonus, KL early stop, gradient clipping);
-4. the loop: collect whole matches in worker processes (``training.collector``), learn, snapshot
+4. the loop: collect whole matches in worker processes (``cardzoo.training.ppo.collector``), learn, snapshot
    into the opponent pool, evaluate against the baselines, save resumable state.
 
 Per-seat returns: every seat the learner controls is its own stream of decisions; a decision's
@@ -16,7 +16,7 @@ during other seats' moves included), so in a zero-sum match each seat learns fro
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import functools
 import json
@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from envs.registry import game_spec
-from training.actor_critic import ActorCritic
-from training.collector import CollectRequest, Rollout
-from training.opponents import OpponentMix
-from training.run_dir import Run, RunState, load_run_state, save_run_state
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.ppo.actor_critic import ActorCritic
+from cardzoo.training.ppo.collector import CollectRequest, Rollout
+from cardzoo.training.common.opponents import OpponentMix
+from cardzoo.training.ppo.run import Run, RunState, load_run_state, save_run_state
 
 
 # ------------------------------------------------------------------------------ 1. settings
@@ -105,7 +105,7 @@ class PPOSettings:
                 raise UserError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
         if self.lr_schedule not in ("linear", "constant"):
             raise UserError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
-        from training.policy import ACTIVATIONS
+        from cardzoo.training.agents.policy import ACTIVATIONS
         if self.activation not in ACTIVATIONS:
             raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
         OpponentMix.check_weights(self.opponents)
@@ -238,7 +238,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
     run = Run(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
     torch.set_num_threads(max(s.threads, 1))
     torch.manual_seed(s.seed)
-    from training.workers import WorkerGroup
+    from cardzoo.training.common.workers import WorkerGroup
 
     # Started first, so that their start-up (importing torch, building collectors: ~2.5 s)
     # overlaps the learner's.
@@ -253,7 +253,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
             state = load_run_state(run.state_dir, net, optimizer, mix)
             log(f"resuming {run.out} at {state.decisions:,} decisions (iteration {state.iteration})")
         elif s.imitate:
-            from training.imitation import clone_into
+            from cardzoo.training.common.imitation import clone_into
 
             accuracy = clone_into(net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=log)
             log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")

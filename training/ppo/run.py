@@ -14,7 +14,7 @@ a SIGKILL loses at most the work since the last save.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import json
 import os
@@ -26,9 +26,9 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save
 
-from envs.config import config_dict
-from envs.registry import game_spec
-from training.checkpoint import atomic_write_bytes, atomic_write_text, save_checkpoint
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.checkpoint import atomic_write_bytes, atomic_write_text, save_checkpoint
 
 STATE_FORMAT = "cardzoo-ppo-state/1"
 MAX_STATE_JSON = 4 << 20
@@ -45,7 +45,7 @@ class RunState:
     next_eval: int = 0
     elapsed: float = 0.0  # wall-clock seconds of training, summed over resumes
     evals: list = field(default_factory=list)  # {"decisions", "players", "rules": {...}, "random": {...}}
-    inflight: dict | None = None  # the collection running ahead of learning (see training.ppo)
+    inflight: dict | None = None  # the collection running ahead of learning (see cardzoo.training.ppo.trainer)
     started: float = field(default_factory=time.monotonic, repr=False)
 
     def wall(self) -> float:
@@ -137,7 +137,7 @@ def resume_settings(out: str | os.PathLike, given: dict):
     A flag that would change how the run trains (learning rate, seed, network, rules …) is
     refused with one line, rather than silently ignored.
     """
-    from training.ppo import PPOSettings
+    from cardzoo.training.ppo.trainer import PPOSettings
 
     path = Path(out) / "settings.json"
     if not path.is_file():
@@ -211,7 +211,7 @@ class Run:
 
     def evaluate(self, path: Path, state: RunState, writer, log, final: bool = False) -> dict:
         """The checkpoint against the rule bot and random at each player count (duplicate deals)."""
-        from training.evaluation.tournament import versus_baselines
+        from cardzoo.training.evaluation.tournament import versus_baselines
 
         s = self.s
         if not s.eval_games:

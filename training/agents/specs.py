@@ -7,7 +7,7 @@ called at the start of every episode.
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import os
 import re
@@ -48,7 +48,7 @@ class RandomAgent:
 #   rules             the game's rule-based bot (``envs.<game>_v0.RuleBot``)
 #   model             the trained model shipped in models/ for the game and player count
 #   teacher           the game's stronger scripted player, where it declares one (Sam Sip's
-#                     lookahead player, ``envs.samsip.lookahead``)
+#                     lookahead player, ``cardzoo.envs.samsip.lookahead``)
 #   PATH              a checkpoint: any spec containing a path separator or ending in
 #                     .safetensors / .json (loaded by ``load_checkpoint_agent``)
 #   SPEC@SEED         any of the above with a fixed seed for its own random stream
@@ -57,7 +57,6 @@ class RandomAgent:
 # ``make_agent`` builds a fresh agent for one game.
 
 AGENT_KINDS = ("random", "rules", "model", "teacher")
-MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
 _ALIASES = {"model": "model", "shipped": "model",
             "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
             "bot": "rules", "teacher": "teacher"}
@@ -123,8 +122,8 @@ def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
 
 
 def load_checkpoint_agent(path: str, config=None, seed: int | None = None):
-    """A checkpoint as an agent for ``config``'s game (``training.checkpoint.load_agent``)."""
-    from training.checkpoint import load_agent  # torch loads only when a checkpoint plays
+    """A checkpoint as an agent for ``config``'s game (``cardzoo.training.agents.checkpoint.load_agent``)."""
+    from cardzoo.training.agents.checkpoint import load_agent  # torch loads only when a checkpoint plays
 
     if not (os.path.isfile(path) or os.path.isfile(path + ".safetensors")):
         raise UserError(f"checkpoint file not found: {path}")
@@ -141,12 +140,14 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     if spec.kind == "random":
         return RandomAgent(seed)
     if spec.kind == "model":
+        from cardzoo.training.agents.shipped import shipped_model_path
+
         return load_checkpoint_agent(shipped_model_path(game_module.GAME, getattr(config, "num_players", None)),
                                      config=config, seed=seed)
     if spec.kind == "rules":
         return game_module.RuleBot(config, seed=seed)
     if spec.kind == "teacher":
-        from envs.registry import game_spec
+        from cardzoo.envs.registry import game_spec
 
         teacher = game_spec(game_module.GAME).teacher
         if teacher is None:
@@ -156,43 +157,3 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
     raise UserError(f"unknown agent kind {spec.kind!r}")
-
-
-def shipped_models() -> list[tuple[str, str, list[int]]]:
-    """(weights path, game, player counts) of every model in models/, from their JSON sidecars."""
-    import json
-
-    out = []
-    if not os.path.isdir(MODELS_DIR):
-        return out
-    for name in sorted(os.listdir(MODELS_DIR)):
-        if not name.endswith(".json") or name.endswith(".eval.json"):
-            continue
-        weights = os.path.join(MODELS_DIR, name[:-len(".json")] + ".safetensors")
-        try:
-            with open(os.path.join(MODELS_DIR, name), encoding="utf-8") as f:
-                meta = json.loads(f.read(1 << 20))
-            out.append((weights, str(meta["game"]), [int(n) for n in meta["player_counts"]]))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # not a model sidecar; loading it by path still reports what is wrong
-    return out
-
-
-def shipped_model_file(game: str, players) -> str:
-    """Where the shipped model for a game and player count lives (it may not exist): the model in
-    models/ whose sidecar lists that player count (one network may serve several counts)."""
-    for weights, g, counts in shipped_models():
-        if g == game and players in counts and os.path.isfile(weights):
-            return weights
-    return os.path.join(MODELS_DIR, f"{game}-{players}p.safetensors")
-
-
-def shipped_model_path(game: str, players) -> str:
-    """The shipped model's path for the game and player count; ValueError naming what ships."""
-    path = shipped_model_file(game, players)
-    if not os.path.isfile(path):
-        shipped = [f"{os.path.basename(w)[:-len('.safetensors')]} ({g} {','.join(map(str, c))}p)"
-                   for w, g, c in shipped_models()]
-        raise UserError(f"no shipped model for {game} with {players} players; shipped: "
-                         f"{', '.join(shipped) or 'none'} (or give a checkpoint path)")
-    return path

@@ -2,7 +2,7 @@
 
 For games whose move is composed in sub-steps (Suipi: hand card, floor items, finish), a policy
 over action ids must get several choices right in a row. The move ranker sees every complete legal
-move as a feature row (the game's ``WHOLE_MOVES`` reader, ``envs.registry.GameSpec.whole_moves``)
+move as a feature row (the game's ``WHOLE_MOVES`` reader, ``cardzoo.envs.registry.GameSpec.whole_moves``)
 and estimates Q(observation, move): the seat's return from here to the end of the match if it plays
 that move (Deep Monte-Carlo, as DouZero does). The agent then emits the chosen move's sub-steps one
 call at a time, so it plays through the ordinary ``act(observation, action_mask)`` protocol.
@@ -19,9 +19,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from envs.errors import UserError
-from envs.registry import game_spec
-from training.policy import ACTIVATIONS
+from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.policy import ACTIVATIONS
 
 ARCHITECTURE = "move_ranker"
 

@@ -1,4 +1,4 @@
-"""Match play for the Deep Monte-Carlo trainer (``training.dmc``): runs in worker processes.
+"""Match play for the Deep Monte-Carlo trainer (``cardzoo.training.dmc.trainer``): runs in worker processes.
 
 ``play(task)`` plays whole matches with the env's trusted fast path and returns plain arrays:
 for every real choice of a learner seat, its observation, the chosen move's feature row and the
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.registry import game_spec
-from training.move_ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 
 
 @dataclass

@@ -1,13 +1,13 @@
 """The inference network of a trained cardzoo policy, in plain PyTorch.
 
 It mirrors the actor half of sb3-contrib's ``MaskableActorCriticPolicy`` with an MLP extractor
-(``mlp_extractor.policy_net`` + ``action_net``), so weights exported from training load here
+(``mlp_extractor.policy_net`` + ``action_net``), so weights exported from cardzoo.training load here
 without stable-baselines3 and without unpickling anything.
 """
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import numpy as np
 import torch

@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import traceback
 
-from training.collector import Collector, CollectRequest, Rollout
+from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 
 
 def _die_with_parent() -> None:

@@ -13,9 +13,9 @@ import random
 import gymnasium as gym
 import numpy as np
 
-from envs.registry import game_module, game_spec
-from training.agents import RandomAgent
-from training.policy import MaskedPolicyNet
+from cardzoo.envs.registry import game_module, game_spec
+from cardzoo.training.agents.specs import RandomAgent
+from cardzoo.training.agents.policy import MaskedPolicyNet
 
 
 class OpponentPool:

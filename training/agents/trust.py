@@ -1,7 +1,7 @@
-"""Give a move-ranker checkpoint a trust margin: ``python -m training.trust CKPT --trust 0.05 --out NEW``.
+"""Give a move-ranker checkpoint a trust margin: ``python -m cardzoo.training.agents.trust CKPT --trust 0.05 --out NEW``.
 
 A move ranker with trust ``t`` keeps to the rule bot's move unless another move's estimated Q is
-higher by more than ``t`` (``training.move_ranker.RankerAgent``). The margin is chosen after
+higher by more than ``t`` (``cardzoo.training.agents.ranker.RankerAgent``). The margin is chosen after
 training, by evaluating a few values on a seed that the final measurement does not use; this writes
 a copy of the checkpoint (same weights, a new sidecar with ``"trust"``) so both can be compared.
 """
@@ -12,9 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from envs.errors import UserError
-from training.checkpoint import load_checkpoint, save_checkpoint
-from training.move_ranker import ARCHITECTURE
+from cardzoo.envs.errors import UserError
+from cardzoo.training.agents.checkpoint import load_checkpoint, save_checkpoint
+from cardzoo.training.agents.ranker import ARCHITECTURE
 
 
 def with_trust(path, trust: float, out) -> Path:
@@ -31,7 +31,7 @@ def with_trust(path, trust: float, out) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.trust", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m cardzoo.training.agents.trust", description=__doc__.splitlines()[0])
     p.add_argument("checkpoint")
     p.add_argument("--trust", type=float, required=True, help="Q margin over the rule bot's move")
     p.add_argument("--out", required=True, help="where to write the copy (path without suffix)")

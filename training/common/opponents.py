@@ -9,7 +9,7 @@ statistics are moving averages over finished matches, and are saved with the run
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import math
 from pathlib import Path
@@ -69,7 +69,7 @@ class OpponentMix:
 
     def request_parts(self, pool_dir: Path) -> tuple[dict, dict]:
         """(label -> weight, snapshot id -> actor weights) for a collection request."""
-        from training.checkpoint import load_checkpoint
+        from cardzoo.training.agents.checkpoint import load_checkpoint
 
         snapshots = {}
         for sid in self.snapshots:

@@ -14,7 +14,7 @@ either the old checkpoint or a pair whose hash check fails, never a half-written
 
 from __future__ import annotations
 
-from envs.errors import UserError
+from cardzoo.envs.errors import UserError
 
 import hashlib
 import json
@@ -32,9 +32,9 @@ from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as safetensors_bytes
 
-from envs.registry import game_module, game_names, game_of_config, game_spec
-from training.move_ranker import MoveRankerNet, RankerAgent, whole_moves_reader
-from training.policy import ACTIVATIONS, MaskedPolicyNet
+from cardzoo.envs.registry import game_module, game_names, game_of_config, game_spec
+from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from cardzoo.training.agents.policy import ACTIVATIONS, MaskedPolicyNet
 
 FORMAT = "cardzoo-checkpoint/1"
 REQUIRED = ("format", "game", "env", "obs_size", "num_actions", "hidden", "activation", "player_counts")
@@ -182,7 +182,7 @@ OPTIONAL = {
               "a number in 0..100"),
 }
 # "policy": action logits from the observation (MaskedPolicyNet); "move_ranker": Q of each complete
-# move from the observation and the move's feature row (training.move_ranker).
+# move from the observation and the move's feature row (cardzoo.training.agents.ranker).
 ARCHITECTURES = ("policy", "move_ranker")
 
 

@@ -16,7 +16,7 @@ Read top to bottom:
    state (network, Adam, counters) is saved atomically every ``save_every`` seconds and
    ``--resume`` continues from it (the replay buffer refills).
 
-Run directory layout as the PPO trainer's (``training.run_dir``).
+Run directory layout as the PPO trainer's (``cardzoo.training.ppo.run``).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from envs.config import config_dict
-from envs.errors import UserError
-from envs.registry import game_spec
-from training.dmc_play import PlayTask, imitation_task, play
-from training.move_ranker import ARCHITECTURE, MoveRankerNet, whole_moves_reader
-from training.run_dir import Run, RunState, load_run_state, save_run_state
-from training.workers import _die_with_parent
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.dmc.play import PlayTask, imitation_task, play
+from cardzoo.training.agents.ranker import ARCHITECTURE, MoveRankerNet, whole_moves_reader
+from cardzoo.training.ppo.run import Run, RunState, load_run_state, save_run_state
+from cardzoo.training.common.workers import _die_with_parent
 
 
 @dataclass
@@ -129,7 +129,7 @@ class DMCRun(Run):
         }
 
     def write_checkpoint(self, net, name: str, state: RunState, evaluation: dict) -> Path:
-        from training.checkpoint import save_checkpoint
+        from cardzoo.training.agents.checkpoint import save_checkpoint
 
         where = self.out / name if name == "final" else self.ckpt_dir / name
         return save_checkpoint(where, net, self._meta(name, state, evaluation))
@@ -141,7 +141,7 @@ def _worker_init() -> None:
 
 
 def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, variants: dict) -> dict:
-    from training.evaluation.tournament import versus_baselines
+    from cardzoo.training.evaluation.tournament import versus_baselines
 
     per = max(games // len(players), 10)
     return {n: versus_baselines(path, game, n, per, seed + n, options=variants or None) for n in players}

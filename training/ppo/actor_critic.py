@@ -1,7 +1,7 @@
 """The network the PPO trainer learns: the exported actor plus a value head on the same trunk.
 
 ``policy_net`` (the trunk) and ``action_net`` have exactly the names and shapes of
-``training.policy.MaskedPolicyNet``, so exporting a checkpoint is dropping ``value_net``.
+``cardzoo.training.agents.policy.MaskedPolicyNet``, so exporting a checkpoint is dropping ``value_net``.
 Sharing the trunk halves the cost of every forward and backward pass, which is what bounds
 training speed on a CPU.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from training.policy import MaskedPolicyNet
+from cardzoo.training.agents.policy import MaskedPolicyNet
 
 
 class ActorCritic(MaskedPolicyNet):

@@ -1,0 +1,68 @@
+"""Where the ``model`` agent spec finds its networks: the shipped models, and the user's own.
+
+The shipped models are package data (``cardzoo.models``), found with ``importlib.resources`` so
+that ``model`` works from a wheel install in any directory. ``CARDZOO_MODELS`` (or ``cardzoo
+--models DIR``, which sets it) names more folders, searched first, separated like ``PATH``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib.resources import files
+from pathlib import Path
+
+from cardzoo.envs.errors import UserError
+
+MODELS_ENV = "CARDZOO_MODELS"
+
+
+def package_models_dir() -> Path:
+    """The folder of the models that ship with cardzoo."""
+    return Path(str(files("cardzoo.models")))
+
+
+def models_dirs() -> list[Path]:
+    """The folders searched for models, in order: ``CARDZOO_MODELS``'s, then the shipped one."""
+    extra = [Path(p) for p in os.environ.get(MODELS_ENV, "").split(os.pathsep) if p]
+    for folder in extra:
+        if not folder.is_dir():
+            raise UserError(f"{MODELS_ENV}: {folder} is not a folder")
+    return [*extra, package_models_dir()]
+
+
+def shipped_models() -> list[tuple[str, str, list[int]]]:
+    """(weights path, game, player counts) of every model in the model folders, from their sidecars."""
+    out = []
+    for folder in models_dirs():
+        for sidecar in sorted(folder.glob("*.json")):
+            if sidecar.name.endswith(".eval.json"):
+                continue
+            weights = sidecar.with_suffix(".safetensors")
+            try:
+                with open(sidecar, encoding="utf-8") as f:
+                    meta = json.loads(f.read(1 << 20))
+                out.append((str(weights), str(meta["game"]), [int(n) for n in meta["player_counts"]]))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # not a model sidecar; loading it by path still reports what is wrong
+    return out
+
+
+def shipped_model_file(game: str, players) -> str | None:
+    """The first model in the model folders whose sidecar lists the game and player count (one
+    network may serve several counts), or None."""
+    for weights, g, counts in shipped_models():
+        if g == game and players in counts and os.path.isfile(weights):
+            return weights
+    return None
+
+
+def shipped_model_path(game: str, players) -> str:
+    """The model's path for the game and player count; a one-line error naming what there is."""
+    path = shipped_model_file(game, players)
+    if path is None:
+        shipped = [f"{os.path.basename(w)[:-len('.safetensors')]} ({g} {','.join(map(str, c))}p)"
+                   for w, g, c in shipped_models()]
+        raise UserError(f"no shipped model for {game} with {players} players; shipped: "
+                         f"{', '.join(shipped) or 'none'} (or give a checkpoint path)")
+    return path
