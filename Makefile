@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow bench clean integrations-venv test-integrations
+.PHONY: setup demo test test-slow test-wheel bench clean integrations-venv test-integrations
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow
+
+# The package as a user gets it: sdist + wheel, installed in a fresh venv, used from another folder.
+test-wheel:
+	bash .ci/wheel-check
 
 # RLlib + Tianshou live in their own venv: Ray pins an older gymnasium than the core install.
 # torch is named in the same pip call so the extras can never pull another build.
@@ -43,4 +47,4 @@ bench: $(STAMP)
 	$(BIN)/cardzoo bench
 
 clean:
-	rm -rf $(VENV) $(INTEG) build *.egg-info
+	rm -rf $(VENV) $(INTEG) build dist *.egg-info

@@ -15,6 +15,7 @@ A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
   deal in progress, for games whose rewards are settled deal by deal: trainers may then credit a
   move with its deal's rewards only) and ``random_match`` (engine-level random play, for benchmarks).
 
+Its code is a game package laid out by ``PACKAGE_MODULES`` (``GameSpec.package`` finds it).
 Tools ask ``game_spec(name)`` instead of branching on game names; ``register`` adds a game
 (docs/CONTRIBUTING-games.md lists every touch point of a new game).
 """
@@ -40,6 +41,24 @@ GAME_MODULES: dict[str, str] = {
 }
 REQUIRED = ("GAME", "env", "raw_env", "Config", "RuleBot", "PLAYER_COUNTS", "DEFAULT_PLAYERS")
 
+# The game skeleton: the modules of every game package (``envs/<game>/``), each name with one
+# meaning in every game (docs/CONTRIBUTING-games.md; tests/test_contract.py checks each game).
+# ``<G>`` is the game's class prefix, the name of its config class less "Config" (``SamSip``).
+PACKAGE_MODULES = {
+    "config": "the rule options: the frozen dataclass <G>Config (validated), VARIANT_CHOICES, the game's constants",
+    "actions": "the action ids: the id table, num_actions(config), move <-> ids, ids and moves as text",
+    "engine": "the rules: <G>Engine(GameEngine), the state machine with legal-move generation; random_match",
+    "encoding": "the observation: LAYOUT (envs/layout.py), layout(config), the encoder and its decoder",
+    "env": "the PettingZoo AEC env <G>Env(CardGameEnv)",
+    "bot": "RuleBot: plays from the observation and the action mask only",
+}
+# Modules a game package may add, with the same meaning wherever they appear.
+OPTIONAL_PACKAGE_MODULES = {
+    "view": "seat_view(env, seat): what one seat sees, for the browser table",
+    "whole_moves": "WholeMoves: the complete legal moves as feature rows, for move rankers (WHOLE_MOVES)",
+    "extras": "a subpackage for the game's modules outside the skeleton (Sam Sip: outs, lookahead)",
+}
+
 
 def _key(name: str) -> str:
     return name.lower().replace("-", "").replace("_", "").replace(" ", "").removesuffix("v0")
@@ -64,6 +83,27 @@ class GameSpec:
 
     name: str
     module: ModuleType
+
+    @property
+    def package(self) -> str:
+        """The game package (its skeleton of ``PACKAGE_MODULES``): ``PACKAGE`` where the module
+        declares it, the module itself when it is a package, else its name less ``_v0``
+        (``cardzoo.envs.samsip_v0`` -> ``cardzoo.envs.samsip``)."""
+        declared = getattr(self.module, "PACKAGE", None)
+        if declared:
+            return declared
+        if hasattr(self.module, "__path__"):
+            return self.module.__name__
+        return self.module.__name__.removesuffix("_v0")
+
+    @property
+    def class_prefix(self) -> str:
+        """``<G>`` of the skeleton's class names: the config class's name less "Config"."""
+        return self.config.__name__.removesuffix("Config")
+
+    def part(self, name: str) -> ModuleType:
+        """The module ``name`` of the game package (``part("encoding")``)."""
+        return importlib.import_module(f"{self.package}.{name}")
 
     @property
     def player_counts(self) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the h
             "(ties split)")
 TERMINAL_VIEW = "cardzoo.scripts.play.samsip:SamSipView"
 WHOLE_MOVES = "cardzoo.envs.samsip.whole_moves:WholeMoves"
-TEACHER = "cardzoo.envs.samsip.lookahead:LookaheadBot"
+TEACHER = "cardzoo.envs.samsip.extras.lookahead:LookaheadBot"
 
 
 def deal_index(env) -> int:

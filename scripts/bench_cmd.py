@@ -6,7 +6,8 @@
     cardzoo bench --profile                # + cProfile of the raw AEC loop per game
     cardzoo bench --train [--quick]        # training decisions/s: our PPO vs the SB3 path
 
-The measurement loops live in training/benchmarks/env_speed.py; docs/benchmarks.md has the latest figures.
+The measurement lives in training/benchmarks/ (timing.py: the loops; games.py, references.py, floor.py,
+profiles.py, machine.py, schema.py); docs/benchmarks.md has the latest figures.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ import sys
 import time
 
 from cardzoo.envs.registry import GAME_MODULES
-from cardzoo.training.benchmarks import env_speed as bench
+from cardzoo.training.benchmarks.floor import bench_floor
+from cardzoo.training.benchmarks.games import bench_game, load_game
+from cardzoo.training.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
+from cardzoo.training.benchmarks.profiles import hook_breakdown, profile_raw
+from cardzoo.training.benchmarks.references import REFERENCES, bench_reference, reference_available
+from cardzoo.training.benchmarks.schema import SCHEMA, TARGETS, Entry, Settings, ratios
+from cardzoo.training.benchmarks.timing import maxrss_kib
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -67,8 +74,8 @@ def register(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _settings(args) -> bench.Settings:
-    s = bench.Settings.quick() if args.quick else bench.Settings()
+def _settings(args) -> Settings:
+    s = Settings.quick() if args.quick else Settings()
     if args.runs is not None:
         if args.runs < 1:
             raise UserError(f"--runs must be >= 1, got {args.runs}")
@@ -121,7 +128,7 @@ def run(args) -> int:
     handles = []
     skipped = []
     for g in games:
-        h = bench.load_game(g)
+        h = load_game(g)
         if not h.usable:
             why = "; ".join(h.problems)
             if explicit:
@@ -140,10 +147,10 @@ def run(args) -> int:
     refs = []
     if not args.no_reference:
         wanted = [w.strip().lower() for w in args.references.split(",")] if args.references else None
-        for ref in bench.REFERENCES:
+        for ref in REFERENCES:
             if wanted and not any(w and w in ref.name.lower() for w in wanted):
                 continue
-            why = bench.reference_available(ref)
+            why = reference_available(ref)
             if why:
                 skipped.append({"name": ref.name, "reason": why})
             else:
@@ -154,9 +161,9 @@ def run(args) -> int:
     def progress(msg: str) -> None:
         print(f"  measuring {msg}", file=sys.stderr, flush=True)
 
-    previous, cpu = (None, None) if args.no_pin else bench.pin_one_core(args.cpu)
+    previous, cpu = (None, None) if args.no_pin else pin_one_core(args.cpu)
     if args.no_pin:
-        bench.limit_threads()
+        limit_threads()
     started = time.time()
     # Park everything imported so far (torch etc. when another subcommand pulled it in) in the
     # permanent generation: collections during the runs then only see what the loops allocate,
@@ -164,10 +171,10 @@ def run(args) -> int:
     gc.collect()
     gc.freeze()
     try:
-        machine = bench.machine_info(cpu)
-        ours = [bench.bench_game(h, n, settings, progress) for h, counts in handles for n in counts]
-        floor = None if args.no_floor else bench.bench_floor(settings, progress)
-        ref_entries = [bench.bench_reference(r, settings, progress) for r in refs]
+        machine = machine_info(cpu)
+        ours = [bench_game(h, n, settings, progress) for h, counts in handles for n in counts]
+        floor = None if args.no_floor else bench_floor(settings, progress)
+        ref_entries = [bench_reference(r, settings, progress) for r in refs]
         profiles, breakdowns = [], []
         if args.profile:
             secs = args.profile_seconds or (0.1 if args.quick else 2.0)
@@ -176,13 +183,13 @@ def run(args) -> int:
                     continue
                 n = h.default_players if h.default_players in counts else counts[0]
                 progress(f"{h.name} {n}p: hook timings")
-                breakdowns.append(bench.hook_breakdown(h, n, secs, seed=settings.seed))
+                breakdowns.append(hook_breakdown(h, n, secs, seed=settings.seed))
                 for wrapped in (False, True):
                     progress(f"{h.name} {n}p: profile {'wrapped' if wrapped else 'raw'}")
-                    profiles.append(bench.profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
+                    profiles.append(profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
     finally:
         gc.unfreeze()
-        bench.restore_affinity(previous)
+        restore_affinity(previous)
     elapsed = time.time() - started
 
     for h, _ in handles:
@@ -190,7 +197,7 @@ def run(args) -> int:
             print(f"note: {h.name}: {p}", file=sys.stderr)
     print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed, breakdowns, floor))
     result = {
-        "schema": bench.SCHEMA,
+        "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command_line(args),
         "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
@@ -201,11 +208,11 @@ def run(args) -> int:
         "ours": [e.to_json() for e in ours],
         "references": [e.to_json() for e in ref_entries],
         "floor": floor.to_json() if floor else None,
-        "ratios": bench.ratios(ours, ref_entries),
+        "ratios": ratios(ours, ref_entries),
         "skipped": skipped,
         "profiles": profiles,
         "hook_breakdown": breakdowns,
-        "peak_rss_kib": bench.maxrss_kib(),
+        "peak_rss_kib": maxrss_kib(),
     }
     _write_json(args.json_path, result)
     return 0
@@ -232,7 +239,7 @@ def run_train(args) -> int:
     result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
                                    + (["--workers", str(args.workers)] if args.workers is not None else [])),
-                  machine=bench.machine_info(None))
+                  machine=machine_info(None))
     _write_json(args.json_path, result)
     return 0
 
@@ -272,7 +279,7 @@ def fmt_rate(x: float | None) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.2f}"
 
 
-def fmt_section(entry: bench.Entry, name: str) -> str:
+def fmt_section(entry: Entry, name: str) -> str:
     s = entry.sections.get(name)
     if s is None or not s.rates:
         return "error" if name in entry.errors else "–"
@@ -282,10 +289,10 @@ def fmt_section(entry: bench.Entry, name: str) -> str:
     return text
 
 
-def _target_mark(entry: bench.Entry) -> str:
-    if entry.name not in bench.TARGETS:
+def _target_mark(entry: Entry) -> str:
+    if entry.name not in TARGETS:
         return ""
-    eng_t, raw_t = bench.TARGETS[entry.name]
+    eng_t, raw_t = TARGETS[entry.name]
     marks = []
     for sec, t in (("engine", eng_t), ("raw", raw_t)):
         r = entry.rate(sec)
@@ -308,12 +315,12 @@ def _table(headers: list[str], rows: list[list[str]], align: str | None = None) 
     return "\n".join([line(headers), sep] + [line(r) for r in rows])
 
 
-def _wrap(entry: bench.Entry) -> str:
+def _wrap(entry: Entry) -> str:
     share, us = entry.wrapper_share(), entry.wrapper_us_per_step()
     return "–" if share is None else f"{share * 100:.0f}% ({us:.0f}µs)"
 
 
-def _mem(entry: bench.Entry) -> str:
+def _mem(entry: Entry) -> str:
     peaks = [s.py_peak_kib for s in entry.sections.values() if s.py_peak_kib is not None]
     return f"{max(peaks):.0f}" if peaks else "–"
 
@@ -373,7 +380,7 @@ def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, bre
         if errs:
             parts.append("errors:\n" + "\n".join(errs))
     if ours and refs:
-        table = bench.ratios(ours, refs)
+        table = ratios(ours, refs)
         heads = [r.short or r.label for r in refs] + ["geomean"]
         rows = [[label] + ["–" if row[h] is None else f"{row[h]:.1f}×" for h in heads]
                 for label, row in table.items()]

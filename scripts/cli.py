@@ -20,6 +20,8 @@ SUBCOMMANDS = {
     "replay": "cardzoo.scripts.replay_cmd",
     "play": "cardzoo.scripts.play_cmd",
     "bench": "cardzoo.scripts.bench_cmd",
+    "bench-compare": "cardzoo.scripts.bench_compare_cmd",
+    "model": "cardzoo.scripts.model_cmd",
     "serve": "cardzoo.scripts.serve_cmd",
 }
 

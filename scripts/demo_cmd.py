@@ -6,7 +6,6 @@ from __future__ import annotations
 from cardzoo.envs.errors import UserError
 
 import argparse
-import os
 import shutil
 from pathlib import Path
 
@@ -29,7 +28,8 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from cardzoo.training.evaluation.tournament import print_report, run_tournament
+    from cardzoo.training.evaluation.report import print_report
+    from cardzoo.training.evaluation.tournament import run_tournament
     from cardzoo.training.ppo.trainer import PPOSettings, train
 
     module = game_module(args.game)

@@ -16,7 +16,8 @@ import os
 
 from cardzoo.scripts.options import parse_options
 from cardzoo.training.agents.specs import parse_agent_list
-from cardzoo.training.evaluation.tournament import print_report, run_tournament, write_csv, write_json, write_plot
+from cardzoo.training.evaluation.report import print_report, write_csv, write_json, write_plot
+from cardzoo.training.evaluation.tournament import run_tournament
 
 
 def register(sub) -> argparse.ArgumentParser:

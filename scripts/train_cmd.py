@@ -70,10 +70,13 @@ def register(sub) -> argparse.ArgumentParser:
     ppo.add_argument("--max-minutes", type=float, default=S,
                      help="stop after this many minutes of training (saved, final checkpoint written; 0 = no limit)")
     ppo.add_argument("--threads", type=int, default=S, help="torch threads of the learner (default 1)")
-    ray = p.add_argument_group("RLlib on Ray (--algo rllib; pip install -e '.[rllib]', see docs/integrations.md)")
+    ray = p.add_argument_group("RLlib on Ray (--algo rllib; pip install -e '.[rllib]', see docs/integrations.md; "
+                               "also takes --players (one count), --seed, --lr, --ent, --eval-games (default 60), "
+                               "--batch (decisions per iteration, default 4000), -o)")
     ray.add_argument("--address", default=S, help="local (default: start Ray here) or a Ray address (ray://host:10001, auto)")
-    ray.add_argument("--env-runners", type=int, default=S, help="RLlib env runners (default 1)")
+    ray.add_argument("--env-runners", type=int, default=S, help="RLlib env runners (default 1; 0 samples in the driver)")
     ray.add_argument("--iterations", type=int, default=S, help="RLlib PPO iterations (default 20)")
+    ray.add_argument("--num-cpus", type=int, default=S, help="CPUs of a local Ray (default env runners + 1)")
     dmc = p.add_argument_group("Deep Monte-Carlo move ranker (--algo dmc; also takes --workers, --minibatch, "
                                "--hidden, --activation, --save-every, --max-minutes, --threads)")
     dmc.add_argument("--epsilon", type=float, default=S, help="exploration: random complete moves (default 0.05)")
@@ -97,7 +100,7 @@ def register(sub) -> argparse.ArgumentParser:
 # flag name -> PPOSettings field, for flags whose names differ
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
-_RLLIB_ONLY = ("address", "env_runners", "iterations")
+_RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
 _DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task", "returns", "imitate_from")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "minibatch", "hidden", "activation", "save_every", "max_minutes", "threads") + _DMC_ONLY
@@ -119,7 +122,6 @@ def run(args) -> int:
         owner = "sb3" if bad[0] in _SB3_ONLY else "rllib" if bad[0] in _RLLIB_ONLY else "dmc"
         raise UserError(f"--{bad[0].replace('_', '-')} is a flag of --algo {owner}")
     from cardzoo.training.ppo.trainer import PPOSettings, train  # torch loads only when training
-    from cardzoo.training.ppo.run import resume_settings
 
     fields = {_PPO_FIELDS.get(k, k): v for k, v in given.items()}
     if "players" in fields:
@@ -128,17 +130,19 @@ def run(args) -> int:
         fields["hidden"] = parse_int_list(fields["hidden"], "--hidden")
     if "opponents" in fields:
         fields["opponents"] = parse_weights(fields["opponents"])
-    settings = _settings(args, fields, PPOSettings, resume_settings, suffix="")
+    settings = _settings(args, fields, PPOSettings, suffix="")
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
 
 
-def _settings(args, fields: dict, settings_class, load_saved, suffix: str):
+def _settings(args, fields: dict, settings_class, suffix: str):
     """A new run's settings, or (``--resume``) the saved ones with the allowed flags applied."""
     players = fields.get("players")
     out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p{suffix}"
     if args.resume:
-        settings = load_saved(out, fields)
+        from cardzoo.training.common.settings import resume_settings
+
+        settings = resume_settings(settings_class, out, fields)
         if settings.game != settings_class(game=args.game).game:
             raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
         return settings
@@ -153,40 +157,49 @@ def _run_dmc(args, given: dict) -> int:
     bad = [k for k in given if k not in _DMC_FLAGS]
     if bad:
         raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo dmc")
-    from cardzoo.training.dmc.trainer import DMCSettings, load_settings, train
+    from cardzoo.training.dmc.trainer import DMCSettings, train
 
     fields = dict(given)
     for key in ("players", "hidden"):
         if key in fields:
             fields[key] = parse_int_list(fields[key], f"--{key}")
-    settings = _settings(args, fields, DMCSettings, load_settings, suffix="-dmc")
+    settings = _settings(args, fields, DMCSettings, suffix="-dmc")
     train(settings, resume=args.resume, progress=not args.no_progress)
     return 0
 
 
 def _run_rllib(args, given: dict) -> int:
-    """Multi-agent PPO on Ray RLlib; the result is a cardzoo checkpoint (training/integrations)."""
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise UserError("--algo rllib needs Ray: `make integrations-venv`, then run "
-                        ".venv-integrations/bin/cardzoo train ... --algo rllib (docs/integrations.md)") from None
-    from cardzoo.training.integrations.rllib_train import RLlibSettings, train_rllib
+    """Multi-agent PPO on Ray RLlib; the result is a cardzoo checkpoint (training/integrations).
 
-    allowed = {"players", "seed", "lr", "ent", "variants", "eval_games", "address", "env_runners", "iterations"}
+    Bad input is refused before Ray is imported, so it is one line even where Ray is not installed."""
+    from cardzoo.training.integrations.rllib_train import RLlibSettings, check_out_dir, train_rllib
+
+    allowed = {"players", "seed", "lr", "ent", "variants", "eval_games", "batch", *_RLLIB_ONLY}
     bad = [k for k in given if k not in allowed]
     if bad:
         raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo rllib")
+    if args.resume:
+        raise UserError("--algo rllib runs are not resumable; start a new one with another --out")
     fields = {{"lr": "learning_rate", "ent": "entropy"}.get(k, k): v for k, v in given.items()}
     if "players" in fields:
         counts = parse_int_list(fields["players"], "--players")
         if len(counts) != 1:
             raise UserError("--algo rllib trains one player count at a time")
         fields["players"] = counts[0]
+    if "batch" in fields:  # minibatches of 256, fewer when the batch is smaller
+        fields["minibatch"] = min(256, fields["batch"]) if fields["batch"] > 0 else 256
     settings = RLlibSettings(game=args.game, out=args.out, **fields)
-    if args.resume:
-        raise UserError("--algo rllib runs are not resumable; start a new one with another --out")
-    train_rllib(settings)
+    check_out_dir(settings)
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--algo rllib needs Ray: `make integrations-venv`, then run "
+                        ".venv-integrations/bin/cardzoo train ... --algo rllib (docs/integrations.md)") from None
+    try:
+        train_rllib(settings)
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
     return 0
 
 

@@ -24,7 +24,7 @@ def seen_now(env, seat: int) -> set[str]:
     out: set[str] = set()
     if game == "siantappo":
         from cardzoo.envs.siantappo.engine import hand_keys
-        from cardzoo.envs.siantappo.moves import key_str
+        from cardzoo.envs.siantappo.actions import key_str
 
         eng = env.engine
         keys = list(hand_keys(eng.hands[seat])) + list(eng.current_keys)

@@ -9,7 +9,7 @@ import pytest
 
 from cardzoo.envs.registry import DEFAULT_PLAYERS, GAME_MODULES
 from cardzoo.scripts.cli import main
-from cardzoo.training.benchmarks import env_speed as bench
+from cardzoo.training.benchmarks import references, schema
 
 SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
                 "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}
@@ -38,7 +38,7 @@ def _check_section(sec: dict, unit: str) -> None:
 
 def test_header(quick_run):
     d = quick_run
-    assert d["schema"] == bench.SCHEMA
+    assert d["schema"] == schema.SCHEMA
     assert d["settings"]["quick"] is True and d["settings"]["runs"] == 1
     assert d["command"].startswith("cardzoo bench") and "--quick" in d["command"].split()
     m = d["machine"]
@@ -62,8 +62,8 @@ def test_every_available_game_at_its_default_player_count(quick_run):
         assert e["sections"]["raw"]["episodes"] >= 1 or e["sections"]["engine"]["episodes"] >= 1
         assert e["wrapper_share"] < 1  # 1 - wrapped/raw; may dip below 0 in noise
         t = e["targets"]
-        assert t["engine"]["target"] == bench.TARGETS[game][0] and isinstance(t["engine"]["met"], bool)
-        assert t["raw"]["target"] == bench.TARGETS[game][1] and isinstance(t["raw"]["met"], bool)
+        assert t["engine"]["target"] == schema.TARGETS[game][0] and isinstance(t["engine"]["met"], bool)
+        assert t["raw"]["target"] == schema.TARGETS[game][1] and isinstance(t["raw"]["met"], bool)
 
 
 def test_floor(quick_run):
@@ -77,7 +77,7 @@ def test_floor(quick_run):
 def test_references_measured_or_skipped(quick_run):
     measured = {e["name"]: e for e in quick_run["references"]}
     skipped = {s["name"]: s["reason"] for s in quick_run["skipped"]}
-    for ref in bench.REFERENCES:
+    for ref in references.REFERENCES:
         assert ref.name in measured or ref.name in skipped
     for name, e in measured.items():
         assert e["kind"] == "reference"
@@ -130,15 +130,15 @@ def test_bad_input_is_one_clear_line(argv, message, capsys):
 
 def test_ratios_and_wrapper_share_arithmetic():
     def entry(kind, name, raw, wrapped=None):
-        e = bench.Entry(kind, name, 2, short=name)
-        e.sections["raw"] = bench.Section("raw", "steps", [raw], 1, 1, 1, 1.0)
+        e = schema.Entry(kind, name, 2, short=name)
+        e.sections["raw"] = schema.Section("raw", "steps", [raw], 1, 1, 1, 1.0)
         if wrapped:
-            e.sections["wrapped"] = bench.Section("wrapped", "steps", [wrapped], 1, 1, 1, 1.0)
+            e.sections["wrapped"] = schema.Section("wrapped", "steps", [wrapped], 1, 1, 1, 1.0)
         return e
 
     ours = entry("ours", "g", 20_000, 10_000)
     assert ours.wrapper_share() == pytest.approx(0.5)
-    table = bench.ratios([ours], [entry("reference", "a", 10_000), entry("reference", "b", 40_000)])
+    table = schema.ratios([ours], [entry("reference", "a", 10_000), entry("reference", "b", 40_000)])
     assert table["g 2p"] == {"a": 2.0, "b": 0.5, "geomean": 1.0}
 
 
@@ -171,10 +171,18 @@ def test_compare_pools_every_run_of_each_side(tmp_path):
     assert row == "| siantappo 4p | raw | 20 (3 runs) | 30 (3 runs) | 1.50 |"
 
 
-def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
-    from cardzoo.training.benchmarks.compare import main as compare_main
+def test_bench_compare_prints_the_pooled_table(tmp_path, capsys):
+    before = [_bench_json(tmp_path / "b1.json", [10.0, 30.0]), _bench_json(tmp_path / "b2.json", [20.0])]
+    after = [_bench_json(tmp_path / "a1.json", [25.0, 35.0, 30.0])]
+    assert main(["bench-compare", "--before", *before, "--after", *after]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("| game | section |") and out[-1] == "| siantappo 4p | raw | 20 (3 runs) | 30 (3 runs) | 1.50 |"
 
+
+def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    assert compare_main(["--before", str(bad), "--after", str(bad)]) == 2
-    assert "not a `cardzoo bench --json` file" in capsys.readouterr().err
+    assert main(["bench-compare", "--before", str(bad), "--after", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardzoo bench-compare: error: ") and "not a `cardzoo bench --json` file" in err
+    assert err.count("\n") == 1

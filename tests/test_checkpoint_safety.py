@@ -71,10 +71,12 @@ def _one_line_error(path, match=None):
 @pytest.fixture
 def no_network_built(monkeypatch):
     """Fail the test if the loader builds a network (rejection must come before allocation)."""
-    class Forbidden(MaskedPolicyNet):
-        def __init__(self, *args, **kwargs):
-            raise AssertionError(f"network built for a rejected checkpoint: {args}")
-    monkeypatch.setattr(ckpt, "MaskedPolicyNet", Forbidden)
+    from cardzoo.training.agents.networks import NETWORKS
+
+    def forbidden(cls, meta):
+        raise AssertionError(f"network built for a rejected checkpoint: {meta}")
+    for cls in NETWORKS.values():
+        monkeypatch.setattr(cls, "from_meta", classmethod(forbidden))
 
 
 def test_parameter_shapes_match_the_built_network():
@@ -471,7 +473,9 @@ def _fuzz(tmp_path, monkeypatch, cases, seed):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             built.append(sum(p.numel() for p in self.parameters()))
-    monkeypatch.setattr(ckpt, "MaskedPolicyNet", Recorded)
+    from cardzoo.training.agents.networks import NETWORKS
+
+    monkeypatch.setitem(NETWORKS, "policy", Recorded)
     path = _save(tmp_path)
     good = on_disk = (path.read_bytes(), path.with_suffix(".json").read_text())
     rng = random.Random(seed)

@@ -31,3 +31,76 @@ def test_every_error_a_user_can_cause_is_a_user_error():
     from cardzoo.training.agents.checkpoint import CheckpointError
 
     assert all(issubclass(e, UserError) for e in (ConfigError, IllegalMoveError, CheckpointError))
+
+
+# ------------------------------------------------------------------ cardzoo model
+def _policy_checkpoint(tmp_path):
+    """A small (untrained) policy checkpoint of Siantappo at 3 players."""
+    import torch
+
+    from cardzoo.envs import siantappo_v0
+    from cardzoo.training.agents.checkpoint import save_checkpoint
+    from cardzoo.training.agents.policy import MaskedPolicyNet
+
+    env = siantappo_v0.raw_env(num_players=3)
+    torch.manual_seed(0)
+    meta = {"game": "siantappo", "env": "siantappo_v0", "player_counts": [3], "config": {"num_players": 3},
+            "name": "ck", "training_steps": 1000, "seed": 3, "evaluation": {}}
+    return save_checkpoint(tmp_path / "run" / "final", MaskedPolicyNet(env.obs_size, env.num_actions, [8]), meta)
+
+
+def test_model_trust_refuses_a_checkpoint_that_is_no_move_ranker(tmp_path, capsys):
+    path = _policy_checkpoint(tmp_path)
+    assert cli.main(["model", "trust", str(path), "--trust", "0.05", "--out", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardzoo model: error: ") and "is not a move-ranker checkpoint" in err
+    assert err.count("\n") == 1 and not list(tmp_path.glob("t.*"))
+
+
+def test_model_card_publishes_a_checkpoint_with_a_card_of_its_measurements(tmp_path, monkeypatch, capsys):
+    import json
+
+    from cardzoo.training.evaluation.model_card import render_card
+
+    path = _policy_checkpoint(tmp_path)
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setenv("CARDZOO_MODELS", str(models))  # never the shipped models/
+    (tmp_path / "notes.md").write_text("* It is untrained.\n")
+    assert cli.main(["model", "card", str(path), "--name", "tiny", "--games", "12", "--other-games", "12",
+                     "--seed", "5", "--workers", "1", "--train-command", "cardzoo train siantappo --players 3",
+                     "--notes", str(tmp_path / "notes.md")]) == 0
+    assert capsys.readouterr().out.strip().endswith("tiny.md")
+    assert {p.name for p in models.iterdir()} == {"tiny.safetensors", "tiny.json", "tiny.eval.json", "tiny.md"}
+    meta = json.loads((models / "tiny.json").read_text())
+    ev = json.loads((models / "tiny.eval.json").read_text())
+    assert meta["name"] == "tiny" and ev["train_command"] == "cardzoo train siantappo --players 3"
+    assert ev["per_players"]["3"]["vs_rules"]["pairs"][0]["games"] == 12
+    card = (models / "tiny.md").read_text()
+    assert card == render_card("tiny", meta, ev, ev["train_command"], ev["notes"]) and "It is untrained." in card
+
+
+def test_model_card_prints_the_readme_table():
+    import contextlib
+    import io
+
+    from cardzoo.training.evaluation.model_card import readme_table
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["model", "card", "--readme-table"]) == 0
+    assert out.getvalue() == readme_table() + "\n"
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "publishing a model card needs CHECKPOINT, --name, --seed, --train-command (or --readme-table alone)"),
+    (["ck", "--name", "x", "--seed", "1"], "publishing a model card needs --train-command"),
+    (["ck", "--readme-table"], "--readme-table takes no checkpoint"),
+    (["ck", "--name", "x", "--seed", "1", "--train-command", "t", "--games", "0"], "--games must be >= 1, got 0"),
+    (["ck", "--name", "x", "--seed", "1", "--train-command", "t", "--notes", "/nonexistent/notes.md"],
+     "--notes: cannot read /nonexistent/notes.md"),
+])
+def test_model_card_bad_input_is_one_line(args, message, capsys):
+    assert cli.main(["model", "card", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cardzoo model: error: {message}") and err.count("\n") == 1

@@ -1,28 +1,39 @@
 """The environment contract, checked the same way for every registered game and player count,
-and for a toy game defined only in tests/toy_game.py (it passes everything below too).
+and for a toy game defined only in tests/toy_game/ (it passes everything below too).
 
-PettingZoo's api_test and seed_test, identical spaces, observations inside their space,
-non-acting masks zero, zero-sum rewards, hidden information, stacked decks, the checked and the
-trusted path agreeing, the step cap, and the errors for bad actions, configs and decks.
+The game skeleton (every game package has the modules of ``PACKAGE_MODULES``, an engine class
+``<G>Engine`` subclassing the protocol's GameEngine, and an observation ``Layout`` whose size is
+the observation space's, shown as is in docs/<game>.md), PettingZoo's api_test and seed_test,
+identical spaces, observations inside their space, non-acting masks zero, zero-sum rewards,
+hidden information, stacked decks, the checked and the trusted path agreeing, the step cap, and
+the errors for bad actions, configs and decks.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 import random
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.base import CardGameEnv, IllegalMoveError
 from cardzoo.envs.cards import card_str
-from cardzoo.envs.registry import GAME_MODULES, game_spec, register, unregister
+from cardzoo.envs.layout import Layout
+from cardzoo.envs.protocol import GameEngine
+from cardzoo.envs.registry import (
+    GAME_MODULES, OPTIONAL_PACKAGE_MODULES, PACKAGE_MODULES, game_spec, register, unregister,
+)
 
 TOY = "highcard"
 SHIPPED = [g for g in GAME_MODULES if g != TOY]
 GAMES = SHIPPED + [TOY]
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -62,6 +73,90 @@ def random_walk(env, rng, steps=None, check=None):
         env.step(int(legal[rng.randrange(len(legal))]))
         done += 1
     return done
+
+
+# ------------------------------------------------------------------ the game skeleton
+@pytest.mark.parametrize("game", GAMES)
+def test_the_game_package_follows_the_skeleton(game):
+    """The modules of PACKAGE_MODULES, nothing but the optional ones besides, and the classes
+    <G>Config, <G>Engine(GameEngine), <G>Env(CardGameEnv) and RuleBot where the skeleton puts them."""
+    spec = game_spec(game)
+    package = importlib.import_module(spec.package)
+    found = {m.name: m.ispkg for m in pkgutil.iter_modules(package.__path__)}
+    missing = set(PACKAGE_MODULES) - set(found)
+    assert not missing, f"{spec.package} lacks the skeleton's {sorted(missing)}"
+    other = set(found) - set(PACKAGE_MODULES) - set(OPTIONAL_PACKAGE_MODULES)
+    assert not other, f"{spec.package}: {sorted(other)} are not skeleton modules: put them in extras/"
+    assert [m for m, is_package in found.items() if is_package] in ([], ["extras"]), "only extras/ is a subpackage"
+    prefix = spec.class_prefix
+    assert getattr(spec.part("config"), f"{prefix}Config") is spec.config
+    engine = getattr(spec.part("engine"), f"{prefix}Engine")
+    assert isinstance(engine, type) and issubclass(engine, GameEngine) and engine is not GameEngine
+    env_class = getattr(spec.part("env"), f"{prefix}Env")
+    assert issubclass(env_class, CardGameEnv) and env_class.engine_class is engine
+    assert spec.part("bot").RuleBot is spec.rule_bot
+    env = spec.raw_env()
+    assert type(env) is env_class
+    env.reset(seed=0)
+    assert type(env.engine) is engine
+
+
+def _variants(game: str, n: int) -> list[dict]:
+    """The default rules and every single variant of VARIANT_CHOICES that is valid at ``n``."""
+    spec, out = game_spec(game), [{}]
+    for field, values in sorted(spec.variant_choices.items()):
+        for value in values:
+            try:
+                spec.config(num_players=n, **{field: value})
+            except ValueError:
+                continue
+            out.append({field: value})
+    return out
+
+
+@pytest.mark.parametrize("game,n", CASES, ids=IDS)
+def test_the_layout_is_the_observation(game, n):
+    """``layout(config)`` spans the observation space under every variant (a part of ``LAYOUT``,
+    at the same offsets), ``num_actions(config)`` is the action space, and ``decode`` splits an
+    observation into the pieces that make it up."""
+    spec = game_spec(game)
+    encoding, actions = spec.part("encoding"), spec.part("actions")
+    full = encoding.LAYOUT
+    assert isinstance(full, Layout)
+    for variant in _variants(game, n):
+        env = spec.raw_env(num_players=n, **variant)
+        layout = encoding.layout(env.config)
+        assert isinstance(layout, Layout)
+        assert layout.size == env.obs_size == env.observation_space("player_0")["observation"].shape[0], variant
+        assert actions.num_actions(env.config) == env.num_actions == env.action_space("player_0").n, variant
+        assert all(p in full.pieces and layout.offset(p.name) == full.offset(p.name) for p in layout)
+        env.reset(seed=1)
+        obs = env.observe(env.agent_selection)["observation"]
+        parts = layout.decode(obs)
+        assert list(parts) == layout.names
+        assert np.array_equal(np.concatenate([v.ravel() for v in parts.values()]), obs)
+
+
+def observation_tables(text: str) -> list[str]:
+    """The markdown tables of a page's "## Observation" section."""
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("## Observation"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    tables, current = [], []
+    for line in lines[start:end] + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append("\n".join(current))
+            current = []
+    return tables
+
+
+@pytest.mark.parametrize("game", SHIPPED)
+def test_the_docs_show_the_declared_layout(game):
+    """docs/<game>.md's observation table is the one LAYOUT.table() generates, and only it."""
+    tables = observation_tables((DOCS / f"{game}.md").read_text())
+    assert tables == [game_spec(game).part("encoding").LAYOUT.table()]
 
 
 # ------------------------------------------------------------------ PettingZoo's own tests

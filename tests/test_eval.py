@@ -14,7 +14,9 @@ from cardzoo.envs.errors import UserError
 from cardzoo.scripts.cli import main
 from cardzoo.training.evaluation import tournament as evaluate
 from cardzoo.training.agents.specs import AgentSpec, RandomAgent, make_agent, parse_agent_list, parse_agent_spec
-from cardzoo.training.evaluation.tournament import duplicate_set, run_tournament, sides_for
+from cardzoo.training.evaluation.runner import Runner
+from cardzoo.training.evaluation.schedule import duplicate_set, sides_for
+from cardzoo.training.evaluation.tournament import run_tournament
 from cardzoo.training.evaluation.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
 
 FAST = ["--rule", "rounds=1"]  # one-round Siantappo matches keep CLI tests quick
@@ -199,7 +201,7 @@ def test_team_game_counts_partners_as_one(tmp_path):
 
 
 def test_interrupt_keeps_finished_games(monkeypatch, capsys):
-    real = evaluate._Runner.play
+    real = Runner.play
     calls = []
 
     def play(self, *task):
@@ -208,7 +210,7 @@ def test_interrupt_keeps_finished_games(monkeypatch, capsys):
             raise KeyboardInterrupt
         return real(self, *task)
 
-    monkeypatch.setattr(evaluate._Runner, "play", play)
+    monkeypatch.setattr(Runner, "play", play)
     rc = main(["eval", "siantappo", "--agents", "rules,random", "--games", "10", "--workers", "1",
                "--no-progress", *FAST])
     out = capsys.readouterr().out

@@ -12,7 +12,8 @@ import importlib
 import pytest
 
 from cardzoo.envs.registry import GAME_MODULES, PLAYER_COUNTS
-from cardzoo.training.evaluation.tournament import duplicate_set, sides_for, run_tournament
+from cardzoo.training.evaluation.schedule import duplicate_set, sides_for
+from cardzoo.training.evaluation.tournament import run_tournament
 
 CASES = [(g, n) for g, counts in PLAYER_COUNTS.items() for n in counts]
 DEALS = 8  # duplicate deals per case (each played in every seating of the field)

@@ -48,7 +48,8 @@ def passive(env, obs, rng):
 
 def take_and_return(env, obs, rng):
     """Take the discard whenever possible and throw the same card back (the Sam Sip stall)."""
-    from cardzoo.envs.samsip.engine import DISCARD_JOKER, PHASE_DRAW, TAKE_DISCARD
+    from cardzoo.envs.samsip.actions import DISCARD_JOKER, TAKE_DISCARD
+    from cardzoo.envs.samsip.engine import PHASE_DRAW
 
     g = env.engine
     if g.phase == PHASE_DRAW:

@@ -1,10 +1,12 @@
-"""RLlib weights -> cardzoo checkpoint, and the RLlib trainer's command line, without Ray.
+"""RLlib weights -> cardzoo checkpoint, and the RLlib trainer's command line (`cardzoo train --algo rllib`), without Ray.
 
 The state dicts below carry RLlib's own key names (PPO module, new API stack), so the renaming is
 checked against a network built here: same weights, same logits, same greedy legal action.
 """
 
 import importlib.util
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -12,7 +14,9 @@ import torch
 from torch import nn
 
 from cardzoo.training.integrations.rllib_export import ExportError, actor_state_dict, greedy_actions, policy_net_from_rllib
-from cardzoo.training.integrations.rllib_train import INSTALL_HINT, RLlibSettings, main
+from cardzoo.scripts.cli import main as cli
+from cardzoo.training.integrations import rllib_train
+from cardzoo.training.integrations.rllib_train import RLlibSettings
 
 
 def rllib_like_state(obs=12, hidden=(8, 6), actions=5, shared=False, seed=0):
@@ -82,23 +86,58 @@ def test_settings_check_their_input():
         RLlibSettings(game="siantappo", variants={"rounds": 0})
 
 
+def rllib(*args) -> int:
+    return cli(["train", *args, "--algo", "rllib"])
+
+
 def test_command_line_bad_input_is_one_line(capsys):
-    assert main(["chess"]) == 2
+    assert rllib("chess") == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: unknown game") and err.count("\n") == 1
-    assert main(["suipi", "--players", "3"]) == 2
-    assert main(["siantappo", "-o", "rounds"]) == 2
+    assert err.startswith("cardzoo train: error: unknown game") and err.count("\n") == 1
+    assert rllib("suipi", "--players", "3") == 2
+    assert rllib("suipi", "--players", "2,4") == 2
+    assert "one player count at a time" in capsys.readouterr().err
+    assert rllib("siantappo", "-o", "rounds") == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+    assert rllib("siantappo", "--num-cpus", "0") == 2
+    assert capsys.readouterr().err == "cardzoo train: error: num_cpus must be >= 1, got 0\n"
+    assert rllib("siantappo", "--matches", "8") == 2
+    assert capsys.readouterr().err == "cardzoo train: error: --matches is not a flag of --algo rllib\n"
+    assert rllib("siantappo", "--resume") == 2
+    assert "not resumable" in capsys.readouterr().err
+    assert cli(["train", "siantappo", "--num-cpus", "2"]) == 2  # the PPO trainer refuses RLlib's flags
+    assert capsys.readouterr().err == "cardzoo train: error: --num-cpus is a flag of --algo rllib\n"
 
 
 def test_command_line_refuses_to_overwrite_a_finished_run(capsys, tmp_path):
     (tmp_path / "final.json").write_text("{}")
-    assert main(["siantappo", "--out", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"error: {tmp_path} already holds a finished run; choose another --out\n"
+    assert rllib("siantappo", "--out", str(tmp_path)) == 2
+    assert capsys.readouterr().err == (f"cardzoo train: error: {tmp_path} already holds a finished run; "
+                                       f"choose another --out\n")
+
+
+def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
+    """Every flag of the RLlib trainer reaches its settings (Ray replaced by a stand-in)."""
+    started = []
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False))
+    monkeypatch.setattr(rllib_train, "train_rllib", started.append)
+    assert rllib("samsip", "--players", "5", "--address", "ray://head:10001", "--env-runners", "3",
+                 "--iterations", "7", "--batch", "100", "--out", str(tmp_path / "r"), "--seed", "9",
+                 "--lr", "0.001", "--ent", "0.02", "--eval-games", "0", "--num-cpus", "4", "-o", "base_stake=2") == 0
+    (s,) = started
+    assert (s.game, s.players, s.address, s.env_runners, s.iterations, s.batch, s.minibatch) == \
+        ("samsip", 5, "ray://head:10001", 3, 7, 100, 100)
+    assert (s.out, s.seed, s.learning_rate, s.entropy, s.eval_games, s.num_cpus) == \
+        (str(tmp_path / "r"), 9, 0.001, 0.02, 0, 4)
+    assert s.variants == {"base_stake": 2}
+    assert rllib("siantappo") == 0  # the defaults are the trainer's own
+    assert (started[1].out, started[1].players, started[1].batch, started[1].minibatch) == \
+        ("runs/rllib-siantappo-4p", 4, 4000, 256)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
 def test_command_line_without_ray_says_how_to_install(capsys, tmp_path):
-    assert main(["siantappo", "--out", str(tmp_path / "run")]) == 2
-    assert capsys.readouterr().err == f"error: {INSTALL_HINT}\n"
+    assert rllib("siantappo", "--out", str(tmp_path / "run")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardzoo train: error: --algo rllib needs Ray") and err.count("\n") == 1
     assert not (tmp_path / "run").exists()

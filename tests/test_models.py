@@ -74,7 +74,7 @@ def test_the_readme_lists_every_model_as_measured():
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert readme_table() in readme, "README's trained-models table differs from models/*.eval.json " \
-                                     "(python -m cardzoo.training.evaluation.model_card --readme-table prints it)"
+                                     "(cardzoo model card --readme-table prints it)"
 
 
 def test_model_finds_a_shipped_model_for_every_game_and_player_count():

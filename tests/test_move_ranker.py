@@ -340,12 +340,12 @@ def test_a_trusting_ranker_departs_from_the_rule_bot_only_by_more_than_its_margi
 
 
 def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
-    from cardzoo.training.agents.trust import main as trust_main
-
     env = raw_env(num_players=2)
     meta = {"game": "suipi", "env": env.metadata["name"], "player_counts": [2, 4], "name": "ranker"}
     path = save_checkpoint(tmp_path / "r", _net(env), meta)
-    assert trust_main([str(path), "--trust", "0.05", "--out", str(tmp_path / "t")]) == 0
+    assert cli(["model", "trust", str(path), "--trust", "0.05", "--out", str(tmp_path / "t")]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 't.safetensors'} (trust 0.05)\n"
+    assert json.loads((tmp_path / "t.json").read_text())["trust"] == 0.05
     agent = load_agent(tmp_path / "t", env.config)
     assert agent.trust == 0.05 and load_agent(path, env.config).trust == 0.0
     assert all(torch.equal(a, b) for a, b in zip(agent.net.state_dict().values(),
@@ -354,8 +354,9 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     while not env.advance(agent.act(env.encode_seat(env.acting_seat), _mask(env))).done:
         pass
     capsys.readouterr()
-    assert trust_main([str(path), "--trust", "-1", "--out", str(tmp_path / "u")]) == 2
-    assert "--trust must be in 0..100" in capsys.readouterr().err and not (tmp_path / "u.json").exists()
+    assert cli(["model", "trust", str(path), "--trust", "-1", "--out", str(tmp_path / "u")]) == 2
+    assert capsys.readouterr().err == "cardzoo model: error: --trust must be in 0..100, got -1.0\n"
+    assert not (tmp_path / "u.json").exists()
     sidecar = tmp_path / "t.json"
     sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), "trust": "high"}))
     with pytest.raises(CheckpointError, match="'trust' must be a number in 0..100"):

@@ -155,7 +155,7 @@ def test_siantappo_typed_cards_pass_and_not_held():
 
     def answer(s):
         from cardzoo.envs.siantappo.engine import hand_keys
-        from cardzoo.envs.siantappo.moves import key_str
+        from cardzoo.envs.siantappo.actions import key_str
         env = s.env
         eng = env.engine
         seat = env.acting_seat
@@ -257,7 +257,7 @@ def test_siantappo_bot_bomb_squeals_too():
 def test_suipi_shorthand_and_full_text_moves():
     session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
     from cardzoo.envs.cards import card_str
-    from cardzoo.envs.suipi import encoding as enc
+    from cardzoo.envs.suipi import actions
     used = {"short": 0, "full": 0}
 
     def answer(s):
@@ -267,10 +267,10 @@ def test_suipi_shorthand_and_full_text_moves():
         if used["short"] <= used["full"]:
             # played card + any card of each floor item: e.g. "5♣ 3♦ 2♠" (+ value for builds)
             floor = {it[5]: it for it in env.engine.floor}
-            words = [card_str(ids[0])] + [card_str(floor[a - enc.ITEM0][2][-1]) for a in ids[1:-1]]
+            words = [card_str(ids[0])] + [card_str(floor[a - actions.ITEM0][2][-1]) for a in ids[1:-1]]
             same = [m for i, m in moves if i[:-1] == ids[:-1]]
-            if ids[-1] > enc.CAPTURE_ACTION and ids[-1] != enc.DROP_ACTION and len(same) > 1:
-                words.append(str(ids[-1] - enc.BUILD0))
+            if ids[-1] > actions.CAPTURE_ACTION and ids[-1] != actions.DROP_ACTION and len(same) > 1:
+                words.append(str(ids[-1] - actions.BUILD0))
             if len(ids) == 2 and len(same) > 1:
                 return text
             used["short"] += 1
@@ -358,7 +358,7 @@ def _hidden_cards(session, viewer):
     env, game = session.env, session.env.metadata["name"]
     if game == "siantappo_v0":
         from cardzoo.envs.siantappo.engine import hand_keys
-        from cardzoo.envs.siantappo.moves import key_str
+        from cardzoo.envs.siantappo.actions import key_str
         eng = env.engine
         known = set(eng.swap_given[viewer])  # the viewer knows where the cards it gave went
         return {key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(eng.hands[s])

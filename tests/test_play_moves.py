@@ -10,8 +10,8 @@ import pytest
 from cardzoo.envs import siantappo_v0
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str, parse_cards
+from cardzoo.envs.siantappo.actions import CARD_TO_KEY, keys_str
 from cardzoo.envs.siantappo.engine import hand_keys
-from cardzoo.envs.siantappo.moves import CARD_TO_KEY, keys_str
 from cardzoo.training.evaluation.records import replay_record
 
 
@@ -185,7 +185,7 @@ def test_samsip_errors_say_what_to_do_now():
 
 def test_samsip_never_suggests_declare_unless_legal():
     from cardzoo.envs import samsip_v0
-    from cardzoo.envs.samsip.engine import DECLARE
+    from cardzoo.envs.samsip.actions import DECLARE
     rng = random.Random(4)
     seen_declare = 0
     for auto in (True, False):

@@ -228,10 +228,11 @@ def test_a_one_sample_minibatch_leaves_the_weights_finite():
 def test_a_worker_that_cannot_start_reports_why():
     """Workers start without being waited for; a failure in one surfaces with its cause, no hang."""
     from cardzoo.training.common.workers import WorkerGroup
+    from cardzoo.training.ppo.collector import Collector
 
     s = PPOSettings(game="siantappo", players=(4,), workers=1)
     bad_args = ("no-such-game",) + s.collector_args()[1:]
-    with WorkerGroup(1, bad_args) as workers:
+    with WorkerGroup(1, Collector, bad_args) as workers:
         with pytest.raises(RuntimeError, match="rollout worker") as failure:
             workers.submit([CollectRequest({}, (0, 0, 0), 1, 1.0, {}, {})])
             workers.receive()

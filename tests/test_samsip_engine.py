@@ -6,13 +6,9 @@ import random
 
 import pytest
 
-from cardzoo.envs.samsip.engine import (
-    NUM_MOVES,
-    PHASE_DISCARD,
-    SamSipConfig,
-    SamSipGame,
-    random_match,
-)
+from cardzoo.envs.samsip.actions import NUM_ACTIONS
+from cardzoo.envs.samsip.config import SamSipConfig
+from cardzoo.envs.samsip.engine import PHASE_DISCARD, SamSipEngine, random_match
 
 VARIANTS = [
     {},
@@ -24,16 +20,16 @@ VARIANTS = [
 ]
 
 
-def check_match(config: SamSipConfig, rng: random.Random) -> SamSipGame:
+def check_match(config: SamSipConfig, rng: random.Random) -> SamSipEngine:
     """Play a random match, checking the invariants after every move."""
     n = config.num_players
     total = n * config.bankroll
-    g = SamSipGame(config, rng)
+    g = SamSipEngine(config, rng)
     all_cards = list(range(55))
     while not g.done:
         moves = g.legal()
         assert moves and len(set(moves)) == len(moves)
-        assert all(0 <= m < NUM_MOVES for m in moves)
+        assert all(0 <= m < NUM_ACTIONS for m in moves)
         stake_before = g.stake
         active_before = list(g.active)
         res = g.step(rng.choice(moves))
@@ -99,7 +95,7 @@ def test_random_match_counts_moves_and_is_deterministic():
 
 def test_clone_is_independent_and_equal():
     rng = random.Random(3)
-    g = SamSipGame(SamSipConfig(num_players=5), rng)
+    g = SamSipEngine(SamSipConfig(num_players=5), rng)
     for _ in range(30):
         g.step(rng.choice(g.legal()))
     c = g.clone()

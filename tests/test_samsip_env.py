@@ -15,7 +15,8 @@ from cardzoo.envs.cards import card_str, parse_card
 from cardzoo.envs.config import ConfigError
 from cardzoo.envs.samsip import encoding
 from cardzoo.envs.samsip.bot import RuleBot
-from cardzoo.envs.samsip.engine import DECLARE, DRAW_STOCK, JOKER_KIND, TAKE_DISCARD
+from cardzoo.envs.samsip.actions import DECLARE, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.training.agents.specs import RandomAgent
 
 ORDERED_DECK = [card_str(c) for c in range(52)] + ["Jk", "Jk", "Jk"]
@@ -245,11 +246,12 @@ def test_observation_bounds_and_relative_seats():
 def test_incremental_observation_equals_reference(variant):
     """The cached, incremental encoder gives exactly the from-scratch definition, also when
     observations are skipped for a while and on clones."""
-    from cardzoo.envs.samsip.engine import SamSipConfig, SamSipGame
+    from cardzoo.envs.samsip.config import SamSipConfig
+    from cardzoo.envs.samsip.engine import SamSipEngine
     rng = random.Random(7)
     for n in (2, 3, 5, 6):
         for _ in range(2):
-            g = SamSipGame(SamSipConfig(num_players=n, **variant), rng)
+            g = SamSipEngine(SamSipConfig(num_players=n, **variant), rng)
             while True:
                 if rng.random() < 0.3:
                     for s in range(n):

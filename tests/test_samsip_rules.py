@@ -10,19 +10,9 @@ import pytest
 from cardzoo.envs.cards import JOKERS, parse_card, parse_cards
 from cardzoo.envs.config import ConfigError
 from cardzoo.envs.samsip import engine as E
-from cardzoo.envs.samsip.engine import (
-    DECLARE,
-    DRAW_STOCK,
-    TAKE_DISCARD,
-    WIN_ACES,
-    WIN_FLUSH,
-    WIN_NONE,
-    WIN_PAIRS,
-    SamSipConfig,
-    SamSipGame,
-    classify,
-    wild_sets,
-)
+from cardzoo.envs.samsip.actions import DECLARE, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.config import SamSipConfig
+from cardzoo.envs.samsip.engine import WIN_ACES, WIN_FLUSH, WIN_NONE, WIN_PAIRS, SamSipEngine, classify, wild_sets
 
 
 def cards(text):
@@ -61,7 +51,7 @@ def stacked(n, hands, indicator, stock_top=(), dealer=0):
 
 def game(n=4, deck=None, **kw):
     kw.setdefault("first_dealer", 0)
-    return SamSipGame(SamSipConfig(num_players=n, **kw), random.Random(0), deck)
+    return SamSipEngine(SamSipConfig(num_players=n, **kw), random.Random(0), deck)
 
 
 # ------------------------------------------------------------------------- 2.4 pairs
@@ -457,7 +447,7 @@ def test_stall_counter_resets_on_a_stock_draw_and_stall_turns_variant():
 def test_take_and_return_matches_end(n, variant):
     """Issue 10: two seats trading one card forever used to hang evaluation; now every hand ends."""
     for seed in range(3):
-        g = SamSipGame(SamSipConfig(num_players=n, **variant), random.Random(seed))
+        g = SamSipEngine(SamSipConfig(num_players=n, **variant), random.Random(seed))
         moves = 0
         while not g.done:
             g.step(_take_and_return(g))
@@ -512,12 +502,12 @@ def test_elimination_tiebreak():
 
 def test_first_dealer_and_deal_order():
     deck = list(range(55))
-    g = SamSipGame(SamSipConfig(num_players=3, first_dealer=2), random.Random(0), deck)
+    g = SamSipEngine(SamSipConfig(num_players=3, first_dealer=2), random.Random(0), deck)
     assert g.dealer == 2 and g.turn == 2
     assert g.hands[2] == [0, 3, 6, 9, 12] and g.hands[0] == [1, 4, 7, 10, 13]
     assert g.hands[1] == [2, 5, 8, 11, 14]
     assert g.indicator == 15 and g.stock[-1] == 16 and g.stock[0] == 54
-    dealers = {SamSipGame(SamSipConfig(num_players=5), random.Random(s)).dealer for s in range(40)}
+    dealers = {SamSipEngine(SamSipConfig(num_players=5), random.Random(s)).dealer for s in range(40)}
     assert dealers == set(range(5))
 
 

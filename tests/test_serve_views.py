@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
+from cardzoo.envs.cards import parse_card
 from cardzoo.envs.registry import game_module
 from cardzoo.envs.seatview import match_over
-from cardzoo.envs.cards import parse_card
-from cardzoo.envs.siantappo.moves import CARD_TO_KEY, classify
+from cardzoo.envs.siantappo.actions import CARD_TO_KEY, classify
 
 GAMES = [("siantappo", {"num_players": 4, "rounds": 2}), ("siantappo", {"num_players": 3, "rounds": 1,
                                                                         "first_lead_must_include_3c": True}),

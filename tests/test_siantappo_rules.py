@@ -7,9 +7,9 @@ import pytest
 from cardzoo.envs import siantappo_v0
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import parse_card
+from cardzoo.envs.siantappo.actions import CARD_TO_KEY, PASS_ID, classify, keys_str
 from cardzoo.envs.siantappo.config import SiantappoConfig
 from cardzoo.envs.siantappo.engine import SiantappoEngine, hand_keys
-from cardzoo.envs.siantappo.moves import CARD_TO_KEY, PASS_ID, classify, keys_str
 from tests.siantappo_helpers import deck_from_hands
 
 

@@ -5,10 +5,10 @@ import random
 import pytest
 
 from cardzoo.envs import siantappo_v0
+from cardzoo.envs.cards import parse_card
+from cardzoo.envs.siantappo.actions import CARD_TO_KEY, EXTENDED_ACTIONS, BASE_ACTIONS
 from cardzoo.envs.siantappo.config import SiantappoConfig
 from cardzoo.envs.siantappo.engine import SiantappoEngine, hand_keys
-from cardzoo.envs.siantappo.moves import CARD_TO_KEY, EXTENDED_ACTIONS, BASE_ACTIONS
-from cardzoo.envs.cards import parse_card
 from tests.siantappo_helpers import deck_from_hands
 
 

@@ -7,8 +7,9 @@ import pytest
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str, parse_cards
+from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi import encoding as enc
-from cardzoo.envs.suipi.engine import SuipiConfig
+from cardzoo.envs.suipi.config import SuipiConfig
 from cardzoo.envs.suipi_v0 import RuleBot, raw_env
 from cardzoo.training.agents.specs import RandomAgent
 
@@ -65,7 +66,7 @@ def test_every_legal_move_reachable_and_nothing_else():
             if not e.agents:
                 break
             eng = e.engine
-            want = {enc.move_actions(eng.floor, m) for m in eng.legal_moves()}
+            want = {actions.move_actions(eng.floor, m) for m in eng.legal_moves()}
             # walk every path the masks allow (on the trie the env uses)
             trie, full = e._build_trie()
             seen, stack = set(), [()]
@@ -73,7 +74,7 @@ def test_every_legal_move_reachable_and_nothing_else():
                 pre = stack.pop()
                 for a in trie[pre]:
                     seq = pre + (a,)
-                    if a >= enc.CAPTURE_ACTION:
+                    if a >= actions.CAPTURE_ACTION:
                         seen.add(seq)
                     else:
                         stack.append(seq)

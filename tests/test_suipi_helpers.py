@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from cardzoo.envs.cards import parse_card, parse_cards
-from cardzoo.envs.suipi.engine import (
-    BUILD, CAPTURE, CARD_KEY, DROP, NVAL_11, NVAL_23, SuipiConfig, SuipiEngine,
-)
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, DROP
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.engine import CARD_KEY, NVAL_11, NVAL_23, SuipiEngine
 
 
 def C(text: str) -> int:

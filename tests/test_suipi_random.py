@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from cardzoo.envs.suipi.engine import SuipiConfig, SuipiEngine, legal_moves
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.engine import SuipiEngine, legal_moves
 
 CONFIGS = {
     "2p": SuipiConfig(),

@@ -8,9 +8,9 @@ import pytest
 
 from cardzoo.envs.cards import card_str, parse_cards
 from cardzoo.envs.config import ConfigError
-from cardzoo.envs.suipi.engine import (
-    BUILD, CAPTURE, DROP, IS_SPADE, SuipiConfig, SuipiEngine, score_deal,
-)
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, DROP
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.engine import IS_SPADE, SuipiEngine, score_deal
 from tests.test_suipi_helpers import C, build, find_move, moves_of, position
 
 POINT_CARDS_11 = set(parse_cards("A♠ A♣ A♦ A♥ 10♦ 2♠"))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 
-from cardzoo.envs.suipi.engine import BUILD, CAPTURE, DROP, SuipiConfig, SuipiEngine, random_match
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, DROP
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.engine import SuipiEngine, random_match
 from tests.test_suipi_helpers import build, find_move, moves_of, position
 
 

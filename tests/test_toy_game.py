@@ -1,4 +1,4 @@
-"""The toy game (tests/toy_game.py), registered here, plays in `cardzoo eval` and trains with
+"""The toy game (tests/toy_game/), registered here, plays in `cardzoo eval` and trains with
 `cardzoo train`'s PPO, with no line of training/ or scripts/ knowing about it. Its environment
 contract is checked with the shipped games' in tests/test_contract.py."""
 

@@ -12,7 +12,8 @@ from cardzoo.scripts.cli import main
 from cardzoo.training.agents.specs import make_agent
 from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet
-from cardzoo.training.sb3.selfplay_env import OpponentPool, SelfPlayEnv
+from cardzoo.training.common.opponents import OpponentPool
+from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
 from cardzoo.training.sb3.trainer import TrainSettings, train
 
 

@@ -1,5 +1,4 @@
-"""Sam Sip (ผสมสิบ): draw-and-discard to three pairs that "mix to ten" (docs/rules/samsip.md)."""
+"""Sam Sip (ผสมสิบ): draw-and-discard to three pairs that "mix to ten" (docs/rules/samsip.md).
 
-from cardzoo.envs.samsip.engine import SamSipConfig, SamSipGame, random_match
-
-__all__ = ["SamSipConfig", "SamSipGame", "random_match"]
+Actions, engine, encoding, AEC env and rule bot (public module: cardzoo.envs.samsip_v0).
+"""

@@ -14,18 +14,10 @@ import random
 
 import numpy as np
 
+from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.config import JOKER_KIND, SamSipConfig
 from cardzoo.envs.samsip.encoding import decode
-from cardzoo.envs.samsip.engine import (
-    DECLARE,
-    DISCARD_JOKER,
-    DRAW_STOCK,
-    JOKER_KIND,
-    PARTNER,
-    TAKE_DISCARD,
-    SamSipConfig,
-    classify,
-    pairs_formed,
-)
+from cardzoo.envs.samsip.engine import PARTNER, classify, pairs_formed
 
 
 class RuleBot:

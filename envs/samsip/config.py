@@ -6,6 +6,11 @@ from dataclasses import dataclass
 
 from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
 
+DECK_SIZE = 55  # 52 standard cards and 3 jokers
+HAND_SIZE = 5
+NUM_KINDS = 53  # card kinds: 52 standard cards + "a joker" (jokers are interchangeable)
+JOKER_KIND = 52
+
 
 @dataclass(frozen=True)
 class SamSipConfig:

@@ -1,58 +1,11 @@
-"""Sam Sip encodings: action id <-> move text, observation vector of one seat, and decoding.
+"""Sam Sip's observation: what one seat may know (rules 2.7), as a float32 vector in [-1, 1].
 
-Action ids (56, the same numbers as the engine's moves)
--------------------------------------------------------
-=========  ===============================================================
-id         move
-=========  ===============================================================
-0..51      ``discard <card>``: card id = 4*rank + suit (A..K x ♠ ♣ ♦ ♥)
-52         ``discard Jk``: discard a joker (jokers are interchangeable)
-53         ``draw stock``: draw the top card of the stock
-54         ``take <card>``: take the discard lying in front of you
-55         ``declare``: declare a winning 6-card hand (``auto_declare=False`` only)
-=========  ===============================================================
-
-The draw phase allows 53 (and 54 when a discard lies in front of the seat); the discard phase,
-taken by the same seat, allows the held cards (and 55 when the 6-card hand wins and the win is not
-declared automatically).
-
-Observation (float32, values in [-1, 1], size ``OBS_SIZE`` = 1333)
------------------------------------------------------------------
 Seats are *relative*: rel 0 is the observing seat, rel k the k-th seat after it in play order
 (seat ``(me + k) mod n``); slots for rel >= n are zero (padding to 6 players).
 A *kind* block has 53 entries: entry c for standard card c, entry 52 for "a joker", which holds a
-count / 3 where several jokers can be meant.
-
-=============  ======  ==================================================================
-offset         size    meaning (only what this seat may know, rules 2.7)
-=============  ======  ==================================================================
-0              53      own hand
-53             53      the indicator card
-106            53      wild cards (jokers: entry 52 = 1)
-159            53      dead cards (Khi scheme: the indicator's rank cannot pair)
-212            53      the discard now lying face up that may still be taken
-265            53      dead discards (passed over; reshuffled away under ``on_stock_empty``)
-318            5x53    known in the hand of rel seat 1..5: discards they took and still hold
-583            6x53    discarded this hand by rel seat 0..5
-901            6x53    taken this hand by rel seat 0..5
-1219           53      recency of each kind's latest discard: (index + 1) / discards so far
-1272           5       number of players one-hot (2..6)
-1277           2       phase one-hot: draw, discard
-1279           6       rel seat is in the match (not eliminated)
-1285           6       rel seat is eliminated
-1291           6       rel seat is the dealer
-1297           6       rel seat is to move
-1303           6       the takeable discard lies in front of rel seat
-1309           6       rel seat's last draw this hand came from the stock
-1315           6       rel seat's last draw this hand was a taken discard
-1321           6       chips of rel seat / (n x bankroll)
-1327           1       stake / (n x bankroll), at most 1
-1328           1       log2(stake / base_stake) / 20, at most 1
-1329           1       stock size / 54
-1330           1       dead discards / 54
-1331           1       hand number / max_hands
-1332           1       discards this hand / 100, at most 1
-=============  ======  ==================================================================
+count / 3 where several jokers can be meant. The pieces are declared once, in ``LAYOUT`` below
+(docs/samsip.md shows its ``table()``). ``observation`` computes a seat's vector incrementally,
+``observation_reference`` from scratch (they are equal), ``decode`` reads one back for the bots.
 """
 
 from __future__ import annotations
@@ -61,102 +14,59 @@ import math
 
 import numpy as np
 
-from cardzoo.envs.cards import NUM_STANDARD, card_str, parse_card
-from cardzoo.envs.samsip.engine import (
-    DECLARE,
-    DISCARD_JOKER,
-    DRAW_STOCK,
-    JOKER_KIND,
-    NUM_KINDS,
-    NUM_MOVES,
-    PHASE_DRAW,
-    TAKE_DISCARD,
-    SamSipGame,
-)
+from cardzoo.envs.cards import NUM_STANDARD
+from cardzoo.envs.layout import Layout, Piece
+from cardzoo.envs.samsip.config import JOKER_KIND, NUM_KINDS
+from cardzoo.envs.samsip.engine import PHASE_DRAW, SamSipEngine
 
 K = NUM_KINDS
 MAX_PLAYERS = 6
-NUM_ACTIONS = NUM_MOVES
 
-O_HAND = 0
-O_INDICATOR = O_HAND + K
-O_WILD = O_INDICATOR + K
-O_DEADRANK = O_WILD + K
-O_LIVE = O_DEADRANK + K
-O_DEADPILE = O_LIVE + K
-O_KNOWN = O_DEADPILE + K  # rel seats 1..5
-O_DISC = O_KNOWN + 5 * K  # rel seats 0..5
-O_TAKEN = O_DISC + 6 * K  # rel seats 0..5
-O_RECENCY = O_TAKEN + 6 * K
-O_NPLAYERS = O_RECENCY + K
-O_PHASE = O_NPLAYERS + 5
-O_PRESENT = O_PHASE + 2
-O_ELIM = O_PRESENT + 6
-O_DEALER = O_ELIM + 6
-O_TOMOVE = O_DEALER + 6
-O_LIVEFOR = O_TOMOVE + 6
-O_DREWSTOCK = O_LIVEFOR + 6
-O_DREWTAKE = O_DREWSTOCK + 6
-O_CHIPS = O_DREWTAKE + 6
-O_STAKE = O_CHIPS + 6
-O_STAKELOG = O_STAKE + 1
-O_STOCK = O_STAKELOG + 1
-O_DEADCOUNT = O_STOCK + 1
-O_HANDNO = O_DEADCOUNT + 1
-O_NDISC = O_HANDNO + 1
-OBS_SIZE = O_NDISC + 1
+LAYOUT = Layout([
+    Piece("hand", K, "own hand"),
+    Piece("indicator", K, "the indicator card"),
+    Piece("wild", K, "wild cards (jokers: entry 52 = 1)"),
+    Piece("dead_rank", K, "dead cards (Khi scheme: the indicator's rank cannot pair)"),
+    Piece("live", K, "the discard now lying face up that may still be taken"),
+    Piece("dead_pile", K, "dead discards (passed over; reshuffled away under `on_stock_empty`)"),
+    Piece("known", 5 * K, "known in the hand of rel seat 1..5: discards they took and still hold", blocks=5),
+    Piece("discarded", 6 * K, "discarded this hand by rel seat 0..5", blocks=6),
+    Piece("taken", 6 * K, "taken this hand by rel seat 0..5", blocks=6),
+    Piece("recency", K, "recency of each kind's latest discard: (its index + 1) / discards so far"),
+    Piece("num_players", 5, "number of players one-hot (2..6)"),
+    Piece("phase", 2, "phase one-hot: draw, discard"),
+    Piece("present", MAX_PLAYERS, "rel seat is in the match (not eliminated)"),
+    Piece("eliminated", MAX_PLAYERS, "rel seat is eliminated"),
+    Piece("dealer", MAX_PLAYERS, "rel seat is the dealer"),
+    Piece("to_move", MAX_PLAYERS, "rel seat is to move"),
+    Piece("live_for", MAX_PLAYERS, "the takeable discard lies in front of rel seat"),
+    Piece("drew_stock", MAX_PLAYERS, "rel seat's last draw this hand came from the stock"),
+    Piece("drew_take", MAX_PLAYERS, "rel seat's last draw this hand was a taken discard"),
+    Piece("chips", MAX_PLAYERS, "chips of rel seat / (n · bankroll)"),
+    Piece("stake", 1, "stake / (n · bankroll), at most 1"),
+    Piece("stake_log", 1, "log2(stake / base_stake) / 20, at most 1"),
+    Piece("stock", 1, "stock size / 54"),
+    Piece("dead_count", 1, "dead discards / 54"),
+    Piece("hand_no", 1, "hand number / max_hands"),
+    Piece("discards", 1, "discards this hand / 100, at most 1"),
+])
+
+
+def layout(config=None) -> Layout:
+    """The layout of every configuration."""
+    return LAYOUT
+
+
+# The offsets the encoder writes to, from LAYOUT
+(O_HAND, O_INDICATOR, O_WILD, O_DEADRANK, O_LIVE, O_DEADPILE, O_KNOWN, O_DISC, O_TAKEN, O_RECENCY,
+ O_NPLAYERS, O_PHASE, O_PRESENT, O_ELIM, O_DEALER, O_TOMOVE, O_LIVEFOR, O_DREWSTOCK, O_DREWTAKE, O_CHIPS,
+ O_STAKE, O_STAKELOG, O_STOCK, O_DEADCOUNT, O_HANDNO, O_NDISC) = (LAYOUT.offset(p.name) for p in LAYOUT)
+OBS_SIZE = LAYOUT.size
 assert OBS_SIZE == 1333
 
 
-# ------------------------------------------------------------------------------ actions
-def action_text(action: int, live: int = -1) -> str:
-    """Text of an action id. ``live`` is the takeable discard (for ``take <card>``)."""
-    if 0 <= action < NUM_STANDARD:
-        return "discard " + card_str(action)
-    if action == DISCARD_JOKER:
-        return "discard Jk"
-    if action == DRAW_STOCK:
-        return "draw stock"
-    if action == TAKE_DISCARD:
-        return "take " + card_str(live) if live >= 0 else "take discard"
-    if action == DECLARE:
-        return "declare"
-    raise ValueError(f"action must be 0..{NUM_ACTIONS - 1}, got {action}")
-
-
-_DRAW_WORDS = {"draw", "stock", "draw stock", "d", "s", "draw from stock"}
-_DECLARE_WORDS = {"declare", "win", "declare win"}
-
-
-def text_to_action(text: str, live: int = -1) -> int:
-    """Parse a move text (``draw stock``, ``take 7♥``, ``take``, ``discard 7h``, ``7h``, ``Jk``,
-    ``declare``) to an action id, without checking legality. ValueError if unreadable."""
-    t = " ".join(str(text).replace(",", " ").split()).lower()
-    if not t:
-        raise ValueError("empty move text")
-    if t in _DRAW_WORDS:
-        return DRAW_STOCK
-    if t in _DECLARE_WORDS:
-        return DECLARE
-    if t in ("take", "take discard", "t", "pick", "pick up"):
-        return TAKE_DISCARD
-    words = t.split()
-    if words[0] in ("take", "pick"):
-        card = parse_card(words[-1])
-        if live < 0 or min(card, JOKER_KIND) != min(live, JOKER_KIND):
-            shown = card_str(live) if live >= 0 else "nothing"
-            raise ValueError(f"cannot take {card_str(card)}: the discard in front of you is {shown}")
-        return TAKE_DISCARD
-    if words[0] in ("discard", "throw", "drop") and len(words) == 2:
-        t = words[1]
-    elif len(words) != 1:
-        raise ValueError(f"{text!r} is not a move: say 'draw stock', 'take', 'discard 7h' or 'declare'")
-    card = parse_card(t)
-    return card if card < NUM_STANDARD else DISCARD_JOKER
-
-
 # ------------------------------------------------------------------------------ observation
-def _hand_static(g: SamSipGame) -> tuple:
+def _hand_static(g: SamSipEngine) -> tuple:
     """Per-hand constant indices (indicator, wild, dead rank), cached on the game."""
     cache = g.__dict__.get("_enc_static")
     if cache is not None and cache[0] == g.hand_no and cache[1] == g.indicator:
@@ -169,7 +79,7 @@ def _hand_static(g: SamSipGame) -> tuple:
     return idx
 
 
-def observation_reference(g: SamSipGame, seat: int) -> np.ndarray:
+def observation_reference(g: SamSipEngine, seat: int) -> np.ndarray:
     """The observation vector of ``seat``, computed from scratch (the plain, slow definition;
     ``observation`` must equal it)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -262,23 +172,24 @@ def observation_reference(g: SamSipGame, seat: int) -> np.ndarray:
 # Fast path: the public part is kept in an *absolute-seat* layout on the game object and updated
 # incrementally (new discards, new dead discards); a precomputed gather turns it into the
 # observer's relative layout, then the private hand is written in.
-A_KNOWN = O_KNOWN  # 6 blocks by absolute seat
-A_DISC = A_KNOWN + 6 * K
-A_TAKEN = A_DISC + 6 * K
-A_RECENCY = A_TAKEN + 6 * K
-A_NPLAYERS = A_RECENCY + K
-A_PHASE = A_NPLAYERS + 5
-A_PRESENT = A_PHASE + 2
-A_ELIM = A_PRESENT + 6
-A_DEALER = A_ELIM + 6
-A_TOMOVE = A_DEALER + 6
-A_LIVEFOR = A_TOMOVE + 6
-A_DREWSTOCK = A_LIVEFOR + 6
-A_DREWTAKE = A_DREWSTOCK + 6
-A_CHIPS = A_DREWTAKE + 6
-A_SCALARS = A_CHIPS + 6  # stake, stake log, stock, dead count, hand number, discards
-A_ZERO = A_SCALARS + 6  # always 0: the source of padded slots
-A_SIZE = A_ZERO + 1
+# The absolute layout is LAYOUT with the known hands of all 6 seats (the observer's too), the
+# scalars as one piece, and a value that is always 0.
+_SEAT_PIECES = ("present", "eliminated", "dealer", "to_move", "live_for", "drew_stock", "drew_take", "chips")
+_SCALAR_PIECES = ("stake", "stake_log", "stock", "dead_count", "hand_no", "discards")
+PUBLIC_LAYOUT = Layout([
+    *(LAYOUT.piece(p) for p in ("hand", "indicator", "wild", "dead_rank", "live", "dead_pile")),
+    Piece("known", 6 * K, "known in the hand of absolute seat 0..5", blocks=6),
+    *(LAYOUT.piece(p) for p in ("discarded", "taken", "recency", "num_players", "phase", *_SEAT_PIECES)),
+    Piece("scalars", len(_SCALAR_PIECES), "the scalars of LAYOUT, stake .. discards (recency divided after the gather)"),
+    Piece("zero", 1, "always 0: the source of padded slots"),
+])
+assert [LAYOUT.offset(p) - O_STAKE for p in _SCALAR_PIECES] == list(range(len(_SCALAR_PIECES)))
+assert LAYOUT.offset("phase") == O_NPLAYERS + 5 and PUBLIC_LAYOUT.offset("phase") == PUBLIC_LAYOUT.offset("num_players") + 5
+(A_KNOWN, A_DISC, A_TAKEN, A_RECENCY, A_NPLAYERS, A_PHASE, A_PRESENT, A_ELIM, A_DEALER, A_TOMOVE, A_LIVEFOR,
+ A_DREWSTOCK, A_DREWTAKE, A_CHIPS, A_SCALARS, A_ZERO) = (
+    PUBLIC_LAYOUT.offset(p) for p in ("known", "discarded", "taken", "recency", "num_players", "phase",
+                                      *_SEAT_PIECES, "scalars", "zero"))
+A_SIZE = PUBLIC_LAYOUT.size
 _SEAT_VECTORS = ((O_PRESENT, A_PRESENT), (O_ELIM, A_ELIM), (O_DEALER, A_DEALER), (O_TOMOVE, A_TOMOVE),
                  (O_LIVEFOR, A_LIVEFOR), (O_DREWSTOCK, A_DREWSTOCK), (O_DREWTAKE, A_DREWTAKE),
                  (O_CHIPS, A_CHIPS))
@@ -308,7 +219,7 @@ def _perm(n: int, seat: int) -> np.ndarray:
     return p
 
 
-def _public(g: SamSipGame) -> np.ndarray:
+def _public(g: SamSipEngine) -> np.ndarray:
     """The public state in absolute layout, brought up to date (cached on the game)."""
     st = g.__dict__.get("_enc")
     if st is None or st[1] is not g.events:  # a new hand (or a clone): start afresh
@@ -401,7 +312,7 @@ def _public(g: SamSipGame) -> np.ndarray:
     return arr
 
 
-def observation(g: SamSipGame, seat: int) -> np.ndarray:
+def observation(g: SamSipEngine, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (see the module docstring)."""
     arr = _public(g)
     obs = arr[_perm(g.n, seat)]

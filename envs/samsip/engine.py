@@ -3,13 +3,9 @@
 It speaks the engine protocol (envs/protocol.py); ``step`` / ``play`` are its older names for the
 trusted / checked path that return the HandResult of a finished hand.
 
-Cards are the shared ids of ``cardzoo.envs.cards``: 0..51 standard, 52/53/54 jokers. Moves are small
-integers and are the same numbers the env uses as action ids:
-
-* ``0..51``  discard that card;  ``52`` discard a joker (the lowest-id joker held; jokers are
-  interchangeable);
-* ``53`` draw the top stock card;  ``54`` take the discard lying in front of you;
-* ``55`` declare a win (only with ``auto_declare=False``).
+Cards are the shared ids of ``cardzoo.envs.cards``: 0..51 standard, 52/53/54 jokers. Moves are the
+action ids of actions.py (discard 0..51 / 52 a joker, 53 draw stock, 54 take the discard, 55
+declare).
 
 Seats are numbered in play order (the next player is seat+1, skipping eliminated seats).
 """
@@ -21,18 +17,8 @@ from dataclasses import dataclass, field
 
 from cardzoo.envs.cards import JOKERS, NUM_STANDARD
 from cardzoo.envs.protocol import GameEngine, StepOutcome
-from cardzoo.envs.samsip.config import SamSipConfig
-
-DECK_SIZE = 55
-HAND_SIZE = 5
-NUM_KINDS = 53  # 52 standard cards + "a joker"
-JOKER_KIND = 52
-
-DISCARD_JOKER = 52
-DRAW_STOCK = 53
-TAKE_DISCARD = 54
-DECLARE = 55
-NUM_MOVES = 56
+from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.config import DECK_SIZE, HAND_SIZE, JOKER_KIND, SamSipConfig
 
 PHASE_DRAW, PHASE_DISCARD = 0, 1
 
@@ -203,7 +189,7 @@ class HandResult:
     void_reason: str = ""  # for a void hand: VOID_STOCK (P11) or VOID_STALL (P11a)
 
 
-class SamSipGame(GameEngine):
+class SamSipEngine(GameEngine):
     """One Sam Sip match. ``step(move)`` trusts the move is legal; ``play(move)`` checks it."""
 
     def __init__(self, config: SamSipConfig, rng: random.Random, deck=None):
@@ -361,7 +347,7 @@ class SamSipGame(GameEngine):
             scale = float(res.stake * (res.n_active - 1))
         return {s: d / scale for s, d in enumerate(res.deltas) if d}
 
-    def resample_hidden(self, seat: int, rng: random.Random) -> "SamSipGame":
+    def resample_hidden(self, seat: int, rng: random.Random) -> "SamSipEngine":
         """A clone in which the other active hands and the stock are dealt anew, keeping what
         ``seat`` knows: the discards each player took and still holds (rules 2.7)."""
         c = self.clone()
@@ -607,8 +593,8 @@ class SamSipGame(GameEngine):
         stall = max(config.stall_turns, STALL_TURNS_PER_PLAYER * n)
         return config.max_hands * 2 * (draws + 1) * (stall + 1)
 
-    def clone(self) -> "SamSipGame":
-        g = SamSipGame.__new__(SamSipGame)
+    def clone(self) -> "SamSipEngine":
+        g = SamSipEngine.__new__(SamSipEngine)
         d = self.__dict__.copy()
         d.pop("_enc", None)  # the encoder's incremental cache belongs to this object only
         g.__dict__ = d
@@ -637,7 +623,7 @@ def _tie_groups(seats, key) -> list[list[int]]:
 
 def random_match(config: SamSipConfig, rng: random.Random) -> int:
     """Play one whole match with uniformly random legal moves; return the number of moves."""
-    g = SamSipGame(config, rng)
+    g = SamSipEngine(config, rng)
     rand = rng.random
     while not g.done:
         moves = g.legal()

@@ -16,47 +16,37 @@ import numpy as np
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from cardzoo.envs.cards import card_str, cards_str
 from cardzoo.envs.config import build_config
-from cardzoo.envs.samsip import encoding
-from cardzoo.envs.samsip.engine import (
-    DECK_SIZE,
-    DECLARE,
-    DISCARD_JOKER,
-    DRAW_STOCK,
-    PHASE_DRAW,
-    TAKE_DISCARD,
-    VOID_STALL,
-    WIN_NAMES,
-    HandResult,
-    SamSipConfig,
-    SamSipGame,
-)
+from cardzoo.envs.samsip import actions, encoding
+from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.config import DECK_SIZE, SamSipConfig
+from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, HandResult, SamSipEngine
 
 
 class SamSipEnv(CardGameEnv):
     metadata = {"name": "samsip_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
                 "render_fps": 1}
-    num_actions = encoding.NUM_ACTIONS
+    num_actions = actions.NUM_ACTIONS
     max_players = encoding.MAX_PLAYERS
     obs_size = encoding.OBS_SIZE
     game_name = "samsip"
 
     deck_size = DECK_SIZE
     deck_jokers = True
-    engine_class = SamSipGame
+    engine_class = SamSipEngine
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None,
                  **variants):
         config = build_config(SamSipConfig, "samsip", num_players=num_players, **variants)
         super().__init__(config, render_mode, max_steps)
-        self.engine: SamSipGame | None = None
+        self.engine: SamSipEngine | None = None
 
     @property
-    def game(self) -> SamSipGame | None:
+    def game(self) -> SamSipEngine | None:
         """The match's engine (its older name here)."""
         return self.engine
 
     @game.setter
-    def game(self, engine: SamSipGame) -> None:
+    def game(self, engine: SamSipEngine) -> None:
         self.engine = engine
 
     @property
@@ -65,8 +55,8 @@ class SamSipEnv(CardGameEnv):
         return self.config.reward != "rank"
 
     # ------------------------------------------------------------------ hooks
-    def _new_engine(self, rng: random.Random, deck) -> SamSipGame:
-        return SamSipGame(self.config, rng, deck)
+    def _new_engine(self, rng: random.Random, deck) -> SamSipEngine:
+        return SamSipEngine(self.config, rng, deck)
 
     def _encode(self, seat: int) -> np.ndarray:
         return encoding.observation(self.engine, seat)
@@ -90,7 +80,7 @@ class SamSipEnv(CardGameEnv):
         return outcome
 
     def _action_text(self, action: int) -> str:
-        return encoding.action_text(action, self.engine.live if self.engine is not None else -1)
+        return actions.action_text(action, self.engine.live if self.engine is not None else -1)
 
     # ------------------------------------------------------------------ text
     def move_to_action(self, text: str) -> int:
@@ -101,7 +91,7 @@ class SamSipEnv(CardGameEnv):
         g = self.game
         legal = self._legal_actions()
         try:
-            action = encoding.text_to_action(text, g.live)
+            action = actions.text_to_action(text, g.live)
         except ValueError as e:
             taking = str(text).lower().split()[:1] in (["take"], ["pick"])
             why = "you have drawn already" if taking and g.phase != PHASE_DRAW else _unreadable(text, e)

@@ -9,9 +9,8 @@ the viewer's legal moves (draw / take, then discard).
 from __future__ import annotations
 
 from cardzoo.envs.cards import NUM_STANDARD, card_str
-from cardzoo.envs.samsip.engine import (
-    DISCARD_JOKER, DRAW_STOCK, PHASE_DRAW, TAKE_DISCARD, VOID_STALL, WIN_NAMES,
-)
+from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES
 from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
 
 TITLE = "Sam Sip"

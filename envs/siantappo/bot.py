@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardzoo.envs.siantappo.actions import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
 from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
 from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
-from cardzoo.envs.siantappo.moves import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
 
 
 def hand_pieces(counts: list[int]) -> int:

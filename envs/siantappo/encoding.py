@@ -2,35 +2,11 @@
 
 Seats are relative: slot 0 is the observing seat, slot i the seat i places after it in play order.
 Slots >= num_players stay zero, so one network serves 3-6 players. All values lie in [0, 1].
+The pieces are declared once, in ``LAYOUT`` below (docs/siantappo.md shows its ``table()``);
+``layout(config)`` is the layout a configuration observes (``LAYOUT`` less the last piece
+without ``trick_history``).
 
-| slice     | size | meaning                                                                  |
-|-----------|------|--------------------------------------------------------------------------|
-| 0-51      | 52   | own hand (by key: 3♠=0 ... 2♥=51)                                         |
-| 52-103    | 52   | cards of the combination on the table                                    |
-| 104-111   | 8    | its type: single, pair, triple, quad, straight, siantappo, 4-run, 5-run  |
-| 112       | 1    | its number of cards / 12                                                 |
-| 113       | 1    | 1 if the acting seat must lead (no combination on the table)             |
-| 114-119   | 6    | who played it (relative seat one-hot)                                    |
-| 120-125   | 6    | who has passed in this trick                                             |
-| 126-131   | 6    | hand sizes / 20                                                           |
-| 132-137   | 6    | finishing place this round / n (0 = still playing)                       |
-| 138-449   | 312  | cards played this round, 52 per relative seat                            |
-| 450-455   | 6    | previous round's place / n (0 in round 1)                                |
-| 456-507   | 52   | cards this seat gave in this round's swap                                |
-| 508-559   | 52   | cards this seat received in this round's swap                            |
-| 560-563   | 4    | number of players one-hot (3, 4, 5, 6)                                   |
-| 564       | 1    | rounds played / rounds in the match                                      |
-| 565       | 1    | rounds left / rounds in the match                                        |
-| 566-571   | 6    | match placement points / ((n-1) * rounds)                                |
-| 572-577   | 6    | times the loser ("pig") / rounds                                         |
-| 578       | 1    | swap phase: this seat is choosing cards to give (swap_choice variant)    |
-| 579       | 1    | cards still to give / 2                                                  |
-| 580-631   | 52   | cards played in the current trick                                        |
-| 632       | 1    | 1 if this seat is the acting seat                                        |
-| 633-684   | 52   | only with ``trick_history``: trick of each card played this round,       |
-|           |      | (trick + 1) / (current trick + 1); 0 = not played this round            |
-
-Without ``trick_history`` the observation says who played every card this round (138-449) and
+Without ``trick_history`` the observation says who played every card this round (``played``) and
 everything about the current trick, but not in which earlier trick a card fell (rules 3.7 lists
 it). No rule depends on it (tests/test_siantappo_env.py plays the same moves from positions that
 differ only in it); it only helps infer the other hands. It is a flag so that the default stays
@@ -41,22 +17,65 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardzoo.envs.layout import Layout, Piece
+from cardzoo.envs.siantappo.actions import ACTION_CARD_COUNT, ACTION_TYPE
 from cardzoo.envs.siantappo.engine import SWAP, SiantappoEngine
-from cardzoo.envs.siantappo.moves import ACTION_CARD_COUNT, ACTION_TYPE
 
 MAX_PLAYERS = 6
-HAND, TABLE, TABLE_TYPE, TABLE_LEN, LEAD = 0, 52, 104, 112, 113
-TABLE_PLAYER, PASSED, HAND_SIZES, FINISHED, PLAYED = 114, 120, 126, 132, 138
-PREV_PLACES, GIVEN, RECEIVED, NUM_PLAYERS, ROUND, ROUNDS_LEFT = 450, 456, 508, 560, 564, 565
-MATCH_POINTS, PIGS, SWAP_PHASE, TO_GIVE, TRICK_CARDS, ACTING = 566, 572, 578, 579, 580, 632
-OBS_SIZE = 633
-TRICKS = OBS_SIZE  # the trick_history block
-OBS_SIZE_TRICKS = OBS_SIZE + 52
+HAND_SIZE_SCALE = 20.0  # 18 dealt + 2 received in a swap
+
+BASE_LAYOUT = Layout([
+    Piece("hand", 52, "own hand (by key: 3♠=0 … 2♥=51)"),
+    Piece("table", 52, "cards of the combination on the table"),
+    Piece("table_type", 8, "its type: single, pair, triple, quad, straight, siantappo, 4-run, 5-run"),
+    Piece("table_len", 1, "its number of cards / 12"),
+    Piece("lead", 1, "1 if the acting seat must lead (no combination on the table)"),
+    Piece("table_player", MAX_PLAYERS, "who played it (relative seat one-hot)"),
+    Piece("passed", MAX_PLAYERS, "who has passed in this trick"),
+    Piece("hand_sizes", MAX_PLAYERS, "hand sizes / 20"),
+    Piece("finished", MAX_PLAYERS, "finishing place this round / n (0 = still playing)"),
+    Piece("played", MAX_PLAYERS * 52, "cards played this round, 52 per relative seat", blocks=MAX_PLAYERS),
+    Piece("prev_places", MAX_PLAYERS, "previous round's place / n (0 in round 1)"),
+    Piece("given", 52, "cards this seat gave in this round's swap"),
+    Piece("received", 52, "cards this seat received in this round's swap"),
+    Piece("num_players", 4, "number of players one-hot (3, 4, 5, 6)"),
+    Piece("round", 1, "rounds played / rounds in the match"),
+    Piece("rounds_left", 1, "rounds left / rounds in the match"),
+    Piece("match_points", MAX_PLAYERS, "match placement points / ((n-1) * rounds)"),
+    Piece("pigs", MAX_PLAYERS, "times the loser (\"pig\") / rounds"),
+    Piece("swap_phase", 1, "swap phase: this seat is choosing cards to give (swap_choice variant)"),
+    Piece("to_give", 1, "cards still to give / 2"),
+    Piece("trick_cards", 52, "cards played in the current trick"),
+    Piece("acting", 1, "1 if this seat is the acting seat"),
+])
+LAYOUT = BASE_LAYOUT.extend([
+    Piece("tricks", 52, "only with `trick_history`: trick of each card played this round, "
+                        "(trick + 1) / (current trick + 1); 0 = not played this round"),
+])
+
+
+def layout(config) -> Layout:
+    """The layout that ``config`` observes (``tricks`` only with ``trick_history``)."""
+    return LAYOUT if config.trick_history else BASE_LAYOUT
+
+
+# The offsets the encoder writes to, from LAYOUT
+HAND, TABLE, TABLE_TYPE, TABLE_LEN, LEAD = (
+    LAYOUT.offset(p) for p in ("hand", "table", "table_type", "table_len", "lead"))
+TABLE_PLAYER, PASSED, HAND_SIZES, FINISHED, PLAYED = (
+    LAYOUT.offset(p) for p in ("table_player", "passed", "hand_sizes", "finished", "played"))
+PREV_PLACES, GIVEN, RECEIVED, NUM_PLAYERS, ROUND, ROUNDS_LEFT = (
+    LAYOUT.offset(p) for p in ("prev_places", "given", "received", "num_players", "round", "rounds_left"))
+MATCH_POINTS, PIGS, SWAP_PHASE, TO_GIVE, TRICK_CARDS, ACTING = (
+    LAYOUT.offset(p) for p in ("match_points", "pigs", "swap_phase", "to_give", "trick_cards", "acting"))
+OBS_SIZE = BASE_LAYOUT.size  # 633
+TRICKS = LAYOUT.offset("tricks")  # the trick_history block
+OBS_SIZE_TRICKS = LAYOUT.size  # 685
 
 
 def obs_size(config) -> int:
-    return OBS_SIZE_TRICKS if config.trick_history else OBS_SIZE
-HAND_SIZE_SCALE = 20.0  # 18 dealt + 2 received in a swap
+    return layout(config).size
+
 
 _BITS = [[i for i in range(8) if b >> i & 1] for b in range(256)]
 
@@ -72,14 +91,14 @@ def _set_mask_bits(vec: np.ndarray, offset: int, mask: int) -> None:
 
 def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
     n = eng.n
-    v = np.zeros(OBS_SIZE_TRICKS if eng.cfg.trick_history else OBS_SIZE, dtype=np.float32)
+    v = np.zeros(layout(eng.cfg).size, dtype=np.float32)
     rm = eng.hands[seat]
     for r in range(13):
         m = rm[r]
         if m:
             for s in range(4):
                 if m >> s & 1:
-                    v[4 * r + s] = 1.0
+                    v[HAND + 4 * r + s] = 1.0
     rel = [(s - seat) % n for s in range(n)]
     if eng.current >= 0:
         for k in eng.current_keys:
@@ -135,4 +154,4 @@ def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
 
 def decode_hand(obs: np.ndarray) -> list[int]:
     """Keys of the observing seat's hand."""
-    return [int(k) for k in np.flatnonzero(obs[HAND:HAND + 52])]
+    return [int(k) for k in np.flatnonzero(obs[LAYOUT.slice("hand")])]

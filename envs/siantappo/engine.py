@@ -2,7 +2,7 @@
 
 Pure Python: no gym/pettingzoo imports. It speaks the engine protocol (envs/protocol.py).
 Hands are kept as 13 four-bit suit masks per seat (index = game rank 3..2), which makes
-legal-move generation a few table look-ups. Moves are the action ids of ``moves.py`` (type x top
+legal-move generation a few table look-ups. Moves are the action ids of ``actions.py`` (type x top
 card, lowest fillers); ``play_cards`` also accepts an exact card set, e.g. for a person who wants
 particular suits.
 """
@@ -13,12 +13,12 @@ import random
 
 from cardzoo.envs.cards import parse_card
 from cardzoo.envs.protocol import GameEngine, IllegalMoveError, StepOutcome, ranks_from_scores
-from cardzoo.envs.siantappo.config import SiantappoConfig
-from cardzoo.envs.siantappo.moves import (
+from cardzoo.envs.siantappo.actions import (
     ACTION_KEY, ACTION_SPAN, ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, CARD_TO_KEY, PAIR,
     PAIR_BASE, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID, TRIPLE,
     TRIPLE_BASE, TWO, classify, key_str, pair_id, run_id,
 )
+from cardzoo.envs.siantappo.config import SiantappoConfig
 
 # Tables over a 4-bit suit mask
 POP = [bin(m).count("1") for m in range(16)]

@@ -9,13 +9,13 @@ import numpy as np
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from cardzoo.envs.cards import parse_cards
 from cardzoo.envs.config import build_config
+from cardzoo.envs.siantappo.actions import (
+    ACTION_TYPE, CARD_TO_KEY, PASS_ID, RUN4, RUN5, SIANTAPPO,
+    GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str, num_actions,
+)
 from cardzoo.envs.siantappo.config import SiantappoConfig
 from cardzoo.envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode, obs_size
 from cardzoo.envs.siantappo.engine import OVER, SWAP, SiantappoEngine, fill_cards, hand_keys
-from cardzoo.envs.siantappo.moves import (
-    ACTION_TYPE, BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS, PASS_ID, RUN4, RUN5, SIANTAPPO,
-    GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str,
-)
 
 SQUEAL = "🐷 SQUEEEEAL! Siantappo!"
 
@@ -35,7 +35,7 @@ class SiantappoEnv(CardGameEnv):
     def __init__(self, num_players: int = 4, rounds: int = 5, render_mode: str | None = None,
                  max_steps: int | None = None, **variants):
         config = build_config(SiantappoConfig, "siantappo", num_players=num_players, rounds=rounds, **variants)
-        self.num_actions = EXTENDED_ACTIONS if config.long_pair_runs else BASE_ACTIONS
+        self.num_actions = num_actions(config)
         self.obs_size = obs_size(config)
         super().__init__(config, render_mode, max_steps)
         self.engine: SiantappoEngine | None = None

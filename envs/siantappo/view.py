@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
-from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
-from cardzoo.envs.siantappo.moves import (
+from cardzoo.envs.siantappo.actions import (
     ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, SINGLE,
     TRIPLE, TYPE_NAMES, key_str,
 )
+from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 
 TITLE = "Siantappo"
 SQUEAL = "🐷 SQUEEEEAL!"

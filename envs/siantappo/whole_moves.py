@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TWO
 from cardzoo.envs.siantappo.bot import RuleBot, hand_pieces, is_bomb
 from cardzoo.envs.siantappo.encoding import SWAP_PHASE, decode_hand
 from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
-from cardzoo.envs.siantappo.moves import ACTION_TYPE, PASS_ID, TWO
 from cardzoo.envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 82

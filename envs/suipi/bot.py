@@ -20,9 +20,9 @@ import random
 import numpy as np
 
 from cardzoo.envs.suipi import encoding as enc
-from cardzoo.envs.suipi.cards import IS_SPADE, card_points, card_values
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, ITEM0, NVAL, OWNER, REP, move_actions
 from cardzoo.envs.suipi.config import SuipiConfig
-from cardzoo.envs.suipi.moves import BUILD, CAPTURE, CARDS, NVAL, OWNER, _loose_subsets, _unions, legal_moves
+from cardzoo.envs.suipi.engine import IS_SPADE, _loose_subsets, _unions, card_points, card_values, legal_moves
 
 SUIPI_BONUS = 25.0
 
@@ -63,8 +63,8 @@ class RuleBot:
         view = enc.decode(observation, self.config)
         prefix = ()
         if view.partial_hand is not None:
-            prefix = (view.partial_hand, *(enc.ITEM0 + r for r in view.partial_items))
-        sig = (tuple(view.hand), tuple(it[enc.REP] for it in view.floor))
+            prefix = (view.partial_hand, *(ITEM0 + r for r in view.partial_items))
+        sig = (tuple(view.hand), tuple(it[REP] for it in view.floor))
         plan = self._plan
         if plan is not None and plan[0] == sig and plan[1][:len(prefix)] == prefix:
             nxt = plan[1][len(prefix)]
@@ -74,7 +74,7 @@ class RuleBot:
         floor = view.floor
         best, best_score = None, None
         for mv in legal_moves(cfg, view.hand, floor, 0):
-            seq = enc.move_actions(floor, mv)
+            seq = move_actions(floor, mv)
             if seq[:len(prefix)] != prefix or not mask[seq[len(prefix)]]:
                 continue
             s = self._score(cfg, view, mv) + self.rng.random() * 1e-3

@@ -1,57 +1,68 @@
-"""Suipi action ids and observation vector (pure functions; tables also in docs/suipi.md).
+"""Suipi's observation: what one seat may know (rules 1.7), as a float32 vector in [-1, 1].
 
-Actions (119 ids). A move is composed in sub-steps by the same seat:
-
-====================  =========================================================================
-id                    meaning
-====================  =========================================================================
-0..51                 step 1: play hand card ``c = id`` (card id = 4*rank + suit)
-52..103               step 2 (repeatable): add the floor item whose representative (lowest)
-                      card is ``c = id - 52``; items are added in strictly increasing ``c``
-104                   finish: capture the chosen items
-105..117              finish: build to value ``v = id - 104`` (1..13) with the chosen items
-118                   finish: drop (trail) the hand card (no items chosen)
-====================  =========================================================================
-
-The mask allows an action only if some legal complete move extends the current prefix, so every
-distinct legal outcome is reachable and nothing illegal is.
-
-Observation (``OBS_SIZE`` float32 values in [-1, 1]); seats are relative to the observer
-(0 = me, 1 = next to play after me, ...), sides relative (0 = my side), padded to 4 seats / 3 sides.
-Per-card planes, 52 values each, card id order:
-
-==  ==========================================================================================
- 0  own hand
- 1  loose card on the floor
- 2  card inside a build on the floor
- 3  floor item id of the card: (rep + 1) / 52, rep = lowest card of its item (0 if not on floor)
- 4  build value / 13 (build cards only)
- 5  build is locked (build cards only)
- 6-9  build owner, relative seat one-hot (build cards only)
-10-12  captured this deal by relative side 0/1/2
-13  rejected to the bottom of the stock by the initial-floor rule and still in the stock
-14  partial move: the chosen hand card (acting seat only)
-15  partial move: cards of the chosen floor items (acting seat only)
-==  ==========================================================================================
-
-Scalars from offset ``SCALARS`` (= 832): see ``SCALAR_LAYOUT``.
+Seats are relative to the observer (0 = me, 1 = next to play after me, ...), sides relative
+(0 = my side), padded to 4 seats / 3 sides. Sixteen per-card planes of 52 values (card id order,
+index ``plane * 52 + card``) come first, then the scalars. The pieces are declared once, in
+``LAYOUT`` below (docs/suipi.md shows its ``table()``). ``encode`` writes an observation,
+``decode`` reads one back into an ``ObsView`` (exactly: the rule bot uses it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.cards import card_str
+from cardzoo.envs.layout import Layout, Piece
+from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
-from cardzoo.envs.suipi.engine import (  # noqa: F401 - the action ids are re-exported for callers of encoding
-    BUILD0, CAPTURE_ACTION, CARDS, DROP_ACTION, ITEM0, JACK_D, KING_D, LOCKED, N_ACTIONS, NVAL, OWNER, QUEEN_D,
-    REP, TEN_D, TWO_S, finish_action, item_str, move_actions,
-)
+from cardzoo.envs.suipi.engine import JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
-P_HAND, P_LOOSE, P_BUILD, P_ITEM, P_BVAL, P_LOCK, P_OWNER = 0, 1, 2, 3, 4, 5, 6
-P_CAPT, P_REJECTED, P_PART_HAND, P_PART_ITEMS = 10, 13, 14, 15
-N_PLANES = 16
-SCALARS = N_PLANES * 52
+LAYOUT = Layout([
+    # per-card planes
+    Piece("hand", 52, "own hand"),
+    Piece("loose", 52, "loose card on the floor"),
+    Piece("build", 52, "card inside a build"),
+    Piece("item", 52, "floor item id: (rep + 1)/52 where rep = lowest card of the card's item"),
+    Piece("build_value", 52, "build value / 13 (build cards)"),
+    Piece("locked", 52, "build locked (build cards)"),
+    Piece("owner", 4 * 52, "build owner, relative seat one-hot (build cards)", blocks=4),
+    Piece("captured", 3 * 52, "captured this deal by relative side 0/1/2 (captures are public)", blocks=3),
+    Piece("rejected", 52, "rejected to the bottom by S5 and still in the stock (public)"),
+    Piece("partial_hand", 52, "partial move: the chosen hand card (acting seat only)"),
+    Piece("partial_items", 52, "partial move: cards of the chosen items (acting seat only)"),
+    # scalars
+    Piece("num_players", 3, "number of players one-hot (2, 3, 4)"),
+    Piece("point_game_23", 1, "23-point game"),
+    Piece("dealer", 4, "dealer, relative seat one-hot"),
+    Piece("to_move", 4, "acting seat, relative one-hot"),
+    Piece("hand_sizes", 4, "hand sizes per relative seat / max(12, the largest round of the deal)"),
+    Piece("stock", 1, "stock size / 48"),
+    Piece("round", 1, "round index / max(3, rounds per deal)"),
+    Piece("deal", 1, "deal index / number of deals (clipped)"),
+    Piece("suipis", 3, "suipis this deal per relative side / 10 (clipped)"),
+    Piece("match_score", 3, "match score per relative side / (point game · deals) (clipped)"),
+    Piece("captured_summary", 3 * 8, "per relative side: cards/52, spades/13, aces/4, 10♦, 2♠, J♦, Q♦, K♦ "
+                                     "(the last three in the 23-point game)", blocks=3),
+    Piece("last_capturer", 5, "last capturer, relative seat one-hot; slot 4 = nobody yet"),
+    Piece("partial", 2, "partial move: hand card chosen, items chosen / 13 (acting seat only)"),
+])
+
+
+def layout(config=None) -> Layout:
+    """The layout of every configuration."""
+    return LAYOUT
+
+
+OBS_SIZE = LAYOUT.size  # 888
+OFFSETS = {p.name: LAYOUT.offset(p.name) for p in LAYOUT}
+# Plane numbers (a plane is 52 values: ``plane * 52 + card``) of the per-card pieces
+P_HAND, P_LOOSE, P_BUILD, P_ITEM, P_BVAL, P_LOCK, P_OWNER = (
+    OFFSETS[p] // 52 for p in ("hand", "loose", "build", "item", "build_value", "locked", "owner"))
+P_CAPT, P_REJECTED, P_PART_HAND, P_PART_ITEMS = (
+    OFFSETS[p] // 52 for p in ("captured", "rejected", "partial_hand", "partial_items"))
+O_HAND, O_LOOSE, O_BUILD, O_ITEM, O_BVAL, O_LOCK = (
+    OFFSETS[p] for p in ("hand", "loose", "build", "item", "build_value", "locked"))
+SCALARS = OFFSETS["num_players"]  # where the per-card planes end (832)
+N_PLANES = SCALARS // 52
 
 # Scales that keep every value inside [-1, 1]. The defaults (hands of at most 12 cards, at most 3
 # rounds per deal) give the same numbers as always; larger variants (deal_sizes_2p=[24]) scale down.
@@ -66,48 +77,6 @@ def hand_scale(config) -> float:
 
 def round_scale(config) -> float:
     return max(ROUND_SCALE, len(config.deal_sizes)) if config is not None else ROUND_SCALE
-
-SCALAR_LAYOUT = [  # (name, width, meaning)
-    ("num_players", 3, "one-hot 2/3/4 players"),
-    ("point_game_23", 1, "1 in the 23-point game"),
-    ("dealer", 4, "dealer, relative seat one-hot"),
-    ("to_move", 4, "acting seat, relative one-hot"),
-    ("hand_sizes", 4, "cards in hand per relative seat / max(12, largest round size)"),
-    ("stock", 1, "stock size / 48"),
-    ("round", 1, "round index / max(3, rounds per deal)"),
-    ("deal", 1, "deal index / number of deals (clipped)"),
-    ("suipis", 3, "suipis this deal per relative side / 10 (clipped)"),
-    ("match_score", 3, "cumulative match score per relative side / (point game * deals) (clipped)"),
-    ("captured_summary", 24, "per relative side: cards/52, spades/13, aces/4, 10♦, 2♠, J♦, Q♦, K♦"),
-    ("last_capturer", 5, "relative seat one-hot, or slot 4 = nobody yet"),
-    ("partial", 2, "hand card chosen (1/0), number of items chosen / 13 (acting seat only)"),
-]
-_off = SCALARS
-OFFSETS = {}
-for _name, _w, _ in SCALAR_LAYOUT:
-    OFFSETS[_name] = _off
-    _off += _w
-OBS_SIZE = _off
-
-
-def action_text(action: int, floor=None) -> str:
-    """Sub-step text: ``play 5♣``, ``with 3♦`` / ``with [8♠+2♥=10]``, ``take``, ``build 10``, ``drop``."""
-    if 0 <= action < 52:
-        return f"play {card_str(action)}"
-    if action < 104:
-        c = action - ITEM0
-        if floor is not None:
-            for it in floor:
-                if it[REP] == c:
-                    return f"with {item_str(it)}"
-        return f"with {card_str(c)}"
-    if action == CAPTURE_ACTION:
-        return "take"
-    if action == DROP_ACTION:
-        return "drop"
-    if action < N_ACTIONS:
-        return f"build {action - BUILD0}"
-    return f"action {action}"
 
 
 _SPADE = [1 if (c & 3) == 0 else 0 for c in range(52)]
@@ -148,7 +117,7 @@ def encode(engine, seat: int, partial: bool = True, out: np.ndarray | None = Non
     n = engine.n
     ns = engine.ns
     my_side = engine.side[seat]
-    idx = list(engine.hands[seat])  # plane 0; positions set to 1.0
+    idx = list(engine.hands[seat])  # the hand (offset 0); positions set to 1.0
     vidx: list[int] = []  # positions with other values
     vals: list[float] = []
     for it in engine.floor:
@@ -157,21 +126,21 @@ def encode(engine, seat: int, partial: bool = True, out: np.ndarray | None = Non
         owner = it[OWNER]
         rv = (rep + 1) / 52.0
         if owner < 0:
-            idx.append(52 + rep)
-            vidx.append(156 + rep)
+            idx.append(O_LOOSE + rep)
+            vidx.append(O_ITEM + rep)
             vals.append(rv)
         else:
             val = it[NVAL] / 13.0
             ob = (P_OWNER + (owner - seat) % n) * 52
             lk = it[LOCKED]
             for c in cards:
-                idx.append(104 + c)
+                idx.append(O_BUILD + c)
                 idx.append(ob + c)
                 if lk:
-                    idx.append(260 + c)
-                vidx.append(156 + c)
+                    idx.append(O_LOCK + c)
+                vidx.append(O_ITEM + c)
                 vals.append(rv)
-                vidx.append(208 + c)
+                vidx.append(O_BVAL + c)
                 vals.append(val)
     b1, b2 = OFFSETS["suipis"], OFFSETS["match_score"]
     cfg = engine.config
@@ -252,45 +221,50 @@ class ObsView:
         return f"ObsView(hand={self.hand}, floor={self.floor}, partial=({self.partial_hand}, {self.partial_items}))"
 
 
+_S = {p.name: LAYOUT.slice(p.name) for p in LAYOUT}  # the pieces' slices, for decode
+
+
 def decode(obs, config=None) -> ObsView:
     """Rebuild hand, floor items (as engine tuples, owner = relative seat) and the partial move
-    from an observation vector. Exact: uses only the planes documented above. ``config`` gives
+    from an observation vector. Exact: uses only the pieces of ``LAYOUT``. ``config`` gives
     the scales of hand sizes and rounds (the defaults when None)."""
     o = np.asarray(obs, dtype=np.float32)
     v = ObsView()
-    v.num_players = int(np.argmax(o[OFFSETS["num_players"]:OFFSETS["num_players"] + 3])) + 2
+    v.num_players = int(np.argmax(o[_S["num_players"]])) + 2
     v.point_game = POINT_GAME_COURTS if o[OFFSETS["point_game_23"]] > 0.5 else POINT_GAME_PLAIN
     n = v.num_players
-    v.hand = [int(c) for c in np.flatnonzero(o[0:52] > 0.5)]
-    on_floor = np.flatnonzero(o[156:208] > 0)
+    v.hand = [int(c) for c in np.flatnonzero(o[_S["hand"]] > 0.5)]
+    item, loose, bval, locked = o[_S["item"]], o[_S["loose"]], o[_S["build_value"]], o[_S["locked"]]
+    owners = o[_S["owner"]].reshape(4, 52)
+    on_floor = np.flatnonzero(item > 0)
     groups: dict[int, list[int]] = {}
     for c in on_floor:
-        rep = int(round(float(o[156 + c]) * 52)) - 1
+        rep = int(round(float(item[c]) * 52)) - 1
         groups.setdefault(rep, []).append(int(c))
     floor = []
     for rep in sorted(groups):
         cards = tuple(sorted(groups[rep]))
-        if o[52 + rep] > 0.5 and len(cards) == 1:
+        if loose[rep] > 0.5 and len(cards) == 1:
             c = cards[0]
             key = (c >> 2) + 1
             nval = key if (v.point_game == POINT_GAME_COURTS or key <= 10) else 0
             floor.append((key, nval, cards, -1, False, rep))
         else:
-            val = int(round(float(o[208 + rep]) * 13))
-            owner = int(np.argmax(o[P_OWNER * 52 + rep:(P_OWNER + 4) * 52:52]))
-            floor.append((val, val, cards, owner, bool(o[260 + rep] > 0.5), rep))
+            val = int(round(float(bval[rep]) * 13))
+            owner = int(np.argmax(owners[:, rep]))
+            floor.append((val, val, cards, owner, bool(locked[rep] > 0.5), rep))
     v.floor = floor
-    v.captured = [np.flatnonzero(o[(P_CAPT + r) * 52:(P_CAPT + r + 1) * 52] > 0.5).tolist() for r in range(3)]
-    v.rejected = np.flatnonzero(o[P_REJECTED * 52:(P_REJECTED + 1) * 52] > 0.5).tolist()
-    ph = np.flatnonzero(o[P_PART_HAND * 52:(P_PART_HAND + 1) * 52] > 0.5)
+    v.captured = [np.flatnonzero(side > 0.5).tolist() for side in o[_S["captured"]].reshape(3, 52)]
+    v.rejected = np.flatnonzero(o[_S["rejected"]] > 0.5).tolist()
+    ph = np.flatnonzero(o[_S["partial_hand"]] > 0.5)
     v.partial_hand = int(ph[0]) if len(ph) else None
-    chosen = set(np.flatnonzero(o[P_PART_ITEMS * 52:(P_PART_ITEMS + 1) * 52] > 0.5).tolist())
+    chosen = set(np.flatnonzero(o[_S["partial_items"]] > 0.5).tolist())
     v.partial_items = [it[REP] for it in floor if it[REP] in chosen]
-    b = OFFSETS["hand_sizes"]
-    v.hand_sizes = [int(round(float(o[b + r]) * hand_scale(config))) for r in range(n)]
+    hs = hand_scale(config)
+    v.hand_sizes = [int(round(float(x) * hs)) for x in o[_S["hand_sizes"]][:n]]
     v.stock = int(round(float(o[OFFSETS["stock"]]) * STOCK_SCALE))
-    v.suipis = [int(round(float(o[OFFSETS["suipis"] + r]) * 10)) for r in range(3)]
-    v.dealer = int(np.argmax(o[OFFSETS["dealer"]:OFFSETS["dealer"] + 4]))
-    v.to_move = int(np.argmax(o[OFFSETS["to_move"]:OFFSETS["to_move"] + 4]))
+    v.suipis = [int(round(float(x) * 10)) for x in o[_S["suipis"]]]
+    v.dealer = int(np.argmax(o[_S["dealer"]]))
+    v.to_move = int(np.argmax(o[_S["to_move"]]))
     v.round = int(round(float(o[OFFSETS["round"]]) * round_scale(config)))
     return v

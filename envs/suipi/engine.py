@@ -1,10 +1,10 @@
 """Suipi rules engine (docs/rules/suipi.md S1-S18 and the variants table 1.5).
 
 Pure Python, no gymnasium/pettingzoo imports. It speaks the engine protocol (envs/protocol.py)
-with the sub-step action ids below: a move is composed by the same seat (hand card, floor items,
-finish), and ``apply_action`` plays it when the finishing id comes. Cards are the shared small
-ints of envs/cards.py (id = 4 * rank + suit, suits ♠ ♣ ♦ ♥); Suipi's card values and points are
-in cards.py, legal-move generation in moves.py.
+with the sub-step action ids of actions.py: a move is composed by the same seat (hand card, floor
+items, finish), and ``apply_action`` plays it when the finishing id comes. Cards are the shared
+small ints of envs/cards.py (id = 4 * rank + suit, suits ♠ ♣ ♦ ♥); Suipi's card tables (values S2,
+keys S12, points S16) and the legal-move generation are here too.
 
 Floor items are immutable tuples ``(key, nval, cards, owner, locked, rep)``:
 
@@ -14,34 +14,47 @@ Floor items are immutable tuples ``(key, nval, cards, owner, locked, rep)``:
 * ``cards``  tuple of card ids;
 * ``owner``  -1 for a loose card, else the seat owning the build;
 * ``locked`` True for a multiple build (two or more groups);
-* ``rep``    the item's representative card = its lowest card id (used by the action encoding).
+* ``rep``    the item's representative card = its lowest card id (used by the action ids).
 
-A complete move is a tuple ``(hand_card, mask, kind, value)`` (see moves.py).
+A complete move is a tuple ``(hand_card, mask, kind, value)`` (see actions.py).
 """
 
 from __future__ import annotations
 
 import random
 
-from cardzoo.envs.cards import card_str
 from cardzoo.envs.protocol import GameEngine, StepOutcome, ranks_from_scores
+from cardzoo.envs.suipi.actions import (
+    BUILD, CAPTURE, CAPTURE_ACTION, CARDS, DROP, ITEM0, KEY, LOCKED, NVAL, OWNER, move_actions, move_text,
+)
 from cardzoo.envs.suipi.config import MAX_DEALS, SuipiConfig
 
-# The card tables and move generation, re-exported for the callers that import them from here.
-from cardzoo.envs.suipi.cards import (  # noqa: F401
-    ACES, CARD_KEY, IS_SPADE, JACK_D, KING_D, NVAL_11, NVAL_23, POINTS_11, POINTS_23, QUEEN_D, TEN_D, TWO_S,
-    card_points, card_values,
+# ------------------------------------------------------------------ card tables
+CARD_KEY = tuple((c >> 2) + 1 for c in range(52))  # S12 key: A=1 .. K=13
+NVAL_11 = tuple(((c >> 2) + 1) if (c >> 2) <= 9 else 0 for c in range(52))
+NVAL_23 = CARD_KEY
+IS_SPADE = tuple(1 if (c & 3) == 0 else 0 for c in range(52))
+ACES = (0, 1, 2, 3)
+TEN_D = 4 * 9 + 2
+TWO_S = 4 * 1 + 0
+JACK_D, QUEEN_D, KING_D = 4 * 10 + 2, 4 * 11 + 2, 4 * 12 + 2
+POINTS_11 = tuple(
+    1 if c in ACES else 2 if c == TEN_D else 1 if c == TWO_S else 0 for c in range(52)
 )
-from cardzoo.envs.suipi.moves import (  # noqa: F401
-    BUILD, CAPTURE, CARDS, DROP, KEY, LOCKED, NVAL, OWNER, REP, _loose_subsets, _unions, legal_moves,
+POINTS_23 = tuple(
+    POINTS_11[c] + (3 if c == JACK_D else 4 if c == QUEEN_D else 5 if c == KING_D else 0)
+    for c in range(52)
 )
 
-# Action ids (119) of the sub-step protocol; the table is in encoding.py and docs/suipi.md.
-N_ACTIONS = 119
-ITEM0 = 52  # 52..103: add the floor item whose lowest card is id - 52
-CAPTURE_ACTION = 104  # finish: capture the chosen items
-BUILD0 = 104  # 105..117: finish: build to value id - 104
-DROP_ACTION = 118  # finish: drop the hand card
+
+def card_values(config: SuipiConfig) -> tuple:
+    """Numeric value of every card id (0 for a valueless court card in the 11-point game)."""
+    return NVAL_23 if config.court_values else NVAL_11
+
+
+def card_points(config: SuipiConfig) -> tuple:
+    """S16 points of every card id."""
+    return POINTS_23 if config.court_values else POINTS_11
 
 
 def side_of(seat: int, num_players: int) -> int:
@@ -57,12 +70,180 @@ def teams(num_players: int) -> list[list[int]]:
     return list(sides.values())
 
 
-def item_str(item) -> str:
-    """``3♦`` for a loose card, ``[8♠+2♥=10]`` for a build (``=7L`` when locked)."""
-    if item[OWNER] < 0:
-        return card_str(item[CARDS][0])
-    inner = "+".join(card_str(c) for c in sorted(item[CARDS]))
-    return f"[{inner}={item[NVAL]}{'L' if item[LOCKED] else ''}]"
+# ------------------------------------------------------------------ legal-move generation
+# S8-S13 and the variants. A move is ``(hand_card, mask, kind, value)`` (actions.py). Equivalent
+# outcomes are listed once: a capture is the set of items taken (how they split into groups does
+# not matter), a build the set of items used plus the value. ``legal_moves`` is one function on
+# purpose: it is the engine's hot path, and splitting it into capture / build / drop helpers cost
+# 10-25% of its speed (measured); its three sections are marked instead.
+def _loose_subsets(floor, vmax):
+    """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2), each a
+    list indexed by the sum 0..vmax of bitmask lists."""
+    subs = [(0, 0, 0)]
+    for i, it in enumerate(floor):
+        v = it[NVAL]
+        if it[OWNER] < 0 and v:
+            bit = 1 << i
+            subs += [(m | bit, s + v, k + 1) for m, s, k in subs if s + v <= vmax]
+    all_s = [[] for _ in range(vmax + 1)]
+    multi = [[] for _ in range(vmax + 1)]
+    pair = [[] for _ in range(vmax + 1)]
+    for m, s, k in subs[1:]:
+        all_s[s].append(m)
+        if k >= 2:
+            multi[s].append(m)
+            if k == 2:
+                pair[s].append(m)
+    return all_s, multi, pair
+
+
+def _unions(groups):
+    """All non-empty unions of pairwise disjoint subfamilies of ``groups`` (bitmasks)."""
+    if len(groups) <= 1:
+        return list(groups)
+    acc = [0]
+    seen = {0}
+    for g in groups:
+        for m in acc[:]:
+            if not m & g:
+                u = m | g
+                if u not in seen:
+                    seen.add(u)
+                    acc.append(u)
+    acc.pop(0)
+    return acc
+
+
+def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
+    """Every distinct legal move of ``seat`` holding ``hand`` with this ``floor``."""
+    nv = NVAL_23 if config.court_values else NVAL_11  # card_values(config), without the call
+    vmax = config.vmax
+    unique = config.unique_floor_during_play
+    all_s, multi, pair = _loose_subsets(floor, vmax)
+    sumgroups = pair if config.sum_group_size == "exactly_2" else multi
+    key_items = [[] for _ in range(14)]  # numeric value -> bits of items with that value
+    court_items = {}  # key -> bits of loose valueless court cards (11-point game)
+    keys_on_floor = set()
+    owned = []  # (bit, value) of builds owned by seat
+    unlocked = []  # (bit, value) of unlocked builds
+    bit = 1
+    for it in floor:
+        v = it[NVAL]
+        if v:
+            key_items[v].append(bit)
+            keys_on_floor.add(v)
+        else:
+            court_items.setdefault(it[KEY], []).append(bit)
+            keys_on_floor.add(it[KEY])
+        if it[OWNER] >= 0:
+            if it[OWNER] == seat:
+                owned.append((bit, v))
+            if not it[LOCKED]:
+                unlocked.append((bit, v))
+        bit <<= 1
+    count = [0] * 14
+    for c in hand:
+        count[nv[c]] += 1
+    max_owned = config.max_owned_builds
+    maximal = config.maximal_capture
+    forced = config.forced_capture
+    builds_on = config.builds_enabled
+    multi_on = config.multi_builds
+    U = [None] * 14  # capture unions per value (lazy)
+
+    moves = []
+    append = moves.append
+    for h in hand:
+        hv = nv[h]
+        # ---------------- captures
+        if hv:
+            caps = U[hv]
+            if caps is None:
+                caps = U[hv] = _unions(key_items[hv] + sumgroups[hv])
+        else:
+            caps = court_items.get(CARD_KEY[h], ())  # one same-rank court card
+        if caps:
+            if owned or maximal:
+                grps = key_items[hv] + sumgroups[hv] if (hv and maximal) else None
+                for m in caps:
+                    ok = True
+                    for b, w in owned:
+                        if not m & b and count[w] - (hv == w) < 1:
+                            ok = False
+                            break
+                    if ok and grps is not None:
+                        for g in grps:
+                            if not g & m:
+                                ok = False
+                                break
+                    if ok:
+                        append((h, m, CAPTURE, 0))
+            else:
+                for m in caps:
+                    append((h, m, CAPTURE, 0))
+        # ---------------- builds
+        if hv and builds_on:
+            for v in range(hv, vmax + 1):
+                if count[v] - (hv == v) < 1:
+                    continue
+                t = v - hv
+                if multi_on:
+                    actives = list(all_s[t]) if t else [0]
+                    for bbit, bv in unlocked:
+                        r = t - bv
+                        if r == 0:
+                            actives.append(bbit)
+                        elif r > 0:
+                            actives.extend([bbit | m for m in all_s[r] if not m & bbit])
+                    extras = U[v]
+                    if extras is None:
+                        extras = U[v] = _unions(key_items[v] + sumgroups[v])
+                    if extras:
+                        results = set()
+                        for a in actives:
+                            if a:
+                                results.add(a)
+                            for e in extras:
+                                if not a & e:
+                                    results.add(a | e)
+                    else:
+                        results = [a for a in actives if a]
+                else:
+                    if t == 0:
+                        continue
+                    results = []
+                    b = 1
+                    for it in floor:
+                        if it[NVAL] == t and not (it[OWNER] >= 0 and it[LOCKED]):
+                            results.append(b)
+                        b <<= 1
+                if not results:
+                    continue
+                need = key_items[v][0] if (unique and key_items[v]) else 0
+                for m in results:
+                    if need and not m & need:
+                        continue  # S12: the item of value v must be absorbed
+                    if owned:
+                        ok = True
+                        n_owned = 1
+                        for b, w in owned:
+                            if not m & b:
+                                n_owned += 1
+                                if count[w] - (hv == w) < 1:
+                                    ok = False
+                                    break
+                        if not ok or (max_owned and n_owned > max_owned):
+                            continue
+                    append((h, m, BUILD, v))
+        # ---------------- drop
+        if owned:
+            continue
+        if unique and CARD_KEY[h] in keys_on_floor:
+            continue
+        if forced and caps:
+            continue
+        append((h, 0, DROP, 0))
+    return moves
 
 
 # ------------------------------------------------------------------ engine
@@ -448,40 +629,6 @@ class SuipiEngine(GameEngine):
     def winner_sides(self) -> list[int]:
         best = max(self.match_scores)
         return [s for s in range(self.ns) if self.match_scores[s] == best]
-
-
-def finish_action(kind: int, v: int) -> int:
-    return CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
-
-
-def move_actions(floor, move) -> tuple:
-    """The sub-step action ids that play ``move`` on ``floor``."""
-    h, mask, kind, v = move
-    fin = CAPTURE_ACTION if kind == CAPTURE else DROP_ACTION if kind == DROP else BUILD0 + v
-    if not mask:
-        return (h, fin)
-    acts = []
-    i = 0
-    while mask:
-        if mask & 1:
-            acts.append(ITEM0 + floor[i][REP])
-        mask >>= 1
-        i += 1
-    acts.sort()
-    return (h, *acts, fin)
-
-
-def move_text(floor, move) -> str:
-    """Canonical move text: ``5♣ take 3♦+2♠``, ``2♥ build 10 on 8♠``, ``J♣ drop``.
-    Items are listed in increasing order of their representative (lowest) card."""
-    h, mask, kind, v = move
-    if kind == DROP:
-        return f"{card_str(h)} drop"
-    items = sorted((floor[i] for i in range(len(floor)) if mask >> i & 1), key=lambda it: it[REP])
-    listing = "+".join(item_str(it) for it in items)
-    if kind == CAPTURE:
-        return f"{card_str(h)} take {listing}"
-    return f"{card_str(h)} build {v} on {listing}"
 
 
 def random_match(config: SuipiConfig, rng: random.Random) -> int:

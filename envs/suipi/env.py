@@ -1,4 +1,4 @@
-"""Suipi as a PettingZoo AEC environment (moves composed in sub-steps, see encoding.py)."""
+"""Suipi as a PettingZoo AEC environment (moves composed in sub-steps, see actions.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import numpy as np
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError
 from cardzoo.envs.cards import card_str, cards_str, parse_card
 from cardzoo.envs.config import build_config
+from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi import encoding as enc
-from cardzoo.envs.suipi.engine import (
-    BUILD, CAPTURE, CARDS, DROP, REP, SuipiConfig, SuipiEngine, item_str, move_text,
-)
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, DROP, REP, item_str, move_text
+from cardzoo.envs.suipi.config import SuipiConfig
+from cardzoo.envs.suipi.engine import SuipiEngine
 
 _VERBS = {"take": CAPTURE, "takes": CAPTURE, "capture": CAPTURE, "captures": CAPTURE, "x": CAPTURE,
           "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
@@ -22,7 +23,7 @@ SIDE_NAMES = "ABC"
 class SuipiEnv(CardGameEnv):
     metadata = {"name": "suipi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
                 "render_fps": 1}
-    num_actions = enc.N_ACTIONS
+    num_actions = actions.NUM_ACTIONS
     max_players = 4
     obs_size = enc.OBS_SIZE
     game_name = "suipi"
@@ -71,7 +72,7 @@ class SuipiEnv(CardGameEnv):
         return self.engine.partial_items
 
     def _action_text(self, action: int) -> str:
-        return enc.action_text(action, self.engine.floor if self.engine else None)
+        return actions.action_text(action, self.engine.floor if self.engine else None)
 
     # ------------------------------------------------------- whole moves as text
     def full_moves(self) -> list[tuple[tuple[int, ...], str]]:
@@ -134,7 +135,7 @@ class SuipiEnv(CardGameEnv):
             items = tuple(sorted(reps))
         if h not in e.hands[e.turn]:
             raise fail(f"{card_str(h)} is not in {self.possible_agents[e.turn]}'s hand")
-        seq = (h, *(enc.ITEM0 + r for r in items), enc.finish_action(kind, v))
+        seq = (h, *(actions.ITEM0 + r for r in items), actions.finish_action(kind, v))
         _, full = self._build_trie()
         if seq not in full:
             raise fail("not a legal move")

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
-from cardzoo.envs.suipi import encoding as enc
-from cardzoo.envs.suipi.engine import (
-    CARDS, IS_SPADE, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S,
-)
+from cardzoo.envs.suipi.actions import CARDS, ITEM0, LOCKED, NVAL, OWNER, REP
+from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
 TITLE = "Suipi"
 SIDE_NAMES = "ABC"
@@ -74,7 +72,7 @@ def _item(it, viewer: int) -> dict:
 
 def _move(ids, text: str, by_rep: dict) -> dict:
     """A full move's ids are the hand card, the floor items (ITEM0 + lowest card), then the finish."""
-    cards = [card_str(ids[0])] + [item_id(by_rep[a - enc.ITEM0]) for a in ids[1:-1]]
+    cards = [card_str(ids[0])] + [item_id(by_rep[a - ITEM0]) for a in ids[1:-1]]
     return move(ids, text, cards)
 
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from cardzoo.envs.suipi import encoding as enc
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, ITEM0, REP, move_actions
 from cardzoo.envs.suipi.bot import RuleBot
-from cardzoo.envs.suipi.cards import card_points
 from cardzoo.envs.suipi.config import SuipiConfig
-from cardzoo.envs.suipi.moves import BUILD, CAPTURE, CARDS, legal_moves
+from cardzoo.envs.suipi.engine import card_points, legal_moves
 from cardzoo.envs.whole_moves import SeatState
 
 MOVE_FEATURES = 176
@@ -50,8 +50,8 @@ class WholeMoves:
         view = enc.decode(observation, self.config)
         prefix = ()
         if view.partial_hand is not None:
-            prefix = (view.partial_hand, *(enc.ITEM0 + r for r in view.partial_items))
-        signature = (tuple(view.hand), tuple(it[enc.REP] for it in view.floor))
+            prefix = (view.partial_hand, *(ITEM0 + r for r in view.partial_items))
+        signature = (tuple(view.hand), tuple(it[REP] for it in view.floor))
         return SeatState(view, prefix, signature)
 
     def rule_bot_moves(self, rows: np.ndarray) -> np.ndarray:
@@ -69,7 +69,7 @@ class WholeMoves:
         k = len(prefix)
         seqs, moves = [], []
         for mv in legal_moves(cfg, view.hand, floor, 0):
-            seq = enc.move_actions(floor, mv)
+            seq = move_actions(floor, mv)
             if seq[:k] == prefix and action_mask[seq[k]]:
                 seqs.append(seq)
                 moves.append(mv)

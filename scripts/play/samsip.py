@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.cards import NUM_STANDARD, card_str
-from cardzoo.envs.samsip.engine import DRAW_STOCK, PARTNER, PHASE_DRAW, TAKE_DISCARD, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.samsip.actions import DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
 
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
 

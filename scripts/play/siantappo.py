@@ -8,9 +8,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL
-from cardzoo.envs.siantappo.moves import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
 

@@ -10,8 +10,9 @@ from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str, parse_card
-from cardzoo.envs.suipi import encoding as enc
-from cardzoo.envs.suipi.engine import CARDS, IS_SPADE, JACK_D, KING_D, LOCKED, NVAL, OWNER, QUEEN_D, REP, TEN_D, TWO_S
+from cardzoo.envs.suipi import actions
+from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
+from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
 
@@ -49,8 +50,8 @@ LEGEND = "[…=10] is a build of 10 (a 10 takes it); [=10L] a locked build: it c
 def _move_parts(ids) -> tuple[int, tuple[int, ...], str, int]:
     """(hand card, floor item representatives, take/build/drop, build value) of a move's ids."""
     last = ids[-1]
-    kind = TAKE if last == enc.CAPTURE_ACTION else DROP if last == enc.DROP_ACTION else BUILD
-    return ids[0], tuple(a - enc.ITEM0 for a in ids[1:-1]), kind, last - enc.BUILD0 if kind == BUILD else 0
+    kind = TAKE if last == actions.CAPTURE_ACTION else DROP if last == actions.DROP_ACTION else BUILD
+    return ids[0], tuple(a - actions.ITEM0 for a in ids[1:-1]), kind, last - actions.BUILD0 if kind == BUILD else 0
 
 
 class SuipiView(GameView):

@@ -24,7 +24,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -62,250 +62,19 @@ class BadRequest(ValueError):
 def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = None,
                watch_pace: float = WATCH_PACE) -> Starlette:
     """The app. ``allowed_hosts`` (Host header names) guards a localhost server against DNS
-    rebinding; None allows any (tests). ``watch_pace`` spaces the moves of bots-only matches."""
-    store = Store(limits)
+    rebinding; None allows any (tests). ``watch_pace`` spaces the moves of bots-only matches.
 
-    # ------------------------------------------------------------- helpers
-    def error(message: str, status: int = 400) -> JSONResponse:
-        return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
-
-    def ok(data) -> JSONResponse:
-        return JSONResponse(data, headers=SECURITY_HEADERS)
-
-    def same_origin(headers) -> bool:
-        """A browser sends Origin with POSTs and WebSockets: it must be this server's own page."""
-        origin = headers.get("origin")
-        if not origin:
-            return True  # not a browser (curl, a test client)
-        host = headers.get("host", "")
-        return origin.split("://", 1)[-1].rstrip("/") == host
-
-    async def read_json(request: Request, limit: int):
-        if not same_origin(request.headers):
-            raise BadRequest("requests must come from this server's own page")
-        size = request.headers.get("content-length")
-        if size is not None and (not size.isdigit() or int(size) > limit):
-            raise BadRequest(f"request too large (at most {limit} bytes)")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise BadRequest(f"request too large (at most {limit} bytes)")
-        try:
-            return json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise BadRequest("the request body must be JSON") from None
-
-    # ------------------------------------------------------------- pages
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
-
-    async def get_catalog(request: Request) -> Response:
-        return ok(catalog())
-
-    async def new_game(request: Request) -> Response:
-        try:
-            body = await read_json(request, MAX_NEW_GAME)
-            game, specs, options, seed, pace = read_new_game(body)
-            # bots and models load off the event loop (a model takes seconds)
-            match = await asyncio.to_thread(Match.create, game, specs, options, seed)
-        except (BadRequest, ValueError, FileNotFoundError) as e:
-            return error(_one_line(e))
-        match.pace = pace if match.watch_key else 0.0
-        try:
-            store.add_match(match)
-        except Full as e:
-            return error(str(e), 503)
-        humans = match.humans
-        return ok({
-            "game": match.game, "seed": match.seed, "players": len(specs),
-            "you": {"seat": humans[0], "key": match.keys[humans[0]]} if humans else None,
-            "invites": [{"seat": s, "key": match.keys[s]} for s in humans[1:]],
-            "watch": match.watch_key,
-        })
-
-    async def get_record(request: Request) -> Response:
-        found = store.lookup(request.path_params["key"])
-        if found is None:
-            return error("unknown or expired game", 404)
-        match, _ = found
-        async with match.lock:
-            if not match.over:
-                return error("the record is available once the match is over (it holds every deal)", 409)
-            text = json.dumps(match.record(), ensure_ascii=False) + "\n"
-        name = f"cardzoo-{match.game}-{match.seed}.jsonl"
-        return Response(text, media_type="application/x-ndjson",
-                        headers={**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
-
-    async def new_replay(request: Request) -> Response:
-        try:
-            body = await read_json(request, MAX_RECORD_UPLOAD)
-            if not isinstance(body, dict) or not isinstance(body.get("text"), str):
-                raise BadRequest('send {"text": <the .jsonl file>, "game": N}')
-            index = body.get("game", 1)
-            if isinstance(index, bool) or not isinstance(index, int):
-                raise BadRequest("game must be a number, from 1")
-            records = await asyncio.to_thread(parse_records, body["text"])
-            if not 1 <= index <= len(records):
-                raise BadRequest(f"game must be 1..{len(records)} (the file holds {len(records)} game(s))")
-            replay = await asyncio.to_thread(Replay, records[index - 1])
-        except (BadRequest, ValueError) as e:
-            return error(_one_line(e))
-        key = secrets.token_urlsafe(24)
-        try:
-            store.add_replay(key, replay)
-        except Full as e:
-            return error(str(e), 503)
-        return ok({"key": key, "games": len(records), "game": replay.game, "moves": len(replay.moves)})
-
-    async def get_replay(request: Request) -> Response:
-        replay = store.replay(request.path_params["key"])
-        if replay is None:
-            return error("unknown or expired replay", 404)
-        try:
-            k = int(request.query_params.get("move", "0"))
-            seat = int(request.query_params.get("seat", "0"))
-        except ValueError:
-            return error("move and seat must be numbers")
-        return ok(await asyncio.to_thread(replay.view, k, seat))
-
-    # ------------------------------------------------------------- live play
-    async def send(ws: WebSocket, data: dict) -> bool:
-        try:
-            await asyncio.wait_for(ws.send_text(json.dumps(data, ensure_ascii=False)), SEND_TIMEOUT)
-            return True
-        except (asyncio.TimeoutError, RuntimeError, WebSocketDisconnect, OSError):
-            return False
-
-    async def broadcast(match: Match) -> None:
-        for ws, seat in list(match.sockets.items()):
-            if not await send(ws, {"type": "state", "view": match.view(seat)}):
-                match.sockets.pop(ws, None)
-
-    async def drive(match: Match) -> None:
-        """Let the bots move until a person is to move (or the match ends)."""
-        while True:
-            async with match.lock:
-                if not match.bot_to_move():
-                    return
-                try:
-                    await asyncio.to_thread(match.play_bot_move)
-                except Exception as e:  # a broken model must not take the server down
-                    log.exception("bot failed in %s match %s", match.game, match.id[:6])
-                    match.failed = f"the bot at player_{match.acting()} failed ({type(e).__name__}: {e})"
-                await broadcast(match)
-            if match.pace:
-                await asyncio.sleep(match.pace)
-
-    def start_driver(match: Match) -> None:
-        if match.driver is None or match.driver.done():
-            match.driver = asyncio.create_task(drive(match))
-
-    async def play_socket(ws: WebSocket) -> None:
-        if not same_origin(ws.headers):
-            await ws.close(code=1008)
-            return
-        await ws.accept()
-        found = store.lookup(ws.path_params["key"])
-        if found is None:
-            await send(ws, {"type": "error", "message": "unknown or expired game: start a new one"})
-            await ws.close(code=4404)
-            return
-        match, seat = found
-        watcher = seat == WATCH
-        shown = 0 if watcher else seat
-        async with match.lock:
-            match.sockets[ws] = shown
-            match.touch()
-            await send(ws, {"type": "state", "view": match.view(shown)})
-        start_driver(match)
-        try:
-            while True:
-                msg = await ws.receive()
-                if msg["type"] == "websocket.disconnect":
-                    break
-                text = msg.get("text")
-                if text is None:
-                    await send(ws, {"type": "error", "message": "send JSON text, not binary"})
-                    continue
-                reply = await handle_message(match, ws, seat, text)
-                if reply is not None:
-                    await send(ws, reply)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            match.sockets.pop(ws, None)
-
-    async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> dict | None:
-        """Apply one message; returns an error message for the sender, or None."""
-        if len(text) > MAX_MESSAGE:
-            return {"type": "error", "message": f"message too large ({len(text)} characters; at most {MAX_MESSAGE})",
-                    "version": match.version}
-        try:
-            msg = json.loads(text)
-        except json.JSONDecodeError:
-            return {"type": "error", "message": "malformed message: not JSON", "version": match.version}
-        if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping"):
-            return {"type": "error", "version": match.version,
-                    "message": 'unknown message: send {"type": "move", "ids": [...], "version": N}'}
-        if msg["type"] == "ping":
-            return {"type": "pong", "version": match.version}
-        if msg["type"] == "look":  # a watcher picks the seat whose hand it shows
-            if seat != WATCH:
-                return {"type": "error", "version": match.version,
-                        "message": "only a watcher of a bots-only match may look at other seats"}
-            target = msg.get("seat")
-            if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < len(match.specs):
-                return {"type": "error", "message": f"seat must be 0..{len(match.specs) - 1}", "version": match.version}
-            async with match.lock:
-                match.sockets[ws] = target
-                return {"type": "state", "view": match.view(target)}
-        if seat == WATCH:
-            return {"type": "error", "message": "you are watching: bots play every seat", "version": match.version}
-        ids, version = msg.get("ids"), msg.get("version")
-        if (not isinstance(ids, list) or not 0 < len(ids) <= MAX_IDS
-                or any(isinstance(a, bool) or not isinstance(a, int) for a in ids)):
-            return {"type": "error", "version": match.version,
-                    "message": "a move needs ids: the list of action ids of one legal move"}
-        if isinstance(version, bool) or not isinstance(version, int):
-            return {"type": "error", "version": match.version,
-                    "message": "a move needs the version of the table it was chosen on"}
-        claimed = msg.get("seat", seat)
-        if claimed != seat:
-            return {"type": "error", "version": match.version,
-                    "message": f"you play player_{seat}: you cannot move for player_{claimed}"[:200]}
-        async with match.lock:
-            try:
-                checked = match.check_move(seat, ids, version)
-            except MoveRefused as e:
-                return {"type": "error", "message": str(e), "version": match.version}
-            match.apply(seat, checked)
-            await broadcast(match)
-        start_driver(match)
-        return None
-
-    # ------------------------------------------------------------- lifecycle
-    async def sweeper() -> None:
-        while True:
-            await asyncio.sleep(store.limits.sweep_every)
-            for match in store.sweep():
-                for ws in list(match.sockets):
-                    await send(ws, {"type": "error", "message": "this game was closed (finished or idle)"})
-                    with contextlib.suppress(Exception):
-                        await ws.close(code=4410)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        task = asyncio.create_task(sweeper())
-        try:
-            yield
-        finally:
-            task.cancel()
-            for match in list(store.matches.values()):
-                store.remove_match(match)
-
+    Its one piece of state is ``app.state.store`` (the matches and replays); every handler
+    below finds it through its request or socket."""
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
-    app = Starlette(routes=[
+    app = Starlette(routes=routes(), middleware=middleware, lifespan=lifespan)
+    app.state.store = Store(limits)
+    return app
+
+
+def routes() -> list:
+    """Every URL the app answers (the module docstring says what each one does)."""
+    return [
         Route("/", index),
         Route("/api/catalog", get_catalog),
         Route("/api/games", new_game, methods=["POST"]),
@@ -314,11 +83,294 @@ def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = N
         Route("/api/replays/{key}", get_replay),
         WebSocketRoute("/ws/{key}", play_socket),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
-    ], middleware=middleware, lifespan=lifespan)
-    app.state.store = store
-    return app
+    ]
 
 
+# ------------------------------------------------------------------ requests and responses
+def store_of(connection: HTTPConnection) -> Store:
+    return connection.app.state.store
+
+
+def error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
+
+
+def ok(data) -> JSONResponse:
+    return JSONResponse(data, headers=SECURITY_HEADERS)
+
+
+def same_origin(headers) -> bool:
+    """A browser sends Origin with POSTs and WebSockets: it must be this server's own page."""
+    origin = headers.get("origin")
+    if not origin:
+        return True  # not a browser (curl, a test client)
+    host = headers.get("host", "")
+    return origin.split("://", 1)[-1].rstrip("/") == host
+
+
+async def read_json(request: Request, limit: int):
+    """The JSON body of a request from this server's page, at most ``limit`` bytes; BadRequest if not."""
+    if not same_origin(request.headers):
+        raise BadRequest("requests must come from this server's own page")
+    size = request.headers.get("content-length")
+    if size is not None and (not size.isdigit() or int(size) > limit):
+        raise BadRequest(f"request too large (at most {limit} bytes)")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise BadRequest(f"request too large (at most {limit} bytes)")
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadRequest("the request body must be JSON") from None
+
+
+# ------------------------------------------------------------------ the page and the JSON API
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
+
+
+async def get_catalog(request: Request) -> Response:
+    return ok(catalog())
+
+
+async def new_game(request: Request) -> Response:
+    """POST /api/games: start a match; the keys of its seats (yours, invites, watch)."""
+    try:
+        body = await read_json(request, MAX_NEW_GAME)
+        game, specs, options, seed, pace = read_new_game(body)
+        # bots and models load off the event loop (a model takes seconds)
+        match = await asyncio.to_thread(Match.create, game, specs, options, seed)
+    except (BadRequest, ValueError, FileNotFoundError) as e:
+        return error(_one_line(e))
+    match.pace = pace if match.watch_key else 0.0
+    try:
+        store_of(request).add_match(match)
+    except Full as e:
+        return error(str(e), 503)
+    humans = match.humans
+    return ok({
+        "game": match.game, "seed": match.seed, "players": len(specs),
+        "you": {"seat": humans[0], "key": match.keys[humans[0]]} if humans else None,
+        "invites": [{"seat": s, "key": match.keys[s]} for s in humans[1:]],
+        "watch": match.watch_key,
+    })
+
+
+async def get_record(request: Request) -> Response:
+    """GET /api/record/{key}: the finished match as a .jsonl download."""
+    found = store_of(request).lookup(request.path_params["key"])
+    if found is None:
+        return error("unknown or expired game", 404)
+    match, _ = found
+    async with match.lock:
+        if not match.over:
+            return error("the record is available once the match is over (it holds every deal)", 409)
+        text = json.dumps(match.record(), ensure_ascii=False) + "\n"
+    name = f"cardzoo-{match.game}-{match.seed}.jsonl"
+    return Response(text, media_type="application/x-ndjson",
+                    headers={**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def new_replay(request: Request) -> Response:
+    """POST /api/replays: load one game of an uploaded record file; its replay key."""
+    try:
+        body = await read_json(request, MAX_RECORD_UPLOAD)
+        records, replay = await read_replay(body)
+    except (BadRequest, ValueError) as e:
+        return error(_one_line(e))
+    key = secrets.token_urlsafe(24)
+    try:
+        store_of(request).add_replay(key, replay)
+    except Full as e:
+        return error(str(e), 503)
+    return ok({"key": key, "games": len(records), "game": replay.game, "moves": len(replay.moves)})
+
+
+async def read_replay(body) -> tuple[list, Replay]:
+    """(every record of the file, the replay of the chosen game) from a new-replay request."""
+    if not isinstance(body, dict) or not isinstance(body.get("text"), str):
+        raise BadRequest('send {"text": <the .jsonl file>, "game": N}')
+    index = body.get("game", 1)
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise BadRequest("game must be a number, from 1")
+    records = await asyncio.to_thread(parse_records, body["text"])
+    if not 1 <= index <= len(records):
+        raise BadRequest(f"game must be 1..{len(records)} (the file holds {len(records)} game(s))")
+    return records, await asyncio.to_thread(Replay, records[index - 1])
+
+
+async def get_replay(request: Request) -> Response:
+    """GET /api/replays/{key}?move=K&seat=S: the replay's table after move K, as seat S sees it."""
+    replay = store_of(request).replay(request.path_params["key"])
+    if replay is None:
+        return error("unknown or expired replay", 404)
+    try:
+        k = int(request.query_params.get("move", "0"))
+        seat = int(request.query_params.get("seat", "0"))
+    except ValueError:
+        return error("move and seat must be numbers")
+    return ok(await asyncio.to_thread(replay.view, k, seat))
+
+
+# ------------------------------------------------------------------ live play: one WebSocket per seat
+async def play_socket(ws: WebSocket) -> None:
+    """WS /ws/{key}: send the seat's table after every move, take its moves."""
+    if not same_origin(ws.headers):
+        await ws.close(code=1008)
+        return
+    await ws.accept()
+    found = store_of(ws).lookup(ws.path_params["key"])
+    if found is None:
+        await send(ws, {"type": "error", "message": "unknown or expired game: start a new one"})
+        await ws.close(code=4404)
+        return
+    match, seat = found
+    shown = 0 if seat == WATCH else seat
+    async with match.lock:
+        match.sockets[ws] = shown
+        match.touch()
+        await send(ws, {"type": "state", "view": match.view(shown)})
+    start_driver(match)
+    try:
+        while True:
+            msg = await ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                break
+            text = msg.get("text")
+            if text is None:
+                await send(ws, {"type": "error", "message": "send JSON text, not binary"})
+                continue
+            reply = await handle_message(match, ws, seat, text)
+            if reply is not None:
+                await send(ws, reply)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        match.sockets.pop(ws, None)
+
+
+async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> dict | None:
+    """Apply one message; returns an answer for the sender (an error, a pong, a view), or None."""
+    if len(text) > MAX_MESSAGE:
+        return _refusal(match, f"message too large ({len(text)} characters; at most {MAX_MESSAGE})")
+    try:
+        msg = json.loads(text)
+    except json.JSONDecodeError:
+        return _refusal(match, "malformed message: not JSON")
+    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping"):
+        return _refusal(match, 'unknown message: send {"type": "move", "ids": [...], "version": N}')
+    if msg["type"] == "ping":
+        return {"type": "pong", "version": match.version}
+    if msg["type"] == "look":
+        return await look(match, ws, seat, msg)
+    return await move(match, seat, msg)
+
+
+async def look(match: Match, ws: WebSocket, seat: int, msg: dict) -> dict:
+    """A watcher picks the seat whose hand it is shown."""
+    if seat != WATCH:
+        return _refusal(match, "only a watcher of a bots-only match may look at other seats")
+    target = msg.get("seat")
+    if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < len(match.specs):
+        return _refusal(match, f"seat must be 0..{len(match.specs) - 1}")
+    async with match.lock:
+        match.sockets[ws] = target
+        return {"type": "state", "view": match.view(target)}
+
+
+async def move(match: Match, seat: int, msg: dict) -> dict | None:
+    """A person's move: checked against the table it was chosen on, applied, shown to every seat."""
+    if seat == WATCH:
+        return _refusal(match, "you are watching: bots play every seat")
+    ids, version = msg.get("ids"), msg.get("version")
+    if (not isinstance(ids, list) or not 0 < len(ids) <= MAX_IDS
+            or any(isinstance(a, bool) or not isinstance(a, int) for a in ids)):
+        return _refusal(match, "a move needs ids: the list of action ids of one legal move")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return _refusal(match, "a move needs the version of the table it was chosen on")
+    claimed = msg.get("seat", seat)
+    if claimed != seat:
+        return _refusal(match, f"you play player_{seat}: you cannot move for player_{claimed}"[:200])
+    async with match.lock:
+        try:
+            checked = match.check_move(seat, ids, version)
+        except MoveRefused as e:
+            return _refusal(match, str(e))
+        match.apply(seat, checked)
+        await broadcast(match)
+    start_driver(match)
+    return None
+
+
+def _refusal(match: Match, message: str) -> dict:
+    """The answer to a message that changes nothing, with the version of the table as it is."""
+    return {"type": "error", "message": message, "version": match.version}
+
+
+async def send(ws: WebSocket, data: dict) -> bool:
+    """Send one message; False when the browser is gone or too slow to take it."""
+    try:
+        await asyncio.wait_for(ws.send_text(json.dumps(data, ensure_ascii=False)), SEND_TIMEOUT)
+        return True
+    except (asyncio.TimeoutError, RuntimeError, WebSocketDisconnect, OSError):
+        return False
+
+
+async def broadcast(match: Match) -> None:
+    for ws, seat in list(match.sockets.items()):
+        if not await send(ws, {"type": "state", "view": match.view(seat)}):
+            match.sockets.pop(ws, None)
+
+
+def start_driver(match: Match) -> None:
+    if match.driver is None or match.driver.done():
+        match.driver = asyncio.create_task(drive(match))
+
+
+async def drive(match: Match) -> None:
+    """Let the bots move until a person is to move (or the match ends)."""
+    while True:
+        async with match.lock:
+            if not match.bot_to_move():
+                return
+            try:
+                await asyncio.to_thread(match.play_bot_move)
+            except Exception as e:  # a broken model must not take the server down
+                log.exception("bot failed in %s match %s", match.game, match.id[:6])
+                match.failed = f"the bot at player_{match.acting()} failed ({type(e).__name__}: {e})"
+            await broadcast(match)
+        if match.pace:
+            await asyncio.sleep(match.pace)
+
+
+# ------------------------------------------------------------------ lifecycle
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette):
+    """The sweeper runs while the app does; at shutdown every match is closed."""
+    store = app.state.store
+    task = asyncio.create_task(sweep(store))
+    try:
+        yield
+    finally:
+        task.cancel()
+        for match in list(store.matches.values()):
+            store.remove_match(match)
+
+
+async def sweep(store: Store) -> None:
+    """Every ``sweep_every`` seconds, close finished and idle matches and tell their sockets."""
+    while True:
+        await asyncio.sleep(store.limits.sweep_every)
+        for match in store.sweep():
+            for ws in list(match.sockets):
+                await send(ws, {"type": "error", "message": "this game was closed (finished or idle)"})
+                with contextlib.suppress(Exception):
+                    await ws.close(code=4410)
+
+
+# ------------------------------------------------------------------ request checks
 def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     """(game, seat specs, options, seed, watch pace) from a new-game request; BadRequest if bad."""
     from cardzoo.envs.registry import game_spec

@@ -26,15 +26,14 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as safetensors_bytes
 
 from cardzoo.envs.registry import game_module, game_names, game_of_config, game_spec
-from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
-from cardzoo.training.agents.policy import ACTIVATIONS, MaskedPolicyNet
+from cardzoo.training.agents.networks import NETWORKS, network_class
+from cardzoo.training.agents.policy import ACTIVATIONS
 
 FORMAT = "cardzoo-checkpoint/1"
 REQUIRED = ("format", "game", "env", "obs_size", "num_actions", "hidden", "activation", "player_counts")
@@ -176,14 +175,12 @@ OPTIONAL = {
     "algorithm": (_short_text(10_000), "text of at most 10000 characters"),
     "opponent_pool": (_short_text(10_000), "text of at most 10000 characters"),
     "command": (_short_text(10_000), "text of at most 10000 characters"),
-    "architecture": (lambda v: v in ARCHITECTURES, "one of 'policy', 'move_ranker'"),
+    "architecture": (lambda v: isinstance(v, str) and v in NETWORKS, f"one of {', '.join(map(repr, NETWORKS))}"),
     "move_features": (lambda v: _is_int(v) and 1 <= v <= MAX_SIZE, f"an integer in 1..{MAX_SIZE}"),
     "trust": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
               "a number in 0..100"),
 }
-# "policy": action logits from the observation (MaskedPolicyNet); "move_ranker": Q of each complete
-# move from the observation and the move's feature row (cardzoo.training.agents.ranker).
-ARCHITECTURES = ("policy", "move_ranker")
+# The architectures a sidecar may name: cardzoo.training.agents.networks.NETWORKS.
 
 
 def check_meta(meta, source: str) -> None:
@@ -223,8 +220,10 @@ def check_meta(meta, source: str) -> None:
     for field, (ok, need) in OPTIONAL.items():
         if field in meta and not ok(meta[field]):
             raise bad(field, need)
-    if meta.get("architecture") == "move_ranker" and "move_features" not in meta:
-        raise CheckpointError(f"{source}: a move_ranker checkpoint needs the field 'move_features'")
+    cls = network_class(meta)
+    for field in cls.META_FIELDS:
+        if field not in meta:
+            raise CheckpointError(f"{source}: a {cls.architecture} checkpoint needs the field {field!r}")
     n_params = parameter_count(meta)
     if n_params > MAX_PARAMETERS:
         raise CheckpointError(f"{source}: field 'hidden' asks for {n_params:,} parameters "
@@ -236,9 +235,7 @@ def parameter_count(meta: dict) -> int:
 
 
 def _shapes(meta: dict) -> dict[str, tuple[int, ...]]:
-    if meta.get("architecture") == "move_ranker":
-        return MoveRankerNet.parameter_shapes(meta["obs_size"], meta["move_features"], meta["hidden"])
-    return MaskedPolicyNet.parameter_shapes(meta["obs_size"], meta["num_actions"], meta["hidden"])
+    return network_class(meta).shapes_of(meta)
 
 
 def _read_sidecar(sidecar: Path) -> dict:
@@ -348,7 +345,7 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     return stem.with_suffix(".safetensors"), stem.with_suffix(".json")
 
 
-def save_checkpoint(path, net: MaskedPolicyNet, meta: dict) -> Path:
+def save_checkpoint(path, net, meta: dict) -> Path:
     """Write NAME.safetensors + NAME.json atomically; returns the weights path.
 
     ``format``, ``obs_size``, ``num_actions``, ``hidden``, ``activation`` and ``weights_sha256``
@@ -364,8 +361,7 @@ def save_checkpoint(path, net: MaskedPolicyNet, meta: dict) -> Path:
     meta.setdefault("created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
     meta.update(format=FORMAT, obs_size=net.obs_size, num_actions=net.num_actions, hidden=list(net.hidden),
                 activation=net.activation, weights_sha256=hashlib.sha256(blob).hexdigest())
-    if isinstance(net, MoveRankerNet):
-        meta.update(architecture=MoveRankerNet.architecture, move_features=net.move_features)
+    meta.update(net.sidecar_fields())
     text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
     source = f"cannot save {sidecar}"
     if len(text.encode("utf-8")) > MAX_SIDECAR_BYTES:
@@ -382,7 +378,7 @@ def save_checkpoint(path, net: MaskedPolicyNet, meta: dict) -> Path:
     return weights
 
 
-def load_checkpoint(path) -> tuple[MaskedPolicyNet, dict]:
+def load_checkpoint(path) -> tuple:
     """(network, sidecar) of a checkpoint; a one-line CheckpointError for anything wrong with it."""
     weights, sidecar = checkpoint_paths(path)
     for f in (weights, sidecar):
@@ -390,29 +386,10 @@ def load_checkpoint(path) -> tuple[MaskedPolicyNet, dict]:
             raise CheckpointError(f"checkpoint file not found: {f}")
     meta = _read_sidecar(sidecar)
     state = _read_weights(weights, sidecar, meta)  # names and shapes checked: building the net is safe
-    if meta.get("architecture") == "move_ranker":
-        net = MoveRankerNet(meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"],
-                            meta["num_actions"])
-    else:
-        net = MaskedPolicyNet(meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
+    net = network_class(meta).from_meta(meta)
     net.load_state_dict(state)  # copies F16/BF16 into the float32 parameters
     net.eval()
     return net, meta
-
-
-class CheckpointAgent:
-    """A trained policy behind the agent protocol (greedy; ``sample=True`` samples)."""
-
-    def __init__(self, net: MaskedPolicyNet, meta: dict, seed: int | None = None, sample: bool = False):
-        self.net, self.meta = net, meta
-        self.name = meta.get("name", "checkpoint")
-        self.rng = np.random.default_rng(seed) if sample else None
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation, action_mask) -> int:
-        return self.net.act(observation, action_mask, self.rng)
 
 
 def check_fits(meta: dict, config, source: str = "checkpoint") -> None:
@@ -438,7 +415,4 @@ def load_agent(path, config=None, seed: int | None = None):
         if meta["game"] != game:
             raise CheckpointError(f"{path} is a {meta['game']} checkpoint, not {game}")
         check_fits(meta, config, str(path))
-    if isinstance(net, MoveRankerNet):
-        return RankerAgent(net, whole_moves_reader(meta["game"], config), meta, seed,
-                           trust=float(meta.get("trust", 0.0)))
-    return CheckpointAgent(net, meta, seed)
+    return net.agent(meta, config, seed)

@@ -17,6 +17,12 @@ ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
 
 class MaskedPolicyNet(nn.Module):
+    """Action logits from the observation; the checkpoint architecture ``"policy"`` (the default:
+    its sidecars carry no ``architecture`` field)."""
+
+    architecture = "policy"
+    META_FIELDS: tuple = ()  # sidecar fields this architecture needs beyond the common ones
+
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "tanh"):
         super().__init__()
         if activation not in ACTIVATIONS:
@@ -45,6 +51,25 @@ class MaskedPolicyNet(nn.Module):
         shapes["action_net.bias"] = (num_actions,)
         return shapes
 
+    # ---------------------------------------------------------------- as a checkpoint architecture
+    @classmethod
+    def shapes_of(cls, meta: dict) -> dict[str, tuple[int, ...]]:
+        return cls.parameter_shapes(meta["obs_size"], meta["num_actions"], meta["hidden"])
+
+    @classmethod
+    def from_meta(cls, meta: dict) -> "MaskedPolicyNet":
+        return cls(meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
+
+    def sidecar_fields(self) -> dict:
+        return {}
+
+    @staticmethod
+    def describe(meta: dict) -> str:
+        return f"MLP {meta['hidden']} ({meta['activation']}), observation {meta['obs_size']}, {meta['num_actions']} actions"
+
+    def agent(self, meta: dict, config=None, seed: int | None = None):
+        return PolicyAgent(self, meta, seed)
+
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return self.action_net(self.policy_net(obs))
 
@@ -60,6 +85,21 @@ class MaskedPolicyNet(nn.Module):
             return int(torch.argmax(logits))
         probs = torch.softmax(logits, dim=0).double().numpy()
         return int(rng.choice(len(probs), p=probs / probs.sum()))
+
+
+class PolicyAgent:
+    """A trained policy behind the agent protocol (greedy; ``sample=True`` samples)."""
+
+    def __init__(self, net: MaskedPolicyNet, meta: dict, seed: int | None = None, sample: bool = False):
+        self.net, self.meta = net, meta
+        self.name = meta.get("name", "checkpoint")
+        self.rng = np.random.default_rng(seed) if sample else None
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        return self.net.act(observation, action_mask, self.rng)
 
 
 SB3_PREFIX = {"policy_net": "mlp_extractor.policy_net", "action_net": "action_net"}

@@ -23,11 +23,12 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.policy import ACTIVATIONS
 
-ARCHITECTURE = "move_ranker"
-
-
 class MoveRankerNet(nn.Module):
-    architecture = ARCHITECTURE
+    """Q of each complete move from the observation and the move's feature row; the checkpoint
+    architecture ``"move_ranker"``."""
+
+    architecture = "move_ranker"
+    META_FIELDS: tuple = ("move_features",)
 
     def __init__(self, obs_size: int, move_features: int, hidden: list[int], activation: str = "relu",
                  num_actions: int = 0):
@@ -55,6 +56,27 @@ class MoveRankerNet(nn.Module):
         shapes["q_out.weight"] = (1, hidden[-1])
         shapes["q_out.bias"] = (1,)
         return shapes
+
+    # ---------------------------------------------------------------- as a checkpoint architecture
+    @classmethod
+    def shapes_of(cls, meta: dict) -> dict[str, tuple[int, ...]]:
+        return cls.parameter_shapes(meta["obs_size"], meta["move_features"], meta["hidden"])
+
+    @classmethod
+    def from_meta(cls, meta: dict) -> "MoveRankerNet":
+        return cls(meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"], meta["num_actions"])
+
+    def sidecar_fields(self) -> dict:
+        return {"architecture": self.architecture, "move_features": self.move_features}
+
+    @staticmethod
+    def describe(meta: dict) -> str:
+        return (f"a Q network {meta['hidden']} ({meta['activation']}) over the observation ({meta['obs_size']}) "
+                f"and each complete legal move's {meta['move_features']} features")
+
+    def agent(self, meta: dict, config=None, seed: int | None = None):
+        return RankerAgent(self, whole_moves_reader(meta["game"], config), meta, seed,
+                           trust=float(meta.get("trust", 0.0)))
 
     def forward(self, obs: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
         """Q of each (observation row, move row) pair: [B, O], [B, F] -> [B]."""

@@ -9,15 +9,13 @@ check alternates the two versions several times and pools every timed run of eac
          --no-reference --no-floor --no-memory --json $PWD/runs/before$i.json)
       cardzoo bench --players 4 --no-reference --no-floor --no-memory --json runs/after$i.json
     done
-    python -m cardzoo.training.benchmarks.compare --before runs/before*.json --after runs/after*.json
+    cardzoo bench-compare --before runs/before*.json --after runs/after*.json
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
-import sys
 from pathlib import Path
 
 from cardzoo.envs.errors import UserError
@@ -52,21 +50,3 @@ def comparison_table(before: list[str], after: list[str]) -> str:
     if len(lines) == 2:
         raise UserError("the two sides share no game and section to compare")
     return "\n".join(lines)
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cardzoo.training.benchmarks.compare", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--before", nargs="+", required=True, metavar="JSON")
-    parser.add_argument("--after", nargs="+", required=True, metavar="JSON")
-    args = parser.parse_args(argv)
-    try:
-        print(comparison_table(args.before, args.after))
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

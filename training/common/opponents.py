@@ -1,10 +1,14 @@
-"""Who the learner plays when it does not play itself: the opponent pool and how it is sampled.
+"""Who the learner plays when it does not play itself: the opponent pools and how they are sampled.
 
+``OpponentMix`` (the batched PPO trainer's):
 Kinds are the rule bot, random, and frozen snapshots of the learner (kept as checkpoint files in
 the run's ``pool/``, newest ``max_snapshots``). Each opponent's base weight is scaled by how the
 learner fares against it (prioritized fictitious self-play): an opponent the learner beats by a
 wide margin fades towards 5% of its weight, one it loses to rises to twice its weight. The
 statistics are moving averages over finished matches, and are saved with the run.
+
+``OpponentPool`` (the SB3 path's, one opponent per episode of the single-agent view): the same kinds,
+snapshots kept in memory as networks, drawn by fixed weights.
 """
 
 from __future__ import annotations
@@ -12,7 +16,14 @@ from __future__ import annotations
 from cardzoo.envs.errors import UserError
 
 import math
+import random
 from pathlib import Path
+
+import numpy as np
+
+from cardzoo.envs.registry import game_module
+from cardzoo.training.agents.policy import MaskedPolicyNet
+from cardzoo.training.agents.specs import RandomAgent
 
 KINDS = ("snapshot", "rules", "random")
 EMA = 0.02  # weight of one finished match in an opponent's moving averages
@@ -111,3 +122,40 @@ class OpponentMix:
         self.snapshots = snapshots[-self.max_snapshots:]
         self.stats = {str(k): [float(x) for x in v] for k, v in stats.items()}
         self._cache = {}
+
+
+class OpponentPool:
+    """Who sits at the learner's opponents' seats. Snapshots are actor weights kept in memory."""
+
+    def __init__(self, game: str, config, weights: dict[str, float] | None = None, max_snapshots: int = 8,
+                 seed: int = 0):
+        self.module = game_module(game)
+        self.config = config
+        self.weights = weights or {"rules": 0.4, "random": 0.1, "snapshot": 0.5}
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[MaskedPolicyNet] = []
+        self.rng = random.Random(seed)
+
+    def add_snapshot(self, net: MaskedPolicyNet) -> None:
+        self.snapshots.append(net)
+        del self.snapshots[:-self.max_snapshots]
+
+    def draw(self):
+        kinds = [k for k in self.weights if k != "snapshot" or self.snapshots]
+        kind = self.rng.choices(kinds, [self.weights[k] for k in kinds])[0]
+        seed = self.rng.getrandbits(32)
+        if kind == "rules":
+            return self.module.RuleBot(self.config, seed=seed)
+        if kind == "random":
+            return RandomAgent(seed)
+        net = self.rng.choice(self.snapshots)
+        rng = np.random.default_rng(seed)
+        return _SnapshotAgent(net, rng)
+
+
+class _SnapshotAgent:
+    def __init__(self, net: MaskedPolicyNet, rng):
+        self.net, self.rng = net, rng
+
+    def act(self, observation, action_mask) -> int:
+        return self.net.act(observation, action_mask, self.rng)

@@ -1,9 +1,10 @@
-"""Rollout workers: ``Collector`` objects in worker processes, the learner in the main process.
+"""Rollout workers: collector objects in worker processes, the learner in the main process.
 
-The boundary is one call, ``collect(CollectRequest) -> Rollout``, both plain data; a worker here is a
-process answering it over a pipe (arrays are pickled once per rollout, never per step). The same
-``Collector`` could be hosted by a Ray actor instead, with no change to the learner.
-``workers=0`` collects in the main process (handy for debugging and for the tests).
+The boundary is one call, ``collect(request) -> rollout``, both plain data; a worker here is a
+process that builds ``factory(*args)`` once and answers that call over a pipe (arrays are pickled
+once per rollout, never per step). PPO's ``Collector`` is one such factory; the same object could
+be hosted by a Ray actor instead, with no change to the learner. ``workers=0`` collects in the main
+process (handy for debugging and for the tests).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import traceback
 
-from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
+from typing import Callable
 
 
 def _die_with_parent() -> None:
@@ -25,13 +26,13 @@ def _die_with_parent() -> None:
         pass  # elsewhere a worker notices the closed pipe after its current collection
 
 
-def _serve(conn, collector_args: tuple) -> None:
+def _serve(conn, factory: Callable, args: tuple) -> None:
     import torch
 
     _die_with_parent()
     torch.set_num_threads(1)  # the workers are the parallelism
     try:
-        collector = Collector(*collector_args)
+        collector = factory(*args)
     except Exception:  # report the failure instead of hanging the learner
         conn.send(("error", traceback.format_exc()))
         return
@@ -50,17 +51,18 @@ def _serve(conn, collector_args: tuple) -> None:
 
 
 class WorkerGroup:
-    """``n`` collector processes (or the main process when ``n == 0``)."""
+    """``n`` processes each holding ``factory(*args)`` (or the main process when ``n == 0``);
+    ``factory`` must be importable by name (a class or a module-level function)."""
 
-    def __init__(self, n: int, collector_args: tuple):
+    def __init__(self, n: int, factory: Callable, args: tuple):
         self.n = n
-        self.local = Collector(*collector_args) if n == 0 else None
+        self.local = factory(*args) if n == 0 else None
         self.procs, self.conns = [], []
         if n:
             ctx = mp.get_context("spawn")  # no fork of a process that holds torch threads
             for _ in range(n):
                 parent, child = ctx.Pipe()
-                proc = ctx.Process(target=_serve, args=(child, collector_args), daemon=True)
+                proc = ctx.Process(target=_serve, args=(child, factory, args), daemon=True)
                 proc.start()
                 self.procs.append(proc)
                 self.conns.append(parent)
@@ -72,7 +74,7 @@ class WorkerGroup:
     def count(self) -> int:
         return max(self.n, 1)
 
-    def submit(self, requests: list[CollectRequest]) -> None:
+    def submit(self, requests: list) -> None:
         """Start one collection per worker; they run while the learner trains (``receive`` waits)."""
         if self.local is not None:
             self._queued = requests
@@ -84,7 +86,7 @@ class WorkerGroup:
                 self._check_started()  # a worker that failed to start says why
                 raise RuntimeError("a rollout worker process died (see its error above)") from None
 
-    def receive(self) -> list[Rollout]:
+    def receive(self) -> list:
         """The rollouts of the last ``submit``, in worker order (never dependent on timing)."""
         if self.local is not None:
             requests, self._queued = self._queued, None
@@ -98,7 +100,7 @@ class WorkerGroup:
             for conn in self.conns:
                 self._receive(conn)
 
-    def collect(self, requests: list[CollectRequest]) -> list[Rollout]:
+    def collect(self, requests: list) -> list:
         self.submit(requests)
         return self.receive()
 

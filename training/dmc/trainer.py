@@ -16,32 +16,32 @@ Read top to bottom:
    state (network, Adam, counters) is saved atomically every ``save_every`` seconds and
    ``--resume`` continues from it (the replay buffer refills).
 
-Run directory layout as the PPO trainer's (``cardzoo.training.ppo.run``).
+Run directory layout as every trainer's (``cardzoo.training.common.run_dir``).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import multiprocessing as mp
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.dmc.play import PlayTask, imitation_task, play
-from cardzoo.training.agents.ranker import ARCHITECTURE, MoveRankerNet, whole_moves_reader
-from cardzoo.training.ppo.run import Run, RunState, load_run_state, save_run_state
+from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
+from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.common.workers import _die_with_parent
 
 
 @dataclass
-class DMCSettings:
+class DMCSettings(TrainerSettings):
     game: str
     players: tuple = ()
     steps: int = 2_000_000  # learner samples (real choices) to train on
@@ -68,15 +68,20 @@ class DMCSettings:
     threads: int = 1
     variants: dict = field(default_factory=dict)
 
-    RESUMABLE = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes", "threads")
+    NAME: ClassVar[str] = "DMC"
+    RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes",
+                                  "threads")
+    RANGES: ClassVar[dict] = {
+        **{name: (1, None, "int") for name in ("steps", "workers", "matches_per_task", "minibatch", "eval_every",
+                                               "threads")},
+        **{name: (0, None, "int") for name in ("imitate", "eval_games")},
+        "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
+        "vs_rules": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
+    }
 
     def __post_init__(self):
+        self.players = self.check_game()
         spec = game_spec(self.game)
-        self.game = spec.name
-        self.players = tuple(self.players) or (spec.default_players,)
-        bad = [n for n in self.players if n not in spec.player_counts]
-        if bad:
-            raise UserError(f"{self.game} plays {list(spec.player_counts)} players, not {bad[0]}")
         whole_moves_reader(self.game)  # a one-line error for games without complete-move features
         if self.returns not in ("match", "deal"):
             raise UserError(f"--returns must be match or deal, not {self.returns!r}")
@@ -86,53 +91,22 @@ class DMCSettings:
             raise UserError(f"--imitate-from teacher: {self.game} declares no TEACHER player")
         if self.returns == "deal" and spec.deal_index is None:
             raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
-        checks = [("steps", self.steps >= 1), ("workers", self.workers >= 1),
-                  ("matches_per_task", self.matches_per_task >= 1), ("lr", 0 < self.lr < 1),
-                  ("minibatch", self.minibatch >= 1), ("replay", self.replay >= self.minibatch),
-                  ("reuse", self.reuse > 0), ("epsilon", 0 <= self.epsilon <= 1),
-                  ("vs_rules", 0 <= self.vs_rules <= 1), ("imitate", self.imitate >= 0),
-                  ("eval_every", self.eval_every >= 1), ("eval_games", self.eval_games >= 0),
-                  ("save_every", self.save_every > 0), ("max_minutes", self.max_minutes >= 0),
-                  ("threads", self.threads >= 1), ("hidden", len(self.hidden) >= 1 and min(self.hidden) >= 1)]
-        for name, ok in checks:
-            if not ok:
-                raise UserError(f"--{name.replace('_', '-')} {getattr(self, name)!r} is out of range")
-
-    def to_json(self) -> dict:
-        out = asdict(self)
-        out["players"], out["hidden"] = list(self.players), list(self.hidden)
-        return out
+        self.check_ranges()
+        if self.replay < self.minibatch:
+            raise UserError(f"--replay {self.replay} is out of range: replay must be >= minibatch ({self.minibatch})")
+        self.hidden = tuple(int(h) for h in self.hidden)
+        if not self.hidden or min(self.hidden) < 1:
+            raise UserError(f"--hidden {self.hidden} is out of range: layer widths must be >= 1")
 
 
-class _NoPool:
-    """The run state's opponent-pool slot: DMC's opponents are rule bots and itself."""
+class DMCRun(RunDir):
+    ALGORITHM = "Deep Monte-Carlo move ranker (cardzoo; DouZero's method over complete moves)"
 
-    def to_json(self) -> dict:
-        return {}
-
-    def load_json(self, data: dict) -> None:
-        pass
-
-
-class DMCRun(Run):
-    def _meta(self, name: str, state: RunState, evaluation: dict) -> dict:
+    def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
-        return {
-            "name": name, "game": s.game, "env": self.probe.metadata["name"],
-            "config": config_dict(self.probe.config), "player_counts": list(s.players),
-            "training_steps": int(state.decisions), "training_matches": int(state.matches),
-            "training_minutes": round(state.wall() / 60, 1),
-            "algorithm": "Deep Monte-Carlo move ranker (cardzoo; DouZero's method over complete moves)",
-            "opponent_pool": f"rule bots in {s.vs_rules:.0%} of matches, self-play otherwise; "
-                             f"epsilon-greedy {s.epsilon}",
-            "seed": s.seed, "settings": s.to_json(), "evaluation": evaluation or {},
-        }
-
-    def write_checkpoint(self, net, name: str, state: RunState, evaluation: dict) -> Path:
-        from cardzoo.training.agents.checkpoint import save_checkpoint
-
-        where = self.out / name if name == "final" else self.ckpt_dir / name
-        return save_checkpoint(where, net, self._meta(name, state, evaluation))
+        return {**super().meta(name, state, evaluation),
+                "opponent_pool": f"rule bots in {s.vs_rules:.0%} of matches, self-play otherwise; "
+                                 f"epsilon-greedy {s.epsilon}"}
 
 
 def _worker_init() -> None:
@@ -225,7 +199,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     with ctx.Pool(s.workers, initializer=_worker_init) as pool:
         evaluation = None  # (decisions, AsyncResult)
         if resume:
-            state = load_run_state(run.state_dir, net, optimizer, _NoPool())
+            state = load_run_state(run.state_dir, net, optimizer, None)
             log(f"resuming {run.out} at {state.decisions:,} samples")
         else:
             state = RunState(next_eval=s.eval_every)
@@ -292,51 +266,24 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                     _evaluate, (str(path), s.game, s.players, s.eval_games, s.seed * 1_000_003 + state.decisions,
                                 s.variants)))
             if evaluation is not None and evaluation[1].ready():
-                _record_evaluation(run, state, writer, evaluation[0], evaluation[1].get(), log)
+                run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
                 evaluation = None
             if time.monotonic() - last_save > s.save_every:
-                save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
+                save_run_state(run.state_dir, net, optimizer, None, state)
                 last_save = time.monotonic()
         bar.close()
         if evaluation is not None:  # one still running: its point belongs on the curve
-            _record_evaluation(run, state, writer, evaluation[0], evaluation[1].get(), log)
+            run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
         if state.wall() >= limit:
             log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
-        save_run_state(run.state_dir, net, optimizer, _NoPool(), state)
+        save_run_state(run.state_dir, net, optimizer, None, state)
         final = run.write_checkpoint(net, "final", state, {})
         result = {}
         if s.eval_games:
             result = _evaluate(str(final), s.game, s.players, s.eval_games, s.seed * 1_000_003 + (1 << 30), s.variants)
-            _record_evaluation(run, state, writer, state.decisions, result, log)
+            run.record_evaluation(state, writer, state.decisions, result, log, unit="samples")
             final = run.write_checkpoint(net, "final", state, {f"{n}p": r for n, r in result.items()})
     writer.close()
     log(f"final checkpoint: {final}  ({state.decisions:,} samples, {state.matches:,} matches, "
         f"{state.wall() / 60:.1f} min of training)")
     return final
-
-
-def _record_evaluation(run: DMCRun, state: RunState, writer, decisions: int, result: dict, log) -> None:
-    for n, r in result.items():
-        state.evals.append({"decisions": decisions, "players": n, **r})
-        for base, figures in r.items():
-            writer.add_scalar(f"eval/{n}p/mean_reward_vs_{base}", figures["mean_reward"], decisions)
-        log(f"{decisions:>11,} samples, {n}p: vs rules {r['rules']['mean_reward']:+.3f} "
-            f"(wins {r['rules']['win_rate']:.0%}), vs random {r['random']['mean_reward']:+.3f} "
-            f"(wins {r['random']['win_rate']:.0%})  [model's mean reward per match]")
-    run.plot_learning_curve(state)
-
-
-def load_settings(out: str, given: dict) -> DMCSettings:
-    """The settings of the DMC run in ``out`` with the resumable flags of ``given`` applied."""
-    path = Path(out) / "settings.json"
-    if not path.is_file():
-        raise UserError(f"nothing to resume: {path} does not exist")
-    try:
-        settings = DMCSettings(**json.loads(path.read_text()))
-    except (TypeError, ValueError) as e:
-        raise UserError(f"{path} does not hold DMC settings ({e})") from None
-    for key, value in given.items():
-        if key not in DMCSettings.RESUMABLE and value != getattr(settings, key):
-            raise UserError(f"--{key.replace('_', '-')} cannot change on --resume (start a new run instead)")
-        setattr(settings, key, value)
-    return settings

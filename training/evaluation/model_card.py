@@ -1,6 +1,6 @@
 """Publish a trained checkpoint into models/ with a measured model card.
 
-    python -m cardzoo.training.evaluation.model_card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
+    cardzoo model card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
         --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
 
 1. copies the checkpoint to ``models/NAME.{safetensors,json}`` (and the run's learning curve, found
@@ -17,7 +17,6 @@ Use a seed that training and selection never used: the card's figures are then u
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 from pathlib import Path
@@ -220,10 +219,9 @@ def _warm_start(meta: dict) -> str:
 
 
 def _architecture(meta: dict) -> str:
-    if meta.get("architecture") == "move_ranker":
-        return (f"a Q network {meta['hidden']} ({meta['activation']}) over the observation ({meta['obs_size']}) "
-                f"and each complete legal move's {meta['move_features']} features")
-    return f"MLP {meta['hidden']} ({meta['activation']}), observation {meta['obs_size']}, {meta['num_actions']} actions"
+    from cardzoo.training.agents.networks import network_class
+
+    return network_class(meta).describe(meta)
 
 
 def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
@@ -276,32 +274,3 @@ def readme_table() -> str:
                         f"{per['vs_rules']['entrants'][0]['win_rate']:.1%} | "
                         f"{per['vs_random']['entrants'][0]['win_rate']:.1%} |")
     return "\n".join(rows)
-
-
-def main() -> None:
-    import sys
-
-    if sys.argv[1:] == ["--readme-table"]:
-        print(readme_table())
-        return
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                epilog="python -m cardzoo.training.evaluation.model_card --readme-table prints README's models table")
-    p.add_argument("checkpoint")
-    p.add_argument("--name", required=True, help="file name in models/ (e.g. siantappo, suipi-2p)")
-    p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")
-    p.add_argument("--other-games", type=int, default=200, help="games against random and in the field")
-    p.add_argument("--seed", type=int, required=True, help="a seed never used in training or selection")
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--train-command", required=True, help="the cardzoo train command that made it")
-    p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated "
-                                               "(earlier checkpoints, or agent specs such as teacher)")
-    p.add_argument("--notes", default="", help="a file with the card's 'where it is still weak' text")
-    args = p.parse_args()
-    notes = Path(args.notes).read_text() if args.notes else ""
-    field = [f for f in args.field.split(",") if f]
-    print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
-                  args.workers, args.other_games))
-
-
-if __name__ == "__main__":
-    main()

@@ -10,7 +10,7 @@ top and are imported only when you use them — the envs never import any of thi
 * ``tianshou_view.TianshouView`` — a cardzoo game as Tianshou's PettingZoo protocol, skipping
   PettingZoo's dead steps so an elimination does not end the episode.
 * ``rllib_train`` — multi-agent PPO on Ray, exported to a cardzoo checkpoint
-  (``python -m cardzoo.training.integrations.rllib_train GAME ...``).
+  (``cardzoo train GAME --algo rllib ...``).
 
 See docs/integrations.md.
 """

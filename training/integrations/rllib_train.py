@@ -1,7 +1,7 @@
 """Multi-agent PPO on Ray RLlib, exported to a cardzoo checkpoint.
 
-    python -m cardzoo.training.integrations.rllib_train siantappo --players 4 --iterations 50 --out runs/rllib-s4
-    python -m cardzoo.training.integrations.rllib_train samsip --players 5 --address ray://head:10001 --env-runners 16
+    cardzoo train siantappo --algo rllib --players 4 --iterations 50 --out runs/rllib-s4
+    cardzoo train samsip --algo rllib --players 5 --address ray://head:10001 --env-runners 16
 
 One policy (``shared``) plays every seat, with RLlib's action-masking PPO module (so it never
 picks an illegal action). A run directory holds ``settings.json``, ``tb/`` (TensorBoard: returns,
@@ -20,15 +20,15 @@ from __future__ import annotations
 
 from cardzoo.envs.errors import UserError
 
-import argparse
 import json
 import logging
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
-from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.envs.registry import game_module
 
 POLICY_ID = "shared"
 ACTIVATION = "tanh"
@@ -37,7 +37,7 @@ INSTALL_HINT = ('RLlib is not installed: pip install -e ".[rllib]" (or `make int
 
 
 @dataclass
-class RLlibSettings:
+class RLlibSettings(TrainerSettings):
     game: str
     players: int | None = None
     address: str = "local"  # "local" starts Ray here; otherwise ray.init(address=...) (ray://host:10001, auto)
@@ -57,17 +57,15 @@ class RLlibSettings:
     num_cpus: int | None = None  # local Ray only (default: env_runners + 1)
     variants: dict = field(default_factory=dict)
 
+    NAME: ClassVar[str] = "RLlib"
+    RANGES: ClassVar[dict] = {
+        **{name: (0, None, "int") for name in ("env_runners", "eval_games", "verify_matches")},
+        **{name: (1, None, "int") for name in ("iterations", "batch", "minibatch", "epochs")},
+    }
+
     def __post_init__(self):
-        module = game_module(self.game)
-        self.game = module.GAME
-        if self.players is None:
-            self.players = DEFAULT_PLAYERS[self.game]
-        if self.players not in PLAYER_COUNTS[self.game]:
-            raise UserError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
-        for name, lo in (("env_runners", 0), ("iterations", 1), ("batch", 1), ("minibatch", 1), ("epochs", 1),
-                         ("eval_games", 0), ("verify_matches", 0)):
-            if int(getattr(self, name)) < lo:
-                raise UserError(f"{name} must be >= {lo}, got {getattr(self, name)}")
+        (self.players,) = self.check_game()[:1]
+        self.check_ranges()
         if self.minibatch > self.batch:
             raise UserError(f"minibatch ({self.minibatch}) must not exceed batch ({self.batch})")
         if self.num_cpus is not None and self.num_cpus < 1:
@@ -79,7 +77,7 @@ class RLlibSettings:
             raise UserError(f"hidden must be positive layer sizes, got {self.hidden}")
         if self.out is None:
             self.out = f"runs/rllib-{self.game}-{self.players}p"
-        module.raw_env(num_players=self.players, **self.variants)  # validates the variants
+        self.check_variants([self.players])
 
     def env_config(self) -> dict:
         """What RLlib passes to the env constructor (the game comes from the registered name)."""
@@ -126,12 +124,17 @@ def start_ray(address: str, env_runners: int, num_cpus: int | None = None) -> No
         ray.init(num_cpus=num_cpus or env_runners + 1, include_dashboard=False, log_to_driver=False,
                  logging_level=logging.ERROR)
         return
+    import os
+
+    import cardzoo
     import cardzoo.envs
-    import cardzoo.training
 
     # The cluster's Python has the libraries (pip install cardzoo[rllib] there) but maybe not this
-    # checkout: ship the two packages with the job so workers build the same envs.
-    ray.init(address=address, runtime_env={"py_modules": [envs, training]}, log_to_driver=False)
+    # version of cardzoo: ship the package with the job so workers build the same envs. An
+    # editable checkout maps the repository's folders into the package, so there the cluster
+    # needs the same checkout installed (pip install -e .) and nothing is shipped.
+    whole = os.path.dirname(cardzoo.envs.__file__) == os.path.join(os.path.dirname(cardzoo.__file__), "envs")
+    ray.init(address=address, runtime_env={"py_modules": [cardzoo]} if whole else None, log_to_driver=False)
 
 
 def scalars(result: dict) -> dict[str, float]:
@@ -277,66 +280,3 @@ def rllib_train_speed(game: str, players: int, decisions: int, env_runners: int)
         algo.stop()
         if started:
             ray.shutdown()
-
-
-# ---------------------------------------------------------------------------------- command line
-def build_parser() -> argparse.ArgumentParser:
-    from cardzoo.scripts.options import add_option_flag
-
-    p = argparse.ArgumentParser(prog="python -m cardzoo.training.integrations.rllib_train",
-                                description="Multi-agent PPO on Ray RLlib (one shared policy with action "
-                                            "masking), exported to a cardzoo checkpoint.")
-    p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--address", default="local",
-                   help="'local' (start Ray here, default) or a cluster address: ray://HOST:10001, auto")
-    p.add_argument("--env-runners", type=int, default=1, help="RLlib env runners collecting episodes (default 1)")
-    p.add_argument("--iterations", type=int, default=20, help="PPO iterations (default 20)")
-    p.add_argument("--batch", type=int, default=4000, help="decisions per iteration (default 4000)")
-    p.add_argument("--out", default=None, help="run directory (default runs/rllib-GAME-Np)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--lr", type=float, default=3e-4, help="learning rate (default 3e-4)")
-    p.add_argument("--ent", type=float, default=0.01, help="entropy coefficient (default 0.01)")
-    p.add_argument("--eval-games", type=int, default=60,
-                   help="games against the rule bot and against random at the end (default 60; 0: none)")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs for local Ray (default env runners + 1)")
-    add_option_flag(p)
-    return p
-
-
-def settings_from_args(args) -> RLlibSettings:
-    from cardzoo.scripts.options import parse_options
-
-    return RLlibSettings(game=args.game, players=args.players, address=args.address,
-                         env_runners=args.env_runners, iterations=args.iterations, batch=args.batch,
-                         minibatch=min(256, args.batch) if args.batch > 0 else 256,
-                         out=args.out, seed=args.seed, learning_rate=args.lr, entropy=args.ent,
-                         eval_games=args.eval_games, num_cpus=args.num_cpus,
-                         variants=parse_options(args.option))
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        settings = settings_from_args(args)
-        check_out_dir(settings)
-    except ValueError as e:  # bad input: one line, nothing started
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        print(f"error: {INSTALL_HINT}", file=sys.stderr)
-        return 2
-    try:
-        train_rllib(settings)
-    finally:
-        import ray
-
-        if ray.is_initialized():
-            ray.shutdown()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

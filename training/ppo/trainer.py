@@ -19,11 +19,10 @@ from __future__ import annotations
 from cardzoo.envs.errors import UserError
 
 import functools
-import json
-import math
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
@@ -31,14 +30,16 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.ppo.actor_critic import ActorCritic
-from cardzoo.training.ppo.collector import CollectRequest, Rollout
+from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.common.opponents import OpponentMix
-from cardzoo.training.ppo.run import Run, RunState, load_run_state, save_run_state
+from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
+from cardzoo.training.ppo.run import PPORun
 
 
 # ------------------------------------------------------------------------------ 1. settings
 @dataclass
-class PPOSettings:
+class PPOSettings(TrainerSettings):
     game: str
     players: tuple[int, ...] = ()  # player counts mixed in one run; () = the game's default
     steps: int = 1_000_000  # learner decisions (moves of learner seats, forced moves included)
@@ -73,36 +74,27 @@ class PPOSettings:
     threads: int = 1  # torch threads of the learner (more only fight the rollout workers for cores)
     variants: dict = field(default_factory=dict)
 
+    NAME: ClassVar[str] = "PPO"
     # Settings that may differ when a run is resumed (everything else must match).
-    RESUMABLE = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads", "max_minutes")
+    RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads",
+                                  "max_minutes")
+    FLAGS: ClassVar[dict] = {"matches_per_worker": "matches", "ent_coef": "ent"}
+    RANGES: ClassVar[dict] = {
+        **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "epochs",
+                                               "snapshot_every", "eval_every", "max_snapshots")},
+        **{name: (0, None, "int") for name in ("workers", "eval_games", "imitate", "threads")},
+        "lr": (0, 1, "num"), "gamma": (0, 1, "num"), "gae_lambda": (0, 1, "num"), "clip": (0, 10, "num"),
+        "ent_coef": (0, 10, "num"), "vf_coef": (0, 100, "num"), "max_grad_norm": (0, 1e6, "num"),
+        "target_kl": (0, 1e6, "num"), "selfplay": (0, 1, "num"), "save_every": (0, 1e7, "num"),
+        "max_minutes": (0, 1e7, "num"),
+    }
 
     def __post_init__(self):
-        spec = game_spec(self.game)
-        self.game = spec.name
-        self.players = tuple(int(p) for p in (self.players or (spec.default_players,)))
-        bad = [p for p in self.players if p not in spec.player_counts]
-        if bad:
-            raise UserError(f"players must be among {spec.player_counts} for {self.game}, got {bad[0]}")
-        for name in ("steps", "matches_per_worker", "batch", "minibatch", "epochs", "snapshot_every",
-                     "eval_every", "max_snapshots"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise UserError(f"{name} must be an integer >= 1, got {value!r}")
-        for name in ("workers", "eval_games", "imitate", "threads"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise UserError(f"{name} must be an integer >= 0, got {value!r}")
+        self.players = self.check_game()
+        self.check_ranges()
         self.hidden = tuple(int(h) for h in self.hidden)
         if not self.hidden or any(h < 1 or h > 4096 for h in self.hidden):
             raise UserError(f"hidden must be 1..8 layer widths in 1..4096, got {self.hidden}")
-        for name, lo, hi in (("lr", 0, 1), ("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip", 0, 10),
-                             ("ent_coef", 0, 10), ("vf_coef", 0, 100), ("max_grad_norm", 0, 1e6),
-                             ("target_kl", 0, 1e6), ("selfplay", 0, 1), ("save_every", 0, 1e7),
-                             ("max_minutes", 0, 1e7)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (lo <= value <= hi) \
-                    or math.isnan(value):
-                raise UserError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
         if self.lr_schedule not in ("linear", "constant"):
             raise UserError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
         from cardzoo.training.agents.policy import ACTIVATIONS
@@ -111,19 +103,12 @@ class PPOSettings:
         OpponentMix.check_weights(self.opponents)
         if self.selfplay < 1 and not any(self.opponents.get(k) for k in ("rules", "random")):
             raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
-        for p in self.players:  # validates the rule variants (ValueError naming the field)
-            spec.module.raw_env(num_players=p, **self.variants)
+        self.check_variants(self.players)
 
     def collector_args(self) -> tuple:
         probe = game_spec(self.game).module.raw_env(num_players=self.players[0], **self.variants)
         make_net = functools.partial(ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation)
         return (self.game, self.players, self.variants, self.matches_per_worker, make_net)
-
-    def to_json(self) -> dict:
-        d = asdict(self)
-        d["players"] = list(self.players)
-        d["hidden"] = list(self.hidden)
-        return d
 
 
 # ------------------------------------------------------------------------------- 2. advantages
@@ -235,14 +220,14 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
     from torch.utils.tensorboard import SummaryWriter
 
     s = settings
-    run = Run(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
+    run = PPORun(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
     torch.set_num_threads(max(s.threads, 1))
     torch.manual_seed(s.seed)
     from cardzoo.training.common.workers import WorkerGroup
 
     # Started first, so that their start-up (importing torch, building collectors: ~2.5 s)
     # overlaps the learner's.
-    with WorkerGroup(s.workers, s.collector_args()) as workers:
+    with WorkerGroup(s.workers, Collector, s.collector_args()) as workers:
         obs_size, num_actions = run.probe.obs_size, run.probe.num_actions
         net = ActorCritic(obs_size, num_actions, s.hidden, s.activation)
         optimizer = None

@@ -14,45 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 from cardzoo.envs.registry import game_module, game_spec
-from cardzoo.training.agents.specs import RandomAgent
-from cardzoo.training.agents.policy import MaskedPolicyNet
-
-
-class OpponentPool:
-    """Who sits at the learner's opponents' seats. Snapshots are actor weights kept in memory."""
-
-    def __init__(self, game: str, config, weights: dict[str, float] | None = None, max_snapshots: int = 8,
-                 seed: int = 0):
-        self.module = game_module(game)
-        self.config = config
-        self.weights = weights or {"rules": 0.4, "random": 0.1, "snapshot": 0.5}
-        self.max_snapshots = max_snapshots
-        self.snapshots: list[MaskedPolicyNet] = []
-        self.rng = random.Random(seed)
-
-    def add_snapshot(self, net: MaskedPolicyNet) -> None:
-        self.snapshots.append(net)
-        del self.snapshots[:-self.max_snapshots]
-
-    def draw(self):
-        kinds = [k for k in self.weights if k != "snapshot" or self.snapshots]
-        kind = self.rng.choices(kinds, [self.weights[k] for k in kinds])[0]
-        seed = self.rng.getrandbits(32)
-        if kind == "rules":
-            return self.module.RuleBot(self.config, seed=seed)
-        if kind == "random":
-            return RandomAgent(seed)
-        net = self.rng.choice(self.snapshots)
-        rng = np.random.default_rng(seed)
-        return _SnapshotAgent(net, rng)
-
-
-class _SnapshotAgent:
-    def __init__(self, net: MaskedPolicyNet, rng):
-        self.net, self.rng = net, rng
-
-    def act(self, observation, action_mask) -> int:
-        return self.net.act(observation, action_mask, self.rng)
+from cardzoo.training.common.opponents import OpponentPool
 
 
 def team_of(game: str, num_players: int, seat: int) -> list[int]:

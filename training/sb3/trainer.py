@@ -17,19 +17,21 @@ import os
 from dataclasses import asdict, dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ClassVar
 
 import torch
 
 from cardzoo.envs.config import config_dict
-from cardzoo.envs.registry import PLAYER_COUNTS, game_module
+from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.envs.registry import game_module
 from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
-from cardzoo.training.sb3.selfplay_env import OpponentPool, SelfPlayEnv
+from cardzoo.training.common.opponents import OpponentPool
+from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
 
 
 @dataclass
-class TrainSettings:
+class TrainSettings(TrainerSettings):
     game: str
     players: int | None = None
     steps: int = 200_000  # learner decisions (environment steps of the single-agent view)
@@ -49,32 +51,26 @@ class TrainSettings:
     value_warmup: int = 0  # steps at the start during which only the value net learns (actor frozen)
     variants: dict = field(default_factory=dict)
 
+    NAME: ClassVar[str] = "SB3"
+    FLAGS: ClassVar[dict] = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate"}
+    RANGES: ClassVar[dict] = {
+        **{name: (1, None, "int") for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every",
+                                               "eval_every")},
+        **{name: (0, None, "int") for name in ("eval_games", "imitation_matches", "value_warmup")},
+        "learning_rate": (0, None, "num"), "ent_coef": (0, None, "num"),
+    }
+
     def __post_init__(self):
-        module = game_module(self.game)
-        self.game = module.GAME
-        if self.players is None:
-            from cardzoo.envs.registry import DEFAULT_PLAYERS
-            self.players = DEFAULT_PLAYERS[self.game]
-        if self.players not in PLAYER_COUNTS[self.game]:
-            raise UserError(f"players must be one of {PLAYER_COUNTS[self.game]} for {self.game}, got {self.players}")
-        for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every", "eval_every"):
-            if int(getattr(self, name)) < 1:
-                raise UserError(f"{name} must be >= 1, got {getattr(self, name)}")
+        (self.players,) = self.check_game()[:1]
+        self.check_ranges()
         if not self.opponents or set(self.opponents) - {"rules", "random", "snapshot"} or \
                 any(float(w) < 0 for w in self.opponents.values()) or not sum(self.opponents.values()):
             raise UserError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "
                              f"got {self.opponents}")
         if self.opponents.get("snapshot", 0) and not (self.opponents.get("rules") or self.opponents.get("random")):
             raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
-        for name in ("learning_rate", "ent_coef"):
-            if float(getattr(self, name)) < 0:
-                raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("eval_games", "imitation_matches", "value_warmup"):
-            if int(getattr(self, name)) < 0:
-                raise UserError(f"{name} must be >= 0, got {getattr(self, name)}")
         self.hidden = tuple(int(h) for h in self.hidden)
-        # validates the variants (ValueError naming the field)
-        module.raw_env(num_players=self.players, **self.variants)
+        self.check_variants([self.players])
 
     def env_kwargs(self) -> dict:
         return {"num_players": self.players, **self.variants}

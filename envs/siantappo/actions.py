@@ -1,4 +1,5 @@
-"""Siantappo cards in game order and the exact action-id table.
+"""Siantappo's action ids: the exact action-id table, id <-> cards and id -> text (and the cards
+in game order, the ids' domain).
 
 Game order (rules T2): ranks 3 < 4 < ... < K < A < 2, suits ♠ < ♣ < ♦ < ♥, and
 key(card) = 4 * game_rank + suit, so 3♠ = 0 and 2♥ = 51. The engine works on keys.
@@ -44,6 +45,12 @@ for _k, _c in enumerate(KEY_TO_CARD):
 PASS_ID = 367
 BASE_ACTIONS = 368
 EXTENDED_ACTIONS = 419
+
+
+def num_actions(config) -> int:
+    """Action ids of a configuration: the pair-run ids only with ``long_pair_runs``."""
+    return EXTENDED_ACTIONS if config.long_pair_runs else BASE_ACTIONS
+
 
 # Per action id: (type, top_rank, top_suit, number of ranks spanned)
 ACTION_TYPE: list[int] = []

@@ -1,0 +1,100 @@
+"""`cardzoo model`: work on trained checkpoints — give a move ranker a trust margin, publish a model card.
+
+    cardzoo model trust runs/d/final --trust 0.05 --out runs/d/trusting
+    cardzoo model card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
+        --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
+    cardzoo model card --readme-table
+
+The work is done in training/agents/trust.py (``with_trust``) and training/evaluation/model_card.py
+(``publish``, ``readme_table``); this module only reads the command line.
+"""
+
+from __future__ import annotations
+
+from cardzoo.envs.errors import UserError
+
+import argparse
+from pathlib import Path
+
+
+def register(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("model", help="trained checkpoints: a move ranker's trust margin, model cards in models/",
+                       description="Tools for trained checkpoints: `trust` writes a move ranker's copy with a "
+                                   "trust margin, `card` publishes a checkpoint into models/ with a measured "
+                                   "model card (or prints README's models table).")
+    actions = p.add_subparsers(dest="model_action", required=True, metavar="ACTION")
+    _register_trust(actions)
+    _register_card(actions)
+    return p
+
+
+def _register_trust(actions) -> None:
+    p = actions.add_parser("trust", help="copy a move-ranker checkpoint with a trust margin over the rule bot's move",
+                           description="Write a copy of a move-ranker checkpoint (same weights, a new sidecar with "
+                                       "\"trust\"): it keeps to the rule bot's move unless another move's estimated "
+                                       "Q is higher by more than the margin.")
+    p.add_argument("checkpoint", help="a move-ranker checkpoint (path with or without .safetensors)")
+    p.add_argument("--trust", type=float, required=True, help="Q margin over the rule bot's move (0..100)")
+    p.add_argument("--out", required=True, help="where to write the copy (path without suffix)")
+
+
+def _register_card(actions) -> None:
+    p = actions.add_parser("card", help="publish a checkpoint into models/ with a measured model card",
+                           description="Copy a checkpoint into models/NAME.{safetensors,json,png}, measure it at "
+                                       "every player count it plays (against the rule bot, random and a ratings "
+                                       "field; models/NAME.eval.json) and write models/NAME.md from those "
+                                       "measurements. Use a seed that training and selection never used.",
+                           epilog="cardzoo model card --readme-table prints README's models table")
+    p.add_argument("checkpoint", nargs="?", help="the checkpoint to publish")
+    p.add_argument("--name", help="file name in models/ (e.g. siantappo, suipi-2p)")
+    p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")
+    p.add_argument("--other-games", type=int, default=200, help="games against random and in the field")
+    p.add_argument("--seed", type=int, help="a seed never used in training or selection")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--train-command", help="the cardzoo train command that made it")
+    p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated "
+                                               "(earlier checkpoints, or agent specs such as teacher)")
+    p.add_argument("--notes", default="", help="a file with the card's 'where it is still weak' text")
+    p.add_argument("--readme-table", action="store_true",
+                   help="print README's trained-models table from models/*.eval.json instead")
+
+
+def run(args) -> int:
+    if args.model_action == "trust":
+        return _run_trust(args)
+    return _run_card(args)
+
+
+def _run_trust(args) -> int:
+    from cardzoo.training.agents.trust import with_trust
+
+    saved = with_trust(args.checkpoint, args.trust, args.out)
+    print(f"wrote {saved} (trust {args.trust:g})")
+    return 0
+
+
+def _run_card(args) -> int:
+    from cardzoo.training.evaluation.model_card import publish, readme_table
+
+    if args.readme_table:
+        if args.checkpoint is not None:
+            raise UserError("--readme-table takes no checkpoint")
+        print(readme_table())
+        return 0
+    missing = [flag for flag, value in (("CHECKPOINT", args.checkpoint), ("--name", args.name),
+                                        ("--seed", args.seed), ("--train-command", args.train_command))
+               if value is None]
+    if missing:
+        raise UserError(f"publishing a model card needs {', '.join(missing)} (or --readme-table alone)")
+    for flag, value, lo in (("--games", args.games, 1), ("--other-games", args.other_games, 1),
+                            ("--workers", args.workers, 1)):
+        if value < lo:
+            raise UserError(f"{flag} must be >= {lo}, got {value}")
+    try:
+        notes = Path(args.notes).read_text() if args.notes else ""
+    except OSError as e:
+        raise UserError(f"--notes: cannot read {args.notes} ({e.strerror or e})") from None
+    field = [f for f in args.field.split(",") if f]
+    print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
+                  args.workers, args.other_games))
+    return 0

@@ -1,0 +1,196 @@
+"""The package's shape: one import package built from the repository's folders, and layers that
+only import downwards (docs/ARCHITECTURE.md draws them)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import cardzoo
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+FOLDERS = PYPROJECT["tool"]["setuptools"]["package-dir"]  # package -> repository folder
+
+# Each layer may import only itself and the layers before it (module prefixes, most specific first).
+LAYERS = [
+    ("root", ["cardzoo"]),  # the package root: its version, and the envs loaded lazily by name
+    ("envs", ["cardzoo.envs"]),
+    ("agents", ["cardzoo.training.agents"]),
+    ("evaluation", ["cardzoo.training.evaluation"]),
+    ("common", ["cardzoo.training.common"]),
+    ("trainers", ["cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3",
+                  "cardzoo.training.integrations"]),
+    ("benchmarks", ["cardzoo.training.benchmarks"]),
+    ("scripts", ["cardzoo.scripts", "cardzoo.__main__"]),
+]
+TRAINERS = ("cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3", "cardzoo.training.common",
+            "cardzoo.training.integrations")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package, folder in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            out[".".join([package, *parts])] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path, name: str) -> set[str]:
+    """Every module ``name`` imports, at the top or inside functions (relative imports resolved)."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in _runtime_nodes(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in MODULES)
+    return found
+
+
+def _runtime_nodes(tree):
+    """Every node but those under ``if TYPE_CHECKING:`` (annotations only, never imported)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not (isinstance(child, ast.If) and ast.unparse(child.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")):
+                todo.append(child)
+
+
+GRAPH = {name: {m for m in _imports(path, name) if m in MODULES} for name, path in MODULES.items()}
+
+
+def _layer(module: str) -> int:
+    best = None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and (best is None or len(p) > best[1]):
+                best = (i, len(p))
+    assert best is not None, module
+    return best[0]
+
+
+def test_the_packages_listed_in_pyproject_are_the_folders():
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    on_disk = {"cardzoo.models"} | {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    assert listed == on_disk
+    assert set(FOLDERS.values()) == {"cardzoo", "envs", "training", "scripts", "models"}
+
+
+def test_the_version_is_in_one_place():
+    assert PYPROJECT["project"]["dynamic"] == ["version"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "cardzoo.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", cardzoo.__version__)
+
+
+def test_the_envs_are_importable_as_in_pettingzoo_classic():
+    from cardzoo import samsip_v0, siantappo_v0, suipi_v0
+
+    for module in (siantappo_v0, suipi_v0, samsip_v0):
+        assert module.env().metadata["name"] == module.__name__.rpartition(".")[2]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_nothing_imports_the_folders_as_top_level_packages(name):
+    tops = {m.split(".")[0] for m in _imports(MODULES[name], name)}
+    assert not tops & {"envs", "training", "scripts", "models", "tests"}, f"{name} imports {tops}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_layers_import_only_downwards(name):
+    mine = _layer(name)
+    upward = sorted(m for m in GRAPH[name] if _layer(m) > mine)
+    assert not upward, f"{name} ({LAYERS[mine][0]}) imports the higher layer(s) {upward}"
+
+
+def test_the_trainers_do_not_import_each_other():
+    for name, deps in GRAPH.items():
+        for trainer in ("cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3"):
+            if not name.startswith("cardzoo.training.") or name.startswith((trainer, "cardzoo.training.benchmarks")):
+                continue
+            assert not any(d.startswith(trainer) for d in deps), f"{name} imports {trainer}"
+
+
+def test_play_eval_and_serve_import_no_trainer():
+    """Everything `cardzoo eval`, `play`, `serve` and `replay` reach, imports included."""
+    roots = ["cardzoo.scripts.eval_cmd", "cardzoo.scripts.play_cmd", "cardzoo.scripts.serve_cmd",
+             "cardzoo.scripts.replay_cmd"]
+    seen, todo = set(), list(roots)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(GRAPH[m])
+    assert not [m for m in seen if m.startswith(TRAINERS)]
+
+
+def test_there_are_no_import_cycles():
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            # a package importing its own submodules (its __init__ re-exporting) is no cycle
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in GRAPH:
+        if v not in index:
+            visit(v)
+    assert not cycles
+
+
+def test_the_shipped_models_are_package_data():
+    from cardzoo.training.agents.shipped import package_models_dir, shipped_models
+
+    assert package_models_dir().name == "models" and (package_models_dir() / "__init__.py").is_file()
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["cardzoo.models"]
+    suffixes = {p.suffix for p in package_models_dir().iterdir() if p.suffix != ".py"}
+    assert suffixes and {f"*{s}" for s in suffixes} <= set(data)
+    assert {g for _, g, _ in shipped_models()} == {"siantappo", "suipi", "samsip"}
+
+
+def test_cardzoo_models_searches_the_users_folders_first(tmp_path, monkeypatch):
+    import shutil
+
+    from cardzoo.training.agents.shipped import MODELS_ENV, package_models_dir, shipped_model_file
+
+    for ext in ("safetensors", "json"):
+        shutil.copy(package_models_dir() / f"siantappo.{ext}", tmp_path / f"mine.{ext}")
+    monkeypatch.setenv(MODELS_ENV, str(tmp_path))
+    assert shipped_model_file("siantappo", 4) == str(tmp_path / "mine.safetensors")
+    assert shipped_model_file("suipi", 2).startswith(str(package_models_dir()))  # the shipped ones still serve
+    monkeypatch.setenv(MODELS_ENV, str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="CARDZOO_MODELS: .*missing is not a folder"):
+        shipped_model_file("siantappo", 4)

@@ -1,0 +1,227 @@
+"""A run directory, as every trainer with resumable state keeps it (PPO, Deep Monte-Carlo).
+
+    OUT/settings.json            every setting of the run (checked on --resume)
+    OUT/state/state.json         counters, opponent pool and statistics, evaluation history
+    OUT/state/state-G.safetensors  network + Adam state of generation G (state.json names it)
+    OUT/pool/dN.safetensors      frozen snapshots (actor checkpoints) a pool samples from
+    OUT/checkpoints/step_N.*     checkpoints at each evaluation; OUT/final.* at the end
+    OUT/tb/                      TensorBoard logs; OUT/learning_curve.png
+
+Resume state is safetensors + JSON only (nothing is unpickled), and every file is written to a
+temporary name and renamed into place, so a crash at any point leaves the previous state whole:
+a SIGKILL loses at most the work since the last save. A trainer subclasses ``RunDir`` for what
+its checkpoints say about it (``meta``) and which network they hold (``exported``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save
+
+from cardzoo.envs.config import config_dict
+from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.checkpoint import atomic_write_bytes, atomic_write_text, save_checkpoint
+from cardzoo.training.common.settings import read_json
+
+STATE_FORMAT = "cardzoo-ppo-state/1"  # the name PPO runs first wrote; DMC runs share it
+MAX_STATE_JSON = 4 << 20
+
+
+@dataclass
+class RunState:
+    iteration: int = 0
+    decisions: int = 0
+    samples: int = 0
+    moves: int = 0
+    matches: int = 0
+    next_snapshot: int = 0
+    next_eval: int = 0
+    elapsed: float = 0.0  # wall-clock seconds of training, summed over resumes
+    evals: list = field(default_factory=list)  # {"decisions", "players", "rules": {...}, "random": {...}}
+    inflight: dict | None = None  # the collection running ahead of learning (see cardzoo.training.ppo.trainer)
+    started: float = field(default_factory=time.monotonic, repr=False)
+
+    def wall(self) -> float:
+        return self.elapsed + time.monotonic() - self.started
+
+    def elapsed_hint(self, run=None) -> str:
+        minutes = self.wall() / 60
+        return f"{minutes:.1f} min of training"
+
+
+def save_run_state(state_dir: Path, net, optimizer, pool, state: RunState) -> None:
+    """Network + optimizer tensors in a new generation file, then state.json pointing at it.
+    ``pool`` is the trainer's opponent pool (``to_json``/``load_json``), or None."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    old = read_json(state_dir / "state.json", MAX_STATE_JSON) if (state_dir / "state.json").exists() else None
+    generation = (old or {}).get("generation", 0) + 1
+    tensors = {f"net.{k}": v.detach().contiguous() for k, v in net.state_dict().items()}
+    opt = optimizer.state_dict()
+    for idx, per_param in opt["state"].items():
+        for key, value in per_param.items():
+            tensors[f"opt.{idx}.{key}"] = torch.as_tensor(value).detach().clone().contiguous()
+    if state.inflight is not None:  # the behaviour weights of the collection in flight
+        for k, v in state.inflight["weights"].items():
+            tensors[f"behaviour.{k}"] = torch.from_numpy(np.ascontiguousarray(v))
+    weights = state_dir / f"state-{generation}.safetensors"
+    atomic_write_bytes(weights, save(tensors))
+    counters = {f.name: getattr(state, f.name) for f in fields(RunState)
+                if f.name not in ("started", "elapsed", "inflight")}
+    if state.inflight is not None:
+        counters["inflight"] = {k: v for k, v in state.inflight.items() if k != "weights"}
+    doc = {
+        "format": STATE_FORMAT, "generation": generation, "weights": weights.name,
+        "state": {**counters, "elapsed": state.wall()},
+        "optimizer": {"param_groups": opt["param_groups"]},
+        "pool": pool.to_json() if pool is not None else {},
+    }
+    atomic_write_text(state_dir / "state.json", json.dumps(doc, indent=1) + "\n")
+    for stale in state_dir.glob("state-*.safetensors"):
+        if stale.name != weights.name:
+            stale.unlink(missing_ok=True)
+
+
+def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
+    doc = read_json(state_dir / "state.json", MAX_STATE_JSON)
+    if doc.get("format") != STATE_FORMAT:
+        raise UserError(f"{state_dir / 'state.json'} is not a cardzoo training state ({doc.get('format')!r})")
+    try:
+        weights = state_dir / str(doc["weights"])
+        if weights.parent != state_dir or not weights.name.endswith(".safetensors"):
+            raise UserError("bad weights file name")
+        tensors = load_file(str(weights))
+        net.load_state_dict({k[4:]: v for k, v in tensors.items() if k.startswith("net.")})
+        opt_state: dict = {}
+        for key, value in tensors.items():
+            if key.startswith("opt."):
+                _, idx, name = key.split(".", 2)
+                opt_state.setdefault(int(idx), {})[name] = value
+        optimizer.load_state_dict({"state": opt_state, "param_groups": doc["optimizer"]["param_groups"]})
+        if pool is not None:
+            pool.load_json(doc["pool"])
+        saved = doc["state"]
+        state = RunState(**{f.name: saved[f.name] for f in fields(RunState) if f.name not in ("started", "inflight")})
+        if saved.get("inflight") is not None:
+            inflight = dict(saved["inflight"])
+            inflight["weights"] = {k[len("behaviour."):]: v.numpy() for k, v in tensors.items()
+                                   if k.startswith("behaviour.")}
+            if set(inflight["weights"]) != set(net.state_dict()):
+                raise UserError("the behaviour weights do not fit the network")
+            state.inflight = inflight
+    except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
+        raise UserError(f"the resume state in {state_dir} is damaged ({str(e).splitlines()[0][:200]})") from None
+    return state
+
+
+class RunDir:
+    ALGORITHM = ""  # the sidecar's "algorithm"
+
+    def __init__(self, out: Path, settings, resume: bool):
+        self.out, self.s = out, settings
+        self.state_dir = out / "state"
+        self.pool_dir = out / "pool"
+        self.ckpt_dir = out / "checkpoints"
+        has_run = (self.state_dir / "state.json").exists()
+        if resume and not has_run:
+            raise UserError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
+        if not resume and (has_run or (out / "settings.json").exists()):
+            raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
+        try:
+            for d in (out, self.state_dir, self.pool_dir, self.ckpt_dir):
+                d.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2) + "\n")
+        except OSError as e:
+            raise UserError(f"cannot write the run directory {out} ({e.strerror or e})") from None
+        self.spec = game_spec(settings.game)
+        self.probe = self.spec.module.raw_env(num_players=settings.players[0], **settings.variants)
+
+    def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
+        """The checkpoint sidecar's description of the run; trainers add their own fields."""
+        s = self.s
+        return {
+            "name": name, "game": s.game, "env": self.probe.metadata["name"],
+            "config": config_dict(self.probe.config), "player_counts": list(s.players),
+            "training_steps": int(state.decisions), "training_matches": int(state.matches),
+            "training_minutes": round(state.wall() / 60, 1), "algorithm": self.ALGORITHM,
+            "seed": s.seed, "settings": s.to_json(), "evaluation": evaluation or {},
+        }
+
+    def exported(self, net):
+        """The network a checkpoint holds (PPO exports the actor of its actor-critic)."""
+        return net
+
+    def write_checkpoint(self, net, name: str, state: RunState, evaluation: dict) -> Path:
+        where = self.out / name if name == "final" else self.ckpt_dir / name
+        return save_checkpoint(where, self.exported(net), self.meta(name, state, evaluation))
+
+    def save_snapshot(self, net, state: RunState) -> str:
+        sid = f"d{state.decisions}"
+        save_checkpoint(self.pool_dir / sid, self.exported(net), self.meta(sid, state, {}))
+        return sid
+
+    def evaluate(self, path: Path, state: RunState, writer, log, final: bool = False) -> dict:
+        """The checkpoint against the rule bot and random at each player count (duplicate deals)."""
+        from cardzoo.training.evaluation.tournament import versus_baselines
+
+        s = self.s
+        if not s.eval_games:
+            return {}
+        games = max(s.eval_games // len(s.players), 10)
+        out = {}
+        for n in s.players:  # each count's seed depends on the evaluations recorded before it
+            seed = s.seed * 1_000_003 + len(state.evals) * 7919 + n + (1 << 30 if final else 0)
+            out[f"{n}p"] = result = versus_baselines(str(path), s.game, n, games, seed, options=s.variants or None)
+            self.record_evaluation(state, writer, state.decisions, {n: result}, log, plot=False,
+                                   unit="decisions", note=f"model's mean reward per match, {games} games")
+        self.plot_learning_curve(state)
+        return out if len(s.players) > 1 else out[f"{s.players[0]}p"]
+
+    def record_evaluation(self, state: RunState, writer, decisions: int, result: dict, log,
+                          unit: str = "decisions", note: str = "model's mean reward per match",
+                          plot: bool = True) -> None:
+        """One evaluation ({player count: versus_baselines result}) into the state, TensorBoard,
+        the log and the learning curve."""
+        for n, r in result.items():
+            state.evals.append({"decisions": decisions, "players": n, **r})
+            for base, figures in r.items():
+                writer.add_scalar(f"eval/{n}p/mean_reward_vs_{base}", figures["mean_reward"], decisions)
+                writer.add_scalar(f"eval/{n}p/win_rate_vs_{base}", figures["win_rate"], decisions)
+            log(f"{decisions:>11,} {unit}, {n}p: vs rules {r['rules']['mean_reward']:+.3f} "
+                f"(wins {r['rules']['win_rate']:.0%}), vs random {r['random']['mean_reward']:+.3f} "
+                f"(wins {r['random']['win_rate']:.0%})  [{note}]")
+        if plot:
+            self.plot_learning_curve(state)
+
+    def plot_learning_curve(self, state: RunState) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        for ax, base in zip(axes, ("rules", "random")):
+            for n in self.s.players:
+                pts = [(e["decisions"], e[base]["mean_reward"]) for e in state.evals if e["players"] == n]
+                if pts:
+                    xs, ys = zip(*pts)
+                    ax.plot(xs, ys, marker="o", label=f"{n} players")
+            ax.axhline(0, color="grey", lw=0.8)
+            ax.set_title(f"vs {base}")
+            ax.set_xlabel("learner decisions")
+            ax.set_ylabel("model's mean reward per match")
+            ax.legend(fontsize=8)
+        fig.suptitle(f"{self.s.game}: {self.out.name}")
+        fig.tight_layout()
+        tmp = self.out / "learning_curve.tmp.png"
+        fig.savefig(tmp, dpi=90)
+        plt.close(fig)
+        os.replace(tmp, self.out / "learning_curve.png")
+

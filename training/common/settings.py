@@ -1,0 +1,131 @@
+"""The base of every trainer's settings: the game and its player counts, range checks, and what
+may change when a run resumes.
+
+A trainer's settings are one dataclass (CleanRL's ``Args``) that subclasses ``TrainerSettings`` and
+declares, besides its fields:
+
+    RANGES     field -> (low, high, kind): kind "int" (an integer) or "num" (any number);
+               ``None`` leaves a side open. Checked on construction, one line per bad value.
+    RESUMABLE  fields a resumed run may change (the step budget, workers, evaluation pace…);
+               every other field is fixed by the run directory's settings.json.
+    FLAGS      field -> command-line flag where the two names differ (``learning_rate`` -> ``lr``).
+
+``check()`` is called from ``__post_init__``; ``resume_settings`` (the one resume function of
+every trainer with a run directory) reads a run's settings.json back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import ClassVar
+
+from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import game_spec
+
+MAX_SETTINGS_JSON = 1 << 20
+
+
+class TrainerSettings:
+    RANGES: ClassVar[dict] = {}
+    RESUMABLE: ClassVar[tuple] = ()
+    FLAGS: ClassVar[dict] = {}
+    NAME: ClassVar[str] = "training"  # what the run is called in messages ("PPO", "DMC", ...)
+
+    # ------------------------------------------------------------------ checks
+    def check_game(self) -> tuple:
+        """Normalise ``game`` and ``players`` (a count or a tuple of counts); the counts played."""
+        spec = game_spec(self.game)
+        self.game = spec.name
+        counts = self.players if isinstance(self.players, (tuple, list)) else (self.players,)
+        counts = tuple(int(p) for p in counts if p is not None) or (spec.default_players,)
+        bad = [p for p in counts if p not in spec.player_counts]
+        if bad:
+            plays = list(spec.player_counts)
+            raise UserError(f"{self.game} plays {plays} players, not {bad[0]} (players must be one of {plays})")
+        return counts
+
+    def check_ranges(self) -> None:
+        for name, (lo, hi, kind) in self.RANGES.items():
+            value = getattr(self, name)
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            number = whole or (isinstance(value, float) and not math.isnan(value))
+            if (kind == "int" and not whole) or not number:
+                raise UserError(f"{self.flag(name)} {value!r} is out of range: {name} must be "
+                                f"{'an integer' if kind == 'int' else 'a number'}")
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                bound = (f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]")
+                raise UserError(f"{self.flag(name)} {value!r} is out of range: {name} must be {bound}")
+
+    def check_variants(self, counts) -> None:
+        """The rule variants, at every player count (ValueError naming the field)."""
+        for n in counts:
+            game_spec(self.game).module.raw_env(num_players=n, **self.variants)
+
+    @classmethod
+    def flag(cls, name: str) -> str:
+        return "--" + cls.FLAGS.get(name, name).replace("_", "-")
+
+    # ------------------------------------------------------------------ the run's settings.json
+    def to_json(self) -> dict:
+        out = asdict(self)
+        for name, value in out.items():
+            if isinstance(value, tuple):
+                out[name] = list(value)
+        return out
+
+    @classmethod
+    def from_json(cls, doc: dict, where: str):
+        try:
+            return cls(**doc)
+        except TypeError as e:
+            raise UserError(f"{where} does not hold {cls.NAME} settings ({e})") from None
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+
+def read_json(path: Path, limit: int = MAX_SETTINGS_JSON) -> dict:
+    """A JSON object from a run directory, or one line saying why it cannot be read."""
+    try:
+        if path.stat().st_size > limit:
+            raise UserError(f"{path} is larger than {limit} bytes")
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise UserError(f"cannot read {path} ({str(e).splitlines()[0][:200]})") from None
+    if not isinstance(doc, dict):
+        raise UserError(f"{path} must hold a JSON object")
+    return doc
+
+
+def resume_settings(cls: type[TrainerSettings], out, given: dict):
+    """The settings of the run in ``out``, with ``given`` flags applied where a resume allows.
+
+    A flag that would change how the run trains (learning rate, seed, network, rules …) is
+    refused with one line, rather than silently ignored.
+    """
+    path = Path(out) / "settings.json"
+    if not path.is_file():
+        raise UserError(f"nothing to resume: {path} does not exist")
+    settings = cls.from_json(read_json(path), str(path))
+    for key, value in given.items():
+        if key in cls.RESUMABLE:
+            setattr(settings, key, value)
+            continue
+        current = getattr(settings, key)
+        if _normalised(value) != _normalised(current):
+            raise UserError(f"{cls.flag(key)} {value} differs from the run's {current}: it cannot "
+                             f"change on --resume (drop the flag, or start a new run with another --out)")
+    settings.__post_init__()
+    return settings
+
+
+def _normalised(value):
+    if isinstance(value, (list, tuple)):
+        return [_normalised(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normalised(v) for k, v in sorted(value.items())}
+    return value
