@@ -11,7 +11,7 @@ A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
   moves and their feature rows, for move-ranking agents; games whose move is one action need none),
   ``TEACHER`` (``"module:Class"`` of a player stronger than the rule bot, built like it: the agent
   spec ``teacher``, and what ``--imitate-from teacher`` warm starts imitate),
-  ``TERMINAL_VIEW`` (``"module:Class"`` of its terminal play view), ``deal_index(env)`` (the
+  ``deal_index(env)`` (the
   deal in progress, for games whose rewards are settled deal by deal: trainers may then credit a
   move with its deal's rewards only) and ``random_match`` (engine-level random play, for benchmarks).
 
@@ -135,11 +135,6 @@ class GameSpec:
     @property
     def win_rule(self) -> str:
         return getattr(self.module, "WIN_RULE", "the highest total reward in the match (ties split)")
-
-    @property
-    def terminal_view(self) -> str | None:
-        """``"module:Class"`` of the game's terminal play view (imported by the play command)."""
-        return getattr(self.module, "TERMINAL_VIEW", None)
 
     @property
     def whole_moves(self) -> str | None:

@@ -18,7 +18,6 @@ PLAYER_COUNTS = (2, 3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
             "(ties split)")
-TERMINAL_VIEW = "cardzoo.scripts.play.samsip:SamSipView"
 WHOLE_MOVES = "cardzoo.envs.samsip.whole_moves:WholeMoves"
 TEACHER = "cardzoo.envs.samsip.extras.lookahead:LookaheadBot"
 
@@ -35,5 +34,5 @@ def match_scores(env, totals) -> list[float]:
 
 
 __all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores", "deal_index",
-           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "TEACHER",
+           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "WHOLE_MOVES", "TEACHER",
            "VARIANT_CHOICES"]

@@ -18,9 +18,8 @@ GAME = "siantappo"
 PLAYER_COUNTS = (3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = "highest total reward in the match (ties split)"
-TERMINAL_VIEW = "cardzoo.scripts.play.siantappo:SiantappoView"
 WHOLE_MOVES = "cardzoo.envs.siantappo.whole_moves:WholeMoves"
 env, raw_env = make_env_fns(SiantappoEnv)
 
 __all__ = ["env", "raw_env", "Config", "RuleBot", "SiantappoEnv", "GAME", "PLAYER_COUNTS", "DEFAULT_PLAYERS",
-           "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES", "random_match"]
+           "WIN_RULE", "WHOLE_MOVES", "VARIANT_CHOICES", "random_match"]

@@ -16,8 +16,7 @@ GAME = "suipi"
 PLAYER_COUNTS = (2, 4)  # the engine also plays 3 individual players (num_players=3)
 DEFAULT_PLAYERS = 2
 WIN_RULE = "the side with the higher cumulative reward (ties split)"
-TERMINAL_VIEW = "cardzoo.scripts.play.suipi:SuipiView"
 WHOLE_MOVES = "cardzoo.envs.suipi.whole_moves:WholeMoves"
 
 __all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME", "teams",
-           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "TERMINAL_VIEW", "WHOLE_MOVES", "VARIANT_CHOICES"]
+           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "WHOLE_MOVES", "VARIANT_CHOICES"]

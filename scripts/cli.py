@@ -43,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    bad = [d for d in args._models if not os.path.isdir(d)]
+    if bad:
+        print(f"cardzoo: error: --models {bad[0]} is not a folder", file=sys.stderr)
+        return 2
     if args._models:  # the environment carries it to worker processes too
         os.environ[MODELS_ENV] = os.pathsep.join([*args._models, *filter(None, [os.environ.get(MODELS_ENV)])])
     try:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from cardzoo.envs.errors import UserError
 
 import argparse
-import importlib
 import math
 import os
 import random
@@ -27,6 +26,7 @@ from cardzoo.scripts.options import add_option_flag, parse_options
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.seats import SEATS_HELP, load_agents, parse_seats
 from cardzoo.scripts.play.session import PlaySession
+from cardzoo.scripts.play.views import view_class
 
 MIN_WIDTH, MAX_WIDTH = 40, 1000
 MAX_DELAY = 60.0
@@ -61,13 +61,11 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def make_view(game: str, env, seats: Seats, show_rewards: bool = False, reveal: bool = False):
-    """The game's terminal view (the ``TERMINAL_VIEW`` its module declares to the registry)."""
-    target = game_spec(game).terminal_view
-    if not target:
+    """The game's terminal view (``cardzoo.scripts.play.views``)."""
+    view = view_class(game_spec(game).name)
+    if view is None:
         raise UserError(f"{game} has no terminal view")
-    module_name, _, class_name = target.partition(":")
-    view_class = getattr(importlib.import_module(module_name), class_name)
-    return view_class(env, seats, show_rewards=show_rewards, reveal=reveal)
+    return view(env, seats, show_rewards=show_rewards, reveal=reveal)
 
 
 def run(args, stdin=None, console: Console | None = None) -> int:
