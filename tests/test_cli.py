@@ -104,3 +104,33 @@ def test_model_card_bad_input_is_one_line(args, message, capsys):
     assert cli.main(["model", "card", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"cardzoo model: error: {message}") and err.count("\n") == 1
+
+
+def test_version_is_the_package_version(capsys):
+    import cardzoo
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"cardzoo {cardzoo.__version__}"
+
+
+def test_python_dash_m_cardzoo_is_the_command():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "cardzoo", "--version"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("cardzoo ")
+
+
+def test_models_flag_needs_a_folder_and_puts_it_first(tmp_path, capsys, monkeypatch):
+    from cardzoo.training.agents.shipped import MODELS_ENV
+
+    monkeypatch.setenv(MODELS_ENV, "")  # restored after the test, whatever the command sets
+    assert cli.main(["--models", str(tmp_path / "nope"), "eval", "siantappo", "--agents", "model,rules"]) == 2
+    assert capsys.readouterr().err.strip() == f"cardzoo: error: --models {tmp_path / 'nope'} is not a folder"
+    assert cli.main(["--models", str(tmp_path), "eval", "siantappo", "--agents", "rules,random", "--games", "2",
+                     "--players", "3", "--workers", "1", "--no-progress"]) == 0
+    import os
+
+    assert os.environ[MODELS_ENV].split(os.pathsep)[0] == str(tmp_path)
