@@ -3,12 +3,16 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# where torch comes from: empty = the default index (PyPI: the CUDA build on Linux x86-64);
+# TORCH_INDEX=https://download.pytorch.org/whl/cpu for the CPU-only build
+TORCH_INDEX ?=
+TORCH := torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 
 .PHONY: setup demo test test-slow test-wheel bench clean integrations-venv test-integrations
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install $(TORCH)
 	$(BIN)/pip install -e ".[dev]"
 	touch $(STAMP)
 
@@ -34,7 +38,7 @@ INTEG_STAMP := $(INTEG)/.installed
 
 $(INTEG_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(INTEG)
-	$(INTEG)/bin/pip install torch==2.13.0
+	$(INTEG)/bin/pip install $(TORCH)
 	$(INTEG)/bin/pip install torch==2.13.0 -e ".[dev,rllib,tianshou]"
 	touch $(INTEG_STAMP)
 

@@ -25,7 +25,8 @@ def register(sub) -> argparse.ArgumentParser:
         "eval", help="play a tournament between agents: mean reward, win rate, ratings with 95%% intervals",
         description="Play a tournament with seat rotation and duplicate deals (the same cards replayed with "
                     "the seats permuted) and report per agent: mean reward, win rate and, for a field of 3 or "
-                    "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules, model (the "
+                    "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules (the game's "
+                    "rule bot), teacher (its stronger scripted player, where it has one: Sam Sip), model (the "
                     "trained model shipped in models/ for the game and player count), or a checkpoint path "
                     "(NAME.safetensors with its NAME.json sidecar next to it); add @SEED to fix an agent's "
                     "own seed.")

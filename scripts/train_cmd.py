@@ -35,7 +35,10 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--players", default=S, metavar="N[,N...]",
                    help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")
     p.add_argument("--steps", type=int, default=S, help="learner decisions to train for (default 1000000)")
-    p.add_argument("--out", default=None, help="run directory (default runs/GAME-Np)")
+    p.add_argument("--out", default=None,
+                   help="run directory (default: ppo runs/GAME-Np, N the --players list joined by '-' or "
+                        "'default', e.g. runs/siantappo-3-4-5-6p; dmc adds -dmc, e.g. runs/suipi-2-4p-dmc; "
+                        "sb3 adds -sb3; rllib runs/rllib-GAME-Np); the trained policy is OUT/final")
     p.add_argument("--seed", type=int, default=S, help="seed of the whole run (default 0)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

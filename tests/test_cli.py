@@ -33,6 +33,24 @@ def test_every_error_a_user_can_cause_is_a_user_error():
     assert all(issubclass(e, UserError) for e in (ConfigError, IllegalMoveError, CheckpointError))
 
 
+def test_eval_help_names_every_agent_kind(capsys):
+    """`cardzoo eval --help` lists every kind of agent the specs accept (issue 27)."""
+    from cardzoo.training.agents.specs import AGENT_KINDS
+
+    with pytest.raises(SystemExit):
+        cli.main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    missing = [k for k in AGENT_KINDS if f"{k} (" not in text and f"{k}," not in text]
+    assert not missing, f"eval --help does not name {missing}"
+
+
+def test_train_help_says_where_each_algo_writes(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    text = "".join(capsys.readouterr().out.split())  # argparse wraps at hyphens
+    assert all(s in text for s in ("runs/GAME-Np", "adds-dmc", "adds-sb3", "runs/rllib-GAME-Np", "OUT/final"))
+
+
 # ------------------------------------------------------------------ cardzoo model
 def _policy_checkpoint(tmp_path):
     """A small (untrained) policy checkpoint of Siantappo at 3 players."""

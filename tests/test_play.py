@@ -71,7 +71,7 @@ SHORT = {"siantappo": ["-o", "rounds=1"], "suipi": ["-o", "match_deals=1"], "sam
 def test_complete_game_first_move_each_time(game, players, tmp_path):
     save = tmp_path / "game.jsonl"
     rc, text = run_play([game, "--players", str(players), "--seed", "3", "--save", str(save), *SHORT[game]],
-                        ["1"] * 3000)
+                        ["#1"] * 3000)
     assert rc == 0
     assert "Match result" in text and "game saved to" in text
     assert "leaving the game" not in text and "reward" not in text  # people see points, not RL rewards
@@ -87,7 +87,7 @@ def test_complete_game_first_move_each_time(game, players, tmp_path):
 
 def test_saved_game_replays_with_cardzoo_replay(tmp_path, capsys):
     save = tmp_path / "g.jsonl"
-    rc, _ = run_play(["siantappo", "--seed", "8", "--save", str(save), *SHORT["siantappo"]], ["1"] * 500)
+    rc, _ = run_play(["siantappo", "--seed", "8", "--save", str(save), *SHORT["siantappo"]], ["#1"] * 500)
     assert rc == 0
     if "replay" not in build_parser()._subparsers._group_actions[0].choices:
         pytest.skip("cardzoo replay is not available")
@@ -96,14 +96,14 @@ def test_saved_game_replays_with_cardzoo_replay(tmp_path, capsys):
 
 
 def test_seed_makes_the_game_reproducible():
-    a = run_play(["siantappo", "--seed", "11", *SHORT["siantappo"]], ["1"] * 500)[1]
-    b = run_play(["siantappo", "--seed", "11", *SHORT["siantappo"]], ["1"] * 500)[1]
-    c = run_play(["siantappo", "--seed", "12", *SHORT["siantappo"]], ["1"] * 500)[1]
+    a = run_play(["siantappo", "--seed", "11", *SHORT["siantappo"]], ["#1"] * 500)[1]
+    b = run_play(["siantappo", "--seed", "11", *SHORT["siantappo"]], ["#1"] * 500)[1]
+    c = run_play(["siantappo", "--seed", "12", *SHORT["siantappo"]], ["#1"] * 500)[1]
     assert a == b and a != c
 
 
 def test_siantappo_rounds_show_score_breakdown_and_swap():
-    rc, text = run_play(["siantappo", "--seed", "3", "-o", "rounds=2"], ["1"] * 1000)
+    rc, text = run_play(["siantappo", "--seed", "3", "-o", "rounds=2"], ["#1"] * 1000)
     assert rc == 0
     assert "End of round 1 of 2" in text and "End of round 2 of 2" in text
     assert "placement points" in text and "the pig" in text
@@ -114,7 +114,7 @@ def test_siantappo_rounds_show_score_breakdown_and_swap():
 
 
 def test_suipi_deal_breakdown_lists_every_score_line():
-    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["1"] * 1000)
+    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     assert rc == 0
     breakdown = text[text.index("End of deal 1"):]
     for row in ("cards", "spades", "10♦ (2)", "2♠ (1)", "aces", "suipis", "deal score", "match score"):
@@ -124,7 +124,7 @@ def test_suipi_deal_breakdown_lists_every_score_line():
 
 
 def test_samsip_shows_discard_wilds_chips_and_hand_result():
-    rc, text = run_play(["samsip", "--seed", "2", *SHORT["samsip"]], ["1"] * 1000)
+    rc, text = run_play(["samsip", "--seed", "2", *SHORT["samsip"]], ["#1"] * 1000)
     assert rc == 0
     assert "Indicator:" in text and "wild:" in text and "stake" in text and "chips" in text
     assert "lies in front of you" in text
@@ -138,12 +138,14 @@ def test_samsip_shows_discard_wilds_chips_and_hand_result():
 
 # ------------------------------------------------------------------ input handling
 def test_bad_input_help_rules_then_the_game_goes_on():
-    lines = ["", "zz", "7z 8q", "0", "999", "?", "help", "rules", "show", "K♥ K♦ K♣ K♠ A♥", "1"] + ["1"] * 500
+    lines = ["", "zz", "7z 8q", "0", "999", "#0", "#999", "?", "help", "rules", "show", "K♥ K♦ K♣ K♠ A♥",
+             "#1"] + ["#1"] * 500
     rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], lines)
     assert rc == 0
     assert "Match result" in text
     assert "is not a card" in text
-    assert "there is no move 999" in text and "there is no move 0" in text
+    assert "there is no move #999" in text and "there is no move #0" in text
+    assert "999 is not a card rank" in text and "0 is not a card rank" in text
     assert "Legal moves:" in text and "Commands:" in text
     assert "climbing game" in text  # the rules summary
     assert text.count("try again") >= 4
@@ -196,7 +198,7 @@ def test_siantappo_plays_and_records_the_cards_typed(tmp_path):
     session, out = session_for(["siantappo", "--seed", "5", "--save", str(save), *SHORT["siantappo"]])
     stacked_siantappo(session, "3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
     typed = iter(["9d 9c", "9 9", "9d 9h"])
-    session.stdin = ScriptedStdin(session, lambda s: next(typed, "1"))
+    session.stdin = ScriptedStdin(session, lambda s: next(typed, "#1"))
     assert session.run() == 0
     text = out.getvalue()
     assert "you do not hold 9♣ — try again" in text
@@ -229,8 +231,8 @@ def test_siantappo_bomb_squeals_for_a_person():
             for i, (ids, text) in enumerate(moves, 1):
                 if env.is_squeal(ids[-1]):
                     bombed.append(text)
-                    return str(i)
-            return "pass" if moves[-1][1] == "pass" else "1"
+                    return f"#{i}"
+            return "pass" if moves[-1][1] == "pass" else "#1"
 
         session.stdin = ScriptedStdin(session, answer)
         assert session.run() == 0
@@ -287,7 +289,7 @@ def test_suipi_shorthand_and_full_text_moves():
 
 
 def test_suipi_bad_moves_are_explained():
-    lines = ["Q♠ take 3♦", "5c 9x", "take", "2h build 99 on 8s", "1"] + ["1"] * 500
+    lines = ["Q♠ take 3♦", "5c 9x", "take", "2h build 99 on 8s", "1"] + ["#1"] * 500
     rc, text = run_play(["suipi", "--seed", "1", *SHORT["suipi"]], lines)
     assert rc == 0
     assert "Match result" in text
@@ -335,7 +337,7 @@ def test_eof_and_quit_end_politely(tmp_path):
 
 
 def test_quit_asks_first_and_no_plays_on():
-    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], ["q", "n"] + ["1"] * 500)
+    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], ["q", "n"] + ["#1"] * 500)
     assert rc == 0
     assert text.count("Leave the match in progress? (y/N)") == 1 and "Playing on." in text
     assert "Match result" in text and "you quit" not in text
@@ -396,7 +398,7 @@ def test_screen_never_shows_hidden_cards(game, seats, opts):
             leaked = shown & _hidden_cards(s, seat)
             assert not leaked, f"player_{seat} sees {leaked}"
             checked["n"] += 1
-        return "1"
+        return "#1"
 
     session.stdin = ScriptedStdin(session, answer)
     assert session.run() == 0
@@ -426,7 +428,7 @@ def test_bad_command_lines_are_one_line_errors(capsys):
 
 
 def test_main_reads_sys_stdin(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 400))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("#1\n" * 400))
     assert main(["play", "siantappo", "--seed", "2", "--no-color", "--width", "100", *SHORT["siantappo"]]) == 0
     out = capsys.readouterr().out
     assert "Match result" in out and "\x1b[" not in out
@@ -477,7 +479,7 @@ def test_enter_plays_the_only_move():
         if len(s.env.full_moves()) == 1:
             forced["n"] += 1
             return ""  # just Enter
-        return "1"
+        return "#1"
 
     session, out = session_for(["siantappo", "--seed", "3", *SHORT["siantappo"]])
     session.stdin = ScriptedStdin(session, answer)
@@ -489,7 +491,7 @@ def test_enter_plays_the_only_move():
 
 
 def test_auto_pass_plays_forced_moves_and_says_so():
-    rc, text = run_play(["siantappo", "--seed", "3", "--auto-pass", *SHORT["siantappo"]], ["1"] * 500)
+    rc, text = run_play(["siantappo", "--seed", "3", "--auto-pass", *SHORT["siantappo"]], ["#1"] * 500)
     assert rc == 0
     assert "player_0 (you): pass  (your only move, played by --auto-pass)" in text
     assert "your only move: Enter" not in text
@@ -497,7 +499,7 @@ def test_auto_pass_plays_forced_moves_and_says_so():
 
 
 def test_siantappo_announces_trick_winners_and_places():
-    rc, text = run_play(["siantappo", "--seed", "3", "-o", "rounds=2"], ["1"] * 1000)
+    rc, text = run_play(["siantappo", "--seed", "3", "-o", "rounds=2"], ["#1"] * 1000)
     assert rc == 0
     assert re.search(r"^player_\d wins the trick and leads\.$", text, re.M)
     assert re.search(r"^(player_\d|you) wins? the trick; (player_\d leads|you lead)\.$", text, re.M)
@@ -506,10 +508,10 @@ def test_siantappo_announces_trick_winners_and_places():
 
 
 def test_human_scores_and_rewards_on_request():
-    rc, text = run_play(["samsip", "--seed", "2", *SHORT["samsip"]], ["1"] * 1000)
+    rc, text = run_play(["samsip", "--seed", "2", *SHORT["samsip"]], ["#1"] * 1000)
     assert rc == 0 and "reward" not in text.lower()
     assert re.search(r"^ +1st +player_\d", text, re.M)
-    rc, text = run_play(["samsip", "--seed", "2", "--show-rewards", *SHORT["samsip"]], ["1"] * 1000)
+    rc, text = run_play(["samsip", "--seed", "2", "--show-rewards", *SHORT["samsip"]], ["#1"] * 1000)
     assert rc == 0 and "Rewards (RL)" in text and re.search(r"change +reward", text)
 
 
@@ -524,7 +526,7 @@ def test_place_names():
 
 def test_a_long_bad_input_is_quoted_short():
     junk = "7h " + "x" * 300
-    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], [junk] + ["1"] * 500)
+    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], [junk] + ["#1"] * 500)
     assert rc == 0
     refusal = next(line for line in text.splitlines() if "try again" in line)
     assert "x" * 61 not in refusal and "xxxx" in refusal
@@ -552,14 +554,23 @@ def test_help_explains_model_and_checkpoints(command, capsys):
 
 
 def test_suipi_locked_builds_are_explained():
-    from cardzoo.scripts.play.suipi import LEGEND, RULES
+    from cardzoo.scripts.play.suipi import RULES
     assert "=10L" in RULES and "locked" in RULES
     session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
-    assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == LEGEND
+    # the legend names the listed builds' own values, not a generic 10
+    assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == "[…=5] is a build of 5: a 5 takes it."
+    assert session.view.legend(["8♣ take [7♥+A♠=8]", "A♦ take [5♣+5♦=10L]"]) == (
+        "[…=8] is a build of 8: an 8 takes it; […=10L] is a locked build of 10: it can only be taken, by a 10.")
     assert session.view.legend(["5♣ take 2♥+3♦", "J♣ drop"]) is None
-    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["1"] * 1000)
-    listed_builds = [i for i, line in enumerate(text.splitlines()) if re.search(r"\d\) .*=\d+L?\]", line)]
-    assert listed_builds and "[…=10] is a build of 10" in text
+    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.search(r"#\d+ .*=\d+L?\]", line):  # a listed build: the legend below says its value
+            v = re.search(r"=(\d+)L?\]", line).group(1)
+            assert f"build of {v}" in "\n".join(lines[i:i + 20]), lines[i:i + 20]
+            break
+    else:
+        raise AssertionError("no build was listed")
 
 
 def test_line_reader_drops_terminal_escapes():

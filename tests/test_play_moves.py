@@ -231,7 +231,13 @@ SUIPI_TABLE = ("10♦ 10♣ Q♠ 2♥ 5♣ 9♥ 7♠ 3♣", "4♥ K♠ 6♥ 6♣
     ("10d build 10h", "10♦ build 10 on 10♥"),  # a build needs the word
     ("10♦ build 10 on 10♥", "10♦ build 10 on 10♥"),
     ("3c 3s", "3♣ take 3♠"),
-    ("3c 3s 3", "3♣ take 3♠"),               # the card's own value is no build value
+    ("3 3", "3♣ take 3♠"),                   # ranks alone, as in Siantappo: your 3 takes the floor's 3
+    ("q q", "Q♠ take Q♥"),
+    ("7 3 4", "7♠ take 3♠+4♦"),
+    ("9", "9♥ drop"),                        # a number is a rank (your only 9), never a list entry
+    ("2 build 3", "2♥ build 5 on 3♠"),       # a number after build is a rank here ...
+    ("2 build 5 on 3", "2♥ build 5 on 3♠"),  # ... and the value when `on` follows
+    ("2 3 4 build 9", "2♥ build 9 on 3♠+4♦"),  # ... or floor cards came before
     ("3c build 3s 4d 10h", "3♣ build 10 on 3♠+4♦+10♥"),
     ("qs", "Q♠ take Q♥"),                    # one card, one legal move
     ("Q♠ take Q♥", "Q♠ take Q♥"),
@@ -251,9 +257,11 @@ def test_suipi_shorthand_means_one_move(typed, meant):
 
 
 @pytest.mark.parametrize("typed, reason", [
-    ("7s", "that could mean `7♠ take 3♠+4♦` or `7♠ drop` — type one of them (or its number)"),
+    ("7s", "that could mean `7♠ take 3♠+4♦` or `7♠ drop` — type one of them (or #N from the list)"),
+    ("10 10", "that could mean `10♣ take 10♥` or `10♦ take 10♥`"),  # which 10 matters: ask
+    ("8 8", "you hold no 8"),
+    ("5 9", "there is no 9 on the floor"),
     ("2h 3s", "2♥ with 3♠ can only build (2♥ build 5 on 3♠): a build needs the word build, e.g. `2h build 5 on 3♠`"),
-    ("3c 3s 4d 10h 10", "a build needs the word build: `3c build 10 ...`"),
     ("7h 3s", "7♥ is not in your hand"),
     ("3s", "3♠ is on the floor: start with the card from your hand"),
     ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),

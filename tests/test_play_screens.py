@@ -106,7 +106,7 @@ the rules, quit to leave
 │ Your move: draw from the stock                                               │
 ╰──────────────────────────────────────────────────────────────────────────────╯
 Legal moves:
- 1) draw stock
+#1  draw stock
 player_0, your only move: Enter = draw from the stock >
 player_0 (you): draws 2♣ from the stock
 ╭─ Sam Sip ────────────────────────────────────────────────────────────────────╮
@@ -122,8 +122,8 @@ player_0 (you): draws 2♣ from the stock
 │ Your move: discard a card                                                    │
 ╰──────────────────────────────────────────────────────────────────────────────╯
 Legal moves:
- 1) discard 2♣    2) discard 2♦    3) discard 2♥    4) discard 8♥
- 5) discard 9♣    6) discard K♥
+#1  discard 2♣   #2  discard 2♦   #3  discard 2♥   #4  discard 8♥
+#5  discard 9♣   #6  discard K♥
 player_0, your move (the card to discard, like 7h; ? for help) > 2d
 player_0 (you): discard 2♦
 """
@@ -154,7 +154,7 @@ MOVE_LINE = re.compile(r"^player_\d \([^)]*\): ")
 def test_every_summary_fits_80_by_24(args):
     """Everything printed from the move that ended a round/deal/hand to the pause prompt fits one
     80x24 screen, so no summary scrolls away before the person has read it."""
-    text = transcript([*args, "--seed", "5"], ["1"] * 3000)
+    text = transcript([*args, "--seed", "5"], ["#1"] * 3000)
     lines = text.splitlines()
     pauses = [i for i, line in enumerate(lines) if line.startswith("— press Enter to continue —")]
     assert len(pauses) >= 1

@@ -321,6 +321,22 @@ def test_wild_in_specials():
     assert kind("A♣ A♦ A♥ 6♣ 6♠ 6♥", special_multiplier=2) == WIN_ACES
 
 
+@pytest.mark.parametrize("dealt,drawn,special", [
+    ("A♣ A♦ 6♠ 8♣ 8♦", "8♥", WIN_ACES),  # 6♠ (wild) stands for the third ace
+    ("2♥ 5♥ 9♥ J♥ Q♥", "Jk", WIN_FLUSH),  # the joker stands for a sixth heart
+])
+def test_wild_in_specials_through_the_engine(dealt, drawn, special):
+    """P9/P10 with wild_in_specials: the dealer's first draw wins the special hand only under
+    the flag (by default a wild card is its natural self and a joker has no rank or suit)."""
+    for flag in (False, True):
+        g = game(3, stacked(3, {0: dealt}, "6♦", [drawn]), bankroll=20, wild_in_specials=flag)
+        res = g.play(DRAW_STOCK)
+        if flag:
+            assert res is not None and res.winner == 0 and res.kind == special
+        else:
+            assert res is None and g.hand_no == 1 and len(g.hands[0]) == 6
+
+
 def test_special_multiplier_pays_k_times():
     # a flush that is also three pairs (2+8, 3+7, K+K): paid as pairs unless k > 1
     hand = "2♥ 8♥ 3♥ 7♥ K♥"
@@ -402,30 +418,89 @@ def _take_and_return(g):
     return c if c < 52 else E.DISCARD_JOKER
 
 
-def test_stalled_hand_is_void_after_3n_takes():
-    """P11a: after 3 x n_active turns in a row without a stock draw, taking the discard once more
-    voids the hand (stake and dealer kept); drawing from the stock would have gone on."""
-    deck = stacked(2, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦"}, "6♦", ["10♠"])
-    g = game(2, deck, bankroll=20)
+def _stall_deck(n, dealer, dealer_hand="2♣ 3♣ 4♣ 5♣ 7♦", next_hand="K♠ Q♥ J♣ 10♣ 9♦"):
+    return stacked(n, {dealer: dealer_hand, (dealer + 1) % n: next_hand}, "6♦", ["10♠"], dealer=dealer)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_stalled_hand_is_void_at_the_3n_th_turn_without_a_stock_draw(n):
+    """P11a worked example at every player count: the dealer draws 10♠ from the stock and throws
+    it; then every player takes the discard and throws it back. The hand is void as soon as the
+    3·n-th such turn is over (its discard), before the next player may draw: no payments, the
+    stake unchanged, the same dealer deals hand 2."""
+    dealer = n - 1
+    g = game(n, _stall_deck(n, dealer), bankroll=20, first_dealer=dealer)
     g.stake = 4
     assert g.play(DRAW_STOCK) is None and g.play(parse_card("10♠")) is None
     stock = len(g.stock)
-    for turn in range(6):
-        assert g.stalled_turns == turn and g.hand_no == 1
-        assert g.play(TAKE_DISCARD) is None
-        assert g.play(parse_card("10♠")) is None  # thrown back: the stock never shrinks
-        assert len(g.stock) == stock
-    assert g.clone().play(DRAW_STOCK) is None  # a stock draw goes on
-    res = g.play(TAKE_DISCARD)  # the 7th turn in a row without one voids the hand
-    assert res is not None and res.winner is None and res.void_reason == E.VOID_STALL
-    assert g.hand_no == 2 and g.chips == [20, 20] and g.stake == 4 and g.dealer == 0
-    assert g.stalled_turns == 0 and len(g.stock) == 54 - 10
+    assert stock == 54 - 5 * n - 1 and g.stall_limit == 3 * n
+    for turn in range(1, 3 * n + 1):
+        seat = (dealer + turn) % n
+        assert g.turn == seat and g.hand_no == 1 and g.stalled_turns == turn - 1
+        assert g.legal() == [DRAW_STOCK, TAKE_DISCARD]
+        assert g.play(TAKE_DISCARD) is None  # the win test finds nothing
+        assert g.stalled_turns == turn
+        res = g.play(parse_card("10♠"))  # thrown back: the stock never shrinks
+        assert len(g.stock) == stock or res is not None
+        if turn < 3 * n:
+            assert res is None
+    # the 3n-th turn without a stock draw is over: the hand is void there and then
+    assert res is not None and res.winner is None and res.kind == WIN_NONE
+    assert res.void_reason == E.VOID_STALL and res.hand_no == 1 and res.stake == 4
+    assert res.deltas == [0] * n and res.eliminated == [] and not res.done
+    assert g.moves == 2 + 2 * 3 * n
+    assert g.hand_no == 2 and g.chips == [20] * n and g.stake == 4 and g.dealer == dealer
+    assert g.turn == dealer and g.phase == E.PHASE_DRAW and g.legal() == [DRAW_STOCK]
+    assert g.stalled_turns == 0 and len(g.stock) == 54 - 5 * n and g.live == -1
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_stall_void_comes_before_the_next_player_may_draw_from_the_stock(n):
+    """The old reading (issue 25) let the next player draw from the stock after the limit and go
+    on; by P11a the hand is already void, so that player's draw is the new hand's first draw."""
+    g = game(n, _stall_deck(n, 0), bankroll=20)
+    g.play(DRAW_STOCK)
+    g.play(parse_card("10♠"))
+    results = []
+    for _ in range(3 * n):
+        g.play(TAKE_DISCARD)
+        results.append(g.play(parse_card("10♠")))
+    assert results[:-1] == [None] * (3 * n - 1) and results[-1].void_reason == E.VOID_STALL
+    assert g.hand_no == 2 and len(g.results) == 1
+
+
+def test_the_limit_th_take_may_still_win():
+    """P10 before P11a: the win test follows the draw, so the 6th take in a row (2 players) wins
+    when it makes a winning hand; only a turn that is over counts toward the stall."""
+    # seat 0: 2+8, 3+7 and a 5 waiting for another 5; seat 1 holds the 5♠ and throws it at turn 5
+    deck = _stall_deck(2, 0, dealer_hand="2♣ 8♣ 3♣ 7♣ 5♦", next_hand="K♠ Q♥ J♣ 10♣ 5♠")
+    for winning in (True, False):
+        g = game(2, deck, bankroll=20)
+        g.stake = 4
+        g.play(DRAW_STOCK)
+        g.play(parse_card("10♠"))
+        for turn in range(1, 6):
+            assert g.play(TAKE_DISCARD) is None
+            throw = "5♠" if (turn == 5 and winning) else "10♠"
+            assert g.play(parse_card(throw)) is None
+        assert g.stalled_turns == 5 and g.turn == 0
+        res = g.play(TAKE_DISCARD)  # the 6th take in a row
+        if winning:
+            assert res is not None and res.winner == 0 and res.kind == WIN_PAIRS
+            assert g.chips == [24, 16] and g.stake == 8 and g.dealer == 0
+        else:
+            assert res is None
+            res = g.play(parse_card("10♠"))
+            assert res.void_reason == E.VOID_STALL and g.chips == [20, 20] and g.stake == 4
 
 
 def test_stall_counter_resets_on_a_stock_draw_and_stall_turns_variant():
+    """A stock draw resets the count; with stall_turns=3 (3 players) the 3rd turn in a row
+    without a stock draw voids the hand when it is over."""
     deck = stacked(3, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦", 2: "K♥ Q♠ J♦ 10♦ 9♠"}, "6♦",
                    ["10♠", "8♣"])
     g = game(3, deck, stall_turns=3)
+    assert g.stall_limit == 3
     g.play(DRAW_STOCK)
     g.play(parse_card("10♠"))
     g.play(TAKE_DISCARD)  # seat 1: one turn without a stock draw
@@ -434,12 +509,21 @@ def test_stall_counter_resets_on_a_stock_draw_and_stall_turns_variant():
     g.play(DRAW_STOCK)  # seat 2 draws 8♣
     assert g.stalled_turns == 0
     g.play(parse_card("8♣"))
-    for _ in range(3):
+    for turn in range(1, 4):
         assert g.hand_no == 1
         g.play(TAKE_DISCARD)
-        assert g.play(g.hands[g.turn][-1]) is None
-    res = g.play(TAKE_DISCARD)
+        res = g.play(g.hands[g.turn][-1])
+        assert (res is None) is (turn < 3)
     assert res.void_reason == E.VOID_STALL and g.hand_no == 2
+
+
+def test_stall_limit_counts_active_players_only():
+    """3·n_active: after an elimination the limit of a 4-player match drops to 9."""
+    g = game(4, None, bankroll=20)
+    assert g.stall_limit == 12
+    g.chips[3] = 1
+    g._win(0, WIN_PAIRS)  # seat 0 wins hand 1; seat 3 cannot pay and is out
+    assert not g.active[3] and g.n_active == 3 and g.hand_no == 2 and g.stall_limit == 9
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])

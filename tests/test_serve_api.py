@@ -216,9 +216,9 @@ def test_record_only_once_the_match_is_over(client):
 @pytest.mark.parametrize("body, reason", [
     ({"game": "poker", "seats": ["human", "rules"]}, "unknown game"),
     ({"game": "suipi", "seats": ["human", "rules", "rules"]}, "played by 2, 4 players, not 3"),
-    ({"game": "suipi", "seats": ["human", "wizard"]}, "unknown agent"),
+    ({"game": "suipi", "seats": ["human", "wizard"]}, "not an agent this server offers"),
     ({"game": "suipi", "seats": ["human", "teacher"]}, "suipi has no teacher agent"),
-    ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint file not found"),
+    ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint paths are refused"),
     ({"game": "suipi", "seats": "human,rules"}, "seats must be a list"),
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"point_game": "12"}}, "point_game"),
@@ -241,6 +241,54 @@ def test_model_without_a_shipped_model_is_one_line(client, tmp_path, monkeypatch
     msg = r.json()["error"]
     assert "no shipped model for suipi" in msg and "\n" not in msg
     assert not store_of(client).matches
+
+
+def _real_checkpoint_elsewhere(tmp_path):
+    """A loadable checkpoint outside every model folder (a copy of a shipped one)."""
+    import shutil
+    from cardzoo.training.agents.shipped import package_models_dir
+
+    for suffix in (".safetensors", ".json"):
+        shutil.copy(package_models_dir() / f"suipi-2p{suffix}", tmp_path / f"mine{suffix}")
+    return tmp_path / "mine.safetensors"
+
+
+def test_seats_name_only_agents_the_server_offers_and_never_a_file(client, tmp_path):
+    """A browser cannot make the server open a path: /etc/passwd, a real checkpoint elsewhere on the
+    disk, relative paths — each refused in one line that names no file, nothing loaded."""
+    real = _real_checkpoint_elsewhere(tmp_path)
+    probes = ["/etc/passwd", "/etc/passwd@3", str(real), str(real)[:-len(".safetensors")], "../x", "..",
+              "..\\x", "./models/suipi-2p.safetensors", "models/suipi-2p", "suipi-2p.safetensors",
+              "suipi-2p.json", "~/x", "C:\\x.safetensors", "rules/../../etc/passwd", "mine", "%2e%2e/x"]
+    for probe in probes:
+        r = client.post("/api/games", json={"game": "suipi", "seats": ["human", probe]})
+        assert r.status_code == 400, probe
+        msg = r.json()["error"]
+        assert "\n" not in msg and "not an agent this server offers" in msg, (probe, msg)
+        for word in ("passwd", "safetensors", str(tmp_path), "mine", "/"):
+            assert word not in msg, (probe, msg)
+    assert not store_of(client).matches
+
+
+def test_seats_may_name_the_bots_and_the_offered_models(client, tmp_path, monkeypatch):
+    for seat in ["rules", "random@3", "model", "suipi-2p", "suipi-2p@7", "Rules@2"]:
+        data = new_game(client, "suipi", ["human", seat])
+        assert data["you"]["seat"] == 0, seat
+    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "siantappo"]})
+    assert r.status_code == 400 and "model siantappo plays siantappo" in r.json()["error"]
+    # a folder given to `cardzoo --models DIR serve` (CARDZOO_MODELS) offers its models by name
+    _real_checkpoint_elsewhere(tmp_path)
+    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "mine"]})
+    assert r.status_code == 400
+    monkeypatch.setenv("CARDZOO_MODELS", str(tmp_path))
+    games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
+    assert {"name": "mine", "players": [2]} in games["suipi"]["named_models"]
+    data = new_game(client, "suipi", ["human", "mine@4"])
+    match, _ = store_of(client).lookup(data["you"]["key"])
+    assert match.seat_kinds()[1]["kind"] == "mine.safetensors@4"
+    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", str(tmp_path / "mine.safetensors")]})
+    msg = r.json()["error"]  # the path is refused; the model is offered by its name only
+    assert r.status_code == 400 and "mine, suipi-2p" in msg and "/" not in msg and "safetensors" not in msg
 
 
 def test_oversized_malformed_and_cross_site_requests_are_refused(client):
@@ -302,6 +350,18 @@ def test_a_bots_only_match_can_be_watched_from_any_seat(client):
                 break
     assert any("you are watching" in e for e in errors) and any("seat must be 0..2" in e for e in errors)
     assert 2 in seen_seats
+
+
+def test_an_uploaded_records_seat_names_do_not_probe_the_disk(client):
+    """A recorded seat kind that is a path reads as its file name, whether or not it exists here."""
+    match = Match.create("suipi", ["rules", "random"], {"match_deals": 1}, seed=9)
+    while not match.over:
+        match.play_bot_move()
+    rec = {**match.record(), "agents": ["/etc/passwd", "/no/such/dir/passwd@3"]}
+    r = client.post("/api/replays", json={"text": json.dumps(rec)})
+    assert r.status_code == 200, r.text
+    view = client.get(f"/api/replays/{r.json()['key']}?move=0&seat=0").json()
+    assert [s["kind"] for s in view["seats"]] == ["passwd", "passwd@3"]
 
 
 def test_a_saved_record_replays_move_by_move(client):

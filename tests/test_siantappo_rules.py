@@ -113,6 +113,16 @@ def test_quad_does_not_beat_single_two_and_siantappo_not_pair_of_twos_by_default
     assert "5♠ 5♣ 6♠ 6♣ 7♠ 7♣" in texts
 
 
+def test_siantappo_is_no_answer_to_a_pair_of_twos_but_a_quad_is():
+    """T8 default: on a pair of 2s only a higher pair of 2s or a four of a kind; a siantappo (the
+    bomb of a single 2) is not offered, nor a triple or any other pair."""
+    env = make(["3♣ 2♠ 2♣", "4♣ 4♠ 4♦ 4♥ 5♠ 5♣ 6♠ 6♣ 7♠ 7♣ 2♥ 2♦"])
+    env.play("2♠ 2♣")
+    texts = [t for _, t in env.legal_moves()]
+    assert "5♠ 5♣ 6♠ 6♣ 7♠ 7♣" not in texts
+    assert sorted(texts) == sorted(["4♠ 4♣ 4♦ 4♥", "2♦ 2♥", "pass"])
+
+
 def test_straights_compare_by_top_card_and_length():
     env = make(["3♣ 5♠ 6♠ 7♣", "5♣ 6♣ 7♥ 8♠ 5♦ 6♦ 7♦ 8♦"])
     env.play("5♠ 6♠ 7♣")

@@ -177,3 +177,31 @@ def test_pig_reward():
             got[a] += r
     loser = env.engine.round_places[0].index(4)
     assert got == pytest.approx({f"player_{s}": (-1.0 if s == loser else 1 / 3) for s in range(4)})
+
+
+def test_long_pair_runs_five_pairs_beat_three_twos_four_pairs_do_not():
+    """long_pair_runs: on three 2s only a five-pair run (docs/siantappo.md); without the flag
+    nothing beats three 2s (T8)."""
+    hands = ["3♣ 2♠ 2♣ 2♦", "4♣ 4♠ 5♠ 5♣ 6♠ 6♣ 7♠ 7♣ 8♠ 8♣"]
+    off, on = make(hands), make(hands, long_pair_runs=True)
+    for env in (off, on):
+        env.play("2♠ 2♣ 2♦")
+    five, four = "4♠ 4♣ 5♠ 5♣ 6♠ 6♣ 7♠ 7♣ 8♠ 8♣", "5♠ 5♣ 6♠ 6♣ 7♠ 7♣ 8♠ 8♣"
+    assert texts(off) == ["pass"]
+    assert five in texts(on) and four not in texts(on)
+    assert sorted(texts(on)) == sorted([five, "pass"])
+
+
+def test_bomb_after_pass_a_higher_quad_on_a_quad_is_no_bomb():
+    """bomb_after_pass: a player who passed comes back only with a bomb; a four of a kind on a
+    four of a kind is an ordinary higher combination (T8), so the passed seat is skipped."""
+    hands = ["3♣ 2♠ 2♣", "K♠ K♣ K♦ K♥", "4♠ 4♣ 4♦ 4♥"]
+    env = make(hands, bomb_after_pass=True)
+    env.play("2♠ 2♣")
+    assert "K♠ K♣ K♦ K♥" in texts(env)  # a bomb on a pair of 2s
+    env.play("pass")  # seat 1 passes
+    env.play("4♠ 4♣ 4♦ 4♥")  # seat 2 bombs
+    env.play("pass")  # seat 3
+    env.play("pass")  # seat 0
+    eng = env.engine
+    assert eng.turn == 2 and eng.current < 0  # seat 2 won the trick; seat 1 was skipped

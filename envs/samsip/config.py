@@ -30,7 +30,7 @@ class SamSipConfig:
     max_hands: int = 300  # P13 H_max: cap on hands per match (void hands count)
     elimination_tiebreak: str = "tie"  # P13: same-hand eliminations "tie", or ranked by "balance"
     first_dealer: int = -1  # P5: -1 random, else that seat deals the first hand
-    stall_turns: int = 0  # P11a: turns in a row without a stock draw before a take voids the hand (0: 3 x active)
+    stall_turns: int = 0  # P11a: that many turns in a row without a stock draw void the hand (0: 3 x active)
     max_reshuffles: int = 5  # P11a: with on_stock_empty="reshuffle", an empty stock after this many voids the hand
     reward: str = "stake"  # 2.6: "stake" (dchips/(stake*(n_active-1))), "bankroll" (dchips/B), "rank"
 

@@ -449,8 +449,6 @@ class SamSipEngine(GameEngine):
                 self.draws[s][0] += 1
                 self.stalled_turns = 0
             else:
-                if self.stalled_turns >= self.stall_limit:  # P11a: one take too many voids the hand
-                    return self._void_hand(VOID_STALL)
                 c = self._take(s)
                 self.stalled_turns += 1
             self.hands[s].append(c)
@@ -486,6 +484,8 @@ class SamSipEngine(GameEngine):
         self.live_for = nxt
         self.turn = nxt
         self.phase = PHASE_DRAW
+        if self.stalled_turns >= self.stall_limit:  # P11a: this turn was the limit-th without a stock draw
+            return self._void_hand(VOID_STALL)
         if not self.stock:
             return self._stock_empty(nxt)
         return None
@@ -584,8 +584,8 @@ class SamSipEngine(GameEngine):
     @staticmethod
     def step_bound(config: SamSipConfig) -> int:
         """Most steps a match can take. A hand has at most ``draws`` stock draws (the first stock
-        plus every reshuffle of at most 55 cards) and, around each, fewer than the stall limit
-        (P11a) turns without one; a turn is two steps; a match has at most ``max_hands`` hands."""
+        plus every reshuffle of at most 55 cards) and, after each, at most the stall limit
+        (P11a) turns without one (the limit-th voids the hand); a turn is two steps; a match has at most ``max_hands`` hands."""
         n = config.num_players
         draws = DECK_SIZE - 1 - HAND_SIZE * 2  # the largest first stock (2 players)
         if config.on_stock_empty == "reshuffle":

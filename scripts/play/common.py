@@ -10,8 +10,13 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from cardzoo.envs.cards import RANK_NAMES
+
 CARD_RE = re.compile(r"(10|[2-9AJQK])([♠♣♦♥])|\bJk\b")
 RED_SUITS = "♦♥"
+# a rank without a suit, as typed: `8`, `10`, `t`, `q`, `a` / `1` (ace) — a bare number is a rank
+RANK_WORDS = {name.lower(): r for r, name in enumerate(RANK_NAMES)}
+RANK_WORDS.update({"t": 9, "1": 0, "ace": 0, "jack": 10, "queen": 11, "king": 12})
 
 
 def card_text(text: str, base_style: str = "") -> Text:
@@ -111,6 +116,7 @@ class GameView:
     title = ""
     rules_text = ""
     move_hint = "type a move; ? for help"  # shown in the prompt: keep the prompt within 70 columns
+    show_deal = False  # draw the table when a deal begins and bots move before any person
 
     def __init__(self, env, seats: Seats, show_rewards: bool = False, reveal: bool = False):
         self.env = env

@@ -6,11 +6,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cardzoo.envs.cards import NUM_STANDARD, card_str
+from cardzoo.envs.base import IllegalMoveError
+from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
 
-from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
+from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
 RULES = """\
 Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; play goes to the right.
@@ -24,10 +25,8 @@ Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; 
   each won hand, and drops back to the base stake when somebody is knocked out (cannot pay in
   full). The last player with chips wins the match. An exhausted stock voids the hand.
 Input: draw phase `draw` (stock) or `take` (the discard in front of you; its card works too);
-discard phase the card, e.g. `7h`, `10d`, `Jk`. Or a number from `?`; Enter plays your only move."""
-
-RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-
+discard phase the card, e.g. `7h`, `10d`, `Jk`, or its rank alone when you hold one such card (`7`,
+`q`). Or `#3` for move 3 of `?` (a bare number is a rank); Enter plays your only move."""
 
 def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list[int]]:
     """The most disjoint pairs ``cards`` make (natural pairs preferred) and the cards left over.
@@ -259,5 +258,32 @@ class SamSipView(GameView):
 
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):
+        words = text.strip().lower().split()
+        if words[:1] == ["discard"]:
+            words = words[1:]
+        if len(words) == 1 and words[0] in RANK_WORDS:  # a rank alone (`6`, `q`): a card of yours
+            return Move(*self._rank_move(RANK_WORDS[words[0]], seat))
         action = self.env.move_to_action(text.strip())
         return Move((action,), self.env.action_text(action))
+
+    def _rank_move(self, rank: int, seat: int) -> tuple[tuple[int], str]:
+        """The move a rank alone means: the discard in front of you to take (drawing), or your one
+        card of that rank to discard; a question when two of your cards have it."""
+        g = self.env.game
+        legal = {tuple(ids): t for ids, t in self.env.full_moves()}
+        name = RANK_NAMES[rank]
+        if g.phase == PHASE_DRAW:
+            if 0 <= g.live < NUM_STANDARD and g.live >> 2 == rank and (TAKE_DISCARD,) in legal:
+                return (TAKE_DISCARD,), legal[(TAKE_DISCARD,)]
+            raise IllegalMoveError("draw first: `draw` (from the stock)"
+                                   + (" or `take`" if (TAKE_DISCARD,) in legal else "")
+                                   + f"; a {name} alone names a card to discard after that")
+        held = sorted(c for c in g.hands[seat] if c < NUM_STANDARD and c >> 2 == rank)
+        if not held:
+            raise IllegalMoveError(f"you hold no {name}")
+        if len(held) > 1:
+            raise IllegalMoveError(f"which {name}: " + " or ".join(f"`{card_str(c)}`" for c in held)
+                                   + "? type the card")
+        if (held[0],) not in legal:
+            return (self.env.move_to_action(card_str(held[0])),), card_str(held[0])
+        return (held[0],), legal[(held[0],)]

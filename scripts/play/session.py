@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Sequence
 
@@ -18,8 +19,12 @@ from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
 SHOW_WORDS = {"show", "table", "look", "hand", "board", "status"}
+HINT_WORDS = {"hint", "hint?", "advice"}
+HINTS_SHOWN = 3  # moves the hint lists, best first
 YES_WORDS = {"y", "yes", "q", "quit"}
 AUTO_LIST = 12  # list the legal moves with every prompt when there are at most this many
+LIST_PICK = re.compile(r"#\s*(\d+)[.)]?")  # `#3`: move 3 of the list (a bare number is a card rank)
+RANK_NUMBERS = {str(n) for n in range(1, 11)}  # bare numbers that name a rank (1 = ace, as in `1s`)
 
 
 class PlaySession:
@@ -47,6 +52,9 @@ class PlaySession:
         self.moves_made = 0  # whole moves
         self.last_human: int | None = None
         self.waiting_for: str | None = None
+        self.fresh_deal = True  # a round / deal / hand has just been dealt and nobody has moved
+        self.adviser = None  # the model that answers `hint` (loaded the first time it is asked)
+        self.adviser_error: str | None = None
 
     @property
     def stdin(self):
@@ -75,8 +83,13 @@ class PlaySession:
                     continue
                 seat = env.agent_seat[agent]
                 if self.agents[seat] is None:
+                    self.fresh_deal = False  # the person's own table shows the deal
                     self._human_turn(seat)
                 else:
+                    if self.fresh_deal and self.seats.humans and self.view.show_deal:
+                        # bots move first: show what was dealt before their moves change it
+                        con.print(self.view.table(self._table_viewer()))
+                    self.fresh_deal = False
                     try:
                         self._bot_turn(seat)
                     except KeyboardInterrupt:
@@ -88,6 +101,10 @@ class PlaySession:
             return 0
         self._finish()
         return 0
+
+    def _table_viewer(self) -> int | None:
+        """Whose hand a table drawn between moves may show: the one person's (none in hot-seat)."""
+        return self.seats.humans[0] if len(self.seats.humans) == 1 else None
 
     def _over(self) -> bool:
         env = self.env
@@ -133,8 +150,10 @@ class PlaySession:
         self.console.print(line)
         for item in self.view.after_move(before, seat, tuple(ids), rewards, self._private_viewer(seat)):
             self.console.print(item)
-        if self.view.section_ended(before) and self.seats.humans and not self._over():
-            self._pause()
+        if self.view.section_ended(before):
+            self.fresh_deal = True
+            if self.seats.humans and not self._over():
+                self._pause()
 
     def _private_viewer(self, seat: int | None = None) -> int | None:
         """The seat whose private events (the card drawn, a swap it takes part in) the screen may
@@ -196,6 +215,11 @@ class PlaySession:
                 continue
             low = line.lower()
             if low in QUIT_WORDS:
+                queen = self._quiet_parse(line, moves, seat) if low == "q" else None
+                if queen is not None:  # `q` is also a rank: ask rather than guess
+                    con.print(Text(f"`q` could mean {queen.text} (your queen) or quit: type the card to play "
+                                   f"it, or `quit` to leave", style="yellow"))
+                    continue
                 self._confirm_quit()
                 continue
             if low in HELP_WORDS:
@@ -207,6 +231,9 @@ class PlaySession:
             if low in SHOW_WORDS:
                 con.print(self.view.table(seat))
                 continue
+            if low in HINT_WORDS:
+                self._hint(moves)
+                continue
             move = self._pick(line, moves, seat)
             if move is not None:
                 self._apply(seat, move)
@@ -215,30 +242,91 @@ class PlaySession:
     def _pick(self, line: str, moves, seat: int) -> Move | None:
         """The move the person meant, or None after saying what was wrong."""
         con = self.console
-        token = line.strip().rstrip(".)")
-        if token.isdigit():
-            k = int(token)
+        token = line.strip()
+        pick = LIST_PICK.fullmatch(token)
+        if pick:  # only `#k` picks from the list: a typed number never silently means a list entry
+            k = int(pick.group(1))
             if 1 <= k <= len(moves):
                 ids, text = moves[k - 1]
                 return Move(tuple(ids), text)
-            con.print(Text(f"there is no move {k}: pick 1..{len(moves)} — try again (? lists them)", style="red"))
+            con.print(Text(f"there is no move #{k}: pick #1..#{len(moves)} — try again (? lists them)", style="red"))
             return None
+        if token.isdigit() and token.lstrip("0") not in RANK_NUMBERS:
+            # 0, 11, 42 ...: no card has that rank; perhaps a list number was meant
+            k = int(token)
+            listed = f"; to play move {k} of the list, type #{k}" if 1 <= k <= len(moves) else ""
+            return self._refuse(f"{token} is not a card rank (ranks: A or 1, 2-10, J, Q, K){listed}", line)
+        hint = (f" (a number is a card rank; #{token} picks move {token} of the list)"
+                if token.isdigit() and 1 <= int(token) <= len(moves) else "")
         try:
             move = self.view.parse(line, seat)
         except IllegalMoveError as e:
-            return self._refuse(e.reason, line)
+            return self._refuse(e.reason + hint, line)
         except ValueError as e:
-            return self._refuse(str(e), line)
+            return self._refuse(str(e) + hint, line)
         if move.ids not in {tuple(i) for i, _ in moves}:
             return self._refuse(f"{line!r} is not a legal move now", line)
         return move
+
+    def _hint(self, moves) -> None:
+        """`hint`: what the game's model (``model``, as for --seats) would play here and its
+        estimate, from the acting seat's own observation — its hand and the public table only."""
+        con = self.console
+        adviser = self._adviser()
+        if adviser is None:
+            con.print(Text(f"no hint: {self.adviser_error}", style="yellow"))
+            return
+        env = self.env
+        obs = env.observe(env.agent_selection)
+        advice = adviser.advise(obs["observation"], obs["action_mask"])
+        texts = {tuple(ids): t for ids, t in moves}
+        ranker = getattr(adviser, "advice_unit", "") == "Q"
+        shown = [(texts.get(ids) or " ".join(env.action_text(a) for a in ids), v) for ids, v in advice][:HINTS_SHOWN]
+        if not shown:
+            con.print(Text("no hint: the model has no move to suggest here", style="yellow"))
+            return
+        best, value = shown[0]
+        what = (f"estimated reward to the end of the match {value:+.2f}" if ranker
+                else f"the model's probability {value:.0%}")
+        line = Text.assemble(("hint: ", "bold"), ("the model would play ", ""), card_text(best), (f"  ({what})", "dim"))
+        con.print(line)
+        if len(shown) > 1:
+            others = "; ".join(f"{t} {v:+.2f}" if ranker else f"{t} {v:.0%}" for t, v in shown[1:])
+            con.print(Text.assemble(("  next best: ", "dim"), card_text(others)))
+        con.print(Text("  (from your cards and the table only, as the model sees them)", style="dim"))
+
+    def _adviser(self):
+        """The model behind `hint` for this game and player count, or None (with the reason)."""
+        if self.adviser is None and self.adviser_error is None:
+            from cardzoo.envs.registry import game_spec
+            from cardzoo.training.agents.specs import make_agent
+
+            self.console.print(Text("loading the model for hints …", style="dim"))
+            try:
+                agent = make_agent("model", game_spec(self.env.game_name).module, config=self.env.config, seed=0)
+            except (ValueError, OSError) as e:
+                self.adviser_error = str(e).splitlines()[0] if str(e) else type(e).__name__
+                return None
+            if not hasattr(agent, "advise"):
+                self.adviser_error = "this game's model cannot explain its choices"
+                return None
+            self.adviser = agent
+        return self.adviser
+
+    def _quiet_parse(self, line: str, moves, seat: int) -> Move | None:
+        """The legal move ``line`` names, or None (nothing printed)."""
+        try:
+            move = self.view.parse(line, seat)
+        except ValueError:
+            return None
+        return move if move.ids in {tuple(i) for i, _ in moves} else None
 
     def _refuse(self, reason: str, line: str) -> None:
         self.console.print(Text(f"{clip_echo(reason, line)} — try again (? lists the legal moves)", style="red"))
         return None
 
     def _list_moves(self, moves) -> None:
-        items = [Text.assemble((f"{i:>2}) ", "dim"), card_text(t)) for i, (_, t) in enumerate(moves, 1)]
+        items = [Text.assemble((f"#{i:<2} ", "dim"), card_text(t)) for i, (_, t) in enumerate(moves, 1)]
         self.console.print(Text("Legal moves:", style="bold"))
         self.console.print(Columns(items, padding=(0, 3)))
         legend = self.view.legend([t for _, t in moves])
@@ -248,8 +336,10 @@ class PlaySession:
     def _help(self, moves) -> None:
         self._list_moves(moves)
         self.console.print(Text(
-            "Type a move as you would say it (cards like 7h 7s, 10d, Q♠ — see `rules`), or its number. "
+            "Type a move as you would say it (cards like 7h 7s, 10d, Q♠, or a rank alone: 7 7, q — see "
+            "`rules`), or #N for move N of this list (a bare number is always a card rank). "
             "Enter plays your only move. Commands: ? / help (this list), show (the table again), rules, "
+            "hint (what the trained model would play), "
             "quit. ↑/↓ recall earlier lines.", style="dim"))
 
     def _confirm_quit(self) -> None:

@@ -28,7 +28,7 @@ Siantappo ("pig slaughter"), a climbing game for 3-6 players; all 52 cards are d
   players, 2nd and 2nd-to-last swap 1). The loser deals and leads.
 - Scoring per round: placement points n-1 for 1st ... 0 for last (the pig). The match winner has
   the most placement points after the last round; equal points share the place.
-Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or a number from `?`.
+Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or `#3` for move 3 of `?`.
 A rank alone (`7 7`, `q`) is enough when it can only mean one set of your cards. Enter plays your
 only move."""
 
@@ -72,7 +72,7 @@ class SiantappoView(GameView):
         if eng.phase == SWAP:
             giver, receiver, left = eng.swap_queue[0]
             trick = Text(f"Swap: {self.seats.verb(giver, 'gives', 'give')} {left} "
-                         f"card(s) back to {self.seats.short(receiver)}")
+                         f"card{'' if left == 1 else 's'} back to {self.seats.short(receiver)}")
         elif eng.current >= 0:
             kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
             trick = Text.assemble("On the table: ", card_text(keys_str(eng.current_keys)),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from rich.panel import Panel
@@ -9,12 +10,12 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
-from cardzoo.envs.cards import card_str, parse_card
+from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
-from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, place_names, titled
+from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
 SIDE_NAMES = "ABC"
 TAKE, BUILD, DROP = "take", "build", "drop"
@@ -42,9 +43,10 @@ Suipi (Samoan Casino) for 2 players, or 4 in partnerships (seats 0+2 against 1+3
 Input: the card you play, then any card of each floor item it takes: `5c 3d 2s` takes 3♦ and 2♠
 with 5♣; `qs` alone plays Q♠ when that card has only one take or drop. A build needs the word
 build: `2h build 8s` (add the value if it is ambiguous: `2h build 10 on 8s`); `jc drop`. The full
-texts of `?` work too (`5♣ take 3♦+2♠`), and so does a number from `?`."""
+texts of `?` work too (`5♣ take 3♦+2♠`), and so does `#3` for move 3 of `?`. Ranks alone work
+when they fit one move: `8 8`, `5 3 2`, `q`; a bare number is always a rank, never a list entry."""
 
-LEGEND = "[…=10] is a build of 10 (a 10 takes it); [=10L] a locked build: it can only be taken."
+BUILD_RE = re.compile(r"\[[^\]]*=(\d+)(L?)\]")  # a build in a move's text: [7♥+A♠=8], [5♣+5♦=10L]
 
 
 def _move_parts(ids) -> tuple[int, tuple[int, ...], str, int]:
@@ -58,6 +60,7 @@ class SuipiView(GameView):
     title = "Suipi"
     rules_text = RULES
     move_hint = "card + floor cards like 5c 3d 2s; ? for help"
+    show_deal = True  # the floor as dealt, before the bots' first moves take from it
 
     @property
     def eng(self):
@@ -137,7 +140,17 @@ class SuipiView(GameView):
         return t
 
     def legend(self, move_texts):
-        return LEGEND if any("=" in t for t in move_texts) else None
+        """What the listed builds mean, with their own values (`[7♥+A♠=8]`: an 8 takes it)."""
+        found = BUILD_RE.findall(" ".join(move_texts))
+        if not found:
+            return None
+        parts = []
+        for value, locked in dict.fromkeys(found):
+            v = int(value)
+            taker = "an A" if v == 1 else f"an {v}" if v in (8, 11) else f"a {v}"
+            parts.append(f"[…={v}L] is a locked build of {v}: it can only be taken, by {taker}" if locked
+                         else f"[…={v}] is a build of {v}: {taker} takes it")
+        return "; ".join(parts) + "."
 
     def snapshot(self):
         e = self.eng
@@ -178,7 +191,8 @@ class SuipiView(GameView):
         if taker < 0:
             return Text.assemble(("Nobody captured this deal: the floor cards go to nobody: ", "bold"), cards)
         verb = self.seats.verb(taker, "takes", "take")
-        return Text.assemble((f"Last capture: {verb} the {len(rest)} card(s) left on the floor: ", "bold"), cards)
+        left = "the last card" if len(rest) == 1 else f"the {len(rest)} cards"
+        return Text.assemble((f"Last capture: {verb} {left} left on the floor: ", "bold"), cards)
 
     def deal_summary(self, index: int, rewards):
         e = self.eng
@@ -240,11 +254,13 @@ class SuipiView(GameView):
     def parse(self, text, seat):
         """Forgiving input: the hand card, then any card of each floor item; a verb (take, build,
         drop) only where it is needed. A capture is the default; a build needs `build`; input that
-        names exactly one legal move is accepted."""
+        names exactly one legal move is accepted. A rank without a suit (`8 8`, `q`, `5 3 2`) stands
+        for a card of that rank (the first in your hand, the others on the floor) when exactly one
+        legal move fits; a number right after `build` is the build's value."""
         e = self.eng
         tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]=]+", text) if not w.startswith("=")]
-        verb, value, cards = None, None, []
-        for w in tokens:
+        verb, value, pats = None, None, []  # pats: ("card", id) or ("rank", r)
+        for i, w in enumerate(tokens):
             low = w.lower()
             if low in VERBS:
                 if verb is not None and VERBS[low] != verb:
@@ -252,53 +268,71 @@ class SuipiView(GameView):
                 verb = VERBS[low]
             elif low in FILLERS:
                 continue
-            elif low.isdigit():
-                value = int(low)
+            elif (low.isdigit() and i and VERBS.get(tokens[i - 1].lower()) == BUILD
+                  and (len(pats) > 1 or tokens[i + 1:i + 2] in (["on"], ["onto"]))):
+                value = int(low)  # `2h build 10 on 8s`, `2h 3s 4d build 9`: the build's value
+            elif low in RANK_WORDS:
+                pats.append(("rank", RANK_WORDS[low]))
             else:
                 try:
-                    cards.append(parse_card(w))
+                    pats.append(("card", parse_card(w)))
                 except ValueError as err:
                     raise IllegalMoveError(str(err)) from None
-        if not cards:
-            raise IllegalMoveError("type the card you play, then the floor cards it takes (e.g. 5c 3d 2s)")
-        h, named = cards[0], cards[1:]
-        if h not in e.hands[seat]:
-            where = "on the floor: start with the card from your hand" if any(h in it[CARDS] for it in e.floor) \
-                else "not in your hand"
-            raise IllegalMoveError(f"{card_str(h)} is {where}")
+        if not pats:
+            raise IllegalMoveError("type the card you play, then the floor cards it takes (e.g. 5c 3d 2s, or 8 8)")
+        hand, floor_cards = e.hands[seat], [c for it in e.floor for c in it[CARDS]]
+        kind0, x0 = pats[0]
+        if kind0 == "card":
+            if x0 not in hand:
+                where = "on the floor: start with the card from your hand" if x0 in floor_cards else "not in your hand"
+                raise IllegalMoveError(f"{card_str(x0)} is {where}")
+            heads = [x0]
+        else:
+            heads = sorted(c for c in hand if c >> 2 == x0)
+            if not heads:
+                raise IllegalMoveError(f"you hold no {RANK_NAMES[x0]}: start with a card from your hand")
         by_card = {c: it for it in e.floor for c in it[CARDS]}
-        reps = set()
-        for c in named:
-            if c not in by_card:
-                held = " (it is in your hand: play one card at a time)" if c in e.hands[seat] else ""
-                raise IllegalMoveError(f"{card_str(c)} is not on the floor{held}")
-            reps.add(by_card[c][REP])
-        mine = [(tuple(ids), t, _move_parts(ids)) for ids, t in self.env.full_moves() if ids[0] == h]
+        choices = []  # per floor pattern: the floor cards it may stand for
+        for kind, x in pats[1:]:
+            if kind == "card":
+                if x not in by_card:
+                    held = " (it is in your hand: play one card at a time)" if x in hand else ""
+                    raise IllegalMoveError(f"{card_str(x)} is not on the floor{held}")
+                choices.append([x])
+            else:
+                here = sorted(c for c in floor_cards if c >> 2 == x)
+                if not here:
+                    raise IllegalMoveError(f"there is no {RANK_NAMES[x]} on the floor")
+                choices.append(here)
+        readings = {frozenset(by_card[c][REP] for c in combo)
+                    for combo in itertools.islice(itertools.product(*choices), 5000) if len(set(combo)) == len(combo)}
+        named = bool(pats[1:])
         if verb == DROP and named:
             raise IllegalMoveError("a drop lays the card down alone: name no floor cards")
-        if verb is None and value is not None and value != e.nv[h]:
-            raise IllegalMoveError(f"a build needs the word build: `{_ascii(h)} build {value} ...`")
+        mine = [(tuple(ids), t, _move_parts(ids)) for ids, t in self.env.full_moves() if ids[0] in heads]
 
         def fits(parts, kinds):
             _, items, kind, v = parts
-            return (kind in kinds and (not named or set(items) == reps)
+            return (kind in kinds and (not named or frozenset(items) in readings)
                     and (kind != BUILD or value is None or v == value))
 
         kinds = {verb} if verb else {TAKE, DROP}
         cands = [(ids, t) for ids, t, parts in mine if fits(parts, kinds)]
         if len(cands) == 1:
             return Move(*cands[0])
-        what = card_str(h) + (" with " + " ".join(card_str(c) for c in named) if named else "")
+        what = (card_str(x0) if kind0 == "card" else f"a {RANK_NAMES[x0]}") + (
+            " with " + " ".join(card_str(x) if k == "card" else RANK_NAMES[x] for k, x in pats[1:]) if named else "")
         if cands:
             raise IllegalMoveError("that could mean " + " or ".join(f"`{t}`" for _, t in cands)
-                                   + " — type one of them (or its number)")
+                                   + " — type one of them (or #N from the list)")
         builds = [t for ids, t, parts in mine if fits(parts, {BUILD})]
         if verb is None and builds:
             raise IllegalMoveError(f"{what} can only build ({'; '.join(builds)}): a build needs the word "
-                                   f"build, e.g. `{_ascii(h)} build {builds[0].split(' build ')[1]}`")
+                                   f"build, e.g. `{_ascii(heads[0])} build {builds[0].split(' build ')[1]}`")
         options = "; ".join(t for _, t, _ in mine)
-        raise IllegalMoveError(f"no legal move plays {what}" + (f"; {card_str(h)} can: {options}" if options
-                                                                else f"; {card_str(h)} cannot be played now"))
+        played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
+        raise IllegalMoveError(f"no legal move plays {what}" + (f"; {played} can: {options}" if options
+                                                                else f"; {played} cannot be played now"))
 
 
 def _ascii(card: int) -> str:

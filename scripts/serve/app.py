@@ -30,8 +30,9 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from cardzoo.scripts.serve.catalog import catalog, read_options
-from cardzoo.scripts.serve.match import HUMAN, Match, MoveRefused
+from cardzoo.scripts.serve.catalog import catalog, read_options, read_seat
+from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
+from cardzoo.scripts.serve.match import Match, MoveRefused
 from cardzoo.scripts.serve.replay import Replay, parse_records
 from cardzoo.scripts.serve.store import WATCH, Full, Limits, Store
 
@@ -39,7 +40,7 @@ STATIC_DIR = Path(__file__).parent / "static"
 MAX_MESSAGE = 4096  # characters in one WebSocket message from a browser
 MAX_NEW_GAME = 16 * 1024  # bytes of a new-game request
 MAX_RECORD_UPLOAD = 8 * 1024 * 1024  # bytes of an uploaded record file
-MAX_SPEC = 300  # characters of one seat spec (a checkpoint path)
+MAX_SPEC = 100  # characters of one seat spec (a bot or a model name, maybe @SEED)
 MAX_IDS = 64  # action ids in one move
 WATCH_PACE = 0.6  # default seconds between moves when only bots play (so a person can follow)
 SEND_TIMEOUT = 10.0  # a browser that does not take a message in this long is dropped
@@ -67,7 +68,8 @@ def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = N
     Its one piece of state is ``app.state.store`` (the matches and replays); every handler
     below finds it through its request or socket."""
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
-    app = Starlette(routes=routes(), middleware=middleware, lifespan=lifespan)
+    app = Starlette(routes=routes(), middleware=middleware, lifespan=lifespan,
+                    exception_handlers={404: http_error, 405: http_error})
     app.state.store = Store(limits)
     return app
 
@@ -95,6 +97,12 @@ def error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
 
 
+async def http_error(request: Request, exc) -> JSONResponse:
+    """An unknown address or method: the one-line error shape of every refusal."""
+    status = getattr(exc, "status_code", 404)
+    return error("no such address" if status == 404 else "method not allowed here", status)
+
+
 def ok(data) -> JSONResponse:
     return JSONResponse(data, headers=SECURITY_HEADERS)
 
@@ -106,6 +114,18 @@ def same_origin(headers) -> bool:
         return True  # not a browser (curl, a test client)
     host = headers.get("host", "")
     return origin.split("://", 1)[-1].rstrip("/") == host
+
+
+def loads_checked(text: str, what: str = "the request body"):
+    """``json.loads`` after the depth check; ValueError (one line) for too deep or not JSON."""
+    if not json_depth_ok(text):
+        raise BadRequest(f"{what} is nested too deeply (at most {MAX_DEPTH} levels of [ ] and {{ }})")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise BadRequest(f"{what} must be JSON") from None
+    except RecursionError:  # not reached after the check; kept so no input can drop a handler
+        raise BadRequest(f"{what} is nested too deeply") from None
 
 
 async def read_json(request: Request, limit: int):
@@ -121,9 +141,12 @@ async def read_json(request: Request, limit: int):
         if len(body) > limit:
             raise BadRequest(f"request too large (at most {limit} bytes)")
     try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise BadRequest("the request body must be JSON") from None
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("the request body must be JSON (UTF-8)") from None
+    if len(text) > 64 * 1024:  # an uploaded record: checked and parsed off the event loop
+        return await asyncio.to_thread(loads_checked, text)
+    return loads_checked(text)
 
 
 # ------------------------------------------------------------------ the page and the JSON API
@@ -255,9 +278,11 @@ async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> d
     """Apply one message; returns an answer for the sender (an error, a pong, a view), or None."""
     if len(text) > MAX_MESSAGE:
         return _refusal(match, f"message too large ({len(text)} characters; at most {MAX_MESSAGE})")
+    if not json_depth_ok(text):
+        return _refusal(match, f"malformed message: nested too deeply (at most {MAX_DEPTH} levels)")
     try:
         msg = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return _refusal(match, "malformed message: not JSON")
     if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping"):
         return _refusal(match, 'unknown message: send {"type": "move", "ids": [...], "version": N}')
@@ -374,7 +399,6 @@ async def sweep(store: Store) -> None:
 def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     """(game, seat specs, options, seed, watch pace) from a new-game request; BadRequest if bad."""
     from cardzoo.envs.registry import game_spec
-    from cardzoo.training.agents.specs import parse_agent_spec
 
     if not isinstance(body, dict):
         raise BadRequest('send {"game": "siantappo", "seats": ["human", "rules", ...], "options": {...}}')
@@ -384,17 +408,14 @@ def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     spec = game_spec(game)  # ValueError names the games
     seats = body.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-        raise BadRequest("seats must be a list of seat kinds: human, rules, random, model, a checkpoint path")
-    specs = [s.strip() for s in seats]
-    if len(specs) not in spec.player_counts:
+        raise BadRequest("seats must be a list of seat kinds: human, rules, random, model, teacher, a model's name")
+    if len(seats) not in spec.player_counts:
         counts = ", ".join(map(str, spec.player_counts))
-        raise BadRequest(f"{spec.name} is played by {counts} players, not {len(specs)}")
-    for s in specs:
-        if len(s) > MAX_SPEC:
-            raise BadRequest("a seat spec is too long")
-        if s.lower() != HUMAN:
-            parse_agent_spec(s)  # ValueError / FileNotFoundError: one line
-    specs = [HUMAN if s.lower() == HUMAN else s for s in specs]
+        raise BadRequest(f"{spec.name} is played by {counts} players, not {len(seats)}")
+    if any(len(s) > MAX_SPEC for s in seats):
+        raise BadRequest("a seat spec is too long")
+    # only agents this server offers: never a path (docs/serve.md, Security)
+    specs = [read_seat(spec.name, len(seats), s, text) for s, text in enumerate(seats)]
     options = read_options(spec.name, body.get("options"))
     seed = body.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62):

@@ -9,6 +9,7 @@ from cardzoo.envs.errors import UserError
 
 import dataclasses
 import os
+import re
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.registry import GAME_MODULES, game_spec
@@ -18,6 +19,7 @@ from cardzoo.training.agents.shipped import shipped_models as shipped_model_coun
 
 AGENT_CHOICES = [HUMAN, "rules", "random", "model"]
 MAX_OPTION_TEXT = 200
+_SEAT_RE = re.compile(r"^(?P<body>[A-Za-z0-9_.-]{1,80}?)(?:@(?P<seed>-?\d{1,18}))?$")
 
 
 def catalog() -> dict:
@@ -37,8 +39,56 @@ def catalog() -> dict:
         games.append({"name": spec.name, "title": title,
                       "players": list(spec.player_counts), "default_players": spec.default_players,
                       "options": options, "model_players": model_players,
-                      "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else [])})
+                      "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
+                      "named_models": [{"name": n, "players": c} for n, g, c in named_models(models)
+                                       if g == spec.name]})
     return {"games": games, "agents": AGENT_CHOICES, "models": model_names(models)}
+
+
+def named_models(models=None) -> list[tuple[str, str, list[int]]]:
+    """(name, game, player counts) of each model in the model folders (``CARDZOO_MODELS``'s
+    first, then the shipped ones); a name found in two folders is the first one's."""
+    seen: dict[str, tuple[str, str, list[int]]] = {}
+    for w, g, c in shipped_model_counts() if models is None else models:
+        name = os.path.basename(w)[:-len(".safetensors")]
+        if os.path.isfile(w) and name not in seen:
+            seen[name] = (name, g, c)
+    return list(seen.values())
+
+
+def read_seat(game: str, players: int, seat: int, text: str) -> str:
+    """A seat from the browser as an agent spec the server itself offers; UserError if not.
+
+    Allowed: ``human``; the bots (``rules``, ``random``, ``teacher`` where the game has one);
+    ``model`` (the first model in the model folders for the game and player count); the name of a
+    model in the model folders (``suipi-2p``), resolved here to its file. Each bot may carry
+    ``@SEED``. A path is never accepted, and the refusal names no file: a browser (and with
+    ``--host``, anyone on the network) must not be able to probe the server's disk."""
+    spec = game_spec(game)
+    kinds = ["rules", "random", "model"] + (["teacher"] if spec.teacher is not None else [])
+    text = text.strip()
+    if text.lower() == HUMAN:
+        return HUMAN
+    m = _SEAT_RE.match(text)
+    body = m.group("body").lower() if m else ""
+    seed = f"@{m.group('seed')}" if m and m.group("seed") else ""
+    if body in kinds:
+        return body + seed
+    if body == "teacher":
+        raise UserError(f"player_{seat}: {spec.name} has no teacher agent; choose human, {', '.join(kinds)}")
+    named = {n.lower(): (n, g, c) for n, g, c in named_models()} if m else {}
+    if body in named:
+        name, g, counts = named[body]
+        if g != spec.name or players not in counts:
+            raise UserError(f"player_{seat}: model {name} plays {g} with {','.join(map(str, counts))} "
+                            f"players, not {spec.name} with {players}")
+        weights = next(w for w, gg, cc in shipped_model_counts()
+                       if os.path.basename(w)[:-len(".safetensors")] == name and os.path.isfile(w))
+        return weights + seed
+    fitting = [n for n, g, c in named_models() if g == spec.name and players in c]
+    offered = ", ".join(["human", *kinds, *fitting])
+    raise UserError(f"player_{seat}: not an agent this server offers ({offered}; each may take @SEED); "
+                    f"checkpoint paths are refused: give their folder with cardzoo --models DIR serve")
 
 
 def model_names(models: list[tuple[str, str, list[int]]]) -> list[str]:

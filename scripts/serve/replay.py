@@ -12,11 +12,14 @@ from __future__ import annotations
 from cardzoo.envs.errors import UserError
 
 import json
+import re
 import threading
 import time
 
 from cardzoo.envs.seatview import match_over
-from cardzoo.scripts.serve.match import log_for, seat_label, view_module
+from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
+from cardzoo.scripts.serve.match import log_for, view_module
+from cardzoo.training.agents.specs import is_checkpoint_spec
 from cardzoo.training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
 
 MAX_RECORDS = 10_000  # games read from one uploaded file
@@ -30,10 +33,14 @@ def parse_records(text: str) -> list[dict]:
             continue
         if len(records) >= MAX_RECORDS:
             raise UserError(f"more than {MAX_RECORDS} games in one file; split it")
+        if not json_depth_ok(line):
+            raise UserError(f"line {lineno}: nested too deeply (at most {MAX_DEPTH} levels)")
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
             raise UserError(f"line {lineno}: not JSON ({e.msg})") from None
+        except RecursionError:
+            raise UserError(f"line {lineno}: nested too deeply") from None
         check_record(rec, f"line {lineno}")
         records.append(rec)
     if not records:
@@ -140,7 +147,11 @@ class Replay:
 
 
 def _label(kind: str) -> str:
-    try:
-        return seat_label(kind)
-    except (ValueError, OSError):
-        return kind  # a checkpoint that is not on this machine: its name as recorded
+    """How a recorded seat kind reads, without touching the disk: an uploaded record must not
+    tell whether a path it names exists here (a checkpoint shows by its file name)."""
+    kind = str(kind)[:200]
+    body, _, seed = kind.rpartition("@") if "@" in kind else (kind, "", "")
+    if is_checkpoint_spec(body):
+        name = re.split(r"[\\/]", body)[-1] or body
+        return f"{name}@{seed}" if seed else name
+    return kind

@@ -90,6 +90,8 @@ class MaskedPolicyNet(nn.Module):
 class PolicyAgent:
     """A trained policy behind the agent protocol (greedy; ``sample=True`` samples)."""
 
+    advice_unit = "p"  # ``advise`` gives probabilities
+
     def __init__(self, net: MaskedPolicyNet, meta: dict, seed: int | None = None, sample: bool = False):
         self.net, self.meta = net, meta
         self.name = meta.get("name", "checkpoint")
@@ -100,6 +102,15 @@ class PolicyAgent:
 
     def act(self, observation, action_mask) -> int:
         return self.net.act(observation, action_mask, self.rng)
+
+    @torch.no_grad()
+    def advise(self, observation, action_mask) -> list[tuple[tuple[int, ...], float]]:
+        """Each legal action with the policy's probability of it, most likely first."""
+        logits = self.net(torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0))[0]
+        mask = torch.as_tensor(np.asarray(action_mask) > 0)
+        probs = torch.softmax(logits.masked_fill(~mask, float("-inf")), dim=0).numpy()
+        legal = np.flatnonzero(np.asarray(action_mask))
+        return sorted((((int(a),), float(probs[a])) for a in legal), key=lambda m: -m[1])
 
 
 SB3_PREFIX = {"policy_net": "mlp_extractor.policy_net", "action_net": "action_net"}

@@ -111,6 +111,8 @@ class RankerAgent:
     ``(observation, chosen feature row)`` to it: the training samples of Deep Monte-Carlo.
     """
 
+    advice_unit = "Q"  # ``advise`` gives Q estimates (reward to the end of the match)
+
     def __init__(self, net: MoveRankerNet, reader, meta: dict | None = None, seed: int | None = None,
                  epsilon: float = 0.0, record: list | None = None, trust: float = 0.0):
         self.net, self.reader = net, reader
@@ -123,6 +125,19 @@ class RankerAgent:
 
     def reset(self) -> None:
         self._plan = None
+
+    def advise(self, observation, action_mask) -> list[tuple[tuple[int, ...], float]]:
+        """Every complete move from here with its Q estimate (the seat's return to the end of the
+        match), best first — what ``act`` weighs, from this observation alone. Changes no plan."""
+        mask = np.asarray(action_mask)
+        state = self.reader.read(observation)
+        seqs, rows = self.reader.candidates(state, mask)
+        if not seqs:
+            return []
+        q = self.net.scores(np.asarray(observation, dtype=np.float32), rows)
+        k = len(state.prefix)
+        out = [(tuple(int(a) for a in seq[k:]), float(v)) for seq, v in zip(seqs, q)]
+        return sorted(out, key=lambda m: -m[1])
 
     def act(self, observation, action_mask) -> int:
         mask = np.asarray(action_mask)

@@ -142,10 +142,10 @@ function fillSeats() {
   const n = Number($("#players").value);
   const box = $("#seats");
   const g = currentGame();
-  const agents = g.agents;
+  const agents = [...g.agents, ...g.named_models.filter((m) => m.players.includes(n) && !g.agents.includes(m.name)).map((m) => m.name)];
   $("#models").textContent = g.model_players.includes(n)
-    ? `A trained model ships for ${g.title} with ${n} players: seat kind "model".`
-    : `No trained model ships for ${g.title} with ${n} players${state.catalog.models.length ? ` (shipped: ${state.catalog.models.join(", ")})` : ""}; use a checkpoint path under other….`;
+    ? `A trained model is offered for ${g.title} with ${n} players: seat kind "model".`
+    : `No trained model is offered for ${g.title} with ${n} players${state.catalog.models.length ? ` (offered: ${state.catalog.models.join(", ")})` : ""}; start the server with cardzoo --models DIR serve to offer your own.`;
   const old = [...box.querySelectorAll(".seat-choice")].map((d) => seatSpec(d));
   box.replaceChildren();
   for (let s = 0; s < n; s++) {
@@ -157,7 +157,7 @@ function fillSeats() {
     sel.append(new Option("other…", "other"));
     const input = el("input");
     input.type = "text";
-    input.placeholder = "runs/s4/final.safetensors or rules@7";
+    input.placeholder = "rules@7 or a model's name@3";
     input.name = `seat-${s}-spec`;
     const prev = old[s] ?? (s === 0 ? "human" : "rules");
     if (agents.includes(prev)) sel.value = prev;

@@ -1,0 +1,282 @@
+"""The docs run as written (issue 27): every ```python block of README.md and docs/**/*.md is executed,
+and every `cardzoo ...` line of a ```bash block is parsed by the real command-line parser.
+
+Blocks are found by Sybil (https://sybil.readthedocs.io), which also provides the markers a page may
+carry, as HTML comments that do not show on GitHub:
+
+- ``<!-- skip: next "why" -->`` before a block: the block is not run (a usage synopsis, a template
+  with placeholders, an example that needs an extra not in the dev install). Keep these few.
+  ``<!-- skip: next if(not HAS_RAY, reason="...") -->`` skips only where the condition holds
+  (names the test provides: ``HAS_RAY``, ``HAS_TIANSHOU``).
+- ``<!-- docs-test: shorten OLD -> NEW -->`` before a python block: the test replaces the text OLD by
+  NEW before running it (a shorter run of the same code: ``games=400`` -> ``games=8``). Repeatable.
+
+Python blocks of one page share a namespace, in page order, and run in a temporary directory (so
+files they write land there). A bash block's other commands (make, pip, python3, tensorboard) are
+not run; a here-document fed to ``python`` is compiled.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+import shlex
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+from sybil import Region, Sybil
+from sybil.region import Lexeme
+from sybil.evaluators.python import PythonEvaluator
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+
+from cardzoo.envs.registry import game_names
+from cardzoo.scripts.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted(["README.md", *(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md"))])
+
+SHORTEN = re.compile(r"<!--\s*docs-test:\s*shorten\s+(?P<old>.+?)\s+->\s+(?P<new>.+?)\s*-->")
+SHORTEN_KEY = "_docs_test_shorten"
+
+
+def shorten_parser(document):
+    """``<!-- docs-test: shorten OLD -> NEW -->``: queue a replacement for the next python block."""
+    for m in SHORTEN.finditer(document.text):
+        yield Region(m.start(), m.end(), (m["old"], m["new"]), queue_shortening)
+
+
+def queue_shortening(example) -> None:
+    example.namespace.setdefault(SHORTEN_KEY, []).append(example.parsed)
+
+
+class ShortenedPython(PythonEvaluator):
+    def __call__(self, example):
+        __tracebackhide__ = True
+        pending = example.namespace.pop(SHORTEN_KEY, [])
+        source = example.parsed
+        for old, new in pending:
+            assert old in source, f"docs-test: shorten {old!r}: not in the block at line {example.line}"
+            source = Lexeme(source.replace(old, new), source.offset, source.line_offset)
+        if pending:
+            example.parsed = source
+        return super().__call__(example)
+
+
+# --- shell blocks ------------------------------------------------------------------------------------
+
+OPERATORS = {"|", "||", "&&", ";", "&"}
+HEREDOC = re.compile(r"<<-?\s*'?(\w+)'?")
+
+
+def shell_commands(source: str):
+    """(line offset, command text, here-document body or None) for each command of a bash block."""
+    lines = source.splitlines()
+    i = 0
+    while i < len(lines):
+        start, text = i, lines[i]
+        while text.rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text = text.rstrip()[:-1] + " " + lines[i]
+        body = None
+        m = HEREDOC.search(text)
+        if m:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == m[1]), len(lines))
+            body = "\n".join(lines[i + 1:end])
+            text = text[:m.start()] + text[m.end():]
+            i = end
+        i += 1
+        if text.strip() and not text.lstrip().startswith("#"):
+            yield start, text, body
+
+
+def segments(text: str):
+    """The simple commands of one line, split at | ; && || & (comments dropped)."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    current: list[str] = []
+    for token in lexer:
+        if token in OPERATORS:
+            yield current
+            current = []
+        else:
+            current.append(token)
+    yield current
+
+
+def check_cardzoo(argv: list[str]) -> str | None:
+    """None if `cardzoo ARGV` parses (and names a known game), else why not."""
+    err, out = io.StringIO(), io.StringIO()
+    try:
+        with redirect_stderr(err), redirect_stdout(out):
+            args = build_parser().parse_args(argv)
+    except SystemExit as e:
+        return None if e.code == 0 else err.getvalue().strip().splitlines()[-1]
+    games = getattr(args, "games", None) if args.command == "bench" else [getattr(args, "game", None)]
+    unknown = [g for g in games or () if isinstance(g, str) and g not in game_names()]
+    if unknown:
+        return f"unknown game {unknown[0]!r} (a placeholder? mark the block)"
+    return None
+
+
+def evaluate_shell(example) -> str | None:
+    problems = []
+    for offset, text, body in shell_commands(str(example.parsed)):
+        line = example.line + example.parsed.line_offset + offset + 1
+        try:
+            cmds = list(segments(text))
+        except ValueError as e:
+            problems.append(f"line {line}: {text.strip()!r}: {e}")
+            continue
+        for argv in cmds:
+            if not argv:
+                continue
+            if argv[0] == "cardzoo" or argv[0].endswith("/bin/cardzoo"):
+                why = check_cardzoo(argv[1:])
+                if why:
+                    problems.append(f"line {line}: {shlex.join(argv)}\n    {why}")
+            elif body is not None and Path(argv[0]).name.startswith("python"):
+                try:
+                    compile(body, f"{example.path}:{line}", "exec")
+                except SyntaxError as e:
+                    problems.append(f"line {line}: here-document: {e}")
+    return "\n".join(problems) or None
+
+
+SYBIL = Sybil(
+    parsers=[
+        SkipParser(),
+        shorten_parser,
+        PythonCodeBlockParser(),
+        CodeBlockParser(language="bash", evaluator=evaluate_shell),
+    ],
+    path="..",
+    patterns=DOCS,
+)
+
+NAMES = {"HAS_RAY": importlib.util.find_spec("ray") is not None,
+         "HAS_TIANSHOU": importlib.util.find_spec("tianshou") is not None}
+
+
+def test_docs_found():
+    assert "README.md" in DOCS and "docs/evaluation.md" in DOCS
+
+
+@pytest.mark.parametrize("page", DOCS)
+def test_page_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    document = SYBIL.parse(ROOT / page)
+    document.namespace.update(NAMES)
+    # the python evaluator that honours `docs-test: shorten`
+    for _, region in document.regions:
+        if isinstance(region.evaluator, PythonEvaluator):
+            region.evaluator = ShortenedPython()
+    skipped = []
+    for example in document:
+        try:
+            example.evaluate()
+        except unittest.SkipTest as e:
+            skipped.append(f"line {example.line}: {e}")
+    assert not document.namespace.get(SHORTEN_KEY), "docs-test: shorten with no python block after it"
+
+
+def test_unlabelled_blocks_hold_no_commands():
+    """A ``` block with no language is not checked, so it must not hold a `cardzoo` command."""
+    fence = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+    bad = []
+    for page in DOCS:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for m in fence.finditer(text):
+            if not m[1] and re.search(r"^\s*(\S*/)?cardzoo\s", m[2], re.M):
+                bad.append(f"{page}:{text.count(chr(10), 0, m.start()) + 1}")
+    assert not bad, f"label these blocks ```bash (or ```text for a synopsis): {bad}"
+
+
+# --- figures: prose that quotes a table must agree with it -------------------------------------------
+
+def _table_rows(text: str, heading: str) -> list[list[str]]:
+    """The body rows of the first markdown table after ``heading``, as lists of cell strings."""
+    rest = text[text.index(heading):]
+    rows = []
+    for line in rest.splitlines()[1:]:
+        if line.startswith("|"):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+        elif rows:
+            break
+    return [r for r in rows[2:] if r]  # drop the header and the |---| line
+
+
+def test_benchmark_findings_agree_with_the_tables():
+    """docs/benchmarks.md's "Findings" and README's speed paragraph quote the run's tables."""
+    bench = (ROOT / "docs/benchmarks.md").read_text(encoding="utf-8")
+    wrap = re.compile(r"(\d+)% \((\d+)µs\)")
+    ours = [wrap.fullmatch(r[5]).groups() for r in _table_rows(bench, "### Our games")]
+    pct, us = [int(p) for p, _ in ours], [int(u) for _, u in ours]
+    refs = [int(wrap.fullmatch(r[4])[2]) for r in _table_rows(bench, "### Reference environments")
+            if wrap.fullmatch(r[4])]
+    floor = re.search(r"\(([\d.]+) µs/step\), env\(\).*?\(([\d.]+) µs/step\); wrappers (\d+)%", bench)
+    findings = bench[bench.index("Findings from this run"):]
+    assert f"{min(us)}–{max(us)} µs per step" in findings
+    assert f"{min(pct)}–{max(pct)} % of our games' `env()` time" in findings
+    assert f"{min(refs)}–{max(refs)} µs/step above" in findings
+    assert f"the null game: {floor[1]} µs/step raw, {floor[2]} µs/step wrapped, {floor[3]} %" in findings
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"wrappers cost {min(us)}–{max(us)} µs per step ({min(pct)}–{max(pct)}%" in " ".join(readme.split())
+
+
+BASELINES = sorted((ROOT / "docs/baselines").glob("rules-random-*.json"))
+TITLES = {"siantappo": "Siantappo", "suipi": "Suipi", "samsip": "Sam Sip"}
+
+
+def _ci(lo_hi, spec="+.2f", unit=""):
+    return f"[{format(lo_hi[0], spec)}{unit}, {format(lo_hi[1], spec)}{unit}]"
+
+
+@pytest.mark.parametrize("path", BASELINES, ids=lambda p: p.stem)
+def test_baseline_tables_are_the_kept_reports(path):
+    """The rule-bot-vs-random rows of docs/evaluation.md and README.md are the `--json` reports in
+    docs/baselines/ (`cardzoo eval GAME --agents rules,random --players N --games 600 --seed 1
+    --json docs/baselines/rules-random-GAME-Np.json`), in one format."""
+    import json
+
+    r = json.loads(path.read_text())
+    assert (r["seed"], r["games_played"], [e["name"] for e in r["entrants"]]) == (1, 600, ["rules", "random"])
+    pair, rules = r["pairs"][0], r["entrants"][0]
+    adv = f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])}"
+    win = f"{100 * rules['win_rate']:.1f}%"
+    row = (f"| {r['game']} | {r['players']} | {r['games_played']} ({r['deals']} × {r['games_per_deal']}) | {adv} | "
+           f"{rules['mean_reward']:+.2f} {_ci(rules['reward_ci'])} | "
+           f"{win} {_ci([100 * x for x in rules['win_ci']], '.1f', '%')} |")
+    assert row in (ROOT / "docs/evaluation.md").read_text(encoding="utf-8"), row
+    readme_row = (f"| {TITLES[r['game']]} | {r['players']} | {adv} | "
+                  f"{win} {_ci([100 * x for x in rules['win_ci']], '.1f')} |")
+    assert readme_row in (ROOT / "README.md").read_text(encoding="utf-8"), readme_row
+
+
+def test_every_baseline_row_has_its_report():
+    rows = re.findall(r"^\| (siantappo|suipi|samsip) \| (\d) \| 600 \(", (ROOT / "docs/evaluation.md").read_text(), re.M)
+    assert sorted(f"rules-random-{g}-{n}p" for g, n in rows) == [p.stem for p in BASELINES]
+
+
+TEACHER = sorted((ROOT / "docs/baselines").glob("teacher-rules-samsip-*.json"))
+
+
+def test_teacher_table_is_the_kept_reports():
+    """docs/samsip.md's lookahead-vs-rule-bot table is the `--json` reports in docs/baselines/
+    (`cardzoo eval samsip --players N --agents teacher,rules --games 1000 --seed 4001 --json ...`)."""
+    import json
+
+    text = (ROOT / "docs/samsip.md").read_text(encoding="utf-8")
+    table = _table_rows(text, "--agents teacher,rules --games 1000 --seed 4001")
+    assert [int(r[0]) for r in table] == [json.loads(p.read_text())["players"] for p in TEACHER]
+    for path in TEACHER:
+        r = json.loads(path.read_text())
+        assert (r["seed"], [e["name"] for e in r["entrants"]]) == (4001, ["teacher", "rules"])
+        pair, teacher = r["pairs"][0], r["entrants"][0]
+        row = (f"| {r['players']} | {r['games_played']} | **{pair['advantage']:+.3f}** "
+               f"{_ci(pair['advantage_ci'], '+.3f')} | {100 * teacher['win_rate']:.1f}% "
+               f"{_ci([100 * x for x in teacher['win_ci']], '.1f', '%')} |")
+        assert row in text, row
