@@ -4,6 +4,7 @@ message may hold, and every kind of bad message refused with the match unchanged
 from __future__ import annotations
 
 import json
+import re
 import random
 import threading
 import warnings
@@ -350,6 +351,48 @@ def test_a_bots_only_match_can_be_watched_from_any_seat(client):
                 break
     assert any("you are watching" in e for e in errors) and any("seat must be 0..2" in e for e in errors)
     assert 2 in seen_seats
+
+
+SECOND_PERSON = re.compile(r"\b(you|your)\b", re.I)
+
+
+def texts(x):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, list):
+        for i in x:
+            yield from texts(i)
+    elif isinstance(x, dict):
+        for i in x.values():
+            yield from texts(i)
+
+
+@pytest.mark.parametrize("game, seats, options", [
+    ("siantappo", ["rules", "random", "rules", "random"], {"rounds": 2}),
+    ("suipi", ["rules", "random", "rules", "random"], {"match_deals": 1}),
+    ("samsip", ["rules", "random", "rules"], {"bankroll": 4}),
+])
+def test_watching_and_replaying_name_the_seats_never_you(client, game, seats, options):
+    """A watcher or a replay shows a seat that is not the person looking: no "you", "your"."""
+    match = Match.create(game, seats, options, seed=5)
+    assert match.watch_key
+    n = len(seats)
+    while True:
+        for seat in range(n):
+            said = [t for t in texts(match.view(seat)) if SECOND_PERSON.search(t)]
+            assert not said, (seat, said)
+        if match.over:
+            break
+        match.play_bot_move()
+    r = client.post("/api/replays", json={"text": json.dumps(match.record(), ensure_ascii=False)})
+    key = r.json()["key"]
+    for k in range(0, match.version + 1, 7):
+        view = client.get(f"/api/replays/{key}?move={k}&seat={k % n}").json()
+        said = [t for t in texts(view) if SECOND_PERSON.search(t)]
+        assert not said, (k, said)
+    # a person's own seat still reads "you"
+    played = Match.create(game, ["human"] + seats[1:], options, seed=5)
+    assert any(SECOND_PERSON.search(t) for t in texts(played.view(0)))
 
 
 def test_an_uploaded_records_seat_names_do_not_probe_the_disk(client):

@@ -137,3 +137,100 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
     assert len(list(shots.glob("*.png"))) == 6
+
+
+def test_bot_moves_are_shown_one_at_a_time(browser):
+    """The page paces bot moves itself: each shown at least PACE ms after the table before it,
+    even when the server sends them all at once; the speed control is remembered."""
+    pace = 300
+    with LiveServer() as server:
+        browser.get(server.url + f"/?pace={pace}")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        assert body(browser, "pace") == str(pace)
+        # every table that goes up: when, its version, who made its last move
+        browser.execute_script("""
+            window.shown = [];
+            new MutationObserver(() => {
+              const li = document.querySelector('#log li:last-child .who');
+              window.shown.push([performance.now(), Number(document.body.dataset.version), li ? li.textContent : '']);
+            }).observe(document.body, {attributes: true, attributeFilter: ['data-version']});
+        """)
+        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
+        Select(browser.find_element(By.ID, "players")).select_by_value("4")
+        browser.find_element(By.ID, "seed").send_keys("7")
+        browser.find_element(By.ID, "deal").click()
+        gaps = []
+        for _ in range(6):
+            WebDriverWait(browser, WAIT).until(
+                lambda d: settled(d) and (body(d, "turn") in ("you", "over") or overlay_open(d)))
+            shown = browser.execute_script("return window.shown")
+            gaps = [t1 - t0 for (t0, v0, _), (t1, v1, who) in zip(shown, shown[1:])
+                    if v1 == v0 + 1 and who != "you: "]
+            if len(gaps) >= 3 or body(browser, "turn") == "over":
+                break
+            if overlay_open(browser):
+                browser.find_element(By.CSS_SELECTOR, "#overlay-actions button").click()
+                continue
+            try:
+                play_one_move(browser)
+            except StaleElementReferenceException:
+                continue
+        assert len(gaps) >= 3, shown
+        assert min(gaps) >= pace * 0.9, gaps
+        # the speed control: instant, remembered for the next visit
+        Select(browser.find_element(By.ID, "speed")).select_by_value("0")
+        assert browser.execute_script("return localStorage.getItem('cardzoo.pace')") == "0"
+        browser.get(server.url + "/")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        assert Select(browser.find_element(By.ID, "speed")).first_selected_option.get_attribute("value") == "0"
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(browser):
+    """Sam Sip, seed 3: the dealer wins hand 1 on the opening draw, before the table first shows,
+    and its summary still opens; every later hand's does too, the one that knocks you out
+    included; then the others play on (paced) with a *skip to the end* button."""
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=100")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        Select(browser.find_element(By.ID, "game")).select_by_value("samsip")
+        Select(browser.find_element(By.ID, "players")).select_by_value("3")
+        for s, kind in enumerate(["human", "model", "rules"]):
+            Select(browser.find_element(By.NAME, f"seat-{s}")).select_by_value(kind)
+        browser.find_element(By.CSS_SELECTOR, "#new-game details summary").click()
+        bankroll = browser.find_element(By.NAME, "opt-bankroll")
+        bankroll.clear()
+        bankroll.send_keys("6")
+        browser.find_element(By.ID, "seed").send_keys("3")
+        browser.find_element(By.ID, "deal").click()
+        titles, knocked_out = [], False
+        for _ in range(400):
+            WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
+                lambda d: overlay_open(d) or d.find_elements(By.ID, "skip") or body(d, "turn") == "over"
+                or (settled(d) and body(d, "turn") == "you"))
+            try:
+                if overlay_open(browser):
+                    title = browser.find_element(By.ID, "overlay-title").text
+                    text = browser.find_element(By.ID, "overlay-body").text
+                    browser.find_element(By.CSS_SELECTOR, "#overlay-actions button").click()
+                    titles.append(title)
+                    knocked_out |= "you (knocked out)" in text
+                    continue
+                if browser.find_elements(By.ID, "skip") or body(browser, "turn") == "over":
+                    break
+                play_one_move(browser)
+            except StaleElementReferenceException:
+                continue  # the table was redrawn under the click: look again
+        assert titles and titles[0].startswith("Hand 1:"), titles
+        hands = [int(t.split()[1].rstrip(":")) for t in titles]
+        assert hands == list(range(1, len(hands) + 1)), titles  # none skipped
+        assert knocked_out, titles  # the summary of the hand that knocked you out opened
+        assert body(browser, "turn") != "over"  # the others still play, at the watching pace
+        version = int(body(browser, "version"))
+        browser.find_element(By.ID, "skip").click()
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over" and overlay_open(d))
+        assert int(body(browser, "version")) > version
+        assert browser.find_element(By.ID, "overlay-title").text == "Match over"
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import random
+import re
 import secrets
 import time
 from typing import Sequence
@@ -195,9 +196,12 @@ class Match:
         v["seats"] = self.seat_kinds()
         v["seed"] = str(self.seed)  # text: a browser's numbers lose digits past 2**53
         v["record"] = self.over  # the record (every deal) may be downloaded once the match is over
+        # knocked out (Sam Sip): the seat takes no more part while the others play on
+        v["knocked_out"] = not self.over and seat not in {self.env.agent_seat[a] for a in self.env.agents}
         if self.failed:
             v["prompt"] = f"The match stopped: {self.failed}"
-        return v
+        # a bots-only match is watched: the seat shown is not the person looking at it
+        return spectator_view(v) if self.watch_key else v
 
     def record(self) -> dict:
         """The finished match as a game record (training/evaluation/records.py format)."""
@@ -208,3 +212,43 @@ class Match:
 def log_for(entries, seat: int) -> list[dict]:
     """Log entries as ``seat`` may read them (its own private lines, everyone's public ones)."""
     return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"])} for e in entries]
+
+
+# How a seat view's second person reads for a spectator (watching, replaying): the shown seat is
+# named, never "you". The game views write "you" for the seat they are built for; the rules go
+# from the most specific phrase to a bare word, so the verbs still agree.
+_SECOND_PERSON = [
+    (re.compile(r"\(you, (player_\d+)\)"), r"(\1)"),
+    (re.compile(r"\byou, (player_\d+)\b"), r"\1"),
+    (re.compile(r"\bYour move\b"), "{p} to move"),
+    (re.compile(r"\b[Yy]ou are\b"), "{p} is"),
+    (re.compile(r"\b[Yy]ou (win|lead|give|own|hold|take|have)\b"), "{p} \\1s"),
+    (re.compile(r"\b[Yy]our\b"), "{p}'s"),
+    (re.compile(r"\b[Yy]ou\b"), "{p}"),
+]
+
+
+def third_person(text: str, seat: int) -> str:
+    """``text`` with "you"/"your" meaning ``seat`` written as ``player_<seat>``."""
+    if "you" not in text.lower():
+        return text
+    p = f"player_{seat}"
+    for pattern, repl in _SECOND_PERSON:
+        text = pattern.sub(repl.replace("{p}", p), text)
+    return text.replace("has/s", "has").replace("haves", "has")
+
+
+def spectator_view(v: dict) -> dict:
+    """A seat view for someone who watches or replays: every text names the shown seat."""
+    seat = int(v["seat"])
+
+    def walk(x):
+        if isinstance(x, str):
+            return third_person(x, seat)
+        if isinstance(x, list):
+            return [walk(i) for i in x]
+        if isinstance(x, dict):
+            return {k: walk(i) for k, i in x.items()}
+        return x
+
+    return walk(v)

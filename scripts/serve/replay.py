@@ -18,7 +18,7 @@ import time
 
 from cardzoo.envs.seatview import match_over
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
-from cardzoo.scripts.serve.match import log_for, view_module
+from cardzoo.scripts.serve.match import log_for, spectator_view, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec
 from cardzoo.training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
 
@@ -143,7 +143,7 @@ class Replay:
             nxt = self.moves[k] if k < len(self.moves) else None
             v["replay"] = {"move": k, "moves": len(self.moves),
                            "next_seat": nxt[0] if nxt else None}
-            return v
+            return spectator_view(v)  # a replay is watched: it names the shown seat, never "you"
 
 
 def _label(kind: str) -> str:

@@ -13,7 +13,19 @@ const el = (tag, cls, text) => {
 const SUITS = "♠♣♦♥";
 const RED = "♦♥";
 const params = new URLSearchParams(location.search);
-const PACE = Math.max(0, Number(params.get("pace") ?? localStorage.getItem("cardzoo.pace") ?? 450)) || 0;
+// the pause between bot moves: ?pace=MS wins, else the page's speed control (remembered)
+const SPEEDS = [["slow", 900], ["normal", 450], ["fast", 150], ["instant", 0]];
+const PACE_PARAM = params.get("pace");
+const WATCH_PACE = 600;  // ms: how fast a bots-only match is played (the server's watch pace)
+function storedPace() {
+  try { return localStorage.getItem("cardzoo.pace"); } catch (e) { return null; }
+}
+let PACE = Math.max(0, Number(PACE_PARAM ?? storedPace() ?? 450)) || 0;
+function setPace(ms) {
+  PACE = Math.max(0, Number(ms)) || 0;
+  try { localStorage.setItem("cardzoo.pace", String(PACE)); } catch (e) { /* private mode */ }
+  document.body.dataset.pace = String(PACE);
+}
 
 const state = {
   mode: "lobby",      // lobby | play | watch | replay
@@ -24,6 +36,8 @@ const state = {
   selection: new Set(),
   showAll: false,
   busy: false,        // a move was sent, no answer yet
+  skip: false,        // "skip to the end": show the rest of the match at once
+  overlays: [],       // summaries waiting for the open one's Continue
   seenSummary: null,  // summary key already shown
   lastMine: 0,        // log number of the viewer's last move
   replay: null,       // {key, move, moves, seat, timer}
@@ -250,21 +264,29 @@ function connect(key, attempt = 0) {
   };
 }
 
+// Views are shown one at a time: a bot's move waits until `PACE` ms after the previous table
+// went up, whether or not it was already queued; the viewer's own moves and catching up go fast.
 let pumping = false;
+let lastShown = 0;  // performance.now() when the last table went up
 async function pump() {
   if (pumping) return;
   pumping = true;
   try {
     while (state.queue.length) {
-      const v = state.queue.shift();
-      document.body.dataset.queue = String(state.queue.length);
+      const v = state.queue[0];
       const before = state.view;
+      const last = v.log.length ? v.log[v.log.length - 1] : null;
+      const botMove = before && last && v.version === before.version + 1
+        && (state.mode !== "play" || last.seat !== v.seat);
+      // knocked out, the rest of the match goes on at the watching pace (or skipped to the end)
+      const pace = state.skip ? 0 : before && before.knocked_out && PACE ? Math.max(PACE, WATCH_PACE) : PACE;
+      const wait = botMove && pace > 0 ? lastShown + pace - performance.now() : 0;
+      if (wait > 0) { document.body.dataset.queue = String(state.queue.length); await sleep(wait); continue; }
+      state.queue.shift();
+      document.body.dataset.queue = String(state.queue.length);
       state.busy = false;
       render(v);
-      // show bot moves one at a time; the viewer's own moves and catching up go fast
-      const last = v.log.length ? v.log[v.log.length - 1] : null;
-      const botMove = before && last && v.version > before.version && last.seat !== v.seat;
-      if (state.queue.length && botMove && PACE > 0) await sleep(PACE);
+      lastShown = performance.now();
     }
   } finally {
     pumping = false;
@@ -335,6 +357,7 @@ function render(v) {
   renderFelt(v);
   renderMe(v);
   renderMoves(v);
+  renderSkip(v);
   renderLog(v);
   renderScores(v);
   renderReplayBar(v);
@@ -522,6 +545,22 @@ function renderMoves(v) {
   box.append(...shown, ...cardless.map((m) => moveButton(m, "cardless")));
 }
 
+// Knocked out: the others play on at the watching pace, unless the viewer skips to the end.
+function renderSkip(v) {
+  const box = $("#moves");
+  if (state.mode !== "play" || !v.knocked_out || v.over || state.skip) return;
+  box.append(el("p", "hint", "You are out: the others play on."));
+  const b = button("Skip to the end", () => {
+    state.skip = true;
+    state.overlays = [];
+    hideOverlay();
+    render(state.view);
+    pump();
+  }, "");
+  b.id = "skip";
+  box.append(b);
+}
+
 function renderLog(v) {
   const box = $("#log");
   box.replaceChildren();
@@ -614,10 +653,10 @@ function maybeOverlay(v) {
     showOverlay(v.result.title, body, actions);
     return;
   }
-  if (!v.summary) return;
-  if (state.seenSummary === null) { state.seenSummary = v.summary.key; return; }  // seen before a reload
-  if (v.summary.key === state.seenSummary) return;
+  if (!v.summary || v.summary.key === state.seenSummary) return;
   state.seenSummary = v.summary.key;
+  try { sessionStorage.setItem(`cardzoo.seen.${state.key}`, v.summary.key); } catch (e) { /* private mode */ }
+  if (state.skip) return;
   showOverlay(v.summary.title, summaryEls(v.summary, "h3").slice(1), [button("Continue", hideOverlay, "primary")]);
 }
 
@@ -641,14 +680,20 @@ function button(text, onclick, cls) {
   return b;
 }
 
+// One overlay at a time: a summary that comes while another is open waits for its Continue.
 function showOverlay(title, bodyEls, actions) {
+  if (!$("#overlay").hidden) { state.overlays.push([title, bodyEls, actions]); return; }
   $("#overlay-title").textContent = title;
   $("#overlay-body").replaceChildren(...bodyEls);
   $("#overlay-actions").replaceChildren(...actions);
   $("#overlay").hidden = false;
 }
 
-function hideOverlay() { $("#overlay").hidden = true; }
+function hideOverlay() {
+  $("#overlay").hidden = true;
+  const next = state.overlays.shift();
+  if (next) showOverlay(...next);
+}
 
 let toastTimer = null;
 function toast(text, info) {
@@ -680,13 +725,16 @@ const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 // ------------------------------------------------------------------ routing
 function route() {
   const h = new URLSearchParams(location.hash.slice(1));
+  state.overlays = [];
   hideOverlay();
   stopReplay();
   if (state.ws) { const ws = state.ws; state.ws = null; ws.close(); }
-  Object.assign(state, { view: null, queue: [], busy: false, seenSummary: null, lastMine: 0, showAll: false });
+  Object.assign(state, { view: null, queue: [], busy: false, skip: false, overlays: [], seenSummary: null, lastMine: 0, showAll: false });
   state.selection.clear();
   if (h.get("play") || h.get("watch")) {
     state.key = h.get("play") || h.get("watch");
+    // the last summary this tab has shown for this match (a reload does not show it again)
+    try { state.seenSummary = sessionStorage.getItem(`cardzoo.seen.${state.key}`); } catch (e) { /* private mode */ }
     setMode(h.get("play") ? "play" : "watch");
     connect(state.key);
   } else if (h.get("replay")) {
@@ -701,7 +749,18 @@ function route() {
   }
 }
 
+function fillSpeed() {
+  const sel = $("#speed");
+  const known = SPEEDS.some(([, ms]) => ms === PACE);
+  sel.replaceChildren(...SPEEDS.map(([name, ms]) => new Option(ms ? `${name} (${ms} ms)` : name, String(ms))));
+  if (!known) sel.append(new Option(`${PACE} ms`, String(PACE)));
+  sel.value = String(PACE);
+  document.body.dataset.pace = String(PACE);
+  sel.addEventListener("change", () => setPace(sel.value));
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  fillSpeed();
   $("#new-game").addEventListener("submit", startGame);
   $("#replay-form").addEventListener("submit", openReplay);
   for (const b of document.querySelectorAll("#replay-bar button")) b.addEventListener("click", () => replayStep(b.dataset.step));
