@@ -76,16 +76,17 @@ def read_seat(game: str, players: int, seat: int, text: str) -> str:
         return body + seed
     if body == "teacher":
         raise UserError(f"player_{seat}: {spec.name} has no teacher agent; choose human, {', '.join(kinds)}")
-    named = {n.lower(): (n, g, c) for n, g, c in named_models()} if m else {}
+    models = shipped_model_counts()  # the sidecars, read once for this seat
+    named = {n.lower(): (n, g, c) for n, g, c in named_models(models)} if m else {}
     if body in named:
         name, g, counts = named[body]
         if g != spec.name or players not in counts:
             raise UserError(f"player_{seat}: model {name} plays {g} with {','.join(map(str, counts))} "
                             f"players, not {spec.name} with {players}")
-        weights = next(w for w, gg, cc in shipped_model_counts()
+        weights = next(w for w, _, _ in models
                        if os.path.basename(w)[:-len(".safetensors")] == name and os.path.isfile(w))
         return weights + seed
-    fitting = [n for n, g, c in named_models() if g == spec.name and players in c]
+    fitting = [n for n, g, c in named_models(models) if g == spec.name and players in c]
     offered = ", ".join(["human", *kinds, *fitting])
     raise UserError(f"player_{seat}: not an agent this server offers ({offered}; each may take @SEED); "
                     f"checkpoint paths are refused: give their folder with cardzoo --models DIR serve")
@@ -93,7 +94,7 @@ def read_seat(game: str, players: int, seat: int, text: str) -> str:
 
 def model_names(models: list[tuple[str, str, list[int]]]) -> list[str]:
     """Names of the models (``siantappo``, ``suipi-2p``): a 'model' seat needs one for its game."""
-    return sorted({os.path.basename(w)[:-len(".safetensors")] for w, _, _ in models if os.path.isfile(w)})
+    return sorted(name for name, _, _ in named_models(models))
 
 
 def _kind(value) -> str:

@@ -10,7 +10,7 @@ declares, besides its fields:
                every other field is fixed by the run directory's settings.json.
     FLAGS      field -> command-line flag where the two names differ (``learning_rate`` -> ``lr``).
 
-``check()`` is called from ``__post_init__``; ``resume_settings`` (the one resume function of
+Each ``__post_init__`` calls ``check_game``, ``check_ranges`` and ``check_variants``; ``resume_settings`` (the one resume function of
 every trainer with a run directory) reads a run's settings.json back.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import ClassVar
 
@@ -82,10 +82,6 @@ class TrainerSettings:
             return cls(**doc)
         except TypeError as e:
             raise UserError(f"{where} does not hold {cls.NAME} settings ({e})") from None
-
-    @classmethod
-    def field_names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
 
 
 def read_json(path: Path, limit: int = MAX_SETTINGS_JSON) -> dict:
