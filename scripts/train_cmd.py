@@ -80,13 +80,13 @@ def register(sub) -> argparse.ArgumentParser:
     ray.add_argument("--env-runners", type=int, default=S, help="RLlib env runners (default 1; 0 samples in the driver)")
     ray.add_argument("--iterations", type=int, default=S, help="RLlib PPO iterations (default 20)")
     ray.add_argument("--num-cpus", type=int, default=S, help="CPUs of a local Ray (default env runners + 1)")
-    dmc = p.add_argument_group("Deep Monte-Carlo move ranker (--algo dmc; also takes --workers, --minibatch, "
-                               "--hidden, --activation, --save-every, --max-minutes, --threads)")
+    dmc = p.add_argument_group("Deep Monte-Carlo move ranker (--algo dmc; also takes --workers, --matches "
+                               "(default 32), --batch (samples per iteration, default 8192), --minibatch "
+                               "(default 1024), --hidden, --activation, --save-every, --max-minutes, --threads)")
     dmc.add_argument("--epsilon", type=float, default=S, help="exploration: random complete moves (default 0.05)")
     dmc.add_argument("--vs-rules", type=float, default=S, help="share of matches against rule bots (default 0.5)")
     dmc.add_argument("--replay", type=int, default=S, help="recent samples kept for learning (default 100000)")
     dmc.add_argument("--reuse", type=float, default=S, help="times each sample is learned on (default 2)")
-    dmc.add_argument("--matches-per-task", type=int, default=S, help="matches per worker task (default 8)")
     dmc.add_argument("--returns", choices=("match", "deal"), default=S,
                      help="a choice's return runs to the match's end (default) or to its deal's end "
                           "(games settled deal by deal: samsip)")
@@ -104,9 +104,10 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "matches_per_task", "returns", "imitate_from")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
-              "minibatch", "hidden", "activation", "save_every", "max_minutes", "threads") + _DMC_ONLY
+              "matches", "batch", "minibatch", "hidden", "activation", "save_every", "max_minutes",
+              "threads") + _DMC_ONLY
 
 
 def run(args) -> int:
@@ -162,7 +163,7 @@ def _run_dmc(args, given: dict) -> int:
         raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo dmc")
     from cardzoo.training.dmc.trainer import DMCSettings, train
 
-    fields = dict(given)
+    fields = {("matches_per_worker" if k == "matches" else k): v for k, v in given.items()}
     for key in ("players", "hidden"):
         if key in fields:
             fields[key] = parse_int_list(fields[key], f"--{key}")

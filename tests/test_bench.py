@@ -142,7 +142,7 @@ def test_ratios_and_wrapper_share_arithmetic():
     assert table["g 2p"] == {"a": 2.0, "b": 0.5, "geomean": 1.0}
 
 
-def test_bench_train_quick_measures_both_trainers(tmp_path, capsys):
+def test_bench_train_quick_measures_every_trainer(tmp_path, capsys):
     from cardzoo.scripts.cli import main
 
     out = tmp_path / "train.json"
@@ -150,10 +150,14 @@ def test_bench_train_quick_measures_both_trainers(tmp_path, capsys):
                  "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     rows = {(r["game"], r["algo"]): r for r in result["train"]}
-    assert set(rows) == {("siantappo", "ppo"), ("siantappo", "sb3")}
+    assert set(rows) == {("siantappo", "ppo"), ("siantappo", "sb3"), ("siantappo", "dmc")}
     assert all(r["decisions_per_s"] > 0 and r["decisions"] >= 1000 for r in rows.values())
-    assert result["ratios"][0]["ppo_over_sb3"] > 0 and result["peak_memory_mib"] > 0
-    assert "| siantappo | 4 | SB3 MaskablePPO |" in capsys.readouterr().out
+    dmc = rows["siantappo", "dmc"]
+    assert dmc["samples"] >= 1000 and dmc["decisions"] > dmc["samples"] and dmc["learn_s"] > 0
+    assert result["ratios"][0]["ppo_over_sb3"] > 0 and result["ratios"][0]["dmc_over_ppo"] > 0
+    assert result["peak_memory_mib"] > 0
+    printed = capsys.readouterr().out
+    assert "| siantappo | 4 | SB3 MaskablePPO |" in printed and "| siantappo | 4 | cardzoo DMC (0 workers) |" in printed
 
 
 def _bench_json(path, raw_runs):

@@ -14,7 +14,8 @@ from cardzoo.envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
 from cardzoo.envs.suipi_v0 import raw_env
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
-from cardzoo.training.dmc.play import PlayTask, imitation_task, play
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
+from cardzoo.training.dmc.play import imitation_task
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 
 
@@ -77,11 +78,12 @@ def test_workers_return_monte_carlo_returns_of_whole_matches():
     net = _net(env)
     weights = {k: v.numpy() for k, v in net.state_dict().items()}
     args = (env.obs_size, MOVE_FEATURES, [32, 16], "relu", env.num_actions)
-    out = play(PlayTask("suipi", (2,), {}, args, weights, matches=2, seed=5, epsilon=0.1, vs_rules=1.0))
-    assert len(out["obs"]) == len(out["rows"]) == len(out["returns"]) > 0
-    assert len(out["results"]) == 2 and all(r["opponent"] == "rules" for r in out["results"])
-    again = play(PlayTask("suipi", (2,), {}, args, weights, matches=2, seed=5, epsilon=0.1, vs_rules=1.0))
-    assert np.array_equal(out["returns"], again["returns"])  # seeded: reproducible
+    request = DMCRequest(weights, (5, 0, 0), min_samples=1, epsilon=0.1, vs_rules=1.0)
+    out = DMCCollector("suipi", (2,), {}, 2, args).collect(request)
+    assert len(out.obs) == len(out.rows) == len(out.returns) > 0
+    assert out.played == len(out.matches) == 2 and all(r["opponent"] == "rules" for r in out.matches)
+    again = DMCCollector("suipi", (2,), {}, 2, args).collect(request)
+    assert np.array_equal(out.returns, again.returns) and np.array_equal(out.rows, again.rows)  # seeded
 
 
 def test_imitation_samples_name_the_rule_bots_choice():
@@ -118,7 +120,7 @@ def test_checkpoint_round_trip_and_bad_sidecars(tmp_path):
         load_checkpoint(path)
 
 
-SMALL = ["--algo", "dmc", "--players", "2", "--workers", "1", "--matches-per-task", "1", "--minibatch", "64",
+SMALL = ["--algo", "dmc", "--players", "2", "--workers", "1", "--matches", "3", "--batch", "64", "--minibatch", "64",
          "--replay", "2000", "--hidden", "32,16", "--eval-games", "0", "--no-progress"]
 
 
@@ -211,7 +213,7 @@ def test_single_action_readers_list_the_legal_moves_and_flag_the_rule_bots(game,
 
 @pytest.mark.parametrize("game,players", [("siantappo", "3,4"), ("samsip", "2,5")])
 def test_dmc_trains_single_action_games_into_loadable_rankers(tmp_path, game, players):
-    small = [a if a != "2" else players for a in SMALL]
+    small = [players if a == "2" and SMALL[i - 1] == "--players" else a for i, a in enumerate(SMALL)]
     assert cli(["train", game, *small, "--steps", "150", "--imitate", "1", "--out", str(tmp_path / "run")]) == 0
     spec = game_spec(game)
     for n in map(int, players.split(",")):
@@ -261,26 +263,23 @@ class _TwoDeals:
         return SimpleNamespace(rewards=rewards, done=self.moves == 6)
 
 
-class _Chooser:
-    def __init__(self):
-        self.record = []
-
-    def reset(self):
-        pass
-
-    def act(self, observation, mask):
-        self.record.append(None)
-        return 0
-
-
 @pytest.mark.parametrize("deal_of,seat0,seat1", [
     (lambda env: 0, [0.0, 0.0, -1.0], [0.0, 1.0, 1.0]),  # to the match's end: the deals cancel out
     (lambda env: env.deal, [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]),  # to the end of each choice's deal
 ])
 def test_returns_run_to_the_end_of_the_match_or_of_the_choices_deal(deal_of, seat0, seat1):
-    from cardzoo.training.dmc.play import _run_match, _Seat
+    from cardzoo.training.dmc.play import _run_match, _Tracked
 
-    seats = [_Seat(a, a.record) for a in (_Chooser(), _Chooser())]
+    class Chooser(_Tracked):  # records every choice, always plays action 0
+        def act(self, observation, mask):
+            self.reward_at.append(self._now)
+            return 0
+
+    class Quiet:
+        def reset(self):
+            pass
+
+    seats = [Chooser(Quiet()), Chooser(Quiet())]
     ends = _run_match(_TwoDeals(), seats, 0, deal_of)
     assert ends[max(ends)] == [0.0, 0.0]
     assert seats[0].returns(0, ends) == seat0 and seats[1].returns(1, ends) == seat1
@@ -295,10 +294,10 @@ def test_sam_sip_deal_returns_are_one_hands_reward():
     net = MoveRankerNet(env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
     weights = {k: v.numpy() for k, v in net.state_dict().items()}
     args = (env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
-    by_mode = {mode: play(PlayTask("samsip", (2,), {}, args, weights, 3, 5, 0.05, 0.5, mode))
+    by_mode = {mode: DMCCollector("samsip", (2,), {}, 3, args).collect(DMCRequest(weights, (5,), 1, 0.05, 0.5, mode))
                for mode in ("match", "deal")}
-    match, deal = by_mode["match"]["returns"], by_mode["deal"]["returns"]
-    assert np.array_equal(by_mode["match"]["obs"], by_mode["deal"]["obs"])  # the same matches
+    match, deal = by_mode["match"].returns, by_mode["deal"].returns
+    assert np.array_equal(by_mode["match"].obs, by_mode["deal"].obs)  # the same matches
     assert len(deal) > 100 and np.abs(deal).max() <= 1 + 1e-6 and np.abs(match).max() > 2
     assert set(np.round(deal, 6)) >= {-1.0, 1.0}
 
@@ -361,3 +360,54 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), "trust": "high"}))
     with pytest.raises(CheckpointError, match="'trust' must be a number in 0..100"):
         load_checkpoint(tmp_path / "t")
+
+
+DMC_RUN = ["--algo", "dmc", "--players", "2", "--workers", "1", "--matches", "4", "--batch", "150", "--minibatch",
+           "64", "--replay", "1000", "--hidden", "32,16", "--eval-games", "0", "--imitate", "2", "--no-progress"]
+
+
+def _final_weights(out):
+    from safetensors.numpy import load_file
+
+    return load_file(str(out / "final.safetensors"))
+
+
+def test_a_seeded_dmc_run_reproduces(tmp_path):
+    for name in ("a", "b"):
+        assert cli(["train", "suipi", *DMC_RUN, "--steps", "900", "--out", str(tmp_path / name)]) == 0
+    a, b = _final_weights(tmp_path / "a"), _final_weights(tmp_path / "b")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_killed_dmc_run_resumes_to_the_same_weights(tmp_path):
+    """SIGKILL part-way (saves at every iteration boundary), --resume: the weights of an uninterrupted run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    steps = ["--steps", "2400"]
+    assert cli(["train", "suipi", *DMC_RUN, *steps, "--out", str(tmp_path / "whole")]) == 0
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "train", "suipi", *DMC_RUN, *steps, "--save-every",
+                             "1e-6", "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = killed / "state" / "state.json"
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            if state.exists():
+                try:
+                    if json.loads(state.read_text())["state"]["decisions"] >= 600:
+                        break
+                except (ValueError, KeyError):
+                    pass  # being replaced right now
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    saved = json.loads(state.read_text())["state"]["decisions"]
+    assert 600 <= saved < 2400 and not (killed / "final.safetensors").exists()
+    assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(killed), "--no-progress"]) == 0
+    a, b = _final_weights(tmp_path / "whole"), _final_weights(killed)
+    assert all(np.array_equal(a[k], b[k]) for k in a)

@@ -11,6 +11,7 @@ count / 3 where several jokers can be meant. The pieces are declared once, in ``
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 
 import numpy as np
 
@@ -333,34 +334,45 @@ def observation(g: SamSipEngine, seat: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ decoding
-def _kinds(obs, off) -> list[int]:
-    """Multiset of kinds in a kind block (jokers repeated by count)."""
-    block = obs[off:off + K]
-    out = [int(c) for c in np.flatnonzero(block[:JOKER_KIND] > 0.5)]
-    out += [JOKER_KIND] * int(round(float(block[JOKER_KIND]) * 3))
+def _kinds(obs, off, on=None) -> list[int]:
+    """Multiset of kinds in a kind block (jokers repeated by count). ``on``: the sorted indices of
+    the observation's entries above 0.5, when the caller has them (``decode`` scans once)."""
+    if on is None:
+        block = obs[off:off + K]
+        out = [int(c) for c in np.flatnonzero(block[:JOKER_KIND] > 0.5)]
+    else:
+        out = [i - off for i in on[bisect_left(on, off):bisect_left(on, off + JOKER_KIND)]]
+    out += [JOKER_KIND] * int(round(float(obs[off + JOKER_KIND]) * 3))
     return out
+
+
+def _ones(on: list[int], off: int, size: int) -> list[int]:
+    """The entries above 0.5 of the block at ``off``, relative to it."""
+    return [i - off for i in on[bisect_left(on, off):bisect_left(on, off + size)]]
 
 
 def decode(obs) -> dict:
     """The parts of an observation a rule bot needs, as plain Python values."""
     obs = np.asarray(obs, dtype=np.float32)
+    on = np.flatnonzero(obs > 0.5).tolist()  # one scan for every 0/1 block (a hot path of the bots)
     n = int(np.argmax(obs[O_NPLAYERS:O_NPLAYERS + 5])) + 2
-    live = np.flatnonzero(obs[O_LIVE:O_LIVE + K] > 0.5)
-    live_for = np.flatnonzero(obs[O_LIVEFOR:O_LIVEFOR + 6] > 0.5)
+    live = _ones(on, O_LIVE, K)
+    live_for = _ones(on, O_LIVEFOR, 6)
     known = [[] for _ in range(MAX_PLAYERS)]
     for r in range(1, n):
-        known[r] = _kinds(obs, O_KNOWN + (r - 1) * K)
+        known[r] = _kinds(obs, O_KNOWN + (r - 1) * K, on)
+    present = set(_ones(on, O_PRESENT, 6))
     return {
         "num_players": n,
         "phase": "draw" if obs[O_PHASE] > 0.5 else "discard",
-        "hand": _kinds(obs, O_HAND),
+        "hand": _kinds(obs, O_HAND, on),
         "indicator": int(np.argmax(obs[O_INDICATOR:O_INDICATOR + K])),
-        "wild": set(int(c) for c in np.flatnonzero(obs[O_WILD:O_WILD + K] > 0.5)),
-        "dead": set(int(c) for c in np.flatnonzero(obs[O_DEADRANK:O_DEADRANK + K] > 0.5)),
-        "live": int(live[0]) if live.size else -1,
-        "live_for": int(live_for[0]) if live_for.size else -1,
-        "dead_pile": _kinds(obs, O_DEADPILE),
+        "wild": set(_ones(on, O_WILD, K)),
+        "dead": set(_ones(on, O_DEADRANK, K)),
+        "live": live[0] if live else -1,
+        "live_for": live_for[0] if live_for else -1,
+        "dead_pile": _kinds(obs, O_DEADPILE, on),
         "known": known,
-        "present": [bool(x > 0.5) for x in obs[O_PRESENT:O_PRESENT + 6]],
+        "present": [r in present for r in range(6)],
         "stock": int(round(float(obs[O_STOCK]) * 54)),
     }

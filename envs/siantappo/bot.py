@@ -7,6 +7,8 @@ keep 2s and bombs until an opponent is close to going out or the bot itself is.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
@@ -14,12 +16,17 @@ from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLA
 from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
 
 
-def hand_pieces(counts: list[int]) -> int:
+def hand_pieces(counts) -> int:
     """How many plays a hand with these rank counts needs, roughly (fewer is better).
 
     Each rank is one play (single/pair/triple/quad); a run of >= 3 consecutive ranks (no 2s)
     may instead go out as one straight, taking one card of each rank, when that saves plays.
     """
+    return _hand_pieces(tuple(counts))
+
+
+@lru_cache(maxsize=1 << 16)
+def _hand_pieces(counts: tuple) -> int:  # cached: the bot and the move features ask it ~10 times a move
     pieces = sum(1 for c in counts if c)
     r = 0
     while r < 12:
@@ -68,10 +75,16 @@ class RuleBot:
 
         Move rankers (``cardzoo.envs.siantappo.whole_moves``) read these scores as a feature.
         """
+        return self.scored_moves(observation, legal)[0]
+
+    def scored_moves(self, observation, legal: list[int]) -> tuple[np.ndarray, list]:
+        """(``move_scores``, per legal action its (cards, rank counts after it, plays needed after
+        it), or None for a pass and in the swap phase) — the work the move features share."""
         scores = np.empty(len(legal))
+        parts: list = [None] * len(legal)
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
             scores[:] = legal
-            return scores
+            return scores, parts
         hand = decode_hand(observation)
         n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
         sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int)
@@ -90,9 +103,12 @@ class RuleBot:
                 after[k >> 2] -= 1
             if sum(after) == 0:
                 scores[i] = -np.inf  # going out beats everything
+                parts[i] = (cards, after, 0)
                 continue
             top_rank = max(cards) >> 2
-            score = hand_pieces(after) + 0.04 * top_rank - 0.01 * len(cards)
+            pieces = hand_pieces(after)
+            parts[i] = (cards, after, pieces)
+            score = pieces + 0.04 * top_rank - 0.01 * len(cards)
             uses_two = any(k >> 2 == TWO for k in cards)
             if not endgame:
                 if is_bomb(a, observation):
@@ -100,4 +116,4 @@ class RuleBot:
                 if uses_two:
                     score += 0.9
             scores[i] = score
-        return scores
+        return scores, parts

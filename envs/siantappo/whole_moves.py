@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TWO
-from cardzoo.envs.siantappo.bot import RuleBot, hand_pieces, is_bomb
-from cardzoo.envs.siantappo.encoding import SWAP_PHASE, decode_hand
-from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
+from cardzoo.envs.siantappo.actions import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+from cardzoo.envs.siantappo.bot import RuleBot, hand_pieces
+from cardzoo.envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand
+from cardzoo.envs.siantappo.engine import hand_from_keys
 from cardzoo.envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 82
 _TYPE, _RANK, _COUNT, _PIECES, _LEFT, _OUT, _BOMB, _TWO, _SCORE, _CHOICE = 52, 61, 74, 75, 76, 77, 78, 79, 80, 81
 _PASS_TYPE = 8
+_BOMBS = (SIANTAPPO, RUN4, RUN5)  # the bomb types; a quad is one on a pair (``bot.is_bomb``)
 
 
 class WholeMoves(SingleActionMoves):
@@ -47,36 +48,38 @@ class WholeMoves(SingleActionMoves):
 
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
         rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
-        scores = self.bot.move_scores(observation, legal)
+        scores, parts = self.bot.scored_moves(observation, legal)
         rows[int(np.argmin(scores)), _CHOICE] = 1.0
         rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
         hand = decode_hand(observation)
         if observation[SWAP_PHASE] > 0:  # choosing a card to give: the action id is its key
-            for row, a in zip(rows, legal):
-                row[a] = row[_TYPE] = 1.0
-                row[_RANK + (a >> 2)] = 1.0
-                row[_LEFT] = (len(hand) - 1) / 20.0
+            legal_ids = np.asarray(legal)
+            at = np.arange(len(legal))
+            rows[at, legal_ids] = rows[:, _TYPE] = 1.0
+            rows[at, _RANK + (legal_ids >> 2)] = 1.0
+            rows[:, _LEFT] = (len(hand) - 1) / 20.0
             return rows
-        rm = hand_from_keys(hand)
-        counts = [bin(m).count("1") for m in rm]
-        for row, a in zip(rows, legal):
+        on_pair = observation[TABLE_TYPE + PAIR] > 0
+        for row, a, part in zip(rows, legal, parts):
             if a == PASS_ID:
                 row[_TYPE + _PASS_TYPE] = 1.0
-                row[_PIECES] = hand_pieces(counts) / 13.0
+                row[_PIECES] = hand_pieces(hand_counts(hand)) / 13.0
                 row[_LEFT] = len(hand) / 20.0
                 continue
-            cards = fill_cards(a, rm)
-            after = counts[:]
-            for k in cards:
-                after[k >> 2] -= 1
-                row[k] = 1.0
+            cards, _after, pieces = part
+            row[cards] = 1.0
             kind = ACTION_TYPE[a]
             row[_TYPE + kind] = 1.0
             row[_RANK + (max(cards) >> 2)] = 1.0
             row[_COUNT] = len(cards) / 12.0
-            row[_PIECES] = hand_pieces(after) / 13.0
+            row[_PIECES] = pieces / 13.0
             row[_LEFT] = (len(hand) - len(cards)) / 20.0
             row[_OUT] = float(len(hand) == len(cards))
-            row[_BOMB] = float(is_bomb(a, observation))
-            row[_TWO] = float(any(k >> 2 == TWO for k in cards))
+            row[_BOMB] = float(kind in _BOMBS or (kind == QUAD and on_pair))
+            row[_TWO] = float(max(cards) >> 2 == TWO)
         return rows
+
+
+def hand_counts(hand: list[int]) -> list[int]:
+    """Cards of each rank in a hand of keys."""
+    return [bin(m).count("1") for m in hand_from_keys(hand)]

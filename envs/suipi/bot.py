@@ -73,11 +73,12 @@ class RuleBot:
         cfg = self._config_for(view)
         floor = view.floor
         best, best_score = None, None
+        odds = self.odds(view, cfg)
         for mv in legal_moves(cfg, view.hand, floor, 0):
             seq = move_actions(floor, mv)
             if seq[:len(prefix)] != prefix or not mask[seq[len(prefix)]]:
                 continue
-            s = self._score(cfg, view, mv) + self.rng.random() * 1e-3
+            s = self._score(cfg, view, mv, odds) + self.rng.random() * 1e-3
             if best_score is None or s > best_score:
                 best, best_score = seq, s
         if best is None:  # should not happen; stay legal
@@ -95,14 +96,17 @@ class RuleBot:
         pts = card_points(cfg)
         return sum(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in cards)
 
-    def _score(self, cfg, view, mv) -> float:
+    def odds(self, view, cfg) -> "_Odds":
+        """What ``_score`` needs of the unseen cards, computed once per decision."""
+        return _Odds(self._unknown(view), card_values(cfg), max(1, view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1))
+
+    def _score(self, cfg, view, mv, odds: "_Odds | None" = None) -> float:
         h, mask, kind, v = mv
         floor = view.floor
         used = [floor[i] for i in range(len(floor)) if mask >> i & 1]
         rest = [floor[i] for i in range(len(floor)) if not mask >> i & 1]
-        nv = card_values(cfg)
-        unknown = self._unknown(view)
-        opp_hand = max(1, view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1)
+        odds = odds or self.odds(view, cfg)
+        nv = odds.nv
         score = 0.0
         if kind == CAPTURE:
             cards = [h] + [c for it in used for c in it[CARDS]]
@@ -114,7 +118,7 @@ class RuleBot:
                     score += SUIPI_BONUS
         elif kind == BUILD:
             cards = [h] + [c for it in used for c in it[CARDS]]
-            p_opp = self._p_holds(unknown, nv, v, opp_hand)
+            p_opp = odds.p_holds(v)
             score += 0.7 * self._card_value(cfg, cards) * (1.0 - 0.8 * p_opp) - 0.5
             rest = rest + [(v, v, tuple(cards), 0, True, min(cards))]
         else:  # DROP
@@ -125,7 +129,7 @@ class RuleBot:
         if rest:
             sweep_vals = self._sweep_values(cfg, rest, nv)
             if sweep_vals:
-                p = min(1.0, sum(self._p_holds(unknown, nv, w, opp_hand, key=w) for w in sweep_vals))
+                p = min(1.0, sum(odds.p_holds(w, key=w) for w in sweep_vals))
                 floor_val = self._card_value(cfg, [c for it in rest for c in it[CARDS] if it[OWNER] != 0])
                 score -= p * (SUIPI_BONUS + 0.5 * floor_val)
             # exposed point cards in loose form
@@ -141,17 +145,6 @@ class RuleBot:
         for pile in view.captured:
             seen.update(pile)
         return [c for c in range(52) if c not in seen]
-
-    @staticmethod
-    def _p_holds(unknown, nv, v, k, key=None) -> float:
-        """Rough chance that a hand of k unknown cards holds a card of value v."""
-        if not unknown:
-            return 0.0
-        if key is not None and key > 10 and nv[4 * (key - 1)] == 0:
-            cnt = sum(1 for c in unknown if (c >> 2) + 1 == key)
-        else:
-            cnt = sum(1 for c in unknown if nv[c] == v)
-        return min(1.0, k * cnt / len(unknown))
 
     @staticmethod
     def _sweep_values(cfg, items, nv) -> list[int]:
@@ -172,3 +165,28 @@ class RuleBot:
             if full in _unions(groups):
                 out.append(w)
         return out
+
+
+class _Odds:
+    """The unseen cards of one decision, counted by value and by rank: ``p_holds`` is the rough
+    chance that the next opponent's ``k`` cards hold a card of value ``v`` (or of the court rank
+    ``key``)."""
+
+    __slots__ = ("nv", "k", "total", "by_value", "by_rank")
+
+    def __init__(self, unknown: list[int], nv, k: int):
+        self.nv, self.k, self.total = nv, k, len(unknown)
+        self.by_value: dict[int, int] = {}
+        self.by_rank: dict[int, int] = {}
+        for c in unknown:
+            self.by_value[nv[c]] = self.by_value.get(nv[c], 0) + 1
+            self.by_rank[(c >> 2) + 1] = self.by_rank.get((c >> 2) + 1, 0) + 1
+
+    def p_holds(self, v: int, key: int | None = None) -> float:
+        if not self.total:
+            return 0.0
+        if key is not None and key > 10 and self.nv[4 * (key - 1)] == 0:
+            cnt = self.by_rank.get(key, 0)
+        else:
+            cnt = self.by_value.get(v, 0)
+        return min(1.0, self.k * cnt / self.total)

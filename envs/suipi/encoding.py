@@ -9,6 +9,8 @@ index ``plane * 52 + card``) come first, then the scalars. The pieces are declar
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from cardzoo.envs.layout import Layout, Piece
@@ -233,14 +235,20 @@ def decode(obs, config=None) -> ObsView:
     v.num_players = int(np.argmax(o[_S["num_players"]])) + 2
     v.point_game = POINT_GAME_COURTS if o[OFFSETS["point_game_23"]] > 0.5 else POINT_GAME_PLAIN
     n = v.num_players
-    v.hand = [int(c) for c in np.flatnonzero(o[_S["hand"]] > 0.5)]
-    item, loose, bval, locked = o[_S["item"]], o[_S["loose"]], o[_S["build_value"]], o[_S["locked"]]
-    owners = o[_S["owner"]].reshape(4, 52)
-    on_floor = np.flatnonzero(item > 0)
+    on = np.flatnonzero(o > 0.5).tolist()  # one scan for every 0/1 piece below (a hot path of the bots)
+
+    def ones(piece: slice) -> list[int]:
+        return [i - piece.start for i in on[bisect_left(on, piece.start):bisect_left(on, piece.stop)]]
+
+    v.hand = ones(_S["hand"])
+    item_piece = _S["item"]
+    on_floor = np.flatnonzero(o[item_piece] > 0)
+    reps = np.rint(o[item_piece][on_floor].astype(np.float64) * 52).astype(int) - 1
     groups: dict[int, list[int]] = {}
-    for c in on_floor:
-        rep = int(round(float(item[c]) * 52)) - 1
-        groups.setdefault(rep, []).append(int(c))
+    for c, rep in zip(on_floor.tolist(), reps.tolist()):
+        groups.setdefault(rep, []).append(c)
+    loose, locked = o[_S["loose"]], o[_S["locked"]]
+    bval, owner_start = o[_S["build_value"]], _S["owner"].start
     floor = []
     for rep in sorted(groups):
         cards = tuple(sorted(groups[rep]))
@@ -251,14 +259,15 @@ def decode(obs, config=None) -> ObsView:
             floor.append((key, nval, cards, -1, False, rep))
         else:
             val = int(round(float(bval[rep]) * 13))
-            owner = int(np.argmax(owners[:, rep]))
+            owner = int(np.argmax(o[owner_start + rep:owner_start + 4 * 52:52]))
             floor.append((val, val, cards, owner, bool(locked[rep] > 0.5), rep))
     v.floor = floor
-    v.captured = [np.flatnonzero(side > 0.5).tolist() for side in o[_S["captured"]].reshape(3, 52)]
-    v.rejected = np.flatnonzero(o[_S["rejected"]] > 0.5).tolist()
-    ph = np.flatnonzero(o[_S["partial_hand"]] > 0.5)
-    v.partial_hand = int(ph[0]) if len(ph) else None
-    chosen = set(np.flatnonzero(o[_S["partial_items"]] > 0.5).tolist())
+    captured = _S["captured"]
+    v.captured = [ones(slice(captured.start + 52 * k, captured.start + 52 * (k + 1))) for k in range(3)]
+    v.rejected = ones(_S["rejected"])
+    ph = ones(_S["partial_hand"])
+    v.partial_hand = ph[0] if ph else None
+    chosen = set(ones(_S["partial_items"]))
     v.partial_items = [it[REP] for it in floor if it[REP] in chosen]
     hs = hand_scale(config)
     v.hand_sizes = [int(round(float(x) * hs)) for x in o[_S["hand_sizes"]][:n]]

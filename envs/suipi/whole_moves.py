@@ -74,6 +74,7 @@ class WholeMoves:
                 seqs.append(seq)
                 moves.append(mv)
         rows = np.zeros((len(moves), MOVE_FEATURES), dtype=np.float32)
+        odds = self.bot.odds(view, cfg)
         for row, mv in zip(rows, moves):
             h, mask, kind, v = mv
             used = [c for i, it in enumerate(floor) if mask >> i & 1 for c in it[CARDS]]
@@ -92,5 +93,5 @@ class WholeMoves:
                 left += 1
             row[_KIND + kind] = 1.0
             row[_LEFT] = left / 12.0
-            row[_SCORE] = self.bot._score(cfg, view, mv) / 50.0
+            row[_SCORE] = self.bot._score(cfg, view, mv, odds) / 50.0
         return seqs, rows

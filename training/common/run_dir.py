@@ -47,6 +47,8 @@ class RunState:
     elapsed: float = 0.0  # wall-clock seconds of training, summed over resumes
     evals: list = field(default_factory=list)  # {"decisions", "players", "rules": {...}, "random": {...}}
     inflight: dict | None = None  # the collection running ahead of learning (see cardzoo.training.ppo.trainer)
+    learner: dict = field(default_factory=dict)  # a trainer's own scalars (DMC: its learning credit)
+    arrays: dict = field(default_factory=dict, repr=False)  # a trainer's own arrays (DMC: its replay buffer)
     started: float = field(default_factory=time.monotonic, repr=False)
 
     def wall(self) -> float:
@@ -71,10 +73,12 @@ def save_run_state(state_dir: Path, net, optimizer, pool, state: RunState) -> No
     if state.inflight is not None:  # the behaviour weights of the collection in flight
         for k, v in state.inflight["weights"].items():
             tensors[f"behaviour.{k}"] = torch.from_numpy(np.ascontiguousarray(v))
+    for k, v in state.arrays.items():
+        tensors[f"arrays.{k}"] = torch.from_numpy(np.ascontiguousarray(v))
     weights = state_dir / f"state-{generation}.safetensors"
     atomic_write_bytes(weights, save(tensors))
     counters = {f.name: getattr(state, f.name) for f in fields(RunState)
-                if f.name not in ("started", "elapsed", "inflight")}
+                if f.name not in ("started", "elapsed", "inflight", "arrays")}
     if state.inflight is not None:
         counters["inflight"] = {k: v for k, v in state.inflight.items() if k != "weights"}
     doc = {
@@ -108,7 +112,10 @@ def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
         if pool is not None:
             pool.load_json(doc["pool"])
         saved = doc["state"]
-        state = RunState(**{f.name: saved[f.name] for f in fields(RunState) if f.name not in ("started", "inflight")})
+        optional = {"learner"}  # states written before trainers kept scalars of their own lack it
+        state = RunState(**{f.name: saved[f.name] for f in fields(RunState)
+                            if f.name not in ("started", "inflight", "arrays") and (f.name in saved or f.name not in optional)})
+        state.arrays = {k[len("arrays."):]: v.numpy() for k, v in tensors.items() if k.startswith("arrays.")}
         if saved.get("inflight") is not None:
             inflight = dict(saved["inflight"])
             inflight["weights"] = {k[len("behaviour."):]: v.numpy() for k, v in tensors.items()

@@ -100,6 +100,19 @@ class WorkerGroup:
             for conn in self.conns:
                 self._receive(conn)
 
+    def map(self, requests: list) -> list:
+        """Every request answered, in order, spread over the workers (any number of requests)."""
+        if self.local is not None:
+            return [self.local.collect(r) for r in requests]
+        self._check_started()
+        out = []
+        for start in range(0, len(requests), self.n):
+            batch = requests[start:start + self.n]
+            for conn, request in zip(self.conns, batch):
+                conn.send(request)
+            out += [self._receive(conn) for conn in self.conns[:len(batch)]]
+        return out
+
     def collect(self, requests: list) -> list:
         self.submit(requests)
         return self.receive()

@@ -1,38 +1,19 @@
-"""Match play for the Deep Monte-Carlo trainer (``cardzoo.training.dmc.trainer``): runs in worker processes.
+"""Bot-only matches for the Deep Monte-Carlo warm start (``cardzoo.training.dmc.trainer``).
 
-``play(task)`` plays whole matches with the env's trusted fast path and returns plain arrays:
-for every real choice of a learner seat, its observation, the chosen move's feature row and the
-seat's return from that choice to the end of the match — or, with ``returns="deal"`` in a game
-settled deal by deal (``deal_index``), to the end of that choice's deal (rewards are summed as
-they arrive, also during the other seats' moves; partners in a team get the same rewards, so each
-seat's return is its team's). Opponent matches seat the learner as one team against rule bots.
-
-``imitation_task`` instead lets rule bots (or the game's teacher) play every seat and keeps, per
-real choice, all the candidates' feature rows and which one the bot chose (the warm start).
+``imitation_task`` lets rule bots (or the game's teacher) play every seat and keeps, per real
+choice, all the candidates' feature rows, which one the bot chose and the seat's return from that
+choice to the end of the match — or, with ``returns="deal"`` in a game settled deal by deal
+(``deal_index``), to the end of that choice's deal (rewards are summed as they arrive, also during
+the other seats' moves; partners in a team get the same rewards, so a seat's return is its team's).
+The learner's own matches are played batched by ``cardzoo.training.dmc.collector``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
-
-
-@dataclass
-class PlayTask:
-    game: str
-    players: tuple[int, ...]
-    variants: dict
-    net_args: tuple  # MoveRankerNet(*net_args)
-    weights: dict  # name -> numpy array
-    matches: int
-    seed: int
-    epsilon: float
-    vs_rules: float  # probability that a match pits the learner against rule bots
-    returns: str = "match"  # "match": returns run to the match's end; "deal": to the choice's deal's end
+from cardzoo.training.agents.ranker import whole_moves_reader
 
 
 def _mask(env) -> np.ndarray:
@@ -89,70 +70,6 @@ class _Tracked:
     def returns(self, seat: int, ends: dict[int, list[float]]) -> list[float]:
         """The seat's return from each recorded choice to the end of that choice's deal."""
         return [ends[deal][seat] - total for total, deal in self.reward_at]
-
-
-class _Seat(_Tracked):
-    """A learner (``record`` is the RankerAgent's sample list) or an opponent (``record`` None)."""
-
-    def __init__(self, agent, record: list | None):
-        super().__init__(agent)
-        self.record = record
-
-    def act(self, observation, mask) -> int:
-        n = len(self.record) if self.record is not None else 0
-        action = self.agent.act(observation, mask)
-        if self.record is not None and len(self.record) > n:
-            self.reward_at.append(self._now)
-        return action
-
-
-def play(task: PlayTask) -> dict:
-    """Samples (obs, move rows, returns) and per-match results of ``task.matches`` matches."""
-    import torch
-
-    torch.set_num_threads(1)
-    spec = game_spec(task.game)
-    rng = np.random.default_rng(task.seed)
-    net = MoveRankerNet(*task.net_args)
-    net.load_state_dict({k: torch.as_tensor(v) for k, v in task.weights.items()})
-    net.eval()
-    obs, rows, returns, results = [], [], [], []
-    deal_of = _deal_of(task.game, task.returns)
-    tables = {}  # player count -> (env, complete-move reader), built once per task
-    for _ in range(task.matches):
-        n = int(rng.choice(task.players))
-        if n not in tables:
-            env = spec.raw_env(num_players=n, **task.variants)
-            tables[n] = (env, whole_moves_reader(task.game, env.config))
-        env, reader = tables[n]
-        vs_rules = rng.random() < task.vs_rules
-        teams = spec.teams(n)
-        mine = set(teams[int(rng.integers(len(teams)))]) if vs_rules else set(range(n))
-        seats = []
-        for s in range(n):
-            if s in mine:
-                record: list = []
-                agent = RankerAgent(net, reader, seed=int(rng.integers(2**31)), epsilon=task.epsilon, record=record)
-                seats.append(_Seat(agent, record))
-            else:
-                seats.append(_Seat(spec.rule_bot(env.config, seed=int(rng.integers(2**31))), None))
-        ends = _run_match(env, seats, int(rng.integers(2**63 - 1)), deal_of)
-        totals = ends[max(ends)]
-        for s, seat in enumerate(seats):
-            if seat.record is None:
-                continue
-            for (o, row), ret in zip(seat.record, seat.returns(s, ends)):
-                obs.append(o)
-                rows.append(row)
-                returns.append(ret)
-        if vs_rules:
-            me = min(mine)
-            scores = spec.match_scores(env, totals)
-            results.append({"opponent": "rules", "reward": totals[me],
-                            "won": float(scores[me] > max(scores[s] for s in range(n) if s not in mine))})
-    return {"obs": np.asarray(obs, np.float32).reshape(len(obs), -1),
-            "rows": np.asarray(rows, np.float32).reshape(len(rows), -1),
-            "returns": np.asarray(returns, np.float32), "results": results}
 
 
 class _BotChoices(_Tracked):

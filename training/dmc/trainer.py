@@ -3,18 +3,21 @@
 Read top to bottom:
 
 1. Warm start: rule bots (or the game's teacher, ``--imitate-from teacher``) play every seat;
-   the ranker learns to put the bot's complete move first
-   among the candidates (cross-entropy over the candidates' Q) while the chosen move's Q is fitted
-   to the seat's Monte-Carlo return.
-2. Worker processes play whole matches with the current weights, epsilon-greedy over complete
-   moves, part against rule bots and part in self-play; every real choice of a learner seat is a
-   sample (observation, move row, return to the end of the match).
+   the ranker learns to put the bot's complete move first among the candidates (cross-entropy
+   over the candidates' Q) while the chosen move's Q is fitted to the seat's Monte-Carlo return.
+2. Worker processes (``cardzoo.training.dmc.collector``) play many matches at once with the
+   current weights, epsilon-greedy over complete moves, part against rule bots and part in
+   self-play; every real choice of a learner seat is a sample (observation, move row, return).
 3. The learner regresses Q(observation, move) on those returns (mean squared error) from a replay
-   buffer of recent samples, sending fresh weights with every new task.
-4. Evaluation against the rule bot and random runs as a worker task (duplicate deals, greedy), so
-   it does not stall learning (the warm-started network is evaluated too, at 0 samples); the
-   state (network, Adam, counters) is saved atomically every ``save_every`` seconds and
-   ``--resume`` continues from it (the replay buffer refills).
+   buffer of recent samples. Collection runs one iteration ahead of learning, as in the PPO
+   trainer: while the learner trains on iteration k, the workers collect k+1 with the weights
+   from before that update. Each collection is a pure function of (weights, seed, iteration,
+   worker), and learning takes a fixed number of steps per iteration, so a seeded run reproduces.
+4. Evaluation against the rule bot and random runs in a process of its own (duplicate deals,
+   greedy), so it stalls neither learning nor collection (the warm-started network is evaluated
+   too, at 0 samples). The state (network, Adam, the replay buffer, the collection in flight) is
+   saved atomically every ``save_every`` seconds at an iteration boundary, and ``--resume``
+   continues exactly where the save left off.
 
 Run directory layout as every trainer's (``cardzoo.training.common.run_dir``).
 """
@@ -33,11 +36,11 @@ import torch
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.dmc.play import PlayTask, imitation_task, play
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
-from cardzoo.training.common.workers import _die_with_parent
+from cardzoo.training.common.workers import WorkerGroup, _die_with_parent
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest
 
 
 @dataclass
@@ -47,8 +50,9 @@ class DMCSettings(TrainerSettings):
     steps: int = 2_000_000  # learner samples (real choices) to train on
     out: str = "runs/dmc"
     seed: int = 0
-    workers: int = 2
-    matches_per_task: int = 8
+    workers: int = 2  # collector processes (0: collect in the main process)
+    matches_per_worker: int = 32  # matches each worker plays side by side
+    batch: int = 8192  # samples per iteration, all workers together (whole matches: a bit more)
     hidden: tuple = (256, 256)
     activation: str = "relu"
     lr: float = 1e-4
@@ -72,9 +76,9 @@ class DMCSettings(TrainerSettings):
     RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes",
                                   "threads")
     RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "workers", "matches_per_task", "minibatch", "eval_every",
+        **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "eval_every",
                                                "threads")},
-        **{name: (0, None, "int") for name in ("imitate", "eval_games")},
+        **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
         "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
         "vs_rules": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
     }
@@ -109,7 +113,7 @@ class DMCRun(RunDir):
                                  f"epsilon-greedy {s.epsilon}"}
 
 
-def _worker_init() -> None:
+def _eval_init() -> None:
     _die_with_parent()
     torch.set_num_threads(1)
 
@@ -121,15 +125,18 @@ def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, varia
     return {n: versus_baselines(path, game, n, per, seed + n, options=variants or None) for n in players}
 
 
-def warm_start(net, settings: DMCSettings, pool, log) -> None:
+IMITATION_PARTS = 8  # the warm start's matches in this many seeded parts, whatever the worker count
+
+
+def warm_start(net, settings: DMCSettings, workers: WorkerGroup, log) -> None:
     """Fit the ranker to the rule bot's (or teacher's) choices (ranking) and their returns (values)."""
     s = settings
-    parts = min(s.imitate, 4 * s.workers)  # exactly s.imitate matches, spread over the workers
-    chunks = [(s.game, s.players, s.variants, s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i,
-               s.returns, s.imitate_from) for i in range(parts)]
-    samples = [x for part in pool.starmap(imitation_task, chunks) for x in part]
+    parts = min(s.imitate, IMITATION_PARTS)  # exactly s.imitate matches
+    requests = [ImitationRequest(s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i, s.returns,
+                                 s.imitate_from) for i in range(parts)]
+    samples = [x for part in workers.map(requests) for x in part]
     who = "rule bot" if s.imitate_from == "rules" else "teacher"
-    log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {sum(c[3] for c in chunks)} matches")
+    log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
     rng = np.random.default_rng(s.seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
     for epoch in range(s.imitate_epochs):
@@ -159,7 +166,7 @@ def warm_start(net, settings: DMCSettings, pool, log) -> None:
 
 
 class Replay:
-    """The most recent ``capacity`` samples, as preallocated arrays."""
+    """The most recent ``capacity`` samples, as preallocated arrays (saved with the run's state)."""
 
     def __init__(self, capacity: int, obs_size: int, row_size: int):
         self.obs = np.zeros((capacity, obs_size), np.float32)
@@ -180,6 +187,37 @@ class Replay:
         return (torch.from_numpy(self.obs[idx]), torch.from_numpy(self.rows[idx]),
                 torch.from_numpy(self.returns[idx]))
 
+    def to_state(self, state: RunState) -> None:
+        state.arrays = {"replay_obs": self.obs[:self.size], "replay_rows": self.rows[:self.size],
+                        "replay_returns": self.returns[:self.size]}
+        state.learner["replay_next"] = self.next
+
+    def from_state(self, state: RunState) -> None:
+        try:
+            obs, rows, returns = (state.arrays[k] for k in ("replay_obs", "replay_rows", "replay_returns"))
+            n = len(returns)
+            if n > len(self.returns) or obs.shape != (n, self.obs.shape[1]) or rows.shape != (n, self.rows.shape[1]):
+                raise ValueError
+        except (KeyError, ValueError):
+            raise UserError("the resume state holds no replay buffer that fits this run (written by an older "
+                            "cardzoo?): start the run again") from None
+        self.obs[:n], self.rows[:n], self.returns[:n] = obs, rows, returns
+        self.size, self.next = n, int(state.learner["replay_next"])
+        state.arrays = {}
+
+
+def learn(net, optimizer, replay: Replay, steps: int, minibatch: int, rng) -> float:
+    """``steps`` minibatch updates of Q towards the sampled returns; the last loss."""
+    loss = torch.zeros(())
+    for _ in range(steps):
+        obs, rows, returns = replay.sample(minibatch, rng)
+        loss = torch.nn.functional.mse_loss(net(obs, rows), returns)
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        optimizer.step()
+    return float(loss.detach())
+
 
 def train(settings: DMCSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
     from torch.utils.tensorboard import SummaryWriter
@@ -189,101 +227,123 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     torch.manual_seed(s.seed)
     torch.set_num_threads(s.threads)
     run = DMCRun(Path(s.out), s, resume)
-    run.reader = whole_moves_reader(s.game, run.probe.config)
-    net_args = (run.probe.obs_size, run.reader.feature_size, list(s.hidden), s.activation, run.probe.num_actions)
+    reader = whole_moves_reader(s.game, run.probe.config)
+    net_args = (run.probe.obs_size, reader.feature_size, list(s.hidden), s.activation, run.probe.num_actions)
     net = MoveRankerNet(*net_args)
     optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
-    writer = SummaryWriter(str(run.out / "tb"))
-    rng = np.random.default_rng(s.seed)
+    per_worker = -(-s.batch // max(s.workers, 1))
     ctx = mp.get_context("spawn")
-    with ctx.Pool(s.workers, initializer=_worker_init) as pool:
-        evaluation = None  # (decisions, AsyncResult)
+    collector_args = (s.game, s.players, s.variants, s.matches_per_worker, tuple(net_args))
+    with WorkerGroup(s.workers, DMCCollector, collector_args) as workers, \
+            ctx.Pool(1, initializer=_eval_init) as evaluator:
+        writer = SummaryWriter(str(run.out / "tb"))
+        evaluation = None  # (samples, AsyncResult)
+
+        def evaluate_async(path: Path, decisions: int, seed: int) -> tuple:
+            return decisions, evaluator.apply_async(_evaluate, (str(path), s.game, s.players, s.eval_games, seed,
+                                                                s.variants))
+
+        replay = Replay(s.replay, net_args[0], net_args[1])
         if resume:
             state = load_run_state(run.state_dir, net, optimizer, None)
+            replay.from_state(state)
             log(f"resuming {run.out} at {state.decisions:,} samples")
         else:
-            state = RunState(next_eval=s.eval_every)
+            state = RunState(next_eval=s.eval_every, learner={"credit": 0.0, "rules_ema": None})
             if s.imitate:
-                warm_start(net, s, pool, log)
+                warm_start(net, s, workers, log)
                 path = run.write_checkpoint(net, "imitation", state, {})
                 if s.eval_games:  # the learning curve starts where the warm start left the network
-                    evaluation = (0, pool.apply_async(
-                        _evaluate, (str(path), s.game, s.players, s.eval_games, s.seed * 1_000_003, s.variants)))
-        replay = Replay(s.replay, net_args[0], net_args[1])
-        rules_ema = None
-        pending: list = []
-        last_save = time.monotonic()
+                    evaluation = evaluate_async(path, 0, s.seed * 1_000_003)
+
+        def next_collection(iteration: int) -> dict:
+            return {"iteration": iteration, "weights": {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}}
+
+        def requests(c: dict) -> list[DMCRequest]:
+            return [DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.vs_rules, s.returns)
+                    for w in range(workers.count)]
+
+        def save(state: RunState) -> None:  # at an iteration boundary: the replay and the collection in flight too
+            replay.to_state(state)
+            save_run_state(run.state_dir, net, optimizer, None, state)
+            state.arrays = {}
+
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
-        bar = tqdm(total=s.steps, initial=state.decisions, unit="dec", disable=not progress, desc=f"dmc {s.game}")
-        learned = 0.0  # samples' worth of learning owed by the arrivals so far
-
-        def submit() -> None:
-            weights = {k: v.numpy().copy() for k, v in net.state_dict().items()}
-            task = PlayTask(s.game, s.players, s.variants, tuple(net_args), weights, s.matches_per_task,
-                            int(rng.integers(2**63 - 1)), s.epsilon, s.vs_rules, s.returns)
-            pending.append(pool.apply_async(play, (task,)))
-
-        while len(pending) < 2 * s.workers:
-            submit()
-        while state.decisions < s.steps and state.wall() < limit:
-            ready = [p for p in pending if p.ready()]
-            if not ready and replay.size < s.minibatch:
-                pending[0].wait(1.0)
-                continue
-            for p in ready:
-                pending.remove(p)
-                out = p.get()
-                replay.add(out["obs"], out["rows"], out["returns"])
-                n = len(out["returns"])
-                state.decisions += n
-                state.samples += n
-                state.matches += s.matches_per_task
-                learned += n * s.reuse
-                bar.update(n)
-                for r in out["results"]:
-                    rules_ema = r["reward"] if rules_ema is None else 0.98 * rules_ema + 0.02 * r["reward"]
-                submit()
-            if replay.size >= s.minibatch and learned >= s.minibatch:
-                obs, rows, returns = replay.sample(s.minibatch, rng)
-                loss = torch.nn.functional.mse_loss(net(obs, rows), returns)
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-                optimizer.step()
-                learned -= s.minibatch
-                state.iteration += 1
-                if state.iteration % 50 == 0:
-                    writer.add_scalar("loss/q_mse", loss.item(), state.decisions)
-                    if rules_ema is not None:
-                        writer.add_scalar("train/reward_vs_rules_ema", rules_ema, state.decisions)
-                    bar.set_postfix(loss=f"{loss.item():.3f}", vs_rules=f"{rules_ema or 0:+.2f}")
-            elif not ready:
-                pending[0].wait(0.2)
-            if evaluation is None and state.decisions >= state.next_eval and s.eval_games:
+        bar = tqdm(total=s.steps, initial=min(state.decisions, s.steps), unit="dec", unit_scale=True,
+                   disable=not progress, desc=f"dmc {s.game}")
+        if state.decisions < s.steps:
+            workers.submit(requests(state.inflight or next_collection(state.iteration)))
+        last_save = time.monotonic()
+        t0 = time.perf_counter()
+        while state.decisions < s.steps:
+            rollouts = workers.receive()
+            t1 = time.perf_counter()
+            n = sum(len(r.returns) for r in rollouts)
+            more = state.decisions + n < s.steps and state.wall() < limit
+            state.inflight = next_collection(state.iteration + 1) if more else None
+            if more:
+                workers.submit(requests(state.inflight))
+            else:
+                workers.stop()
+            for r in rollouts:
+                replay.add(r.obs, r.rows, r.returns)
+            state.decisions += n
+            state.samples += n
+            state.moves += sum(r.moves for r in rollouts)
+            state.matches += sum(r.played for r in rollouts)
+            ema = state.learner["rules_ema"]
+            for m in (m for r in rollouts for m in r.matches):
+                ema = m["reward"] if ema is None else 0.98 * ema + 0.02 * m["reward"]
+            state.learner["rules_ema"] = ema
+            # a fixed number of updates per iteration: each sample is learned on ``reuse`` times on average
+            credit = state.learner["credit"] + n * s.reuse
+            steps = int(credit // s.minibatch) if replay.size >= s.minibatch else 0
+            state.learner["credit"] = credit - steps * s.minibatch
+            rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
+            loss = learn(net, optimizer, replay, steps, s.minibatch, rng)
+            state.iteration += 1
+            t2 = time.perf_counter()
+            rate = n / max(t2 - t0, 1e-9)
+            _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts))
+            t0 = t2
+            bar.update(min(state.decisions, s.steps) - bar.n)
+            bar.set_postfix(loss=f"{loss:.3f}", vs_rules=f"{ema or 0:+.2f}", samples_s=f"{rate:,.0f}")
+            if evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
                 state.next_eval += s.eval_every
                 path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
-                evaluation = (state.decisions, pool.apply_async(
-                    _evaluate, (str(path), s.game, s.players, s.eval_games, s.seed * 1_000_003 + state.decisions,
-                                s.variants)))
+                evaluation = evaluate_async(path, state.decisions, s.seed * 1_000_003 + state.decisions)
             if evaluation is not None and evaluation[1].ready():
                 run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
                 evaluation = None
-            if time.monotonic() - last_save > s.save_every:
-                save_run_state(run.state_dir, net, optimizer, None, state)
+            if time.monotonic() - last_save > s.save_every and more:
+                save(state)
                 last_save = time.monotonic()
         bar.close()
         if evaluation is not None:  # one still running: its point belongs on the curve
             run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
         if state.wall() >= limit:
             log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
-        save_run_state(run.state_dir, net, optimizer, None, state)
         final = run.write_checkpoint(net, "final", state, {})
         result = {}
         if s.eval_games:
             result = _evaluate(str(final), s.game, s.players, s.eval_games, s.seed * 1_000_003 + (1 << 30), s.variants)
             run.record_evaluation(state, writer, state.decisions, result, log, unit="samples")
             final = run.write_checkpoint(net, "final", state, {f"{n}p": r for n, r in result.items()})
+        save(state)
     writer.close()
     log(f"final checkpoint: {final}  ({state.decisions:,} samples, {state.matches:,} matches, "
         f"{state.wall() / 60:.1f} min of training)")
     return final
+
+
+def _log_iteration(writer, state: RunState, rate: float, loss: float, steps: int, t_wait: float, t_learn: float,
+                   decisions: int) -> None:
+    step = state.decisions
+    if steps:
+        writer.add_scalar("loss/q_mse", loss, step)
+    if state.learner["rules_ema"] is not None:
+        writer.add_scalar("train/reward_vs_rules_ema", state.learner["rules_ema"], step)
+    writer.add_scalar("speed/samples_per_s", rate, step)
+    writer.add_scalar("speed/learner_decisions_per_iteration", decisions, step)
+    writer.add_scalar("speed/wait_s", t_wait, step)
+    writer.add_scalar("speed/learn_s", t_learn, step)

@@ -1,0 +1,58 @@
+"""The move rankers' features are fixed, bit for bit, and the batched DMC collector plays what a
+per-move ranker would."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
+from tests.move_features_digest import digest
+
+# Recorded from the per-move readers before they were made fast (commit 681a094); every shipped
+# move-ranker checkpoint was trained on these features.
+GOLDEN = {
+    "siantappo": (17256, "7ab661cf5c8d88f90b643d58"),
+    "suipi": (9456, "393e100df839580a0b3bacbe"),
+    "samsip": (8689, "629269540cb63cc48b5a7b6c"),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GOLDEN))
+def test_move_features_are_bit_for_bit_the_recorded_ones(game):
+    assert digest(game) == GOLDEN[game]
+
+
+@pytest.mark.parametrize("game,players", [("siantappo", 4), ("suipi", 2), ("suipi", 4), ("samsip", 3)])
+def test_the_batched_collector_records_what_a_per_move_ranker_reads_and_chooses(game, players, monkeypatch):
+    """Every sample's row is one of the reader's candidates for that observation, and (greedy) the
+    one a per-move ``MoveRankerNet.scores`` ranks best; the batch scores each decision alike."""
+    spec = game_spec(game)
+    env = spec.raw_env(num_players=players)
+    reader = whole_moves_reader(game, env.config)
+    torch.manual_seed(players)
+    args = (env.obs_size, reader.feature_size, [32, 16], "relu", env.num_actions)
+    net = MoveRankerNet(*args)
+    weights = {k: v.numpy() for k, v in net.state_dict().items()}
+    seen = []
+    original = type(reader).candidates
+
+    def candidates(self, state, mask):
+        seqs, rows = original(self, state, mask)
+        seen.append((np.asarray(mask).copy(), rows.copy()))
+        return seqs, rows
+
+    monkeypatch.setattr(type(reader), "candidates", candidates)
+    out = DMCCollector(game, (players,), {}, 4, args).collect(DMCRequest(weights, (3,), 200, 0.0, 0.5))
+    fresh = whole_moves_reader(game, env.config)
+    real = [(m, r) for m, r in seen if len(r) > 1]
+    assert len(real) == len(out.rows) > 0
+    for (mask, rows), obs, row in zip(real, out.obs, out.rows):
+        _, again = fresh.candidates(fresh.read(obs), mask)
+        assert np.array_equal(again, rows)  # the features of this observation, read afresh
+        q = net.scores(obs, rows)
+        picked = [j for j in range(len(rows)) if np.array_equal(rows[j], row)]
+        assert picked and max(q[j] for j in picked) >= q.max() - 1e-5
