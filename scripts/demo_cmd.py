@@ -19,7 +19,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--game", default="siantappo", help="siantappo, suipi or samsip (default siantappo)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
     p.add_argument("--steps", type=int, default=150_000,
-                   help="learner decisions to train for (default 150000, about a minute on 2 cores)")
+                   help="samples (real choices) to train on after the warm start (default 150000; with the "
+                        "warm start about a minute on 2 cores)")
     p.add_argument("--games", type=int, default=48, help="evaluation games (default 48)")
     p.add_argument("--out", default="runs/demo", help="run directory, replaced on each demo (default runs/demo)")
     p.add_argument("--seed", type=int, default=0, help="seed of training, evaluation and the shown match")
@@ -30,7 +31,8 @@ def register(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     from cardzoo.training.evaluation.report import print_report
     from cardzoo.training.evaluation.tournament import run_tournament
-    from cardzoo.training.ppo.trainer import PPOSettings, train
+    from cardzoo.training.dmc.trainer import DMCSettings, train
+    from cardzoo.training.recipes import recipe
 
     module = game_module(args.game)
     game = module.GAME
@@ -40,9 +42,13 @@ def run(args) -> int:
     out = Path(args.out)
     if (out / "settings.json").is_file():
         shutil.rmtree(out)  # the demo's own run directory from an earlier demo
-    print(f"== 1/3 Training a {game} agent by self-play for {args.steps:,} decisions ({players} players) ==")
-    settings = PPOSettings(game=game, players=(players,), steps=args.steps, out=str(out), seed=args.seed,
-                           imitate=40, eval_every=10**12, snapshot_every=max(args.steps // 3, 1), eval_games=0)
+    # the game's own training route (cardzoo.training.recipes), in miniature: a shorter warm start
+    # and run, no evaluations during training (step 2 is the evaluation)
+    route = {k: v for k, v in recipe(game).settings.items() if k in ("imitate_from", "returns", "vs_rules", "reuse")}
+    print(f"== 1/3 Training a {game} move ranker: a warm start on 100 bot-only matches, then Deep Monte-Carlo "
+          f"self-play for {args.steps:,} samples ({players} players) ==")
+    settings = DMCSettings(game=game, players=(players,), steps=args.steps, out=str(out), seed=args.seed,
+                           imitate=100, eval_games=0, **route)
     final = train(settings, progress=True)
 
     field = [str(final), "rules", "random"]

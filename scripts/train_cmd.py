@@ -1,9 +1,10 @@
 """`cardzoo train`: self-play training that exports checkpoints.
 
-The default algorithm is cardzoo's batched self-play PPO (``cardzoo.training.ppo.trainer``); ``--algo sb3`` runs
-sb3-contrib's MaskablePPO on the single-seat gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``);
-``--algo dmc`` trains a move ranker by Deep Monte-Carlo (``cardzoo.training.dmc.trainer``) for games whose moves
-are composed in sub-steps (Suipi).
+Without ``--algo`` a game trains by its recipe (``cardzoo.training.recipes``: for all three games a
+warm-started Deep Monte-Carlo move ranker, ``cardzoo.training.dmc.trainer``, sized to beat the rule
+bot within 15 minutes on 2 cores). ``--algo ppo`` is cardzoo's batched self-play PPO
+(``cardzoo.training.ppo.trainer``); ``--algo sb3`` runs sb3-contrib's MaskablePPO on the single-seat
+gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``); ``--algo rllib`` RLlib's PPO.
 """
 
 from __future__ import annotations
@@ -21,23 +22,29 @@ S = argparse.SUPPRESS  # only flags the user gives are passed on (a resume refus
 
 def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "train", help="self-play training (batched PPO, or --algo sb3); writes safetensors checkpoints",
-        description="Self-play training. The default trainer plays many matches at once in worker "
-                    "processes, every seat the learner's in self-play, with an opponent pool (frozen "
-                    "snapshots, the rule bot, random) favouring opponents it does not yet beat. A run "
-                    "directory is resumable with --resume (safetensors + JSON, nothing unpickled).",
+        "train", help="self-play training (the game's recipe, or --algo dmc|ppo|sb3|rllib); writes safetensors checkpoints",
+        description="Self-play training. Without --algo a game trains by its recipe: a Deep Monte-Carlo "
+                    "move ranker warm-started on a scripted player, sized to beat the rule bot in about "
+                    "15 minutes on 2 cores (docs/training.md). The dmc and ppo trainers play many matches "
+                    "at once in worker processes. A run directory is resumable with --resume "
+                    "(safetensors + JSON, nothing unpickled).",
         epilog="--algo sb3: MaskablePPO (sb3-contrib) on one seat; its --resume loads SB3's model.zip, "
                "which unpickles: resume only run directories you trust.")
     p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--algo", "--backend", dest="algo", choices=("ppo", "sb3", "rllib", "dmc"), default="ppo",
-                   help="trainer (default ppo); dmc = Deep Monte-Carlo move ranker (DouZero-style); "
-                        "rllib = multi-agent PPO on Ray (needs the rllib extra)")
+    p.add_argument("--algo", "--backend", dest="algo", choices=("ppo", "sb3", "rllib", "dmc"), default=None,
+                   help="trainer (default: the game's recipe, a warm-started dmc run that beats the rule bot "
+                        "in about 15 minutes on 2 cores; docs/training.md); dmc = Deep Monte-Carlo move "
+                        "ranker (DouZero-style); ppo = batched self-play PPO; rllib = multi-agent PPO on Ray "
+                        "(needs the rllib extra); --resume without --algo continues the run in --out")
     p.add_argument("--players", default=S, metavar="N[,N...]",
                    help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")
-    p.add_argument("--steps", type=int, default=S, help="learner decisions to train for (default 1000000)")
+    p.add_argument("--steps", type=int, default=S,
+                   help="learner decisions to train for (ppo default 1000000; dmc: samples, default 2000000; "
+                        "a recipe sets its own)")
     p.add_argument("--out", default=None,
                    help="run directory (default: ppo runs/GAME-Np, N the --players list joined by '-' or "
-                        "'default', e.g. runs/siantappo-3-4-5-6p; dmc adds -dmc, e.g. runs/suipi-2-4p-dmc; "
+                        "'default', e.g. runs/siantappo-3-4-5-6p; dmc (and a recipe) adds -dmc, e.g. "
+                        "runs/suipi-defaultp-dmc; "
                         "sb3 adds -sb3; rllib runs/rllib-GAME-Np); the trained policy is OUT/final")
     p.add_argument("--seed", type=int, default=S, help="seed of the whole run (default 0)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
@@ -115,6 +122,15 @@ def run(args) -> int:
              if k not in ("game", "algo", "out", "resume", "no_progress", "command", "option") and not k.startswith("_")}
     if args.option:
         given["variants"] = parse_options(args.option)
+    args.recipe = {}
+    if args.algo is None:
+        args.algo = _algo_of_run(Path(args.out)) if args.resume and args.out else None
+    if args.algo is None:  # the game's recipe: its settings are defaults that flags override
+        from cardzoo.envs.registry import game_module
+        from cardzoo.training.recipes import recipe
+
+        chosen = recipe(game_module(args.game).GAME)
+        args.algo, args.recipe = chosen.algo, dict(chosen.settings)
     if args.algo == "sb3":
         return _run_sb3(args, given)
     if args.algo == "rllib":
@@ -139,8 +155,27 @@ def run(args) -> int:
     return 0
 
 
+def _algo_of_run(out: Path) -> str | None:
+    """The trainer whose settings a run directory holds (their fields tell them apart), or None."""
+    import dataclasses
+
+    from cardzoo.training.common.settings import read_json
+    from cardzoo.training.dmc.trainer import DMCSettings
+    from cardzoo.training.ppo.trainer import PPOSettings
+
+    path = out / "settings.json"
+    if not path.is_file():
+        return None
+    keys = set(read_json(path))
+    for algo, cls in (("ppo", PPOSettings), ("dmc", DMCSettings)):
+        if keys == {f.name for f in dataclasses.fields(cls)}:
+            return algo
+    return None
+
+
 def _settings(args, fields: dict, settings_class, suffix: str):
-    """A new run's settings, or (``--resume``) the saved ones with the allowed flags applied."""
+    """A new run's settings, or (``--resume``) the saved ones with the allowed flags applied; a new
+    run without ``--algo`` starts from the game's recipe."""
     players = fields.get("players")
     out = args.out or f"runs/{args.game}-{'-'.join(map(str, players)) if players else 'default'}p{suffix}"
     if args.resume:
@@ -151,7 +186,7 @@ def _settings(args, fields: dict, settings_class, suffix: str):
             raise UserError(f"{out} holds a {settings.game} run, not {args.game}")
         return settings
     try:
-        return settings_class(game=args.game, out=out, **fields)
+        return settings_class(game=args.game, out=out, **{**getattr(args, "recipe", {}), **fields})
     except TypeError as e:
         raise UserError(str(e)) from None
 
@@ -160,7 +195,9 @@ def _run_dmc(args, given: dict) -> int:
     """Deep Monte-Carlo over complete moves (cardzoo.training.dmc.trainer)."""
     bad = [k for k in given if k not in _DMC_FLAGS]
     if bad:
-        raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo dmc")
+        owner = "sb3" if bad[0] in _SB3_ONLY else "rllib" if bad[0] in _RLLIB_ONLY else "ppo"
+        hint = ", the game's default trainer: name --algo to choose another" if args.recipe else ""
+        raise UserError(f"--{bad[0].replace('_', '-')} is not a flag of --algo dmc{hint} (it is one of --algo {owner})")
     from cardzoo.training.dmc.trainer import DMCSettings, train
 
     fields = {("matches_per_worker" if k == "matches" else k): v for k, v in given.items()}

@@ -105,7 +105,7 @@ def test_command_line_bad_input_is_one_line(capsys):
     assert capsys.readouterr().err == "cardzoo train: error: --matches is not a flag of --algo rllib\n"
     assert rllib("siantappo", "--resume") == 2
     assert "not resumable" in capsys.readouterr().err
-    assert cli(["train", "siantappo", "--num-cpus", "2"]) == 2  # the PPO trainer refuses RLlib's flags
+    assert cli(["train", "siantappo", "--algo", "ppo", "--num-cpus", "2"]) == 2  # the PPO trainer refuses RLlib's flags
     assert capsys.readouterr().err == "cardzoo train: error: --num-cpus is a flag of --algo rllib\n"
 
 

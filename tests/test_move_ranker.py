@@ -132,16 +132,17 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
     agent = load_agent(out / "final", raw_env(num_players=2).config)
     assert isinstance(agent, RankerAgent) and agent.meta["training_steps"] >= 200
     first = agent.meta["training_steps"]
-    assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--steps", str(first + 100), "--out", str(out),
-                "--no-progress"]) == 0
+    assert cli(["train", "suipi", "--resume", "--steps", str(first + 100), "--out", str(out),
+                "--no-progress"]) == 0  # no --algo: the run directory's settings say it is a dmc run
     assert "resuming" in capsys.readouterr().out
     assert load_checkpoint(out / "final")[1]["training_steps"] >= first + 100
 
 
 @pytest.mark.parametrize("argv,message", [
     (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
-    (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc"),
-    (["train", "suipi", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
+    (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc (it is one of --algo ppo)"),
+    (["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
+    (["train", "suipi", "--ent", "0.1"], "--ent is not a flag of --algo dmc, the game's default trainer"),
     (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
     (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
     (["train", "suipi", "--algo", "dmc", "--imitate-from", "teacher"], "suipi declares no TEACHER player"),
@@ -411,3 +412,25 @@ def test_a_killed_dmc_run_resumes_to_the_same_weights(tmp_path):
     assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(killed), "--no-progress"]) == 0
     a, b = _final_weights(tmp_path / "whole"), _final_weights(killed)
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_train_without_algo_follows_the_games_recipe(tmp_path):
+    """``cardzoo train GAME``: the recipe's trainer and settings; flags given win over them."""
+    from cardzoo.training.recipes import RECIPES
+
+    out = tmp_path / "run"
+    tiny = ["--workers", "0", "--matches", "2", "--batch", "64", "--minibatch", "64", "--replay", "500",
+            "--hidden", "16", "--eval-games", "0", "--imitate", "1", "--steps", "60", "--no-progress"]
+    assert cli(["train", "samsip", *tiny, "--out", str(out)]) == 0
+    settings = json.loads((out / "settings.json").read_text())
+    recipe = RECIPES["samsip"]
+    assert recipe.algo == "dmc" and settings["imitate_from"] == "teacher" and settings["returns"] == "deal"
+    assert settings["max_minutes"] == recipe.settings["max_minutes"] and settings["imitate"] == 1
+    assert (out / "final.safetensors").is_file()
+
+
+def test_dmc_max_minutes_ends_the_run_with_a_final_checkpoint(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli(["train", "suipi", *DMC_RUN, "--steps", "10000000", "--max-minutes", "0.001", "--out", str(out)]) == 0
+    assert "--max-minutes 0.001 reached" in capsys.readouterr().out
+    assert 0 < load_checkpoint(out / "final")[1]["training_steps"] < 10_000_000

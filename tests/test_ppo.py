@@ -24,7 +24,7 @@ from cardzoo.training.ppo.trainer import PPOSettings, ppo_update, stream_advanta
 
 CLI = [sys.executable, "-m", "cardzoo.scripts.cli"]
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ["--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128", "--eval-games", "0",
+SMALL = ["--algo", "ppo", "--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128", "--eval-games", "0",
          "--no-progress"]
 GAMES = [("siantappo", 4), ("suipi", 2), ("suipi", 4), ("samsip", 3)]
 
@@ -148,7 +148,7 @@ def test_one_network_for_several_player_counts(tmp_path):
 
 
 def _train_cmd(out, steps=6000):
-    return CLI + ["train", "siantappo", "--steps", str(steps), "--out", str(out), "--workers", "1",
+    return CLI + ["train", "siantappo", "--algo", "ppo", "--steps", str(steps), "--out", str(out), "--workers", "1",
                   "--matches", "3", "--batch", "256", "--minibatch", "128", "--eval-every", "4000",
                   "--eval-games", "0", "--snapshot-every", "1500", "--save-every", "0", "--no-progress"]
 

@@ -318,6 +318,8 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             if time.monotonic() - last_save > s.save_every and more:
                 save(state)
                 last_save = time.monotonic()
+            if not more:  # out of steps or of time: the workers have been told to stop
+                break
         bar.close()
         if evaluation is not None:  # one still running: its point belongs on the curve
             run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
