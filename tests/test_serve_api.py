@@ -514,3 +514,40 @@ def test_bots_think_off_the_event_loop(client):
         msg = ws_slow.receive_json()
         assert msg["type"] == "state" and msg["view"]["version"] >= 1
     assert any(b.waited is True for b in blockers)
+
+
+@pytest.mark.parametrize("game,seats,options", [
+    ("siantappo", ["human", "rules", "rules", "rules"], {}),
+    ("suipi", ["human", "human"], {"match_deals": 1}),
+    ("samsip", ["human", "rules", "rules", "rules"], {}),
+])
+def test_a_hint_names_legal_moves_of_the_seat_on_its_turn_and_changes_nothing(client, game, seats, options):
+    data = new_game(client, game, seats, options, seed=5)
+    keys = [data["you"], *data.get("invites", [])]
+    match = match_of(client, keys[0]["key"])
+    humans = {k["seat"]: k for k in keys}
+    acting = humans.get(match.acting(), keys[0])  # when a bot moves first, the first human waits for its turn
+    with client.websocket_connect(f"/ws/{acting['key']}") as ws:
+        view = ws.receive_json()["view"]
+        while not view["your_turn"]:
+            view = ws.receive_json()["view"]
+        before = state_of(match)
+        send(ws, type="hint", version=view["version"])
+        hint = ws.receive_json()
+        assert hint["type"] == "hint" and hint["version"] == view["version"] and 1 <= len(hint["moves"]) <= 3
+        legal = {tuple(m["ids"]): m["text"] for m in view["moves"]}
+        assert all(tuple(m["ids"]) in legal and m["text"] == legal[tuple(m["ids"])] for m in hint["moves"])
+        values = [m["value"] for m in hint["moves"]]
+        assert values == sorted(values, reverse=True) and "from your cards" in hint["note"]
+        assert state_of(match) == before
+        for msg, reason in ((dict(type="hint"), "needs the version"),
+                            (dict(type="hint", version=view["version"] - 1), "stale hint")):
+            send(ws, **msg)
+            reply = ws.receive_json()
+            assert reply["type"] == "error" and reason in reply["message"]
+    if len(keys) > 1:  # the seat not on its turn gets no hint
+        idle = next(k for k in keys if k["seat"] != acting["seat"])
+        with client.websocket_connect(f"/ws/{idle['key']}") as ws:
+            view = ws.receive_json()["view"]
+            send(ws, type="hint", version=view["version"])
+            assert "your own turn" in ws.receive_json()["message"]

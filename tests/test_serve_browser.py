@@ -234,3 +234,28 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
         assert browser.find_element(By.ID, "overlay-title").text == "Match over"
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=0")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        Select(browser.find_element(By.ID, "game")).select_by_value("suipi")
+        Select(browser.find_element(By.ID, "players")).select_by_value("2")
+        browser.find_element(By.ID, "seed").send_keys("11")
+        browser.find_element(By.ID, "deal").click()
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+        version = body(browser, "version")
+        for b in browser.find_elements(By.CSS_SELECTOR, "#moves button"):
+            if b.text == "Show all":  # many moves: list them all, so the hinted one has its button
+                b.click()
+                break
+        browser.find_element(By.CSS_SELECTOR, "#moves button.hint-button").click()
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves .hint-line"))
+        line = browser.find_element(By.CSS_SELECTOR, "#moves .hint-line").text
+        assert line.startswith("Hint: the model would play ") and "estimated reward" in line
+        assert body(browser, "version") == version  # asking changes nothing
+        hinted = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.hinted")
+        assert len(hinted) == 1 and hinted[0].text in line  # the suggested move's button is outlined
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

@@ -13,8 +13,10 @@ from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
+from cardzoo.training.agents.specs import advice_text, load_adviser
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
@@ -286,8 +288,7 @@ class PlaySession:
             con.print(Text("no hint: the model has no move to suggest here", style="yellow"))
             return
         best, value = shown[0]
-        what = (f"estimated reward to the end of the match {value:+.2f}" if ranker
-                else f"the model's probability {value:.0%}")
+        what = advice_text(adviser.advice_unit if ranker else "p", value)
         line = Text.assemble(("hint: ", "bold"), ("the model would play ", ""), card_text(best), (f"  ({what})", "dim"))
         con.print(line)
         if len(shown) > 1:
@@ -299,18 +300,12 @@ class PlaySession:
         """The model behind `hint` for this game and player count, or None (with the reason)."""
         if self.adviser is None and self.adviser_error is None:
             from cardzoo.envs.registry import game_spec
-            from cardzoo.training.agents.specs import make_agent
 
             self.console.print(Text("loading the model for hints …", style="dim"))
             try:
-                agent = make_agent("model", game_spec(self.env.game_name).module, config=self.env.config, seed=0)
-            except (ValueError, OSError) as e:
-                self.adviser_error = str(e).splitlines()[0] if str(e) else type(e).__name__
-                return None
-            if not hasattr(agent, "advise"):
-                self.adviser_error = "this game's model cannot explain its choices"
-                return None
-            self.adviser = agent
+                self.adviser = load_adviser(game_spec(self.env.game_name).module, self.env.config)
+            except UserError as e:
+                self.adviser_error = str(e)
         return self.adviser
 
     def _quiet_parse(self, line: str, moves, seat: int) -> Move | None:

@@ -284,13 +284,29 @@ async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> d
         msg = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return _refusal(match, "malformed message: not JSON")
-    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping"):
+    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping", "hint"):
         return _refusal(match, 'unknown message: send {"type": "move", "ids": [...], "version": N}')
     if msg["type"] == "ping":
         return {"type": "pong", "version": match.version}
     if msg["type"] == "look":
         return await look(match, ws, seat, msg)
+    if msg["type"] == "hint":
+        return await hint(match, seat, msg)
     return await move(match, seat, msg)
+
+
+async def hint(match: Match, seat: int, msg: dict) -> dict:
+    """What the game's model would play for this seat now (``{"type": "hint", "version": N}``)."""
+    if seat == WATCH:
+        return _refusal(match, "you are watching: hints are for a seat on its turn")
+    version = msg.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return _refusal(match, "a hint needs the version of the table it is for")
+    async with match.lock:
+        try:
+            return await asyncio.to_thread(match.hint, seat, version)  # loading the model may take a moment
+        except MoveRefused as e:
+            return _refusal(match, str(e))
 
 
 async def look(match: Match, ws: WebSocket, seat: int, msg: dict) -> dict:

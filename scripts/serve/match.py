@@ -19,10 +19,12 @@ from typing import Sequence
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import match_over
-from cardzoo.training.agents.specs import make_agent, parse_agent_spec
+from cardzoo.envs.errors import UserError
+from cardzoo.training.agents.specs import advice_text, load_adviser, make_agent, parse_agent_spec
 
 HUMAN = "human"
 LOG_SHOWN = 40  # log entries sent with each view (the newest)
+HINTS_SHOWN = 3  # moves a hint lists, best first
 
 
 class MoveRefused(ValueError):
@@ -71,6 +73,7 @@ class Match:
         self.pace = 0.0  # seconds between bot moves (only bots-only matches are paced)
         self.created = self.last_active = time.monotonic()
         self.finished_at: float | None = None
+        self.adviser = None  # the model that answers hints (loaded on the first one)
 
     @classmethod
     def create(cls, game: str, specs: Sequence[str], options: dict, seed: int | None) -> "Match":
@@ -132,6 +135,32 @@ class Match:
         if ids not in {tuple(i) for i, _ in self.env.full_moves()}:
             raise MoveRefused("that is not a legal move now")
         return ids
+
+    def hint(self, seat: int, version) -> dict:
+        """What the game's model would play for ``seat`` now, with its estimates, from that seat's
+        own observation only (the terminal's ``hint``). MoveRefused when it is not the seat's turn;
+        the adviser is loaded the first time a hint is asked. Runs in a worker thread."""
+        if self.over or self.failed:
+            raise MoveRefused("the match is over: no hints")
+        if version != self.version:
+            raise MoveRefused(f"stale hint: asked at move {version}, the table is now at move {self.version}")
+        if self.acting() != seat:
+            raise MoveRefused("a hint is for your own turn")
+        if self.adviser is None:
+            try:
+                self.adviser = load_adviser(self.module, self.env.config)
+            except UserError as e:
+                raise MoveRefused(f"no hint: {e}") from None
+        obs = self.env.observe(self.env.agent_selection)
+        unit = getattr(self.adviser, "advice_unit", "p")
+        advice = self.adviser.advise(obs["observation"], obs["action_mask"])[:HINTS_SHOWN]
+        texts = {tuple(i): t for i, t in self.env.full_moves()}
+        moves = [{"ids": list(ids), "text": texts.get(tuple(ids), ""), "value": round(float(v), 4),
+                  "estimate": advice_text(unit, v)} for ids, v in advice]
+        if not moves:
+            raise MoveRefused("no hint: the model has no move to suggest here")
+        return {"type": "hint", "version": self.version, "moves": moves,
+                "note": "from your cards and the table only, as the model sees them"}
 
     def apply(self, seat: int, ids: Sequence[int]) -> None:
         """Apply a person's complete move (checked by ``check_move``)."""

@@ -157,3 +157,22 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
     raise UserError(f"unknown agent kind {spec.kind!r}")
+
+
+def load_adviser(game_module, config=None):
+    """The model behind a *hint*: the game's shipped ``model`` for ``config``'s player count, which
+    ``advise(observation, action_mask)`` lists every complete move with its estimate, best first
+    (from the seat's own observation only). A ``UserError`` says why there is none."""
+    try:
+        agent = make_agent("model", game_module, config=config, seed=0)
+    except (ValueError, OSError) as e:
+        raise UserError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    if not hasattr(agent, "advise"):
+        raise UserError("this game's model cannot explain its choices")
+    return agent
+
+
+def advice_text(unit: str, value: float) -> str:
+    """An adviser's estimate as a person reads it (``advice_unit`` "Q": reward to the match's end)."""
+    return (f"estimated reward to the end of the match {value:+.2f}" if unit == "Q"
+            else f"the model's probability {value:.0%}")

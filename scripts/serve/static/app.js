@@ -40,6 +40,7 @@ const state = {
   overlays: [],       // summaries waiting for the open one's Continue
   seenSummary: null,  // summary key already shown
   lastMine: 0,        // log number of the viewer's last move
+  hint: null,         // the last hint received (it belongs to the table of its version)
   replay: null,       // {key, move, moves, seat, timer}
   catalog: null,
   invites: [],
@@ -255,6 +256,11 @@ function connect(key, attempt = 0) {
     if (msg.type === "state") {
       state.queue.push(msg.view);
       pump();
+    } else if (msg.type === "hint") {
+      if (state.view && msg.version === state.view.version) {
+        state.hint = msg;
+        renderMoves(state.view);
+      }
     } else if (msg.type === "error") {
       if (/unknown or expired|was closed/.test(msg.message)) gone = true;
       state.busy = false;
@@ -507,7 +513,8 @@ function replayPrompt(v) {
 }
 
 function moveButton(m, cls) {
-  const b = el("button", "move " + cls);
+  const hinted = hintFor(m);
+  const b = el("button", "move " + cls + (hinted === 0 ? " hinted" : ""));
   b.type = "button";
   cardText(m.text, b);
   b.dataset.ids = m.ids.join(",");
@@ -543,6 +550,38 @@ function renderMoves(v) {
     shown.push(all);
   }
   box.append(...shown, ...cardless.map((m) => moveButton(m, "cardless")));
+  renderHint(v, box);
+}
+
+// Hint: what the game's model would play here (asked of the server, from this seat's information).
+function hintFor(m) {
+  const h = state.hint;
+  if (!h || !state.view || h.version !== state.view.version) return -1;
+  return h.moves.findIndex((x) => x.ids.join(",") === m.ids.join(","));
+}
+
+function renderHint(v, box) {
+  const h = state.hint && state.hint.version === v.version ? state.hint : null;
+  if (!h) {
+    const b = button("Hint", () => {
+      state.ws.send(JSON.stringify({ type: "hint", version: v.version }));
+      b.disabled = true;
+      b.textContent = "Hint…";
+    }, "hint-button");
+    b.title = "What the trained model would play here";
+    box.append(b);
+    return;
+  }
+  const p = el("p", "hint-line");
+  p.append(el("b", "", "Hint: "), "the model would play ");
+  cardText(h.moves[0].text, p);
+  p.append(` (${h.moves[0].estimate})`);
+  if (h.moves.length > 1) {
+    p.append(el("br"), "next best: ");
+    h.moves.slice(1).forEach((m, i) => { if (i) p.append("; "); cardText(m.text, p); p.append(` ${m.value >= 0 ? "+" : ""}${m.value.toFixed(2)}`); });
+  }
+  p.append(el("br"), el("small", "", h.note));
+  box.append(p);
 }
 
 // Knocked out: the others play on at the watching pace, unless the viewer skips to the end.
