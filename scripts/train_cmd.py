@@ -100,6 +100,9 @@ def register(sub) -> argparse.ArgumentParser:
     dmc.add_argument("--imitate-from", choices=("rules", "teacher"), default=S,
                      help="whose moves the --imitate warm start copies: the rule bot (default) or the game's "
                           "stronger teacher player (samsip: its lookahead player)")
+    dmc.add_argument("--trust", type=float, default=S,
+                     help="trust margin written into the checkpoints: keep to the rule bot's move unless another "
+                          "move's Q is higher by more than this (default 0; as `cardzoo model trust`)")
     sb3 = p.add_argument_group("SB3 trainer (--algo sb3)")
     sb3.add_argument("--envs", type=int, default=S, help="parallel episodes (default 4)")
     sb3.add_argument("--value-warmup", type=int, default=S, metavar="STEPS",
@@ -111,7 +114,7 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from", "trust")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "matches", "batch", "minibatch", "hidden", "activation", "save_every", "max_minutes",
               "threads") + _DMC_ONLY

@@ -280,3 +280,49 @@ def test_teacher_table_is_the_kept_reports():
                f"{_ci(pair['advantage_ci'], '+.3f')} | {100 * teacher['win_rate']:.1f}% "
                f"{_ci([100 * x for x in teacher['win_ci']], '.1f', '%')} |")
         assert row in text, row
+
+
+def test_the_training_speed_table_is_the_kept_report():
+    """docs/benchmarks.md's training table is `render_table` of docs/benchmarks-train.json
+    (`cardzoo bench --train --json docs/benchmarks-train.json`)."""
+    import json
+
+    from cardzoo.training.benchmarks.training_speed import render_table
+
+    doc = json.loads((ROOT / "docs/benchmarks-train.json").read_text())
+    result = doc.get("result", doc)
+    table = render_table(result)
+    assert table in (ROOT / "docs/benchmarks.md").read_text(encoding="utf-8")
+
+
+FIRST_MODELS = sorted((ROOT / "docs/baselines").glob("first-model-*.json"))
+
+
+def first_model_row(doc: dict) -> str:
+    """One row of docs/training.md's "Your first model" table, from its kept report."""
+    r, t = doc["eval"], doc["training"]
+    pair, model = r["pairs"][0], r["entrants"][0]
+    return (f"| {r['game']} | {r['players']} | {t['samples']:,} | {t['minutes']:.1f} | "
+            f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])} | "
+            f"{100 * model['win_rate']:.0f}% {_ci([100 * x for x in model['win_ci']], '.0f', '%')} |")
+
+
+def test_the_first_model_table_is_the_kept_reports():
+    import json
+
+    assert [p.stem for p in FIRST_MODELS] == ["first-model-samsip", "first-model-siantappo", "first-model-suipi"]
+    text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
+    for path in FIRST_MODELS:
+        doc = json.loads(path.read_text())
+        assert doc["eval"]["seed"] == 7771 and doc["eval"]["games_played"] >= 400
+        assert doc["eval"]["pairs"][0]["advantage_ci"][0] > 0  # the point of the recipe: above the rule bot
+        assert first_model_row(doc) in text, first_model_row(doc)
+
+
+def test_the_readme_training_table_is_the_kept_report_too():
+    import json
+
+    from cardzoo.training.benchmarks.training_speed import render_table
+
+    table = render_table(json.loads((ROOT / "docs/benchmarks-train.json").read_text()))
+    assert table in (ROOT / "README.md").read_text(encoding="utf-8")

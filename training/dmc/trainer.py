@@ -65,6 +65,7 @@ class DMCSettings(TrainerSettings):
     imitate: int = 400  # bot-only matches of the warm start (0: none)
     imitate_from: str = "rules"  # whose moves the warm start imitates: "rules" or the game's "teacher"
     imitate_epochs: int = 6
+    trust: float = 0.0  # the checkpoints' trust margin over the rule bot's move (``RankerAgent``; 0: none)
     eval_every: int = 500_000
     eval_games: int = 200
     save_every: float = 120.0
@@ -81,6 +82,7 @@ class DMCSettings(TrainerSettings):
         **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
         "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
         "vs_rules": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
+        "trust": (0, 100, "num"),
     }
 
     def __post_init__(self):
@@ -108,7 +110,8 @@ class DMCRun(RunDir):
 
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
-        return {**super().meta(name, state, evaluation),
+        trust = {"trust": s.trust} if s.trust else {}
+        return {**super().meta(name, state, evaluation), **trust,
                 "opponent_pool": f"rule bots in {s.vs_rules:.0%} of matches, self-play otherwise; "
                                  f"epsilon-greedy {s.epsilon}"}
 
