@@ -134,3 +134,18 @@ def test_a_seat_view_does_not_change_when_hidden_cards_are_dealt_anew(game, conf
         for a in ids:
             env.step(a)
     assert checks > 100 and changed > checks // 4
+
+
+def test_sam_sip_notes_say_the_seats_pairs_and_what_completes_them():
+    from cardzoo.envs.samsip.view import pairs_line, seat_view
+
+    env = game_module("samsip").raw_env(num_players=3)
+    env.reset(seed=12)
+    g = env.engine
+    for seat in range(3):
+        notes = seat_view(env, seat)["notes"]
+        assert pairs_line(g.hands[seat], g.wild, g.dead) in notes and notes[-1].startswith("Your pairs: ")
+    # five cards, two natural pairs and a 7: a 3 (or a wild card) completes it
+    hand = [parse_card(c) for c in ("Jh", "Js", "2c", "8d", "7d")]
+    assert pairs_line(hand, frozenset(), frozenset()) == (
+        "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)")

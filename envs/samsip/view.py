@@ -8,9 +8,9 @@ the viewer's legal moves (draw / take, then discard).
 
 from __future__ import annotations
 
-from cardzoo.envs.cards import NUM_STANDARD, card_str
+from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
-from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES
+from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES
 from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
 
 TITLE = "Sam Sip"
@@ -42,6 +42,7 @@ def seat_view(env, seat: int) -> dict:
             hand_ids.append(cid)
             cards.append({"id": cid, "card": card_str(c), "mark": "wild" if c in g.wild else ""})
         v["hand"] = {"label": f"Your hand ({len(cards)})", "cards": cards}
+        v["notes"].append(pairs_line(g.hands[seat], g.wild, g.dead))
     v["moves"] = [_move(ids, text, hand_ids) for ids, text in legal_moves_for(env, seat)]
     draw = g.phase == PHASE_DRAW
     v["prompt"] = waiting_prompt(v["turn"], seat, "Your move: draw from the stock" + (
@@ -158,3 +159,63 @@ def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
         public += f" — {end}"
         private = {s: f"{t} — {end}" for s, t in private.items()}
     return {"public": public, "private": private}
+
+
+def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list[int]]:
+    """The most disjoint pairs ``cards`` make (natural pairs preferred) and the cards left over.
+
+    Natural pairs: A-9 adding up to 10, or two of 10, J, Q, K; a wild card pairs with anything;
+    a dead card (the Khi variant) pairs only with a wild card.
+    """
+    def pairs(a, b):
+        if a in wild or b in wild:
+            return True
+        if a in dead or b in dead or a >= NUM_STANDARD or b >= NUM_STANDARD:
+            return False
+        return PARTNER[a >> 2] == b >> 2
+
+    best: tuple[int, int, list] = (-1, -1, [])
+
+    def search(left: list[int], chosen: list[tuple[int, int]]):
+        nonlocal best
+        if not left:
+            natural = sum(1 for a, b in chosen if a not in wild and b not in wild)
+            if (len(chosen), natural) > best[:2]:
+                best = (len(chosen), natural, list(chosen))
+            return
+        first, rest = left[0], left[1:]
+        search(rest, chosen)  # leave ``first`` unpaired
+        for i, other in enumerate(rest):
+            if pairs(first, other):
+                search(rest[:i] + rest[i + 1:], chosen + [(first, other)])
+
+    search(sorted(cards), [])
+    chosen = best[2]
+    used = {c for p in chosen for c in p}
+    return chosen, [c for c in sorted(cards) if c not in used]
+
+
+def pair_text(pair, wild) -> str:
+    """``3♣+7♥``; a wild card last and marked ``*``: ``8♣+10♥*``."""
+    a, b = sorted(pair, key=lambda c: (c in wild, c))
+    return "+".join(card_str(c) + ("*" if c in wild else "") for c in (a, b))
+
+
+def pairs_line(hand, wild, dead) -> str:
+    """``Your pairs: J♠+J♥, Q♣+Q♦ — one more needed (a 3 for your 7♦, or a wild card)``: what a
+    hand has of three pairs, and with five cards and two pairs, which card completes it."""
+    pairs, left = pairs_of(hand, wild, dead)
+    need = 3 - len(pairs)
+    line = "Your pairs: " + (", ".join(pair_text(p, wild) for p in pairs) or "none yet")
+    if need <= 0:
+        return line
+    line += f" — {('one', 'two', 'three')[need - 1]} more needed"
+    if need == 1 and len(left) == 1:  # five cards, two pairs: say which cards complete it
+        c = left[0]
+        if c in wild:
+            line += " (any card: yours is wild)"
+        elif c in dead or c >= NUM_STANDARD:
+            line += f" (a wild card for your {card_str(c)})"
+        else:
+            line += f" (a {RANK_NAMES[PARTNER[c >> 2]]} for your {card_str(c)}, or a wild card)"
+    return line

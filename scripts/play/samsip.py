@@ -9,7 +9,8 @@ from rich.text import Text
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DRAW_STOCK, TAKE_DISCARD
-from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.samsip.view import pair_text, pairs_line, pairs_of
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
@@ -27,46 +28,6 @@ Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; 
 Input: draw phase `draw` (stock) or `take` (the discard in front of you; its card works too);
 discard phase the card, e.g. `7h`, `10d`, `Jk`, or its rank alone when you hold one such card (`7`,
 `q`). Or `#3` for move 3 of `?` (a bare number is a rank); Enter plays your only move."""
-
-def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list[int]]:
-    """The most disjoint pairs ``cards`` make (natural pairs preferred) and the cards left over.
-
-    Natural pairs: A-9 adding up to 10, or two of 10, J, Q, K; a wild card pairs with anything;
-    a dead card (the Khi variant) pairs only with a wild card.
-    """
-    def pairs(a, b):
-        if a in wild or b in wild:
-            return True
-        if a in dead or b in dead or a >= NUM_STANDARD or b >= NUM_STANDARD:
-            return False
-        return PARTNER[a >> 2] == b >> 2
-
-    best: tuple[int, int, list] = (-1, -1, [])
-
-    def search(left: list[int], chosen: list[tuple[int, int]]):
-        nonlocal best
-        if not left:
-            natural = sum(1 for a, b in chosen if a not in wild and b not in wild)
-            if (len(chosen), natural) > best[:2]:
-                best = (len(chosen), natural, list(chosen))
-            return
-        first, rest = left[0], left[1:]
-        search(rest, chosen)  # leave ``first`` unpaired
-        for i, other in enumerate(rest):
-            if pairs(first, other):
-                search(rest[:i] + rest[i + 1:], chosen + [(first, other)])
-
-    search(sorted(cards), [])
-    chosen = best[2]
-    used = {c for p in chosen for c in p}
-    return chosen, [c for c in sorted(cards) if c not in used]
-
-
-def pair_text(pair, wild) -> str:
-    """``3♣+7♥``; a wild card last and marked ``*``: ``8♣+10♥*``."""
-    a, b = sorted(pair, key=lambda c: (c in wild, c))
-    return "+".join(card_str(c) + ("*" if c in wild else "") for c in (a, b))
-
 
 class SamSipView(GameView):
     title = "Sam Sip"
@@ -141,24 +102,8 @@ class SamSipView(GameView):
     def pairs_hint(self, seat: int) -> Text:
         """``Your pairs: J♠+J♥, Q♣+Q♦ — one more needed (a 3 for your 7♦, or a wild card)``."""
         g = self.g
-        pairs, left = pairs_of(g.hands[seat], g.wild, g.dead)
-        need = 3 - len(pairs)
-        shown = ", ".join(pair_text(p, g.wild) for p in pairs) or "none yet"
-        t = Text.assemble(("Your pairs: ", "bold"), card_text(shown))
-        if need <= 0:
-            return t
-        t.append(f" — {('one', 'two', 'three')[need - 1]} more needed", style="dim")
-        if need == 1 and len(left) == 1:  # five cards, two pairs: say which cards complete it
-            c = left[0]
-            if c in g.wild:
-                t.append(" (any card: yours is wild)", style="dim")
-            elif c in g.dead or c >= NUM_STANDARD:
-                t.append_text(Text.assemble((" (a wild card for your ", "dim"), card_text(card_str(c)), (")", "dim")))
-            else:
-                partner = RANK_NAMES[PARTNER[c >> 2]]
-                t.append_text(Text.assemble((f" (a {partner} for your ", "dim"), card_text(card_str(c)),
-                                            (", or a wild card)", "dim")))
-        return t
+        head, _, rest = pairs_line(g.hands[seat], g.wild, g.dead).partition(": ")
+        return Text.assemble((head + ": ", "bold"), card_text(rest))
 
     def forced_word(self, text):
         return "draw from the stock" if text == "draw stock" else text
