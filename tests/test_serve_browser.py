@@ -61,6 +61,19 @@ def overlay_open(driver):
     return not driver.find_element(By.ID, "overlay").get_attribute("hidden")
 
 
+def click(driver, element_id):
+    """Click the element with this id, looking it up again if the page redrew it under the click
+    (the table is redrawn with every move, the *skip* button with it)."""
+    def attempt(d):
+        try:
+            d.find_element(By.ID, element_id).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    WebDriverWait(driver, WAIT).until(attempt)
+
+
 def play_one_move(driver):
     """Select the lowest card; play the first move the page offers for it, else pass."""
     version = body(driver, "version")
@@ -228,7 +241,7 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
         assert knocked_out, titles  # the summary of the hand that knocked you out opened
         assert body(browser, "turn") != "over"  # the others still play, at the watching pace
         version = int(body(browser, "version"))
-        browser.find_element(By.ID, "skip").click()
+        click(browser, "skip")
         WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over" and overlay_open(d))
         assert int(body(browser, "version")) > version
         assert browser.find_element(By.ID, "overlay-title").text == "Match over"
