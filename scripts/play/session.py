@@ -16,13 +16,12 @@ from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
-from cardzoo.training.agents.specs import advice_text, load_adviser
+from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, load_adviser
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
 SHOW_WORDS = {"show", "table", "look", "hand", "board", "status"}
 HINT_WORDS = {"hint", "hint?", "advice"}
-HINTS_SHOWN = 3  # moves the hint lists, best first
 YES_WORDS = {"y", "yes", "q", "quit"}
 AUTO_LIST = 12  # list the legal moves with every prompt when there are at most this many
 LIST_PICK = re.compile(r"#\s*(\d+)[.)]?")  # `#3`: move 3 of the list (a bare number is a card rank)

@@ -20,11 +20,10 @@ from typing import Sequence
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import match_over
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.specs import advice_text, load_adviser, make_agent, parse_agent_spec
+from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, load_adviser, make_agent, parse_agent_spec
 
 HUMAN = "human"
 LOG_SHOWN = 40  # log entries sent with each view (the newest)
-HINTS_SHOWN = 3  # moves a hint lists, best first
 
 
 class MoveRefused(ValueError):

@@ -159,6 +159,9 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     raise UserError(f"unknown agent kind {spec.kind!r}")
 
 
+HINTS_SHOWN = 3  # moves a hint lists, best first (the terminal's `hint` and the browser's Hint button)
+
+
 def load_adviser(game_module, config=None):
     """The model behind a *hint*: the game's shipped ``model`` for ``config``'s player count, which
     ``advise(observation, action_mask)`` lists every complete move with its estimate, best first
