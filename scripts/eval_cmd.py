@@ -14,7 +14,7 @@ from cardzoo.envs.errors import UserError
 import argparse
 import os
 
-from cardzoo.scripts.options import parse_options
+from cardzoo.scripts.options import add_ray_flag, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_list
 from cardzoo.training.evaluation.report import print_report, write_csv, write_json, write_plot
 from cardzoo.training.evaluation.tournament import run_tournament
@@ -43,6 +43,7 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="tournament seed; same seed, same games (default 0)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: 2 or the number of cores if fewer)")
+    add_ray_flag(p, "play the games on a Ray cluster, --workers actors of 1 CPU each; the same games")
     p.add_argument("-o", "--option", "--rule", dest="option", action="append", default=[], metavar="KEY=VALUE",
                    help="rule option of the game, repeatable (e.g. -o rounds=3)")
     p.add_argument("--no-rotate", action="store_true", help="with --seats: keep every agent on its seat")
@@ -69,11 +70,11 @@ def run(args) -> int:
             parent = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(parent):
                 raise UserError(f"output folder does not exist: {parent}")
-    result = run_tournament(
-        args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
-        options=parse_options(args.option), seats=seats, rotate=not args.no_rotate, records=args.records,
-        log=args.log,
-        progress=not args.no_progress, bootstrap=args.bootstrap)
+    with ray_session_of(args):
+        result = run_tournament(
+            args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
+            options=parse_options(args.option), seats=seats, rotate=not args.no_rotate, records=args.records,
+            log=args.log, progress=not args.no_progress, bootstrap=args.bootstrap, ray=args.ray)
     report = result.report()
     print_report(report)
     if args.json:

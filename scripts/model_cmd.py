@@ -16,6 +16,8 @@ from cardzoo.envs.errors import UserError
 import argparse
 from pathlib import Path
 
+from cardzoo.scripts.options import add_ray_flag, ray_session_of
+
 
 def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("model", help="trained checkpoints: a move ranker's trust margin, model cards in models/",
@@ -50,7 +52,8 @@ def _register_card(actions) -> None:
     p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")
     p.add_argument("--other-games", type=int, default=200, help="games against random and in the field")
     p.add_argument("--seed", type=int, help="a seed never used in training or selection")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=int, default=2, help="worker processes, or Ray actors with --ray (default 2)")
+    add_ray_flag(p, "play the games on a Ray cluster")
     p.add_argument("--train-command", help="the cardzoo train command that made it")
     p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated "
                                                "(earlier checkpoints, or agent specs such as teacher)")
@@ -95,6 +98,7 @@ def _run_card(args) -> int:
     except OSError as e:
         raise UserError(f"--notes: cannot read {args.notes} ({e.strerror or e})") from None
     field = [f for f in args.field.split(",") if f]
-    print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
-                  args.workers, args.other_games))
+    with ray_session_of(args):
+        print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
+                      args.workers, args.other_games, ray=args.ray))
     return 0

@@ -12,6 +12,24 @@ def add_option_flag(parser, example: str = "rounds=1") -> None:
                         help=f"rule option of the game, repeatable (e.g. {example})")
 
 
+def add_ray_flag(parser, what: str) -> None:
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help=f"{what} (pip install -e '.[ray]'); ADDRESS auto or HOST:PORT; without one, the "
+                             "cluster `ray start` made on this machine, else a new local one "
+                             "(docs/training.md, Several machines)")
+
+
+def ray_session_of(args):
+    """Joined to the Ray cluster of ``--ray`` for the whole command, or nothing to do."""
+    import contextlib
+
+    if args.ray is None:
+        return contextlib.nullcontext()
+    from cardzoo.training.common.ray_workers import ray_session
+
+    return ray_session(args.ray)
+
+
 def parse_options(items) -> dict:
     """KEY=VALUE strings -> config keywords (values as JSON where they parse: 1, true, [8,4])."""
     out = {}

@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from cardzoo.scripts.options import add_option_flag, parse_options
+from cardzoo.scripts.options import add_option_flag, add_ray_flag, parse_options
 
 S = argparse.SUPPRESS  # only flags the user gives are passed on (a resume refuses changed ones)
 
@@ -48,6 +48,7 @@ def register(sub) -> argparse.ArgumentParser:
                         "sb3 adds -sb3; rllib runs/rllib-GAME-Np); the trained policy is OUT/final")
     p.add_argument("--seed", type=int, default=S, help="seed of the whole run (default 0)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    add_ray_flag(p, "ppo and dmc: collect on a Ray cluster, --workers actors of 1 CPU each, the learner here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--imitate", type=int, default=S, metavar="MATCHES",
                    help="warm start: clone the rule bot on this many bot-only matches first")
@@ -122,7 +123,8 @@ _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games",
 
 def run(args) -> int:
     given = {k: v for k, v in vars(args).items()
-             if k not in ("game", "algo", "out", "resume", "no_progress", "command", "option") and not k.startswith("_")}
+             if k not in ("game", "algo", "out", "resume", "no_progress", "command", "option", "ray")
+             and not k.startswith("_")}
     if args.option:
         given["variants"] = parse_options(args.option)
     args.recipe = {}
@@ -134,6 +136,8 @@ def run(args) -> int:
 
         chosen = recipe(game_module(args.game).GAME)
         args.algo, args.recipe = chosen.algo, dict(chosen.settings)
+    if args.ray is not None and args.algo in ("sb3", "rllib"):
+        raise UserError("--ray is a flag of --algo ppo and dmc (--algo rllib takes --address)")
     if args.algo == "sb3":
         return _run_sb3(args, given)
     if args.algo == "rllib":
@@ -154,7 +158,7 @@ def run(args) -> int:
     if "opponents" in fields:
         fields["opponents"] = parse_weights(fields["opponents"])
     settings = _settings(args, fields, PPOSettings, suffix="")
-    train(settings, resume=args.resume, progress=not args.no_progress)
+    train(settings, resume=args.resume, progress=not args.no_progress, ray=args.ray)
     return 0
 
 
@@ -208,7 +212,7 @@ def _run_dmc(args, given: dict) -> int:
         if key in fields:
             fields[key] = parse_int_list(fields[key], f"--{key}")
     settings = _settings(args, fields, DMCSettings, suffix="-dmc")
-    train(settings, resume=args.resume, progress=not args.no_progress)
+    train(settings, resume=args.resume, progress=not args.no_progress, ray=args.ray)
     return 0
 
 

@@ -2,9 +2,9 @@
 
 The boundary is one call, ``collect(request) -> rollout``, both plain data; a worker here is a
 process that builds ``factory(*args)`` once and answers that call over a pipe (arrays are pickled
-once per rollout, never per step). PPO's ``Collector`` is one such factory; the same object could
-be hosted by a Ray actor instead, with no change to the learner. ``workers=0`` collects in the main
-process (handy for debugging and for the tests).
+once per rollout, never per step). PPO's ``Collector`` and DMC's are such factories; with
+``--ray`` the same objects are hosted by Ray actors (``ray_workers.RayWorkerGroup``), with no
+change to the learner. ``workers=0`` collects in the main process (handy for debugging and tests).
 """
 
 from __future__ import annotations
@@ -48,6 +48,23 @@ def _serve(conn, factory: Callable, args: tuple) -> None:
             conn.send(("ok", collector.collect(request)))
         except Exception:
             conn.send(("error", traceback.format_exc()))
+
+
+def worker_group(n: int, factory: Callable, args: tuple, ray: str | None = None):
+    """``WorkerGroup`` here, or with ``ray`` (a cluster address; "" for this machine's) the same on Ray."""
+    if ray is None:
+        return WorkerGroup(n, factory, args)
+    from cardzoo.training.common.ray_workers import RayWorkerGroup
+
+    return RayWorkerGroup(n, factory, args, address=ray)
+
+
+def log_traffic(writer, workers, step: int) -> None:
+    """Bytes to and from the workers since the last call, where they cross a network (Ray)."""
+    if hasattr(workers, "traffic"):
+        sent, received = workers.traffic()
+        writer.add_scalar("network/bytes_to_workers", sent, step)
+        writer.add_scalar("network/bytes_from_workers", received, step)
 
 
 class WorkerGroup:

@@ -39,7 +39,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
-from cardzoo.training.common.workers import WorkerGroup, _die_with_parent
+from cardzoo.training.common.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest
 
 
@@ -222,7 +222,10 @@ def learn(net, optimizer, replay: Replay, steps: int, minibatch: int, rng) -> fl
     return float(loss.detach())
 
 
-def train(settings: DMCSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
+def train(settings: DMCSettings, resume: bool = False, progress: bool = True, log=print,
+          ray: str | None = None) -> Path:
+    """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
+    ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
@@ -237,7 +240,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     per_worker = -(-s.batch // max(s.workers, 1))
     ctx = mp.get_context("spawn")
     collector_args = (s.game, s.players, s.variants, s.matches_per_worker, tuple(net_args))
-    with WorkerGroup(s.workers, DMCCollector, collector_args) as workers, \
+    with worker_group(s.workers, DMCCollector, collector_args, ray) as workers, \
             ctx.Pool(1, initializer=_eval_init) as evaluator:
         writer = SummaryWriter(str(run.out / "tb"))
         evaluation = None  # (samples, AsyncResult)
@@ -308,6 +311,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             t2 = time.perf_counter()
             rate = n / max(t2 - t0, 1e-9)
             _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts))
+            log_traffic(writer, workers, state.decisions)
             t0 = t2
             bar.update(min(state.decisions, s.steps) - bar.n)
             bar.set_postfix(loss=f"{loss:.3f}", vs_rules=f"{ema or 0:+.2f}", samples_s=f"{rate:,.0f}")

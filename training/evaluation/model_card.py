@@ -26,9 +26,10 @@ from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_pat
 
 
 def measure(weights: str, game: str, counts: list[int], games: int, seed: int, field: list[str],
-            workers: int = 2, variants: dict | None = None, other_games: int = 200) -> dict:
+            workers: int = 2, variants: dict | None = None, other_games: int = 200, ray: str | None = None) -> dict:
     """Every tournament the card reports, as ``cardzoo eval --json`` reports: ``games`` head to head
-    against the rule bot (the headline), ``other_games`` against random and in the ratings field."""
+    against the rule bot (the headline), ``other_games`` against random and in the ratings field
+    (on the Ray cluster at ``ray`` when given)."""
     from cardzoo.training.agents.specs import parse_agent_spec
     from cardzoo.training.evaluation.tournament import run_tournament
 
@@ -43,11 +44,11 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
         per = {}
         for opponent, count in (("rules", games), ("random", other_games)):
             res = run_tournament(game, [weights, opponent], players=n, games=count, seed=seed, workers=workers,
-                                 options=variants, progress=True)
+                                 options=variants, progress=True, ray=ray)
             per[f"vs_{opponent}"] = res.report()
         extras = [f for f in field if plays(f, n)]
         res = run_tournament(game, [weights, "rules", "random", *extras], players=n, games=other_games,
-                             seed=seed + 1, workers=workers, options=variants, progress=True)
+                             seed=seed + 1, workers=workers, options=variants, progress=True, ray=ray)
         per["field"] = res.report()
         per["move_time"] = move_time(weights, game, n, seed=seed, variants=variants)
         out["per_players"][str(n)] = per
@@ -225,7 +226,7 @@ def _architecture(meta: dict) -> str:
 
 
 def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
-            notes: str = "", workers: int = 2, other_games: int = 200) -> Path:
+            notes: str = "", workers: int = 2, other_games: int = 200, ray: str | None = None) -> Path:
     net, meta = load_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
     del net
     out = models_dirs()[0]  # CARDZOO_MODELS's first folder, else the shipped models
@@ -240,7 +241,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     else:  # no curve is better than an earlier model's
         (out / f"{name}.png").unlink(missing_ok=True)
     ev = measure(str(out / f"{name}.safetensors"), meta["game"], meta["player_counts"], games, seed, field,
-                 workers, other_games=other_games)
+                 workers, other_games=other_games, ray=ray)
     ev.update(name=name, train_command=train_command, notes=notes)
     atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
     atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes))

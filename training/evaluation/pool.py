@@ -1,15 +1,17 @@
-"""Plays a tournament's list of game tasks, in this process or across a pool of worker processes,
-and hands every finished game to a callback in task order (so the output is the same for any number
-of workers); Ctrl-C stops early and is reported back as "interrupted". One torch thread per player
-process: the processes are the parallelism.
+"""Plays a tournament's list of game tasks, in this process, across a pool of worker processes or
+on Ray actors (``--ray``), and hands every finished game to a callback in task order (so the output
+is the same for any number and kind of workers); Ctrl-C stops early and is reported back as
+"interrupted". One torch thread per player process: the processes are the parallelism.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing as mp
 import signal
 import sys
+import tempfile
 from typing import Callable, Sequence
 
 from cardzoo.training.evaluation.results import GameResult
@@ -18,9 +20,12 @@ from cardzoo.training.evaluation.schedule import Task
 
 
 def play_tasks(setup: Setup, runner: Runner, tasks: Sequence[Task], workers: int,
-               take: Callable[[GameResult], None]) -> bool:
-    """Play every task (in ``runner`` when ``workers == 1``, else in a pool of fresh runners) and
-    ``take`` each result in task order; returns True when Ctrl-C stopped it early."""
+               take: Callable[[GameResult], None], ray: str | None = None) -> bool:
+    """Play every task (in ``runner`` when ``workers == 1``, else in a pool of fresh runners, or on
+    ``workers`` Ray actors of the cluster at ``ray``) and ``take`` each result in task order;
+    returns True when Ctrl-C stopped it early."""
+    if ray is not None:
+        return _run_ray(setup, tasks, workers, take, ray)
     if workers == 1:
         try:
             with _one_torch_thread():
@@ -82,3 +87,49 @@ def _run_pool(setup: Setup, tasks, workers: int, take) -> bool:
     finally:
         pool.join()
     return interrupted
+
+
+class GamePlayer:
+    """A Ray actor's runner: plays a chunk of tasks per call. Checkpoint entrants arrive as their
+    files' bytes (the actor's node need not see the driver's disk) and are written to a folder of
+    its own."""
+
+    def __init__(self, setup: Setup, files: dict):
+        self._folder = tempfile.TemporaryDirectory(prefix="cardzoo-eval-")
+        specs = list(setup.specs)
+        for i, blobs in files.items():
+            stem = f"{self._folder.name}/entrant{i}"
+            for suffix, data in blobs.items():
+                with open(stem + suffix, "wb") as f:
+                    f.write(data)
+            specs[i] = dataclasses.replace(specs[i], path=stem)
+        self.runner = Runner(dataclasses.replace(setup, specs=tuple(specs)))
+
+    def collect(self, chunk: list) -> list[GameResult]:
+        return [self.runner.play(*task) for task in chunk]
+
+
+def _checkpoint_files(setup: Setup) -> dict:
+    from cardzoo.training.agents.checkpoint import checkpoint_paths
+
+    files = {}
+    for i, spec in enumerate(setup.specs):
+        if spec.kind == "checkpoint":
+            weights, sidecar = checkpoint_paths(spec.path)
+            files[i] = {".safetensors": weights.read_bytes(), ".json": sidecar.read_bytes()}
+    return files
+
+
+def _run_ray(setup: Setup, tasks, workers: int, take, address: str) -> bool:
+    from cardzoo.training.common.ray_workers import RayWorkerGroup
+
+    chunk = max(1, min(8, len(tasks) // (workers * 16)))
+    chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]
+    with RayWorkerGroup(workers, GamePlayer, (setup, _checkpoint_files(setup)), address=address) as group:
+        try:
+            for results in group.imap(chunks):
+                for res in results:
+                    take(res)
+        except KeyboardInterrupt:
+            return True
+    return False

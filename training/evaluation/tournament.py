@@ -48,14 +48,16 @@ __all__ = ["GameResult", "TournamentResult", "run_tournament", "versus_baselines
 def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | None = None,
                    games: int = 200, seed: int = 0, workers: int = 1, options: dict | None = None,
                    seats: bool = False, rotate: bool = True, records: str | None = None,
-                   progress: bool = False, bootstrap: int = 200, log: str | None = None) -> TournamentResult:
+                   progress: bool = False, bootstrap: int = 200, log: str | None = None,
+                   ray: str | None = None) -> TournamentResult:
     """Play a tournament and return its games (``.report()`` for the statistics).
 
     ``agents`` is a field of entrants, or with ``seats=True`` one agent per side in seat order.
     ``games`` is rounded up to whole duplicate sets. ``records`` writes every game as JSON lines.
     Ctrl-C stops early; the result then holds the finished games and ``interrupted=True``.
     ``log`` appends every finished game to a file; running the same tournament with the same
-    log again skips the games it already holds (resume after Ctrl-C or a crash).
+    log again skips the games it already holds (resume after Ctrl-C or a crash). ``ray``: play on
+    ``workers`` actors of the Ray cluster at that address ("" for this machine's); the same games.
     """
     game, players, options, specs = _check_arguments(game, agents, players, games, workers, options)
     sides = sides_for(game, players)
@@ -74,8 +76,9 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     result.games.extend(done)
     finished = {(g.deal, g.index) for g in done}
     tasks = [t for t in tasks if (t[0], t[1]) not in finished]
-    workers = max(1, min(int(workers), max(len(tasks), 1)))
-    _play(setup, runner, tasks, workers, result, done, records=records, log=log, key=key, progress=progress)
+    workers = max(1, min(int(workers), max(len(tasks), 1)))  # on Ray too: no idle actors
+    _play(setup, runner, tasks, workers, result, done, records=records, log=log, key=key, progress=progress,
+          ray=ray)
     result.games.sort(key=lambda g: (g.deal, g.index))
     return result
 
@@ -123,7 +126,8 @@ def _entrants(game: str, players: int, specs: list[AgentSpec], sides, seats: boo
 
 
 def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result: TournamentResult,
-          done: list[GameResult], records: str | None, log: str | None, key: dict, progress: bool) -> None:
+          done: list[GameResult], records: str | None, log: str | None, key: dict, progress: bool,
+          ray: str | None = None) -> None:
     """Play the remaining tasks into ``result``; every finished game goes to the records file and the
     log as it comes. Sets ``result.interrupted`` on Ctrl-C and ``result.seconds``."""
     out = open(records, "a" if done else "w", encoding="utf-8") if records is not None else None
@@ -142,7 +146,7 @@ def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result:
                 log_out.flush()
             bar.update(1)
 
-        if play_tasks(setup, runner, tasks, workers, take):
+        if play_tasks(setup, runner, tasks, workers, take, ray):
             result.interrupted = True
     finally:
         bar.close()

@@ -215,19 +215,21 @@ def _adam(net: ActorCritic, s: PPOSettings) -> torch.optim.Adam:
     return torch.optim.Adam(net.parameters(), lr=s.lr, eps=1e-5)
 
 
-def train(settings: PPOSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
-    """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path."""
+def train(settings: PPOSettings, resume: bool = False, progress: bool = True, log=print,
+          ray: str | None = None) -> Path:
+    """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
+    ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
     from torch.utils.tensorboard import SummaryWriter
 
     s = settings
     run = PPORun(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
     torch.set_num_threads(max(s.threads, 1))
     torch.manual_seed(s.seed)
-    from cardzoo.training.common.workers import WorkerGroup
+    from cardzoo.training.common.workers import log_traffic, worker_group
 
     # Started first, so that their start-up (importing torch, building collectors: ~2.5 s)
     # overlaps the learner's.
-    with WorkerGroup(s.workers, Collector, s.collector_args()) as workers:
+    with worker_group(s.workers, Collector, s.collector_args(), ray) as workers:
         obs_size, num_actions = run.probe.obs_size, run.probe.num_actions
         net = ActorCritic(obs_size, num_actions, s.hidden, s.activation)
         optimizer = None
@@ -309,6 +311,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
                 at_boundary = True
                 rate = rollout.decisions / (t2 - t0)
                 _log_iteration(writer, state, stats, rollout, mix, rate, t1 - t0, t2 - t1, optimizer)
+                log_traffic(writer, workers, state.decisions)
                 t0 = t2
                 if bar is not None:
                     bar.update(min(state.decisions, s.steps) - bar.n)

@@ -1,0 +1,194 @@
+"""Our trainers and tournaments on Ray (``--ray``): a two-node Ray cluster on this machine gives the
+same checkpoints and the same games as multiprocessing, replaces a lost node's workers, and stops
+in one line when it cannot. Ray's processes are stopped after the module, whatever happens."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")  # in the dev install (Makefile); a plain install without the extra skips
+
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from cardzoo.envs.errors import UserError  # noqa: E402
+from cardzoo.scripts.cli import main as cli  # noqa: E402
+from cardzoo.training.common import ray_workers  # noqa: E402
+from cardzoo.training.common.ray_workers import RayWorkerGroup  # noqa: E402
+
+NODE = {"num_cpus": 2, "object_store_memory": 120 * 2**20}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head and one more node, 2 CPUs each; this process is the driver."""
+    c = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
+    try:
+        c.add_node(**NODE)
+        c.wait_for_nodes()
+        ray.init(address=c.address, logging_level="ERROR", log_to_driver=False)
+        yield c
+    finally:
+        ray.shutdown()
+        c.shutdown()
+
+
+def _weights(path):
+    from safetensors.numpy import load_file
+
+    return load_file(str(path))
+
+
+def _same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+PPO = ["--algo", "ppo", "--players", "4", "--steps", "3000", "--workers", "2", "--matches", "4", "--batch", "400",
+       "--minibatch", "200", "--hidden", "32,16", "--eval-games", "0", "--no-progress"]
+DMC = ["--algo", "dmc", "--players", "2", "--steps", "900", "--workers", "2", "--matches", "3", "--batch", "150",
+       "--minibatch", "64", "--replay", "1000", "--hidden", "32,16", "--eval-games", "0", "--imitate", "3",
+       "--no-progress"]
+
+
+@pytest.mark.parametrize("game,argv", [("siantappo", PPO), ("suipi", DMC)], ids=["ppo", "dmc"])
+def test_a_run_on_ray_gives_the_checkpoint_of_a_run_with_processes(cluster, tmp_path, game, argv):
+    assert cli(["train", game, *argv, "--out", str(tmp_path / "mp")]) == 0
+    assert cli(["train", game, *argv, "--out", str(tmp_path / "ray"), "--ray", cluster.address]) == 0
+    _same(_weights(tmp_path / "mp" / "final.safetensors"), _weights(tmp_path / "ray" / "final.safetensors"))
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tb = EventAccumulator(str(tmp_path / "ray" / "tb"))
+    tb.Reload()
+    sent = [e.value for e in tb.Scalars("network/bytes_to_workers")]
+    received = [e.value for e in tb.Scalars("network/bytes_from_workers")]
+    assert len(sent) >= 2 and all(sent[:-1]) and sent[-1] == 0  # weights go out while collections go on
+    assert all(received)  # and a rollout comes back every iteration
+    assert "network/bytes_to_workers" not in EventAccumulator(str(tmp_path / "mp" / "tb")).Reload().Tags()["scalars"]
+
+
+def test_an_evaluation_on_ray_plays_the_games_of_one_without(cluster, tmp_path):
+    """40 games with a checkpoint entrant: the file is shipped to the actors, the games are the same."""
+    out = tmp_path / "run"
+    assert cli(["train", "suipi", *DMC, "--steps", "150", "--workers", "1", "--out", str(out)]) == 0
+    agents = f"{out / 'final'},rules"
+    here, there = tmp_path / "here.json", tmp_path / "there.json"
+    assert cli(["eval", "suipi", "--agents", agents, "--games", "40", "--seed", "5", "--workers", "2",
+                "--json", str(here)]) == 0
+    assert cli(["eval", "suipi", "--agents", agents, "--games", "40", "--seed", "5", "--workers", "2",
+                "--json", str(there), "--ray", cluster.address]) == 0
+    a, b = (json.loads(p.read_text()) for p in (here, there))
+    for doc in (a, b):
+        doc.pop("seconds", None)
+    assert a == b and a["games_played"] == 40
+
+
+def _requests(n: int, samples: int):
+    import torch
+
+    from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+    from cardzoo.training.dmc.collector import DMCRequest
+    from cardzoo.envs.suipi_v0 import raw_env
+
+    probe = raw_env(num_players=2)
+    args = (probe.obs_size, whole_moves_reader("suipi", probe.config).feature_size, [32, 16], "relu",
+            probe.num_actions)
+    torch.manual_seed(0)
+    weights = {k: v.numpy().copy() for k, v in MoveRankerNet(*args).state_dict().items()}
+    collector = ("suipi", (2,), {}, 8, tuple(args))
+    return collector, [DMCRequest(weights, (3, 0, w), samples, 0.05, 0.5) for w in range(n)]
+
+
+def _kill_a_node_during(cluster, make_group, requests):
+    """A third node for the group's actors (spread: one per node), lost while they collect."""
+    node = cluster.add_node(**NODE)
+    cluster.wait_for_nodes()
+    try:
+        group = make_group()
+        doomed = node.node_id
+        assert doomed in group.nodes()
+        group.submit(requests)
+        time.sleep(1.5)  # the collections are under way (each takes several seconds)
+    finally:
+        cluster.remove_node(node)
+    return group, doomed
+
+
+def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster):
+    from cardzoo.training.dmc.collector import DMCCollector
+
+    args, requests = _requests(3, 8000)
+    group, doomed = _kill_a_node_during(cluster, lambda: RayWorkerGroup(3, DMCCollector, args,
+                                                                        address=cluster.address), requests)
+    with group:
+        got = group.receive()
+        assert doomed not in group.nodes()  # its actor was started again elsewhere
+    want = [DMCCollector(*args).collect(r) for r in requests]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.returns, w.returns)
+        np.testing.assert_array_equal(g.rows, w.rows)
+
+
+def test_a_worker_that_cannot_be_replaced_stops_the_work_in_one_line(cluster, monkeypatch):
+    from cardzoo.training.dmc.collector import DMCCollector
+
+    monkeypatch.setattr(ray_workers, "RESTARTS", 0)
+    args, requests = _requests(3, 8000)
+    group, _ = _kill_a_node_during(cluster, lambda: RayWorkerGroup(3, DMCCollector, args,
+                                                                   address=cluster.address), requests)
+    with group, pytest.raises(UserError) as err:
+        group.receive()
+    message = str(err.value)
+    assert "a Ray worker was lost" in message and "--resume" in message and "\n" not in message
+
+
+def test_more_workers_than_the_cluster_has_cpus_is_one_line(cluster):
+    from cardzoo.training.dmc.collector import DMCCollector
+
+    args, _ = _requests(1, 10)
+    with pytest.raises(UserError, match=r"the cluster has \d+ CPUs; --workers 99 needs 99"):
+        RayWorkerGroup(99, DMCCollector, args, address=cluster.address)
+
+
+def test_a_run_killed_on_ray_resumes_without_it_to_the_same_weights(cluster, tmp_path):
+    """SIGKILL of a --ray run (saves at every iteration), then --resume with processes: the weights of
+    an uninterrupted run with processes."""
+    steps = ["--steps", "2400", "--workers", "1", "--matches", "4"]
+    assert cli(["train", "suipi", *DMC, *steps, "--out", str(tmp_path / "whole")]) == 0
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "train", "suipi", *DMC, *steps, "--save-every", "1e-6",
+                             "--out", str(killed), "--ray", cluster.address],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = killed / "state" / "state.json"
+    deadline = time.monotonic() + 180
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if json.loads(state.read_text())["state"]["decisions"] >= 600:
+                    break
+            except (OSError, ValueError, KeyError):
+                pass  # not written yet, or being replaced right now
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    saved = json.loads(state.read_text())["state"]["decisions"]
+    assert 600 <= saved < 2400 and not (killed / "final.safetensors").exists()
+    assert cli(["train", "suipi", "--resume", "--out", str(killed), "--no-progress"]) == 0
+    _same(_weights(tmp_path / "whole" / "final.safetensors"), _weights(killed / "final.safetensors"))
+
+
+def test_without_ray_ray_is_never_imported(tmp_path):
+    code = ("import sys; from cardzoo.scripts.cli import main; "
+            f"main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', '--out', {str(tmp_path / 'r')!r}]); "
+            f"main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']); "
+            "assert 'ray' not in sys.modules, 'ray was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
