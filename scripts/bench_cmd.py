@@ -23,6 +23,7 @@ import sys
 import time
 
 from cardzoo.envs.registry import GAME_MODULES
+from cardzoo.scripts.options import add_ray_flag, ray_session_of
 from cardzoo.training.benchmarks.floor import bench_floor
 from cardzoo.training.benchmarks.games import bench_game, load_game
 from cardzoo.training.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
@@ -71,6 +72,8 @@ def register(sub) -> argparse.ArgumentParser:
                    help="measure training instead: decisions/s of the batched PPO trainer and of the SB3 path, "
                         "same run, each game at its default player count")
     p.add_argument("--workers", type=int, default=None, help="with --train: PPO rollout workers (default 2)")
+    add_ray_flag(p, "with --train: PPO and DMC a second time with their workers as Ray actors, and the bytes "
+                    "per iteration")
     return p
 
 
@@ -120,6 +123,8 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
 
 
 def run(args) -> int:
+    if args.ray is not None and not args.train:
+        raise UserError("--ray works with --train only")
     if args.train:
         return run_train(args)
     settings = _settings(args)
@@ -232,13 +237,17 @@ def run_train(args) -> int:
     games, _ = _games(args.games)
     if args.workers is not None and args.workers < 0:
         raise UserError(f"--workers must be >= 0, got {args.workers}")
+    if args.ray is not None and args.workers == 0:
+        raise UserError("--ray needs --workers 1 or more")
     started = time.time()
-    result = bench_training(games, quick=args.quick, workers=args.workers)
+    with ray_session_of(args):
+        result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray)
     print("\n" + render_table(result))
     print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")
     result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
-                                   + (["--workers", str(args.workers)] if args.workers is not None else [])),
+                                   + (["--workers", str(args.workers)] if args.workers is not None else [])
+                                   + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])),
                   machine=machine_info(None))
     _write_json(args.json_path, result)
     return 0

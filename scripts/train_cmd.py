@@ -138,6 +138,8 @@ def run(args) -> int:
         args.algo, args.recipe = chosen.algo, dict(chosen.settings)
     if args.ray is not None and args.algo in ("sb3", "rllib"):
         raise UserError("--ray is a flag of --algo ppo and dmc (--algo rllib takes --address)")
+    if args.ray is not None and given.get("workers") == 0:
+        raise UserError("--ray needs --workers 1 or more (the workers are the Ray actors)")
     if args.algo == "sb3":
         return _run_sb3(args, given)
     if args.algo == "rllib":

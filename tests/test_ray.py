@@ -192,3 +192,15 @@ def test_without_ray_ray_is_never_imported(tmp_path):
             f"main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']); "
             "assert 'ray' not in sys.modules, 'ray was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["train", "suipi", "--algo", "sb3", "--ray"], "--ray is a flag of --algo ppo and dmc"),
+    (["train", "suipi", "--algo", "ppo", "--workers", "0", "--ray"], "--ray needs --workers 1 or more"),
+    (["bench", "--ray"], "--ray works with --train only"),
+])
+def test_ray_flags_in_the_wrong_place_are_one_line(tmp_path, argv, message, capsys):
+    assert cli([*argv, "--out", str(tmp_path / "x")] if argv[0] == "train" else argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()

@@ -9,7 +9,9 @@ decision with more than one complete move, counted once per move, not per Suipi 
 its rows give both rates, and how its iterations split between waiting for the collectors and
 learning. Peak memory is the largest resident set of the trainer
 and of its worker processes. RLlib rows are added when Ray is installed
-(``cardzoo.training.integrations.rllib_train.rllib_train_speed``).
+(``cardzoo.training.integrations.rllib_train.rllib_train_speed``). With ``ray`` (``--train --ray``)
+the PPO and DMC trainers run a second time with the same workers as Ray actors, and their rows
+say the bytes that crossed to and from the workers per iteration.
 """
 
 from __future__ import annotations
@@ -33,7 +35,26 @@ def _peak_mib() -> float:
     return max(own, children) / 1024
 
 
-def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool) -> dict:
+def _traffic(tb: Path) -> dict:
+    """Mean bytes per iteration to and from the workers (logged by the trainers on Ray)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(tb))
+    ea.Reload()
+    out = {}
+    for way in ("to_workers", "from_workers"):
+        values = [e.value for e in ea.Scalars(f"network/bytes_{way}")]
+        out[way] = round(sum(values) / max(len(values), 1))
+    return out
+
+
+def _via(row: dict, ray: str | None, tb: Path) -> dict:
+    if ray is not None:
+        row.update(via="ray", bytes_per_iteration=_traffic(tb))
+    return row
+
+
+def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool, ray: str | None = None) -> dict:
     from cardzoo.training.ppo.trainer import PPOSettings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
@@ -42,18 +63,19 @@ def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool
         s = PPOSettings(game=game, players=(players,), steps=decisions, out=str(out / "run"), workers=workers,
                         eval_games=0, eval_every=10**12, snapshot_every=10**12, save_every=10**7, **extra)
         start = time.perf_counter()
-        final = train(s, progress=False, log=lambda *a: None)
+        final = train(s, progress=False, log=lambda *a: None, ray=ray)
         elapsed = time.perf_counter() - start
         import json
 
         done = json.loads(final.with_suffix(".json").read_text())["training_steps"]
+        row = {"game": game, "players": players, "algo": "ppo", "workers": workers, "decisions": done,
+               "seconds": round(elapsed, 2), "decisions_per_s": round(done / elapsed, 1)}
+        return _via(row, ray, out / "run" / "tb")
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    return {"game": game, "players": players, "algo": "ppo", "workers": workers, "decisions": done,
-            "seconds": round(elapsed, 2), "decisions_per_s": round(done / elapsed, 1)}
 
 
-def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool) -> dict:
+def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, ray: str | None = None) -> dict:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from cardzoo.training.dmc.trainer import DMCSettings, train
@@ -64,7 +86,7 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool) 
         s = DMCSettings(game=game, players=(players,), steps=samples, out=str(out / "run"), workers=workers,
                         imitate=0, eval_games=0, save_every=10**7, **extra)
         start = time.perf_counter()
-        train(s, progress=False, log=lambda *a: None)
+        train(s, progress=False, log=lambda *a: None, ray=ray)
         elapsed = time.perf_counter() - start
         ea = EventAccumulator(str(out / "run" / "tb"))
         ea.Reload()
@@ -74,12 +96,13 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool) 
         import json
 
         done = json.loads((out / "run" / "final.json").read_text())["training_steps"]
+        row = {"game": game, "players": players, "algo": "dmc", "workers": workers, "samples": done,
+               "decisions": int(decisions), "seconds": round(elapsed, 2), "samples_per_s": round(done / elapsed, 1),
+               "decisions_per_s": round(decisions / elapsed, 1), "wait_s": round(sum(waits), 2),
+               "learn_s": round(sum(learns), 2)}
+        return _via(row, ray, out / "run" / "tb")
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    return {"game": game, "players": players, "algo": "dmc", "workers": workers, "samples": done,
-            "decisions": int(decisions), "seconds": round(elapsed, 2), "samples_per_s": round(done / elapsed, 1),
-            "decisions_per_s": round(decisions / elapsed, 1), "wait_s": round(sum(waits), 2),
-            "learn_s": round(sum(learns), 2)}
 
 
 def bench_sb3(game: str, players: int, decisions: int) -> dict:
@@ -111,8 +134,10 @@ def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> di
             "decisions_per_s": round(rate, 1)}
 
 
-def bench_training(games: list[str], quick: bool = False, workers: int | None = None, log=print) -> dict:
-    """{"train": [rows], "ratios": [...], "peak_memory_mib": ...} for the given games."""
+def bench_training(games: list[str], quick: bool = False, workers: int | None = None, log=print,
+                   ray: str | None = None) -> dict:
+    """{"train": [rows], "ratios": [...], "peak_memory_mib": ...} for the given games; with ``ray``
+    (a cluster address, "" for this machine's) PPO and DMC also on Ray, beside their process runs."""
     budget = QUICK if quick else FULL
     workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     rows, ratios = [], []
@@ -134,6 +159,15 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
         ratios.append({"game": game, "players": players, "ppo_over_sb3": round(ratio, 2),
                        "dmc_over_ppo": round(dmc_ratio, 2)})
         log(f"{game} {players}p  ppo / sb3 = {ratio:.1f}x, dmc / ppo (decisions/s) = {dmc_ratio:.2f}x")
+        if ray is not None:
+            for base, bench in ((ppo, bench_ppo), (dmc, bench_dmc)):
+                row = bench(game, players, budget[base["algo"]], workers, quick, ray=ray)
+                rows.append(row)
+                ratios[-1][f"{base['algo']}_ray_over_processes"] = round(
+                    row["decisions_per_s"] / base["decisions_per_s"], 2)
+                log(f"{game} {players}p  {base['algo']} on Ray: {row['decisions_per_s']:>9,.0f} decisions/s, "
+                    f"{ratios[-1][base['algo'] + '_ray_over_processes']:.2f}x the processes' "
+                    f"({_traffic_text(row)} per iteration)")
         if not quick:
             for runners in (1, 2):
                 row = bench_rllib(game, players, budget["sb3"], runners)
@@ -141,6 +175,11 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
                     rows.append(row)
                     log(f"{game} {players}p  rllib ({runners} env runners): {row['decisions_per_s']:,.0f} decisions/s")
     return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
+
+
+def _traffic_text(row: dict) -> str:
+    b = row["bytes_per_iteration"]
+    return f"{b['to_workers'] / 2**20:.2f} MiB out, {b['from_workers'] / 2**20:.2f} MiB back"
 
 
 def render_table(result: dict) -> str:
@@ -151,10 +190,35 @@ def render_table(result: dict) -> str:
         who = {"ppo": f"cardzoo PPO ({r['workers']} workers)", "sb3": "SB3 MaskablePPO",
                "dmc": f"cardzoo DMC ({r['workers']} workers)",
                "rllib": f"RLlib PPO ({r['workers']} env runners)"}[r["algo"]]
+        if r.get("via") == "ray":
+            who = who.replace("workers)", f"Ray actors; {_traffic_text(r)} per iteration)")
         samples = f"{r['samples_per_s']:,.0f}" if "samples_per_s" in r else "–"
         rows.append(f"| {r['game']} | {r['players']} | {who} | {r['decisions_per_s']:,.0f} | {r['decisions']:,} | "
                     f"{samples} | {r.get('seconds', '–')} |")
     ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"])
     dmc = ", ".join(f"{x['game']} {x['dmc_over_ppo']:.2f}×" for x in result["ratios"] if "dmc_over_ppo" in x)
-    return ("\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; DMC / PPO decisions/s: {dmc}; "
+    on_ray = "; ".join(f"{x['game']} PPO {x['ppo_ray_over_processes']:.2f}×, DMC {x['dmc_ray_over_processes']:.2f}×"
+                       for x in result["ratios"] if "ppo_ray_over_processes" in x)
+    on_ray = f"; on Ray / with processes (decisions/s, same workers): {on_ray}" if on_ray else ""
+    return ("\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; DMC / PPO decisions/s: {dmc}{on_ray}; "
             f"peak memory {result['peak_memory_mib']:,.0f} MiB.")
+
+
+def render_ray_table(result: dict) -> str:
+    """docs/training.md's "Several machines" table: each trainer with processes and on Ray (same
+    workers, same run), the bytes per iteration, and DMC's learner-bound ceiling."""
+    rows = ["| game | trainer | decisions/s, processes | decisions/s, Ray | Ray / processes | "
+            "MiB to the workers / iteration | MiB back / iteration |", "|---|---|---:|---:|---:|---:|---:|"]
+    plain = {(r["game"], r["algo"]): r for r in result["train"] if r.get("via") != "ray"}
+    ceilings = []
+    for r in (r for r in result["train"] if r.get("via") == "ray"):
+        base, b = plain[(r["game"], r["algo"])], r["bytes_per_iteration"]
+        rows.append(f"| {r['game']} {r['players']}p | {r['algo'].upper()} ({r['workers']} workers) | "
+                    f"{base['decisions_per_s']:,.0f} | {r['decisions_per_s']:,.0f} | "
+                    f"{r['decisions_per_s'] / base['decisions_per_s']:.2f}× | {b['to_workers'] / 2**20:.2f} | "
+                    f"{b['from_workers'] / 2**20:.2f} |")
+        if r["algo"] == "dmc" and r.get("learn_s"):
+            ceilings.append(f"{r['game']} {r['decisions'] / r['learn_s']:,.0f}")
+    ceiling = ("\n\nDMC's learner-bound ceiling (decisions over its learning seconds, the rate at which "
+               f"collection would no longer be the wait): {', '.join(ceilings)} decisions/s.") if ceilings else ""
+    return "\n".join(rows) + ceiling
