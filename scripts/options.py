@@ -25,7 +25,7 @@ def ray_session_of(args):
 
     if args.ray is None:
         return contextlib.nullcontext()
-    from cardzoo.training.common.ray_workers import ray_session
+    from cardzoo.training.parallel.ray_actors import ray_session
 
     return ray_session(args.ray)
 

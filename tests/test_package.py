@@ -21,6 +21,7 @@ LAYERS = [
     ("root", ["cardzoo"]),  # the package root: its version, and the envs loaded lazily by name
     ("envs", ["cardzoo.envs"]),
     ("agents", ["cardzoo.training.agents"]),
+    ("parallel", ["cardzoo.training.parallel"]),
     ("evaluation", ["cardzoo.training.evaluation"]),
     ("common", ["cardzoo.training.common"]),
     ("trainers", ["cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3",

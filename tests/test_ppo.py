@@ -227,7 +227,7 @@ def test_a_one_sample_minibatch_leaves_the_weights_finite():
 
 def test_a_worker_that_cannot_start_reports_why():
     """Workers start without being waited for; a failure in one surfaces with its cause, no hang."""
-    from cardzoo.training.common.workers import WorkerGroup
+    from cardzoo.training.parallel.workers import WorkerGroup
     from cardzoo.training.ppo.collector import Collector
 
     s = PPOSettings(game="siantappo", players=(4,), workers=1)

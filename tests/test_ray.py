@@ -20,8 +20,8 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from cardzoo.envs.errors import UserError  # noqa: E402
 from cardzoo.scripts.cli import main as cli  # noqa: E402
-from cardzoo.training.common import ray_workers  # noqa: E402
-from cardzoo.training.common.ray_workers import RayWorkerGroup  # noqa: E402
+from cardzoo.training.parallel import ray_actors  # noqa: E402
+from cardzoo.training.parallel.ray_actors import RayWorkerGroup  # noqa: E402
 
 NODE = {"num_cpus": 2, "object_store_memory": 120 * 2**20}
 
@@ -140,7 +140,7 @@ def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster):
 def test_a_worker_that_cannot_be_replaced_stops_the_work_in_one_line(cluster, monkeypatch):
     from cardzoo.training.dmc.collector import DMCCollector
 
-    monkeypatch.setattr(ray_workers, "RESTARTS", 0)
+    monkeypatch.setattr(ray_actors, "RESTARTS", 0)
     args, requests = _requests(3, 8000)
     group, _ = _kill_a_node_during(cluster, lambda: RayWorkerGroup(3, DMCCollector, args,
                                                                    address=cluster.address), requests)

@@ -348,8 +348,9 @@ class SamSipEngine(GameEngine):
         return {s: d / scale for s, d in enumerate(res.deltas) if d}
 
     def resample_hidden(self, seat: int, rng: random.Random) -> "SamSipEngine":
-        """A clone in which the other active hands and the stock are dealt anew, keeping what
-        ``seat`` knows: the discards each player took and still holds (rules 2.7)."""
+        """A clone in which the other active hands, the stock and the later hands' shuffles are
+        dealt anew, keeping what ``seat`` knows: the discards each player took and still holds
+        (rules 2.7)."""
         c = self.clone()
         slots: list[tuple[list[int], int]] = []
         for s in range(c.n):
@@ -363,8 +364,9 @@ class SamSipEngine(GameEngine):
                 else:
                     slots.append((c.hands[s], i))
         slots += [(c.stock, i) for i in range(len(c.stock))]
-        cards = [where[i] for where, i in slots]
+        cards = sorted(where[i] for where, i in slots)  # which cards are unseen, not where they are
         rng.shuffle(cards)
+        c.rng = random.Random(rng.getrandbits(64))  # the later hands' shuffles are unknown too
         for (where, i), card in zip(slots, cards):
             where[i] = card
         c._rekey()

@@ -443,9 +443,9 @@ class SiantappoEngine(GameEngine):
         return ranks_from_scores(self.total_rewards)
 
     def resample_hidden(self, seat: int, rng: random.Random) -> "SiantappoEngine":
-        """A clone in which the other seats' cards and the cards set aside are dealt anew, except
-        what ``seat`` knows: the cards it gave in the swap, and before the first play the starter
-        card (its holder leads)."""
+        """A clone in which the other seats' cards, the cards set aside and the later rounds' deals
+        are dealt anew, except what ``seat`` knows: the cards it gave in the swap, and before the
+        first play the starter card (its holder leads)."""
         c = self.clone()
         known = set(c.swap_given[seat])
         if c.required_key >= 0 or (c.round_index == 0 and not c.log):
@@ -453,7 +453,9 @@ class SiantappoEngine(GameEngine):
         others = [s for s in range(c.n) if s != seat]
         held = {s: hand_keys(c.hands[s]) for s in others}
         pool = [k for s in others for k in held[s] if k not in known] + [k for k in c.aside if k not in known]
+        pool.sort()  # where the unseen cards really are must not matter, only which they are
         rng.shuffle(pool)
+        c.rng = random.Random(rng.getrandbits(64))  # the next rounds' deals are unknown too
         deal = iter(pool)
         for s in others:
             c.hands[s] = hand_from_keys([k if k in known else next(deal) for k in held[s]])

@@ -515,26 +515,36 @@ class SuipiEngine(GameEngine):
         return teams(self.n)
 
     def resample_hidden(self, seat: int, rng: random.Random) -> "SuipiEngine":
-        """A clone in which the other hands (the partner's too) and the stock are dealt anew,
-        keeping what ``seat`` knows or can be sure of: the cards the initial-floor rule sent to
-        the bottom of the stock, a card of each build's value in its owner's hand (S11), and the
-        whole hand of another seat that is composing a move (its move stays legal)."""
+        """A clone in which the other hands (the partner's too), the stock and the later deals'
+        shuffles are dealt anew, keeping what ``seat`` knows or can be sure of: the cards the
+        initial-floor rule sent to the bottom of the stock, a card of each build's value in its
+        owner's hand (S11: some card of that value, not the one really held), and the whole hand
+        of another seat that is composing a move (its move stays legal). Which cards are unseen
+        matters, not where they really are: the same worlds come out of any arrangement."""
         c = self.clone()
         fixed = {pos for _, pos in c.rejected if pos >= c.top}
         keep: list[set] = [set() for _ in range(c.n)]
         if c.partial_card is not None and c.turn != seat:
             keep[c.turn] = set(c.hands[c.turn])
+        need = []  # (owner, value): a card of this value goes to that hand
         for it in c.floor:
             owner = it[OWNER]
-            if owner >= 0 and owner != seat and not any(c.nv[x] == it[NVAL] for x in keep[owner]):
-                keep[owner].add(next(x for x in c.hands[owner] if c.nv[x] == it[NVAL]))
+            if (owner >= 0 and owner != seat and (owner, it[NVAL]) not in need
+                    and not any(c.nv[x] == it[NVAL] for x in keep[owner])):
+                need.append((owner, it[NVAL]))
         pool = [card for s in range(c.n) if s != seat for card in c.hands[s] if card not in keep[s]]
         pool += [c.stock[i] for i in range(c.top, len(c.stock)) if i not in fixed]
+        pool.sort()
         rng.shuffle(pool)
+        given: list[list[int]] = [[] for _ in range(c.n)]
+        for owner, value in need:  # the first of the shuffled cards with that value
+            given[owner].append(pool.pop(next(i for i, x in enumerate(pool) if c.nv[x] == value)))
+        c.rng = random.Random(rng.getrandbits(64))  # the later deals' shuffles are unknown too
         deal = iter(pool)
         for s in range(c.n):
             if s != seat:
-                c.hands[s] = [card if card in keep[s] else next(deal) for card in c.hands[s]]
+                mine = given[s]
+                c.hands[s] = [card if card in keep[s] else mine.pop() if mine else next(deal) for card in c.hands[s]]
         for i in range(c.top, len(c.stock)):
             if i not in fixed:
                 c.stock[i] = next(deal)

@@ -16,7 +16,7 @@ from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
-from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, load_adviser
+from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
@@ -173,7 +173,7 @@ class PlaySession:
         rewards: dict[int, float] = {}
         while True:
             obs = env.observe(agent_name)
-            action = int(bot.act(obs["observation"], obs["action_mask"]))
+            action = agent_move(bot, env, seat, obs["observation"], obs["action_mask"])
             texts.append(env.action_text(action))
             ids.append(action)
             for s, r in self._step(seat, action).items():

@@ -20,7 +20,8 @@ from typing import Sequence
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import match_over
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, load_adviser, make_agent, parse_agent_spec
+from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
+                                           parse_agent_spec)
 
 HUMAN = "human"
 LOG_SHOWN = 40  # log entries sent with each view (the newest)
@@ -183,7 +184,7 @@ class Match:
         ids: list[int] = []
         while True:
             obs = env.observe(name)
-            ids.append(int(agent.act(obs["observation"], obs["action_mask"])))
+            ids.append(agent_move(agent, env, seat, obs["observation"], obs["action_mask"]))
             self._step(seat, ids[-1])
             if tuple(ids) in full or self.over or env.agent_selection != name:
                 break

@@ -59,19 +59,22 @@ class RandomAgent:
 AGENT_KINDS = ("random", "rules", "model", "teacher")
 _ALIASES = {"model": "model", "shipped": "model",
             "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
-            "bot": "rules", "teacher": "teacher"}
+            "bot": "rules", "teacher": "teacher", "expert": "expert", "search": "expert"}
 CHECKPOINT_SUFFIXES = (".safetensors", ".json")
 _SEED_RE = re.compile(r"^(?P<body>.+)@(?P<seed>-?\d+)$")
+_BUDGET_RE = re.compile(r"^(?P<body>[a-z]+):(?P<budget>\d+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed agent spec: ``kind`` is "random", "rules" or "checkpoint"."""
+    """A parsed agent spec: ``kind`` is "random", "rules", "teacher", "model", "expert" (with
+    ``budget``: its determinizations per decision) or "checkpoint"."""
 
     kind: str
     path: str | None = None
     seed: int | None = None
     text: str = ""
+    budget: int | None = None
 
     @property
     def label(self) -> str:
@@ -79,7 +82,8 @@ class AgentSpec:
         if self.kind == "checkpoint":
             base = os.path.basename(self.path or "") or str(self.path)
             return base if self.seed is None else f"{base}@{self.seed}"
-        return self.kind if self.seed is None else f"{self.kind}@{self.seed}"
+        kind = self.kind if self.budget is None else f"{self.kind}:{self.budget}"
+        return kind if self.seed is None else f"{kind}@{self.seed}"
 
 
 def is_checkpoint_spec(text: str) -> bool:
@@ -102,12 +106,19 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if not (os.path.isfile(body) or os.path.isfile(body + ".safetensors")):
             raise UserError(f"checkpoint file not found: {body}")
         return AgentSpec("checkpoint", path=body, seed=seed, text=raw)
+    budget = None
+    b = _BUDGET_RE.match(body)
+    if b and _ALIASES.get(b.group("body").lower()) == "expert":
+        body, budget = b.group("body"), int(b.group("budget"))
+        if budget < 1:
+            raise UserError(f"{raw}: the expert's budget (determinizations per decision) must be >= 1")
     kind = _ALIASES.get(body.lower())
     if kind is None:
         raise UserError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
-                         f"teacher (where the game has one), or a checkpoint path (containing '/' or ending "
+                         f"teacher (where the game has one), expert[:N] (search over N sampled deals per "
+                         f"move, default 8), or a checkpoint path (containing '/' or ending "
                          f"in .safetensors/.json), optionally with @SEED")
-    return AgentSpec(kind, seed=seed, text=raw)
+    return AgentSpec(kind, seed=seed, text=raw, budget=budget)
 
 
 def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
@@ -156,7 +167,21 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
         return teacher(config, seed=seed)
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
+    if spec.kind == "expert":
+        from cardzoo.training.agents.expert import DEFAULT_SAMPLES, ExpertAgent
+
+        model = make_agent("model", game_module, config, seed=seed)
+        return ExpertAgent(game_module, config, model, seed=seed, samples=spec.budget or DEFAULT_SAMPLES)
     raise UserError(f"unknown agent kind {spec.kind!r}")
+
+
+def agent_move(agent, env, seat: int, observation, action_mask) -> int:
+    """``agent``'s move at ``seat`` in ``env``: a searcher (``act_in``) is handed the match, which
+    it may only resample from the seat's point of view; any other agent sees the seat's
+    observation and action mask."""
+    if hasattr(agent, "act_in"):
+        return int(agent.act_in(env, seat))
+    return int(agent.act(observation, action_mask))
 
 
 HINTS_SHOWN = 3  # moves a hint lists, best first (the terminal's `hint` and the browser's Hint button)

@@ -39,7 +39,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
-from cardzoo.training.common.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
+from cardzoo.training.parallel.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest
 
 

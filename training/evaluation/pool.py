@@ -121,7 +121,7 @@ def _checkpoint_files(setup: Setup) -> dict:
 
 
 def _run_ray(setup: Setup, tasks, workers: int, take, address: str) -> bool:
-    from cardzoo.training.common.ray_workers import RayWorkerGroup
+    from cardzoo.training.parallel.ray_actors import RayWorkerGroup
 
     chunk = max(1, min(8, len(tasks) // (workers * 16)))
     chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardzoo.envs.registry import game_module, game_spec
-from cardzoo.training.agents.specs import AgentSpec, make_agent
+from cardzoo.training.agents.specs import AgentSpec, agent_move, make_agent
 from cardzoo.training.evaluation.results import GameResult
 
 MAX_STEPS = 2_000_000  # safety net against a game that never ends
@@ -51,7 +51,7 @@ class Runner:
         """A fresh agent for one game; checkpoint agents are loaded once per worker and seat,
         then reseeded every game (so results do not depend on which worker plays the game)."""
         spec = self.bare[entrant]
-        if spec.kind not in ("checkpoint", "model"):  # networks load once, then are reseeded
+        if spec.kind not in ("checkpoint", "model", "expert"):  # networks load once, then are reseeded
             return make_agent(spec, self.module, self.env.config, seed=seed)
         agent = self._loaded.get((entrant, seat))
         if agent is None:
@@ -80,7 +80,7 @@ class Runner:
                 continue
             seat = env.agent_seat[agent]
             obs = env.observe(agent)
-            action = int(agents[seat].act(obs["observation"], obs["action_mask"]))
+            action = agent_move(agents[seat], env, seat, obs["observation"], obs["action_mask"])
             if moves is not None:
                 moves.append({"seat": seat, "action": action, "text": env.action_text(action)})
             env.step(action)

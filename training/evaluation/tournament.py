@@ -117,7 +117,7 @@ def _entrants(game: str, players: int, specs: list[AgentSpec], sides, seats: boo
                         f"got {len(specs)} agent(s): {','.join(sp.text for sp in specs)}")
     keys, base, entrant_specs = [], [], []
     for sp in specs:  # the same agent on several seats is one entrant
-        key = (sp.kind, sp.path, sp.seed)
+        key = (sp.kind, sp.path, sp.seed, sp.budget)
         if key not in keys:
             keys.append(key)
             entrant_specs.append(sp)

@@ -13,7 +13,7 @@ stops starting matches once it has enough samples and finishes the ones in progr
 exact Monte Carlo returns and nothing has to be bootstrapped across a rollout boundary. That also
 makes a rollout a pure function of (weights, opponents, seed): runs resume and reproduce exactly.
 
-This module is the whole worker-side job; ``cardzoo.training.common.workers`` only moves requests and rollouts
+This module is the whole worker-side job; ``cardzoo.training.parallel.workers`` only moves requests and rollouts
 between processes (so a Ray actor could host a ``Collector`` just as well).
 """
 

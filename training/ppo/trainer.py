@@ -225,7 +225,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
     run = PPORun(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
     torch.set_num_threads(max(s.threads, 1))
     torch.manual_seed(s.seed)
-    from cardzoo.training.common.workers import log_traffic, worker_group
+    from cardzoo.training.parallel.workers import log_traffic, worker_group
 
     # Started first, so that their start-up (importing torch, building collectors: ~2.5 s)
     # overlaps the learner's.

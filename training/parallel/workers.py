@@ -3,7 +3,7 @@
 The boundary is one call, ``collect(request) -> rollout``, both plain data; a worker here is a
 process that builds ``factory(*args)`` once and answers that call over a pipe (arrays are pickled
 once per rollout, never per step). PPO's ``Collector`` and DMC's are such factories; with
-``--ray`` the same objects are hosted by Ray actors (``ray_workers.RayWorkerGroup``), with no
+``--ray`` the same objects are hosted by Ray actors (``ray_actors.RayWorkerGroup``), with no
 change to the learner. ``workers=0`` collects in the main process (handy for debugging and tests).
 """
 
@@ -54,7 +54,7 @@ def worker_group(n: int, factory: Callable, args: tuple, ray: str | None = None)
     """``WorkerGroup`` here, or with ``ray`` (a cluster address; "" for this machine's) the same on Ray."""
     if ray is None:
         return WorkerGroup(n, factory, args)
-    from cardzoo.training.common.ray_workers import RayWorkerGroup
+    from cardzoo.training.parallel.ray_actors import RayWorkerGroup
 
     return RayWorkerGroup(n, factory, args, address=ray)
 

@@ -1,0 +1,116 @@
+"""The expert: determinized search over the deals a seat could be facing (PIMC), over the moves
+the shipped model ranks highest, with the model's own estimate at the leaves.
+
+At a real decision (more than one complete move) the expert
+
+1. asks the game's shipped model (a ``RankerAgent``) for its complete moves and their Q, and keeps
+   the ``width`` best;
+2. deals ``samples`` determinizations: the engine protocol's ``resample_hidden(seat, rng)`` — every
+   card the seat has not seen dealt anew (and the future shuffles), so a determinization depends
+   only on what the seat knows and on the expert's own random stream;
+3. in each, plays every kept move, then the other seats by the rule bot (forced moves by
+   themselves) up to the seat's next real decision or the end of the match, and values the leaf
+   as the reward the seat earned on the way plus the model's best Q there (its return to come);
+4. plays the move of highest mean value (ties: the model's order).
+
+Honest by construction: the true engine is only ever asked for ``resample_hidden(seat)``; no other
+field is read (a test permutes the unseen cards among the other seats and sees the same choices).
+Budget: ``samples`` x ``width`` leaves per decision (``expert:SAMPLES``, default 8).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+
+from cardzoo.envs.errors import UserError
+
+DEFAULT_SAMPLES = 8
+DEFAULT_WIDTH = 5
+
+
+class ExpertAgent:
+    """``act_in(env, seat)``: the move of ``seat`` in ``env``'s match, by the search above."""
+
+    advice_unit = "reward"
+
+    def __init__(self, game_module, config, model, seed: int | None = None, samples: int = DEFAULT_SAMPLES,
+                 width: int = DEFAULT_WIDTH):
+        if samples < 1 or width < 1:
+            raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
+        self.model, self.samples, self.width = model, samples, width
+        self.bots = [game_module.RuleBot(config, seed=i) for i in range(config.num_players)]
+        self.seed(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """A new random stream (the determinizations): one per game, for reproducible games."""
+        self._seed = seed
+        self.reset()
+
+    def reset(self) -> None:
+        self.rng = random.Random(self._seed)
+        self.model.reset()
+        for bot in self.bots:
+            bot.reset()
+        self._plan = None  # (the action ids still to play of the chosen complete move)
+
+    def act(self, observation, action_mask) -> int:
+        raise UserError("the expert searches the match it plays in: it needs act_in(env, seat) "
+                        "(cardzoo eval, play and serve call it so)")
+
+    def act_in(self, env, seat: int) -> int:
+        legal = env.legal_now()
+        if self._plan and self._plan[0] in legal:  # part-way through a composed move
+            action, self._plan = self._plan[0], self._plan[1:]
+            return int(action)
+        if len(legal) == 1:
+            return int(legal[0])
+        mask = np.zeros(env.num_actions, np.int8)
+        mask[legal] = 1
+        moves = self.model.advise(env.encode_seat(seat), mask)[:self.width]  # best first
+        if len(moves) == 1:
+            return self._play(moves[0][0])
+        values = self.values(env, seat, [seq for seq, _ in moves])
+        best = int(np.argmax(values))  # first of equals: the model's order
+        return self._play(moves[best][0])
+
+    def _play(self, seq: tuple) -> int:
+        self._plan = tuple(seq[1:])
+        return int(seq[0])
+
+    def values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
+        """The mean leaf value of each complete move over the determinizations."""
+        scratch = copy.copy(env)  # encodes and lists moves of the determinized engines it is given
+        total = np.zeros(len(moves))
+        for _ in range(self.samples):
+            world = env.engine.resample_hidden(seat, self.rng)
+            for i, seq in enumerate(moves):
+                total[i] += self._leaf(scratch, world.clone(), seat, seq)
+        return total / self.samples
+
+    def _leaf(self, scratch, engine, seat: int, seq: tuple) -> float:
+        """Play ``seq``, then the others, to the seat's next real decision: reward on the way + V."""
+        scratch.engine, scratch._legal_cache = engine, None
+        earned = 0.0
+        for action in seq:
+            earned += engine.apply_action(action).rewards.get(seat, 0.0)
+        steps = 0
+        while not engine.done and steps < 10_000:
+            scratch._legal_cache = None
+            legal = engine.legal_actions()
+            mover = engine.acting_seat
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                mask = np.zeros(scratch.num_actions, np.int8)
+                mask[legal] = 1
+                obs = scratch.encode_seat(mover)
+                if mover == seat:
+                    advice = self.model.advise(obs, mask)
+                    return earned + (advice[0][1] if advice else 0.0)
+                action = self.bots[mover].act(obs, mask)
+            earned += engine.apply_action(action).rewards.get(seat, 0.0)
+            steps += 1
+        return earned
