@@ -46,7 +46,7 @@ def test_api_with_eliminations(n):
 
 def test_spaces_and_metadata():
     e = samsip_v0.raw_env(num_players=3)
-    assert e.metadata["name"] == "samsip_v0" and e.metadata["render_modes"] == ["ansi", "human"]
+    assert e.metadata["name"] == "samsip_v0" and e.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
     assert e.observation_space("player_0") is e.observation_space("player_2")
     assert e.action_space("player_0").n == 56
     assert e.observation_space("player_0")["observation"].shape == (encoding.OBS_SIZE,)
