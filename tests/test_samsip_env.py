@@ -142,7 +142,7 @@ def test_bad_config_and_options():
     with pytest.raises(ConfigError, match="unknown option 'colour'.*bankroll"):
         samsip_v0.raw_env(colour="red")
     with pytest.raises(ValueError, match="render_mode"):
-        samsip_v0.raw_env(render_mode="rgb_array")
+        samsip_v0.raw_env(render_mode="rgb")
 
 
 def test_illegal_action_raw_env():
