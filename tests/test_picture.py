@@ -126,16 +126,15 @@ def test_samsip_pictures_the_taken_discards_a_player_still_holds():
 # ------------------------------------------------------------------ cardzoo replay --gif
 @pytest.fixture(scope="module")
 def siantappo_record(tmp_path_factory):
-    path = tmp_path_factory.mktemp("gif") / "games.jsonl"
-    run_tournament("siantappo", ["rules", "random"], players=3, games=1, seed=2, options={"rounds": 1},
-                   records=str(path))
+    path = str(tmp_path_factory.mktemp("gif") / "games.jsonl")
+    run_tournament("siantappo", ["rules", "random"], players=3, games=1, seed=2, options={"rounds": 1}, records=path)
     return path
 
 
 def test_replay_gif_has_a_frame_per_move(siantappo_record, tmp_path, capsys):
     out = tmp_path / "match.gif"
-    assert main(["replay", str(siantappo_record), "--gif", str(out), "--fps", "4"]) == 0
-    moves = len(read_records(str(siantappo_record))[0]["moves"])  # every Siantappo step is a whole move
+    assert main(["replay", siantappo_record, "--gif", str(out), "--fps", "4"]) == 0
+    moves = len(read_records(siantappo_record)[0]["moves"])  # every Siantappo step is a whole move
     assert f"{moves + 1} frames" in capsys.readouterr().out
     with Image.open(out) as gif:
         assert gif.format == "GIF" and gif.size == (WIDTH, HEIGHT)
@@ -151,6 +150,6 @@ def test_replay_gif_has_a_frame_per_move(siantappo_record, tmp_path, capsys):
     (["--gif", "/nonexistent-dir/x.gif"], "cannot write /nonexistent-dir/x.gif"),
 ], ids=["fps", "unwritable"])
 def test_replay_gif_bad_input_is_one_line(siantappo_record, argv, needle, capsys):
-    assert main(["replay", str(siantappo_record)] + argv) == 2
+    assert main(["replay", siantappo_record] + argv) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("cardzoo replay: error:") and needle in err, err
