@@ -22,7 +22,7 @@ from cardzoo.envs.card_art import (
 WIDTH, HEIGHT = 960, 720
 MARGIN, GAP = 16, 8
 PANEL_H = 118
-BOTTOM_H = 186  # the score table and the summary
+BOTTOM_H = 236  # the score table and the summary
 FOOTER_H = 28
 FELT = (22, 94, 54)
 PANEL = (14, 68, 40)
@@ -42,8 +42,10 @@ def picture(view: dict, footer: str | None = None) -> np.ndarray:
     top = _players(c, view, 52)
     bottom = HEIGHT - FOOTER_H - BOTTOM_H
     _table(c, view["table"], top + GAP, bottom - GAP)
-    _grid(c, view["scores"], MARGIN, bottom, 584, BOTTOM_H - GAP)
-    _summary(c, view, MARGIN + 584 + GAP * 2, bottom, WIDTH - 2 * MARGIN - 584 - GAP * 2, BOTTOM_H - GAP)
+    left = _scores_width(view)
+    _grid(c, view["scores"], MARGIN, bottom, left, BOTTOM_H - GAP)
+    right = WIDTH - 2 * MARGIN - left - 2 * GAP
+    _summary(c, view, WIDTH - MARGIN - right, bottom, right, BOTTOM_H - GAP)
     _footer(c, footer if footer is not None else _turn_line(view))
     return c.array()
 
@@ -156,21 +158,37 @@ def _item(c: Canvas, item: dict, x: int, y: int, w: int) -> None:
         c.text(x, y + CARD_H + 4 + 14 * k, line, 12, LIGHT, PINK)
 
 
+def _scores_width(v: dict) -> int:
+    """The score table's box: as wide as its text at full size, at least 240 pixels; when the
+    summary is a table too, the two share the band in proportion to what they need."""
+    room = WIDTH - 2 * MARGIN - 2 * GAP
+    left = max(240, _grid_width(_rows(v["scores"]), 14) + 20) if v["scores"] else 240
+    s = v["result"] or v["summary"]
+    right = _grid_width(_rows(s), 12) + 20 if s and not s["lines"] else 320
+    if left + right > room:
+        return room * left // (left + right)
+    return left
+
+
+def _rows(grid: dict) -> list:
+    return [grid["columns"]] + grid["rows"]
+
+
 def _grid(c: Canvas, grid: dict | None, x: int, y: int, w: int, h: int) -> None:
     """A small table of text, in the largest font size (14 down to 9) that fits the box."""
     if not grid:
         return
     c.box(x, y, w, h, PANEL)
-    rows = [grid["columns"]] + grid["rows"]
+    rows = _rows(grid)
     size = 14
-    while size > 9 and (_grid_width(rows, size) > w - 20 or 20 + (size + 5) * len(rows) > h - 8):
+    while size > 9 and (_grid_width(rows, size) > w - 20 or 30 + (size + 4) * len(rows) > h):
         size -= 1
-    c.text(x + 10, y + 6, grid["title"], 14, GOLD)
+    c.text(x + 10, y + 6, fit(grid["title"], 14, w - 20), 14, GOLD)
     widths = _column_widths(rows, size)
-    for r, row in enumerate(rows[: (h - 30) // (size + 5)]):
+    for r, row in enumerate(rows[: (h - 30) // (size + 4)]):
         cx = x + 10
         for cell, cw in zip(row, widths):
-            c.text(cx, y + 26 + r * (size + 5), fit(cell, size, w - 20), size, DIM if r == 0 else LIGHT, PINK)
+            c.text(cx, y + 26 + r * (size + 4), fit(cell, size, x + w - 10 - cx), size, DIM if r == 0 else LIGHT, PINK)
             cx += cw
 
 
@@ -183,7 +201,8 @@ def _grid_width(rows: list, size: int) -> int:
 
 
 def _summary(c: Canvas, v: dict, x: int, y: int, w: int, h: int) -> None:
-    """The match result, else the last summary: its lines, or its table when it has no lines."""
+    """The last summary: its lines, or its table when it has no lines; at the end the result's
+    lines come first (and the last summary's lines under them: how the last hand was won)."""
     s = v["result"] or v["summary"]
     if not s:
         return
@@ -191,14 +210,18 @@ def _summary(c: Canvas, v: dict, x: int, y: int, w: int, h: int) -> None:
         _grid(c, {"title": s["title"], "columns": s["columns"], "rows": s["rows"]}, x, y, w, h)
         return
     c.box(x, y, w, h, PANEL)
-    c.text(x + 10, y + 6, fit(s["title"], 14, w - 20), 14, GOLD)
-    ly = y + 28
-    for line in s["lines"]:
-        for part in wrap(line, 13, w - 20, 3):
+    ly = y + 6
+    for part in (v["result"], v["summary"]):
+        if not part or not part["lines"] or ly + 40 > y + h:
+            continue
+        c.text(x + 10, ly, fit(part["title"], 14, w - 20), 14, GOLD)
+        ly += 22
+        for line in [p for text in part["lines"] for p in wrap(text, 13, w - 20, 3)]:
             if ly + 16 > y + h:
                 return
-            c.text(x + 10, ly, part, 13, LIGHT, PINK)
+            c.text(x + 10, ly, line, 13, LIGHT, PINK)
             ly += 17
+        ly += 8
 
 
 def _footer(c: Canvas, text: str) -> None:
