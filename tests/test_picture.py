@@ -4,7 +4,9 @@ play, is the same for the same state, and shows nothing a spectator may not see;
 
 from __future__ import annotations
 
+import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -76,6 +78,9 @@ def test_frames_reveal_no_hidden_card(game, n):
         if env.engine.done:
             continue
         engine, frame = env.engine, env.render()
+        view = public_view(env)
+        assert not view["hand"]["cards"] and not view["moves"] and not view["notes"] and not view["your_turn"]
+        assert not re.search(r"\byou\b", json.dumps(view, ensure_ascii=False), re.I)
         for seat in range(n):
             env.engine = engine.resample_hidden(seat, rng)
             assert np.array_equal(frame, env.render()), (seed, seat)
