@@ -6,9 +6,10 @@ accumulation, seeding, stacked decks, illegal-move errors, eliminations, the ste
 (truncation), the move-as-text interface and render dispatch. A game adds only what is its own:
 ``_new_engine(rng, deck)`` (its engine), ``_encode(seat)`` (its observation), ``_action_text`` and
 ``_render_text`` (its views), and the class facts ``num_actions``, ``obs_size``, ``max_players``,
-``deck_size`` and ``metadata``; with a seat view (``envs/<game>/view.py``) it may list ``rgb_array``
-among its ``render_modes`` (the picture is drawn from the public view). The other hooks default to the engine protocol and may be
-overridden (a game that keeps extra per-move state does so in ``_apply``).
+``deck_size`` and ``metadata``; with a seat view (``envs/<game>/view.py``) it may list
+``rgb_array`` among its ``render_modes`` (the picture is drawn from the public view). The other
+hooks default to the engine protocol and may be overridden (a game that keeps extra per-move
+state does so in ``_apply``).
 
 Two ways to drive an env:
 
