@@ -6,8 +6,10 @@ accumulation, seeding, stacked decks, illegal-move errors, eliminations, the ste
 (truncation), the move-as-text interface and render dispatch. A game adds only what is its own:
 ``_new_engine(rng, deck)`` (its engine), ``_encode(seat)`` (its observation), ``_action_text`` and
 ``_render_text`` (its views), and the class facts ``num_actions``, ``obs_size``, ``max_players``,
-``deck_size`` and ``metadata``. The other hooks default to the engine protocol and may be
-overridden (a game that keeps extra per-move state does so in ``_apply``).
+``deck_size`` and ``metadata``; with a seat view (``envs/<game>/view.py``) it may list
+``rgb_array`` among its ``render_modes`` (the picture is drawn from the public view). The other
+hooks default to the engine protocol and may be overridden (a game that keeps extra per-move
+state does so in ``_apply``).
 
 Two ways to drive an env:
 
@@ -29,6 +31,7 @@ from pettingzoo.utils import wrappers
 
 from cardzoo.envs.cards import validate_deck
 from cardzoo.envs.config import config_dict
+from cardzoo.envs.seatview import public_view
 from cardzoo.envs.protocol import (  # noqa: F401 - re-exported: callers import these from cardzoo.envs.base
     MAX_LISTED_MOVES, MAX_REASON_CHARS, GameEngine, IllegalMoveError, StepOutcome, list_moves,
 )
@@ -229,14 +232,26 @@ class CardGameEnv(AECEnv):
             self.render()
 
     def render(self):
+        """``ansi``: the table as text, every hand shown; ``human``: that text printed;
+        ``rgb_array``: the table as a spectator sees it, an H x W x 3 uint8 picture."""
         if self.render_mode is None:
-            logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            logger.warn("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return self._render_image()
         text = self._render_text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _render_image(self) -> np.ndarray:
+        """The public view (``seatview.public_view``) drawn by ``envs/picture.py``; no hidden card."""
+        from cardzoo.envs.picture import blank_picture, picture  # Pillow: loaded only to draw
+
+        if self.engine is None:
+            return blank_picture(self.metadata["name"], "not started: call reset()")
+        return picture(public_view(self))
 
     def close(self) -> None:
         pass

@@ -2,6 +2,8 @@
 
 ``env(num_players=4, render_mode=None, **variants)`` is wrapped (TerminateIllegal ->
 AssertOutOfBounds -> OrderEnforcing); ``raw_env`` is unwrapped and raises IllegalMoveError.
+Render modes: ``ansi`` (text, every hand), ``human`` (printed), ``rgb_array`` (the table as a
+spectator sees it, a (720, 960, 3) uint8 picture).
 Variants are the fields of ``Config`` (docs/rules/samsip.md 2.5); see docs/samsip.md.
 """
 

@@ -8,7 +8,8 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     facts        [[label, value], ...]  short public facts (stake, stock, dealer, ...)
     turn         acting seat (None when the match is over); your_turn, over
     prompt       one line saying what the viewer may do now
-    players      [{seat, name, cards, status, facts: [[label, value]], team, out}]
+    players      [{seat, name, cards, status, facts: [[label, value]], team, out, known?}]
+                 (``known``: cards everybody knows are in that hand, Sam Sip's taken discards)
     table        [{label, items: [{id?, cards: [text], caption}]}]   what lies on the table
     hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
     notes        [str]  private reminders (your swap, your build, ...)
@@ -19,11 +20,23 @@ table of ``cardzoo serve``) draws any game with no per-game code::
 
 Cards are always written as text (``7♥``, ``10♦``, ``Jk``); an ``id`` names something the viewer
 can select (a hand card, a Suipi floor item). Nothing here imports gymnasium or pettingzoo.
+
+The view of ``SPECTATOR`` (seat ``None``) is the seat-independent public view: what someone
+watching the table may see, with no hand, notes or moves, every seat named ``player_N`` (the
+env's ``rgb_array`` pictures are drawn from it, ``public_view``).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Iterable, Sequence
+
+SPECTATOR = None  # the "seat" of the public view
+
+
+def public_view(env) -> dict:
+    """What a spectator of ``env``'s match may see: its game's ``seat_view(env, SPECTATOR)``."""
+    return importlib.import_module(f"cardzoo.envs.{env.game_name}.view").seat_view(env, SPECTATOR)
 
 
 def seat_name(seat: int, viewer: int | None) -> str:
@@ -53,7 +66,7 @@ def match_over(env) -> bool:
     return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
 
-def base_view(env, seat: int, title: str) -> dict:
+def base_view(env, seat: int | None, title: str) -> dict:
     """The fields every game fills the same way."""
     over = match_over(env)
     turn = None if over else int(env.acting_seat)
@@ -66,14 +79,14 @@ def base_view(env, seat: int, title: str) -> dict:
     }
 
 
-def legal_moves_for(env, seat: int) -> list:
+def legal_moves_for(env, seat: int | None) -> list:
     """The complete legal moves when ``seat`` acts now, else none."""
     if match_over(env) or env.acting_seat != seat:
         return []
     return env.full_moves()
 
 
-def waiting_prompt(turn: int | None, seat: int, what: str) -> str:
+def waiting_prompt(turn: int | None, seat: int | None, what: str) -> str:
     if turn is None:
         return "The match is over."
     if turn == seat:

@@ -3,6 +3,9 @@
     from cardzoo.envs import siantappo_v0
     env = siantappo_v0.env(num_players=4, rounds=5, render_mode="ansi")
 
+Render modes: ``ansi`` (text, every hand), ``human`` (printed), ``rgb_array`` (the table as a
+spectator sees it, a (720, 960, 3) uint8 picture).
+
 See docs/siantappo.md for rules as implemented, the action table and the observation table, and
 docs/rules/siantappo.md for the numbered rules (T1-T12).
 """

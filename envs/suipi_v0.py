@@ -2,6 +2,8 @@
 
 See docs/suipi.md for the rules as implemented, the action and observation tables, the
 stacked-deck order and the move notation, and docs/rules/suipi.md for the numbered rules (S1-S18).
+Render modes: ``ansi`` (text, every hand), ``human`` (printed), ``rgb_array`` (the table as a
+spectator sees it, a (720, 960, 3) uint8 picture).
 """
 
 from cardzoo.envs.base import make_env_fns

@@ -5,7 +5,8 @@
 
 Records are JSON lines as written by `cardzoo eval --records` and `cardzoo play --save` (see
 training/evaluation/records.py). The replay walks whole moves (Suipi's sub-steps are one move) and shows
-them with the view of `cardzoo play`, every hand revealed.
+them with the view of `cardzoo play`, every hand revealed. ``--gif OUT`` writes the match as an
+animated GIF instead (scripts/replay_gif.py): the env's pictures, hidden hands face down.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def register(sub) -> argparse.ArgumentParser:
     pace.add_argument("--step", action="store_true", help="wait for Enter after every move (q quits)")
     pace.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after every move")
     p.add_argument("--quiet", action="store_true", help="show only the result")
+    p.add_argument("--gif", metavar="OUT", help="write the match as an animated GIF instead (one frame per "
+                                               "move, the table as a spectator sees it: no hidden hand)")
+    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
     return p
 
 
@@ -88,6 +92,8 @@ def run(args, stdin=None, console: Console | None = None) -> int:
         raise UserError(f"record file not found: {args.file}")
     if args.delay < 0 or args.delay > 60:
         raise UserError(f"--delay must be 0..60 seconds, got {args.delay:g}")
+    if not 0.1 <= args.fps <= 50:
+        raise UserError(f"--fps must be 0.1..50 frames per second, got {args.fps:g}")
     records = read_records(args.file)
     if not records:
         raise UserError(f"{args.file}: no game records in the file")
@@ -115,6 +121,12 @@ def run(args, stdin=None, console: Console | None = None) -> int:
     except ValueError as e:
         raise UserError(f"{where}: {e}") from None
     n = counter.count
+    if args.gif:
+        from cardzoo.scripts.replay_gif import write_gif
+
+        frames = write_gif(fresh_env(), rec, n, args.gif, args.fps, WholeMoves)
+        console.print(f"wrote {args.gif}: {where}, {frames} frames ({n} moves) at {args.fps:g} per second")
+        return 0
 
     env = fresh_env()
     agents = [a or "unknown" for a in (rec.get("agents") or [None] * env.num_players)]

@@ -46,7 +46,7 @@ def test_api_with_eliminations(n):
 
 def test_spaces_and_metadata():
     e = samsip_v0.raw_env(num_players=3)
-    assert e.metadata["name"] == "samsip_v0" and e.metadata["render_modes"] == ["ansi", "human"]
+    assert e.metadata["name"] == "samsip_v0" and e.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
     assert e.observation_space("player_0") is e.observation_space("player_2")
     assert e.action_space("player_0").n == 56
     assert e.observation_space("player_0")["observation"].shape == (encoding.OBS_SIZE,)
@@ -142,7 +142,7 @@ def test_bad_config_and_options():
     with pytest.raises(ConfigError, match="unknown option 'colour'.*bankroll"):
         samsip_v0.raw_env(colour="red")
     with pytest.raises(ValueError, match="render_mode"):
-        samsip_v0.raw_env(render_mode="rgb_array")
+        samsip_v0.raw_env(render_mode="rgb")
 
 
 def test_illegal_action_raw_env():

@@ -23,7 +23,7 @@ from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, HandRe
 
 
 class SamSipEnv(CardGameEnv):
-    metadata = {"name": "samsip_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "samsip_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
     num_actions = actions.NUM_ACTIONS
     max_players = encoding.MAX_PLAYERS

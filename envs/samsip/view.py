@@ -2,7 +2,7 @@
 
 Read from public state and the viewer's own hand only: the indicator and the wild cards, the
 stake, chips, each player's cards in hand, last draw and this hand's discards (and who took
-them), the discard lying in front of a player, the viewer's hand with wild cards marked, and
+them), the taken discards each player still holds, the discard lying in front of a player, the viewer's hand with wild cards marked, and
 the viewer's legal moves (draw / take, then discard).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES
-from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
 
 TITLE = "Sam Sip"
 JOKER = "Jk"
@@ -30,7 +30,7 @@ def seat_view(env, seat: int) -> dict:
     v["players"] = [_player(g, s, seat) for s in range(g.n)]
     v["table"] = _table(g, seat)
     hand_ids: list[str] = []
-    if not g.done and g.active[seat]:
+    if not g.done and seat is not SPECTATOR and g.active[seat]:
         cards = []
         jokers = 0
         for c in sorted(g.hands[seat]):
@@ -65,7 +65,8 @@ def _player(g, s: int, viewer: int) -> dict:
         facts.append(["discards", " ".join(discards[-6:]) or "-"])
     return {"seat": s, "name": seat_name(s, viewer), "cards": len(g.hands[s]) if g.active[s] else 0,
             "status": "" if g.active[s] else f"out (hand {g.elim_hand[s]})", "facts": facts,
-            "team": None, "out": not g.active[s]}
+            "team": None, "out": not g.active[s],
+            "known": [card_str(k) for k in sorted(g.known[s])] if g.active[s] else []}
 
 
 def _table(g, viewer: int) -> list:

@@ -26,7 +26,7 @@ class SiantappoEnv(CardGameEnv):
     Reward: per round by place, (n + 1 - 2*place) / (n - 1), +1 for the winner, -1 for the loser.
     """
 
-    metadata = {"name": "siantappo_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "siantappo_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
     max_players = MAX_PLAYERS
     obs_size = OBS_SIZE

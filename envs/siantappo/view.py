@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
 from cardzoo.envs.siantappo.actions import (
     ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, SINGLE,
     TRIPLE, TYPE_NAMES, key_str,
@@ -32,7 +32,7 @@ def seat_view(env, seat: int) -> dict:
     v["facts"] = [["trick", str(eng.trick + 1)]] if not over else []
     v["players"] = [_player(eng, s, seat) for s in range(eng.n)]
     v["table"] = [_table(eng, seat)]
-    if not over:
+    if not over and seat is not SPECTATOR:
         keys = hand_keys(eng.hands[seat])
         v["hand"] = {"label": f"Your hand ({len(keys)})", "cards": [
             {"id": key_str(k), "card": key_str(k), "mark": ""} for k in keys]}

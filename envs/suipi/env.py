@@ -21,7 +21,7 @@ SIDE_NAMES = "ABC"
 
 
 class SuipiEnv(CardGameEnv):
-    metadata = {"name": "suipi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "suipi_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
     num_actions = actions.NUM_ACTIONS
     max_players = 4

@@ -9,7 +9,7 @@ selectable: a move lists the hand card and the floor items it takes or builds on
 from __future__ import annotations
 
 from cardzoo.envs.cards import card_str
-from cardzoo.envs.seatview import base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
 from cardzoo.envs.suipi.actions import CARDS, ITEM0, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
@@ -41,7 +41,7 @@ def seat_view(env, seat: int) -> dict:
         "team": SIDE_NAMES[e.side[s]], "out": False} for s in range(n)]
     floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
     v["table"] = [{"label": "Floor", "items": [_item(it, seat) for it in floor]}]
-    if not e.done:
+    if not e.done and seat is not SPECTATOR:
         hand = sorted(e.hands[seat], key=lambda c: (c >> 2, c & 3))
         v["hand"] = {"label": f"Your hand ({len(hand)})",
                      "cards": [{"id": card_str(c), "card": card_str(c), "mark": ""} for c in hand]}
