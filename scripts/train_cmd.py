@@ -242,8 +242,9 @@ def _run_rllib(args, given: dict) -> int:
     check_out_dir(settings)
     try:
         import ray
+        import ray.rllib  # noqa: F401  (Ray core alone, the `ray` extra, has no RLlib dependencies)
     except ImportError:
-        raise UserError("--algo rllib needs Ray: `make integrations-venv`, then run "
+        raise UserError("--algo rllib needs Ray RLlib: `make integrations-venv`, then run "
                         ".venv-integrations/bin/cardzoo train ... --algo rllib (docs/integrations.md)") from None
     try:
         train_rllib(settings)

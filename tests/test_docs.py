@@ -6,8 +6,8 @@ carry, as HTML comments that do not show on GitHub:
 
 - ``<!-- skip: next "why" -->`` before a block: the block is not run (a usage synopsis, a template
   with placeholders, an example that needs an extra not in the dev install). Keep these few.
-  ``<!-- skip: next if(not HAS_RAY, reason="...") -->`` skips only where the condition holds
-  (names the test provides: ``HAS_RAY``, ``HAS_TIANSHOU``).
+  ``<!-- skip: next if(not HAS_RLLIB, reason="...") -->`` skips only where the condition holds
+  (names the test provides: ``HAS_RLLIB``, ``HAS_TIANSHOU``).
 - ``<!-- docs-test: shorten OLD -> NEW -->`` before a python block: the test replaces the text OLD by
   NEW before running it (a shorter run of the same code: ``games=400`` -> ``games=8``). Repeatable.
 
@@ -157,7 +157,7 @@ SYBIL = Sybil(
     patterns=DOCS,
 )
 
-NAMES = {"HAS_RAY": importlib.util.find_spec("ray") is not None,
+NAMES = {"HAS_RLLIB": all(importlib.util.find_spec(m) for m in ("ray", "tree")),  # ray[rllib]: dm-tree too
          "HAS_TIANSHOU": importlib.util.find_spec("tianshou") is not None}
 
 

@@ -120,6 +120,7 @@ def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
     """Every flag of the RLlib trainer reaches its settings (Ray replaced by a stand-in)."""
     started = []
     monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False))
+    monkeypatch.setitem(sys.modules, "ray.rllib", types.SimpleNamespace())
     monkeypatch.setattr(rllib_train, "train_rllib", started.append)
     assert rllib("samsip", "--players", "5", "--address", "ray://head:10001", "--env-runners", "3",
                  "--iterations", "7", "--batch", "100", "--out", str(tmp_path / "r"), "--seed", "9",
@@ -135,9 +136,9 @@ def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
         ("runs/rllib-siantappo-4p", 4, 4000, 256)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
+@pytest.mark.skipif(all(importlib.util.find_spec(m) for m in ("ray", "tree")), reason="RLlib is installed here")
 def test_command_line_without_ray_says_how_to_install(capsys, tmp_path):
     assert rllib("siantappo", "--out", str(tmp_path / "run")) == 2
     err = capsys.readouterr().err
-    assert err.startswith("cardzoo train: error: --algo rllib needs Ray") and err.count("\n") == 1
+    assert err.startswith("cardzoo train: error: --algo rllib needs Ray RLlib") and err.count("\n") == 1
     assert not (tmp_path / "run").exists()
