@@ -72,6 +72,11 @@ def register(sub) -> argparse.ArgumentParser:
                    help="measure training instead: decisions/s of the batched PPO trainer and of the SB3 path, "
                         "same run, each game at its default player count")
     p.add_argument("--workers", type=int, default=None, help="with --train: PPO rollout workers (default 2)")
+    p.add_argument("--agents", metavar="A,B,...",
+                   help="measure agents instead: milliseconds per real decision (more than one legal move) on "
+                        "one core, holding seat 0 against rule bots, at each game's default count (or --players); "
+                        "e.g. --agents model,expert")
+    p.add_argument("--matches", type=int, default=5, help="with --agents: matches per game and count (default 5)")
     add_ray_flag(p, "with --train: PPO and DMC a second time with their workers as Ray actors, and the bytes "
                     "per iteration")
     return p
@@ -127,6 +132,8 @@ def run(args) -> int:
         raise UserError("--ray works with --train only")
     if args.train:
         return run_train(args)
+    if args.agents:
+        return run_agents(args)
     settings = _settings(args)
     games, explicit = _games(args.games)
     players_wanted = _parse_players(args.players)
@@ -250,6 +257,33 @@ def run_train(args) -> int:
                                    + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])),
                   machine=machine_info(None))
     _write_json(args.json_path, result)
+    return 0
+
+
+def run_agents(args) -> int:
+    """``--agents``: each agent's thinking time per real decision, game by game."""
+    from cardzoo.envs.registry import game_spec
+    from cardzoo.training.agents.specs import parse_agent_list
+    from cardzoo.training.evaluation.model_card import move_time
+
+    specs = [sp.text for sp in parse_agent_list(args.agents)]
+    if args.matches < 1:
+        raise UserError(f"--matches must be >= 1, got {args.matches}")
+    games, _ = _games(args.games)
+    wanted = _parse_players(args.players)
+    rows = []
+    print("| game | players | agent | mean ms | p99 ms | real decisions |\n|---|---:|---|---:|---:|---:|")
+    for game in games:
+        spec = game_spec(game)
+        for n in [p for p in (wanted or [spec.default_players]) if p in spec.player_counts]:
+            for agent in specs:
+                t = move_time(agent, game, n, matches=args.matches, seed=args.seed, real_only=True)
+                rows.append({"game": game, "players": n, "agent": agent, **t})
+                print(f"| {game} | {n} | {agent} | {t['mean_ms']:.1f} | {t['p99_ms']:.1f} | {t['decisions']} |",
+                      flush=True)
+    _write_json(args.json_path, {"agents": rows, "machine": machine_info(None),
+                                 "command": f"cardzoo bench {' '.join(args.games)} --agents {args.agents} "
+                                            f"--matches {args.matches}".replace("  ", " ")})
     return 0
 
 

@@ -81,17 +81,28 @@ class ExpertAgent:
         return int(seq[0])
 
     def values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
-        """The mean leaf value of each complete move over the determinizations."""
+        """The mean leaf value of each complete move over the determinizations; the model values
+        every leaf that reached a decision of the seat in one batched pass."""
         scratch = copy.copy(env)  # encodes and lists moves of the determinized engines it is given
-        total = np.zeros(len(moves))
-        for _ in range(self.samples):
+        earned = np.zeros((self.samples, len(moves)))
+        open_leaves, observations, rows = [], [], []
+        for d in range(self.samples):
             world = env.engine.resample_hidden(seat, self.rng)
             for i, seq in enumerate(moves):
-                total[i] += self._leaf(scratch, world.clone(), seat, seq)
-        return total / self.samples
+                earned[d, i], leaf = self._leaf(scratch, world.clone(), seat, seq)
+                if leaf is not None:
+                    open_leaves.append((d, i))
+                    observations.append(leaf[0])
+                    rows.append(leaf[1])
+        if open_leaves:
+            later = self.model.net.best_scores(np.stack(observations), rows)
+            for (d, i), v in zip(open_leaves, later):
+                earned[d, i] += v
+        return earned.mean(axis=0)
 
-    def _leaf(self, scratch, engine, seat: int, seq: tuple) -> float:
-        """Play ``seq``, then the others, to the seat's next real decision: reward on the way + V."""
+    def _leaf(self, scratch, engine, seat: int, seq: tuple) -> tuple[float, tuple | None]:
+        """Play ``seq``, then the others, to the seat's next real decision: the reward on the way,
+        and there the seat's observation and candidate rows (None when the match ended first)."""
         scratch.engine, scratch._legal_cache = engine, None
         earned = 0.0
         for action in seq:
@@ -108,9 +119,10 @@ class ExpertAgent:
                 mask[legal] = 1
                 obs = scratch.encode_seat(mover)
                 if mover == seat:
-                    advice = self.model.advise(obs, mask)
-                    return earned + (advice[0][1] if advice else 0.0)
+                    reader = self.model.reader
+                    _, candidate_rows = reader.candidates(reader.read(obs), mask)
+                    return earned, (obs, candidate_rows)
                 action = self.bots[mover].act(obs, mask)
             earned += engine.apply_action(action).rewards.get(seat, 0.0)
             steps += 1
-        return earned
+        return earned, None

@@ -90,6 +90,16 @@ class MoveRankerNet(nn.Module):
         return self.q_out(hidden).squeeze(-1).numpy()
 
 
+    @torch.no_grad()
+    def best_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> np.ndarray:
+        """The highest Q of each of several decisions in one pass: [D, O], D x [K_d, F] -> [D]."""
+        sizes = torch.as_tensor([len(m) for m in moves])
+        obs_part = self.obs_in(torch.as_tensor(observations, dtype=torch.float32)).repeat_interleave(sizes, dim=0)
+        q = self.q_out(self.trunk(obs_part + self.move_in(torch.as_tensor(np.concatenate(moves))))).squeeze(-1)
+        starts = np.concatenate([[0], np.cumsum(sizes.numpy())[:-1]])
+        return np.maximum.reduceat(q.numpy(), starts)
+
+
 def whole_moves_reader(game: str, config=None):
     """The game's complete-move reader for ``config``; a one-line error for games without one."""
     target = game_spec(game).whole_moves

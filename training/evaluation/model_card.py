@@ -56,16 +56,17 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
 
 
 def move_time(weights: str, game: str, players: int, matches: int = 10, seed: int = 0,
-              variants: dict | None = None) -> dict:
-    """Milliseconds per decision of the model on one core (torch limited to one thread), over
-    ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th percentile, count."""
+              variants: dict | None = None, real_only: bool = False) -> dict:
+    """Milliseconds per decision of the model (any agent spec) on one core (torch limited to one
+    thread), over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th
+    percentile, count; ``real_only`` times only decisions with more than one legal action."""
     import time
 
     import numpy as np
     import torch
 
     from cardzoo.envs.registry import game_spec
-    from cardzoo.training.agents.specs import make_agent
+    from cardzoo.training.agents.specs import agent_move, make_agent
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -82,12 +83,13 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
             done = False
             while not done:
                 seat = env.acting_seat
+                legal = env.legal_now()
                 mask = np.zeros(env.num_actions, np.int8)
-                mask[env.legal_now()] = 1
+                mask[legal] = 1
                 obs = env.encode_seat(seat)
                 start = time.perf_counter()
-                action = agents[seat].act(obs, mask)
-                if seat == 0:
+                action = agent_move(agents[seat], env, seat, obs, mask)
+                if seat == 0 and (len(legal) > 1 or not real_only):
                     times.append(time.perf_counter() - start)
                 done = env.advance(action).done
     finally:
