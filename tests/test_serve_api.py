@@ -551,3 +551,17 @@ def test_a_hint_names_legal_moves_of_the_seat_on_its_turn_and_changes_nothing(cl
             view = ws.receive_json()["view"]
             send(ws, type="hint", version=view["version"])
             assert "your own turn" in ws.receive_json()["message"]
+
+
+def test_the_hard_level_is_the_expert_and_it_plays_a_whole_match(client):
+    """The seat menu offers difficulty levels (easy rules, medium model, hard expert); an expert
+    seat plays through the server's match like any bot."""
+    cat = client.get("/api/catalog").json()
+    assert cat["levels"] == {"random": "beginner", "rules": "easy", "model": "medium", "expert": "hard"}
+    assert all("expert" in g["agents"] for g in cat["games"])
+    data = new_game(client, "samsip", ["expert", "rules"], {"bankroll": 3}, pace=0)
+    with client.websocket_connect(f"/ws/{data['watch']}") as ws:
+        while not (msg := ws.receive_json()).get("view", {}).get("over"):
+            assert msg["type"] != "error", msg
+    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "expert:3"]})
+    assert r.status_code == 400 and "not an agent this server offers" in r.json()["error"]

@@ -17,7 +17,9 @@ from cardzoo.scripts.options import parse_options
 from cardzoo.scripts.serve.match import HUMAN, view_module
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
 
-AGENT_CHOICES = [HUMAN, "rules", "random", "model"]
+AGENT_CHOICES = [HUMAN, "rules", "random", "model", "expert"]
+# where people meet the bots: difficulty levels (the seat menu shows them beside the kinds)
+LEVELS = {"random": "beginner", "rules": "easy", "model": "medium", "expert": "hard"}
 MAX_OPTION_TEXT = 200
 _SEAT_RE = re.compile(r"^(?P<body>[A-Za-z0-9_.-]{1,80}?)(?:@(?P<seed>-?\d{1,18}))?$")
 
@@ -42,7 +44,7 @@ def catalog() -> dict:
                       "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
                       "named_models": [{"name": n, "players": c} for n, g, c in named_models(models)
                                        if g == spec.name]})
-    return {"games": games, "agents": AGENT_CHOICES, "models": model_names(models)}
+    return {"games": games, "agents": AGENT_CHOICES, "levels": LEVELS, "models": model_names(models)}
 
 
 def named_models(models=None) -> list[tuple[str, str, list[int]]]:
@@ -60,12 +62,13 @@ def read_seat(game: str, players: int, seat: int, text: str) -> str:
     """A seat from the browser as an agent spec the server itself offers; UserError if not.
 
     Allowed: ``human``; the bots (``rules``, ``random``, ``teacher`` where the game has one);
-    ``model`` (the first model in the model folders for the game and player count); the name of a
+    ``model`` (the first model in the model folders for the game and player count) and ``expert``
+    (that model with a search over sampled deals); the name of a
     model in the model folders (``suipi-2p``), resolved here to its file. Each bot may carry
     ``@SEED``. A path is never accepted, and the refusal names no file: a browser (and with
     ``--host``, anyone on the network) must not be able to probe the server's disk."""
     spec = game_spec(game)
-    kinds = ["rules", "random", "model"] + (["teacher"] if spec.teacher is not None else [])
+    kinds = ["rules", "random", "model", "expert"] + (["teacher"] if spec.teacher is not None else [])
     text = text.strip()
     if text.lower() == HUMAN:
         return HUMAN
