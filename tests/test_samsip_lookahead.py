@@ -86,6 +86,27 @@ def test_deeper_chances_match_the_recursive_definition(depth):
         assert got == pytest.approx(want, abs=1e-5)
 
 
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_a_hands_chance_does_not_depend_on_the_hands_asked_with_it(depth):
+    """Bit for bit the same alone, in any batch, at any place of it (issue 27: a float32 matrix
+    product rounded by batch size, so the teacher's near-ties flipped with the other hands asked)."""
+    rng = np.random.default_rng(10 + depth)
+    p = rng.random(NUM_TYPES)
+    p /= p.sum()
+    chances = Chances(p, 0.85)
+    hands = rng.integers(0, len(tables().index5), 300)
+    alone = np.array([chances.of(depth, [h])[0] for h in hands[:40]])
+    for size in (2, 7, 40, 300):
+        batch = chances.of(depth, hands[:size])
+        assert batch.dtype == np.float32
+        assert np.array_equal(batch[:min(size, 40)], alone[:size])
+    shuffled = rng.permutation(40)
+    assert np.array_equal(chances.of(depth, hands[:40][shuffled]), alone[shuffled])
+    six = tables().draw[hands[:40], rng.integers(0, NUM_TYPES, 40)]
+    kept_alone = np.array([chances.best_kept(depth, [h])[0] for h in six])
+    assert np.array_equal(chances.best_kept(depth, six), kept_alone)
+
+
 def _deck(n, hands, indicator, stock_top):
     return [card_str(c) if c < 52 else "Jk" for c in stacked(n, hands, indicator, stock_top)]
 

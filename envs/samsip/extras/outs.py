@@ -76,6 +76,18 @@ def tables() -> HandTables:
     return HandTables()
 
 
+def expected(values: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``values @ p`` over the last axis (the 15 draw types), as float32, with each row's result
+    depending on that row alone: a matrix product's rounding depends on how many rows share the
+    batch (BLAS blocks them differently), which made a hand's chance depend on the other hands
+    asked with it. Here the terms are added in float64, type by type, in one fixed order."""
+    values = np.asarray(values, dtype=np.float64)
+    total = np.zeros(values.shape[:-1], dtype=np.float64)
+    for t, weight in enumerate(np.asarray(p, dtype=np.float64)):
+        total += values[..., t] * weight
+    return total.astype(np.float32)
+
+
 class Chances:
     """Completion chances for one draw distribution ``p`` (15 types) and discount ``gamma``.
 
@@ -90,14 +102,15 @@ class Chances:
         self.p = np.asarray(p, dtype=np.float32)
         self.gamma = np.float32(gamma)
         # every hand's one-draw chance, and -1 in the padded slot that stands for "no such discard"
-        self.one = np.append(self.t.draw_wins @ self.p, np.float32(-1.0))
+        self.one = np.append(expected(self.t.draw_wins, self.p), np.float32(-1.0))
 
     def of(self, depth: int, hands) -> np.ndarray:
         hands = np.asarray(hands, dtype=np.int64)
         if depth <= 1:
             return self.one[hands]
         rows = self.t.draw[hands]  # [..., draw type] -> 6-card hand
-        return np.where(self.t.wins6[rows], np.float32(1.0), self.gamma * self.best_kept(depth - 1, rows)) @ self.p
+        return expected(np.where(self.t.wins6[rows], np.float32(1.0), self.gamma * self.best_kept(depth - 1, rows)),
+                        self.p)
 
     def best_kept(self, depth: int, hands6) -> np.ndarray:
         kept = self.t.discard_or_last[hands6]  # [..., discarded type] -> 5-card hand, or the padded slot
