@@ -7,7 +7,8 @@
     cardzoo bench --train [--quick]        # training decisions/s: our PPO vs the SB3 path
 
 The measurement lives in training/benchmarks/ (timing.py: the loops; games.py, references.py, floor.py,
-profiles.py, machine.py, schema.py); docs/benchmarks.md has the latest figures.
+profiles.py, machine.py, schema.py; report.py: what it prints, from the JSON it writes);
+docs/benchmarks.md has the latest figures (docs/benchmarks-env.json).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import argparse
 import datetime
 import gc
 import json
-import statistics
 import sys
 import time
 
@@ -29,7 +29,8 @@ from cardzoo.training.benchmarks.games import bench_game, load_game
 from cardzoo.training.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
 from cardzoo.training.benchmarks.profiles import hook_breakdown, profile_raw
 from cardzoo.training.benchmarks.references import REFERENCES, bench_reference, reference_available
-from cardzoo.training.benchmarks.schema import SCHEMA, TARGETS, Entry, Settings, ratios
+from cardzoo.training.benchmarks.report import render_report
+from cardzoo.training.benchmarks.schema import SCHEMA, Settings, ratios
 from cardzoo.training.benchmarks.timing import maxrss_kib
 
 
@@ -207,7 +208,6 @@ def run(args) -> int:
     for h, _ in handles:
         for p in h.problems:
             print(f"note: {h.name}: {p}", file=sys.stderr)
-    print(render_report(ours, ref_entries, skipped, machine, settings, profiles, elapsed, breakdowns, floor))
     result = {
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -226,6 +226,7 @@ def run(args) -> int:
         "hook_breakdown": breakdowns,
         "peak_rss_kib": maxrss_kib(),
     }
+    print(render_report(result))
     _write_json(args.json_path, result)
     return 0
 
@@ -307,142 +308,3 @@ def command_line(args) -> str:
     if args.json_path:
         parts += ["--json", args.json_path]
     return " ".join(parts)
-
-
-# ---------------------------------------------------------------------------------- report
-def fmt_rate(x: float | None) -> str:
-    if x is None:
-        return "–"
-    if x >= 1e6:
-        return f"{x / 1e6:.2f}M"
-    if x >= 1e4:
-        return f"{x / 1e3:.0f}k"
-    if x >= 1e3:
-        return f"{x / 1e3:.1f}k"
-    return f"{x:.0f}" if x >= 10 else f"{x:.2f}"
-
-
-def fmt_section(entry: Entry, name: str) -> str:
-    s = entry.sections.get(name)
-    if s is None or not s.rates:
-        return "error" if name in entry.errors else "–"
-    text = fmt_rate(s.median)
-    if len(s.rates) > 1:
-        text += f" ({fmt_rate(min(s.rates))}–{fmt_rate(max(s.rates))})"
-    return text
-
-
-def _target_mark(entry: Entry) -> str:
-    if entry.name not in TARGETS:
-        return ""
-    eng_t, raw_t = TARGETS[entry.name]
-    marks = []
-    for sec, t in (("engine", eng_t), ("raw", raw_t)):
-        r = entry.rate(sec)
-        ok = "?" if r is None else ("ok" if r >= t else "MISS")
-        marks.append(f"{fmt_rate(t)} {ok}")
-    return " / ".join(marks)
-
-
-def _table(headers: list[str], rows: list[list[str]], align: str | None = None) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    align = align or "l" + "r" * (len(headers) - 1)
-
-    def line(cells):
-        out = []
-        for c, w, a in zip(cells, widths, align):
-            out.append(c.ljust(w) if a == "l" else c.rjust(w))
-        return "| " + " | ".join(out) + " |"
-
-    sep = "|" + "|".join(("-" * (w + 1) + ":") if a == "r" else ("-" * (w + 2)) for w, a in zip(widths, align)) + "|"
-    return "\n".join([line(headers), sep] + [line(r) for r in rows])
-
-
-def _wrap(entry: Entry) -> str:
-    share, us = entry.wrapper_share(), entry.wrapper_us_per_step()
-    return "–" if share is None else f"{share * 100:.0f}% ({us:.0f}µs)"
-
-
-def _mem(entry: Entry) -> str:
-    peaks = [s.py_peak_kib for s in entry.sections.values() if s.py_peak_kib is not None]
-    return f"{max(peaks):.0f}" if peaks else "–"
-
-
-def render_report(ours, refs, skipped, machine, settings, profiles, elapsed, breakdowns=(), floor=None) -> str:
-    parts = []
-    parts.append(f"cardzoo bench — {machine['cpu_model']}, Python {machine['python']}, "
-                 f"pinned CPU {machine['pinned_cpu']}, {settings.runs} run(s) × {settings.seconds:g}s "
-                 f"(+{settings.warmup:g}s warm-up) per section; median (min–max) per "
-                 f"{'CPU' if settings.clock == 'cpu' else 'wall-clock'} second; {elapsed:.0f}s in all")
-    shares = [s.cpu_share for e in [*ours, *refs] for s in e.sections.values() if s.cpu_share]
-    if shares:
-        parts.append(f"CPU share of the timed runs (1.00 = the core was ours alone): "
-                     f"median {statistics.median(shares):.2f}, min {min(shares):.2f}"
-                     + (f", load average at start {machine['loadavg_1m_at_start']}"
-                        if "loadavg_1m_at_start" in machine else ""))
-    if ours:
-        rows = []
-        for e in ours:
-            eng = e.sections.get("engine")
-            raw = e.sections.get("raw")
-            rows.append([
-                e.name, str(e.players), fmt_section(e, "engine"), fmt_section(e, "raw"), fmt_section(e, "wrapped"),
-                _wrap(e),
-                fmt_rate(eng.games_per_s if eng else None), fmt_rate(raw.games_per_s if raw else None),
-                "–" if not raw or raw.steps_per_game is None else f"{raw.steps_per_game:.0f}",
-                _mem(e), _target_mark(e),
-            ])
-        parts.append("\nOur games (random legal play, one core)\n")
-        parts.append(_table(
-            ["game", "players", "engine moves/s", "raw AEC steps/s", "env() steps/s", "wrappers",
-             "games/s engine", "games/s raw", "steps/game", "py peak KiB", "targets engine / raw"],
-            rows, "lrrrrrrrrrl"))
-        errs = [f"  {e.label} {sec}: {msg}" for e in ours for sec, msg in e.errors.items()]
-        if errs:
-            parts.append("errors:\n" + "\n".join(errs))
-    if floor is not None:
-        raw, wrapped = floor.rate("raw"), floor.rate("wrapped")
-        parts.append(f"\nFloor — a null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
-                     f"raw {fmt_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
-                     f"env() {fmt_section(floor, 'wrapped')} steps/s ({1e6 / wrapped:.1f} µs/step); "
-                     f"wrappers {_wrap(floor)}")
-    if refs:
-        rows = []
-        for e in refs:
-            raw = e.sections.get("raw")
-            rows.append([
-                e.name, str(e.players), fmt_section(e, "raw"), fmt_section(e, "wrapped"), _wrap(e),
-                fmt_rate(raw.games_per_s if raw else None),
-                "–" if not raw or raw.steps_per_game is None else f"{raw.steps_per_game:.0f}",
-                _mem(e),
-            ])
-        parts.append("\nReference environments (same loop)\n")
-        parts.append(_table(["reference", "players", "raw steps/s", "env() steps/s", "wrappers", "games/s",
-                             "steps/game", "py peak KiB"], rows))
-        errs = [f"  {e.label} {sec}: {msg}" for e in refs for sec, msg in e.errors.items()]
-        if errs:
-            parts.append("errors:\n" + "\n".join(errs))
-    if ours and refs:
-        table = ratios(ours, refs)
-        heads = [r.short or r.label for r in refs] + ["geomean"]
-        rows = [[label] + ["–" if row[h] is None else f"{row[h]:.1f}×" for h in heads]
-                for label, row in table.items()]
-        parts.append("\nRatio: our raw AEC steps/s ÷ reference raw steps/s\n")
-        parts.append(_table(["ours"] + heads, rows))
-    if skipped:
-        parts.append("\nskipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in skipped))
-    if breakdowns:
-        names = ["encode", "legal_actions", "apply", "acting_seat", "rest"]
-        parts.append("\nRaw AEC step, µs per step by game hook (timers, no profiler; rest = envs/base.py + "
-                     "PettingZoo AECEnv + mask + random choice)\n")
-        parts.append(_table(["game", "µs/step"] + names,
-                            [[f"{b['game']} {b['players']}p", f"{b['us_per_step']}"]
-                             + [f"{b['us'].get(k, 0):.1f}" for k in names] for b in breakdowns]))
-    for p in profiles:
-        parts.append(f"\nProfile: {p['game']} {p['players']}p, {p['loop']} AEC loop — {p['steps']} steps, "
-                     f"{p['us_per_step_profiled']} µs/step under cProfile")
-        parts.append("  by area: " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in p["areas"].items() if v >= 0.005))
-        parts.append(_table(["function", "calls/step", "own s", "cum s", "share"],
-                            [[t["function"], f"{t['per_step']}", f"{t['tottime_s']:.3f}", f"{t['cumtime_s']:.3f}",
-                              f"{t['share'] * 100:.1f}%"] for t in p["top"]]))
-    return "\n".join(parts)
