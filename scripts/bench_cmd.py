@@ -80,6 +80,9 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--matches", type=int, default=5, help="with --agents: matches per game and count (default 5)")
     add_ray_flag(p, "with --train: PPO and DMC a second time with their workers as Ray actors, and the bytes "
                     "per iteration")
+    p.add_argument("--show", metavar="FILE.json", default=None,
+                   help="measure nothing: print the tables of a kept --json result again (env or --train; "
+                        "docs/benchmarks.md and README.md paste them)")
     return p
 
 
@@ -131,6 +134,8 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
 def run(args) -> int:
     if args.ray is not None and not args.train:
         raise UserError("--ray works with --train only")
+    if args.show:
+        return run_show(args.show)
     if args.train:
         return run_train(args)
     if args.agents:
@@ -228,6 +233,24 @@ def run(args) -> int:
     }
     print(render_report(result))
     _write_json(args.json_path, result)
+    return 0
+
+
+def run_show(path: str) -> int:
+    """The tables of a kept result, as the run that wrote it printed them, and README's share of them."""
+    from cardzoo.training.benchmarks.report import readme_speed
+    from cardzoo.training.benchmarks.training_speed import render_table
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            result = json.load(f)
+    except (OSError, ValueError) as e:
+        raise UserError(f"--show: cannot read {path} ({e})") from None
+    if "train" in result:
+        print(render_table(result))
+    else:
+        print(render_report(result))
+        print("\nREADME.md's speed section:\n\n" + readme_speed(result))
     return 0
 
 

@@ -180,9 +180,10 @@ def render_profiles(result: dict) -> str:
 
 
 def render_report(result: dict) -> str:
-    """What ``cardzoo bench`` prints."""
+    """What ``cardzoo bench`` prints: the tables, the findings, the cProfile listings."""
     profiles = render_profiles(result)
-    return render_summary(result) + ("\n" + profiles if profiles else "")
+    return (render_summary(result) + "\n\nFindings from this run:\n\n" + findings(result)
+            + ("\n" + profiles if profiles else ""))
 
 
 def _span(values, spec: str = ".0f") -> str:
