@@ -209,22 +209,26 @@ def _table_rows(text: str, heading: str) -> list[list[str]]:
     return [r for r in rows[2:] if r]  # drop the header and the |---| line
 
 
-def test_benchmark_findings_agree_with_the_tables():
-    """docs/benchmarks.md's "Findings" and README's speed paragraph quote the run's tables."""
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_environment_speed_figures_are_the_kept_report():
+    """docs/benchmarks.md's environment tables and findings and README's speed section are rendered
+    from docs/benchmarks-env.json (`cardzoo bench --profile --json docs/benchmarks-env.json`;
+    `cardzoo bench --show docs/benchmarks-env.json` prints them again)."""
+    import json
+
+    from cardzoo.training.benchmarks.report import findings, readme_speed, render_summary
+
+    result = json.loads((ROOT / "docs/benchmarks-env.json").read_text())
+    assert result["command"] == "cardzoo bench --profile --json docs/benchmarks-env.json"
     bench = (ROOT / "docs/benchmarks.md").read_text(encoding="utf-8")
-    wrap = re.compile(r"(\d+)% \((\d+)µs\)")
-    ours = [wrap.fullmatch(r[5]).groups() for r in _table_rows(bench, "### Our games")]
-    pct, us = [int(p) for p, _ in ours], [int(u) for _, u in ours]
-    refs = [int(wrap.fullmatch(r[4])[2]) for r in _table_rows(bench, "### Reference environments")
-            if wrap.fullmatch(r[4])]
-    floor = re.search(r"\(([\d.]+) µs/step\), env\(\).*?\(([\d.]+) µs/step\); wrappers (\d+)%", bench)
-    findings = bench[bench.index("Findings from this run"):]
-    assert f"{min(us)}–{max(us)} µs per step" in findings
-    assert f"{min(pct)}–{max(pct)} % of our games' `env()` time" in findings
-    assert f"{min(refs)}–{max(refs)} µs/step above" in findings
-    assert f"the null game: {floor[1]} µs/step raw, {floor[2]} µs/step wrapped, {floor[3]} %" in findings
+    assert render_summary(result) in bench
+    assert findings(result) in bench
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"wrappers cost {min(us)}–{max(us)} µs per step ({min(pct)}–{max(pct)}%" in " ".join(readme.split())
+    assert _flat(readme_speed(result)) in _flat(readme)
+    assert result["command"] in readme
 
 
 BASELINES = sorted((ROOT / "docs/baselines").glob("rules-random-*.json"))
@@ -259,6 +263,39 @@ def test_baseline_tables_are_the_kept_reports(path):
 def test_every_baseline_row_has_its_report():
     rows = re.findall(r"^\| (siantappo|suipi|samsip) \| (\d) \| 600 \(", (ROOT / "docs/evaluation.md").read_text(), re.M)
     assert sorted(f"rules-random-{g}-{n}p" for g, n in rows) == [p.stem for p in BASELINES]
+
+
+SEATS = sorted((ROOT / "docs/baselines").glob("rules-seats-*.json"))
+
+
+def seats_row(r: dict) -> str:
+    """One row of docs/evaluation.md's one-rule-bot-against-random table, from its kept report."""
+    sides, rules = r["sides"], r["entrants"][0]
+    who = (f"team of {len(sides[0])} rules vs team of {len(sides[1])} random" if len(sides[0]) > 1
+           else f"rules + {r['players'] - 1} × random")
+    return (f"| {r['game']} | {r['players']} | {who} | {r['games_played']} | "
+            f"{rules['mean_reward']:+.2f} {_ci(rules['reward_ci'])} | "
+            f"{100 * rules['win_rate']:.1f}% {_ci([100 * x for x in rules['win_ci']], '.1f', '%')} | "
+            f"{100 / len(sides):.0f}% |")
+
+
+@pytest.mark.parametrize("path", SEATS, ids=lambda p: p.stem)
+def test_the_seats_table_is_the_kept_reports(path):
+    """docs/evaluation.md's table of one rule bot against random seats is the `--json` reports in
+    docs/baselines/ (`cardzoo eval GAME --seats rules,random,...,random --players N --games 600
+    --seed 1 --json docs/baselines/rules-seats-GAME-Np.json`)."""
+    import json
+
+    r = json.loads(path.read_text())
+    assert (r["mode"], r["seed"], r["games_played"]) == ("seats", 1, 600)
+    assert [e["name"] for e in r["entrants"]] == ["rules", "random"]
+    assert seats_row(r) in (ROOT / "docs/evaluation.md").read_text(encoding="utf-8"), seats_row(r)
+
+
+def test_every_seats_row_has_its_report():
+    text = (ROOT / "docs/evaluation.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (siantappo|suipi|samsip) \| (\d) \| (?:rules \+|team of) ", text, re.M)
+    assert sorted(f"rules-seats-{g}-{n}p" for g, n in rows) == [p.stem for p in SEATS]
 
 
 TEACHER = sorted((ROOT / "docs/baselines").glob("teacher-rules-samsip-*.json"))
