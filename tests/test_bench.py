@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 
@@ -19,10 +21,13 @@ SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "epi
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "bench.json"
     affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    rc = main(["bench", "--quick", "--profile", "--profile-seconds", "0.05", "--json", str(out)])
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        rc = main(["bench", "--quick", "--profile", "--profile-seconds", "0.05", "--json", str(out)])
     assert rc == 0
     data = json.loads(out.read_text())
     data["_affinity_before"] = affinity
+    data["_printed"], data["_path"] = printed.getvalue(), str(out)
     return data
 
 
@@ -111,6 +116,17 @@ def test_hook_breakdown(quick_run):
         assert sum(b["us"].values()) == pytest.approx(b["us_per_step"], rel=0.05)
 
 
+def test_what_the_run_printed_is_rendered_from_its_json(quick_run, capsys):
+    """`bench --show FILE` prints again, from the JSON alone, the tables the run printed (so the docs,
+    rendered from a kept JSON, are what the command printed), then README's section."""
+    assert main(["bench", "--show", quick_run["_path"]]) == 0
+    shown = capsys.readouterr().out
+    report, readme = shown.split("\nREADME.md's speed section:\n\n")
+    assert quick_run["_printed"] == report + f"\nwrote {quick_run['_path']}\n"
+    assert "Findings from this run:" in report and "### Our games" in report
+    assert readme.startswith("| game | players | engine moves/s |")
+
+
 def test_affinity_restored(quick_run):
     if quick_run["_affinity_before"] is not None:
         assert os.sched_getaffinity(0) == quick_run["_affinity_before"]
@@ -121,6 +137,7 @@ def test_affinity_restored(quick_run):
     (["bench", "siantappo", "--players", "2", "--quick"], "supports 3, 4, 5, 6 players"),
     (["bench", "siantappo", "--players", "x", "--quick"], "comma-separated"),
     (["bench", "siantappo", "--runs", "0"], "--runs"),
+    (["bench", "--show", "no-such-bench.json"], "--show: cannot read no-such-bench.json"),
 ])
 def test_bad_input_is_one_clear_line(argv, message, capsys):
     assert main(argv) == 2
