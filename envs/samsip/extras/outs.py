@@ -51,6 +51,9 @@ class HandTables:
         self.discard = np.array([[self.index5[self._plus(c, t, -1)] if c[t] else -1 for t in range(NUM_TYPES)]
                                  for c in six], dtype=np.int32)
         self.draw_wins = self.wins6[self.draw].astype(np.float32)
+        # the 332 distinct rows of draw_wins: one-draw chances are summed once per pattern
+        patterns, pattern_of = np.unique(self.draw_wins, axis=0, return_inverse=True)
+        self.win_patterns, self.win_pattern_of = patterns, pattern_of.reshape(-1)
         self.discard_or_last = np.where(self.discard >= 0, self.discard, len(five))  # -1 -> a padded slot
 
     @staticmethod
@@ -102,7 +105,7 @@ class Chances:
         self.p = np.asarray(p, dtype=np.float32)
         self.gamma = np.float32(gamma)
         # every hand's one-draw chance, and -1 in the padded slot that stands for "no such discard"
-        self.one = np.append(expected(self.t.draw_wins, self.p), np.float32(-1.0))
+        self.one = np.append(expected(self.t.win_patterns, self.p)[self.t.win_pattern_of], np.float32(-1.0))
 
     def of(self, depth: int, hands) -> np.ndarray:
         hands = np.asarray(hands, dtype=np.int64)
