@@ -176,7 +176,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 | players | agent | rating [95% CI] |
 |---:|---|---:|
 {chr(10).join(rating_rows) or '| – | – | – |'}
-
+{_ratings_note(ev)}
 ## How it was trained
 
 * {_method(meta)}
@@ -192,6 +192,13 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _ratings_note(ev: dict) -> str:
+    """A line under the ratings table where the eval JSON says something about them (``ratings_note``,
+    e.g. that the field was measured before a change and could not be measured again)."""
+    note = ev.get("ratings_note", "").strip()
+    return f"\n{note}\n" if note else ""
 
 
 def _warm_start_only(meta: dict) -> bool:
