@@ -272,3 +272,45 @@ def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
         assert len(hinted) == 1 and hinted[0].text in line  # the suggested move's button is outlined
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def start_watching(browser, server, game, seats, seed, options=None):
+    """Start a bots-only match through the API (no pause between moves) and watch it."""
+    import json
+    import urllib.request
+
+    body = {"game": game, "seats": seats, "seed": seed, "pace": 0, "options": options or {}}
+    req = urllib.request.Request(server.url + "/api/games", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    key = json.loads(urllib.request.urlopen(req, timeout=WAIT).read())["watch"]
+    browser.get(server.url + f"/?pace=0#watch={key}")
+    return key
+
+
+HIDDEN_COLUMNS = """
+    return [...document.querySelectorAll('#scores, #summary-panel, #overlay .modal')]
+      .flatMap((box) => [box, ...box.querySelectorAll('table')])
+      .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth)
+      .map((e) => `${e.id || e.className || e.tagName}: ${e.scrollWidth} > ${e.clientWidth}`);
+"""
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_suipi_score_tables_fit_a_laptop_and_a_phone(browser, players):
+    """At a deal summary every score table shows all its columns (nothing behind a scrollbar),
+    at 1280×900 and on a phone (390×844): the 8-column side table is drawn turned."""
+    with LiveServer() as server:
+        start_watching(browser, server, "suipi", ["rules"] * players, seed=5)
+        WebDriverWait(browser, WAIT).until(
+            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text.startswith("End of deal"))
+        for width, height in ((1280, 900), (390, 844)):
+            browser.set_window_size(width, height)
+            assert browser.execute_script(HIDDEN_COLUMNS) == [], (width, height)
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        scores = browser.find_element(By.ID, "scores").text
+        for heading in ("captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"):
+            assert heading in scores
+        summary = browser.find_element(By.ID, "summary-panel").text
+        assert "match score" in summary and "deal score" in summary
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

@@ -614,7 +614,17 @@ function renderLog(v) {
   box.scrollTop = box.scrollHeight;
 }
 
-function tableEl(columns, rows) {
+// A table wider than WIDE_COLUMNS columns is drawn turned (its columns become rows) when that
+// makes it narrower, so a score table fits the side column and a phone (Suipi's has 8 columns).
+const WIDE_COLUMNS = 5;
+function fitTable(columns, rows) {
+  if (columns.length <= WIDE_COLUMNS || rows.length + 1 >= columns.length) return [columns, rows];
+  const turned = columns.slice(1).map((c, i) => [c, ...rows.map((r) => r[i + 1])]);
+  return [[columns[0], ...rows.map((r) => r[0])], turned];
+}
+
+function tableEl(allColumns, allRows) {
+  const [columns, rows] = fitTable(allColumns, allRows);
   const t = el("table");
   if (columns.length) {
     const tr = el("tr");
