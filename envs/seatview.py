@@ -43,6 +43,17 @@ def seat_name(seat: int, viewer: int | None) -> str:
     return "you" if seat == viewer else f"player_{seat}"
 
 
+def said(name: str, third_person: str, second_person: str) -> str:
+    """``"player_2 leads"`` / ``"you lead"``: a name with its verb in agreement."""
+    return f"{name} {second_person if name == 'you' else third_person}"
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def grid(title: str, columns: Sequence[str], rows: Iterable[Sequence]) -> dict:
     """A small table: every cell as text."""
     return {"title": title, "columns": list(columns), "rows": [[str(c) for c in row] for row in rows]}

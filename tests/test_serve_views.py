@@ -149,3 +149,44 @@ def test_sam_sip_notes_say_the_seats_pairs_and_what_completes_them():
     hand = [parse_card(c) for c in ("Jh", "Js", "2c", "8d", "7d")]
     assert pairs_line(hand, frozenset(), frozenset()) == (
         "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)")
+
+
+def _bots_match(game, players, options, seed, until=None):
+    """A bots-only serve match played to its end (or until ``until(match)``)."""
+    from cardzoo.scripts.serve.match import Match
+
+    m = Match.create(game, ["rules"] * players, options, seed)
+    while not m.over and not (until and until(m)):
+        m.play_bot_move()
+    return m
+
+
+def test_the_browser_log_says_who_wins_each_trick_and_who_goes_out():
+    """Siantappo's log lines (the terminal's, from envs/siantappo/view.trick_events): each seat
+    reads its own as "you"."""
+    from cardzoo.scripts.serve.match import log_for
+
+    m = _bots_match("siantappo", 4, {"rounds": 1}, seed=3)
+    by_n = {e["n"]: e for e in m.log}
+    assert by_n[7]["public"] == "pass — player_1 wins the trick and leads."
+    assert by_n[28]["public"] == "9♠ 9♦ (pair) — player_2 is out: 1st place"
+    assert by_n[31]["public"] == "pass — player_2 wins the trick; player_3 leads."
+    assert by_n[41]["public"] == "6♠ (single) — player_3 is out: 2nd place"
+    entry = [by_n[31]]
+    assert log_for(entry, 2)[0]["text"] == "pass — you win the trick; player_3 leads."
+    assert log_for(entry, 3)[0]["text"] == "pass — player_2 wins the trick; you lead."
+    assert log_for(entry, 0)[0]["text"] == by_n[31]["public"]
+    assert log_for([by_n[28]], 2)[0]["text"] == "9♠ 9♦ (pair) — you are out: 1st place"
+
+
+def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_each_majority():
+    from cardzoo.scripts.serve.match import log_for
+
+    m = _bots_match("suipi", 2, {}, seed=4, until=lambda m: m.log and "end of deal" in m.log[-1]["public"])
+    last = m.log[-1]
+    assert last["public"] == ("A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on "
+                              "the floor: 5♠ 6♦ 10♥")
+    assert log_for([last], 0)[0]["text"].endswith("Last capture: you take the 3 cards left on the floor: 5♠ 6♦ 10♥")
+    rows = {r[0]: r[1:] for r in m.view(1)["summary"]["rows"]}
+    assert rows["cards"] == ["20", "32 (+3)"] and rows["spades"] == ["7 (+1)", "6"]
+    assert rows["aces (1 each)"] == ["3 (+3)", "1 (+1)"] and rows["deal score"] == ["0", "3"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES
-from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, ordinal, seat_name, waiting_prompt
 
 TITLE = "Sam Sip"
 JOKER = "Jk"
@@ -130,8 +130,7 @@ def _place(rank: float, ranks) -> str:
     """1st, 2nd, …; a shared place reads 'tied 2nd' (ranks of tied seats are averaged)."""
     tied = sum(1 for r in ranks if r == rank)
     place = int(rank - (tied - 1) / 2)
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20 else place % 10, "th")
-    return ("tied " if tied > 1 else "") + f"{place}{suffix}"
+    return ("tied " if tied > 1 else "") + ordinal(place)
 
 
 def snapshot(env) -> dict:

@@ -13,7 +13,8 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
-from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
+from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
+from cardzoo.envs.suipi.view import leftover_line, point_rows, snapshot
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
@@ -153,12 +154,10 @@ class SuipiView(GameView):
         return "; ".join(parts) + "."
 
     def snapshot(self):
-        e = self.eng
-        return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "results": len(e.deal_results),
-                "floor": list(e.floor), "last_capturer": e.last_capturer}
+        return snapshot(self.env)
 
     def section_ended(self, before):
-        return len(self.eng.deal_results) > before["results"]
+        return len(self.eng.deal_results) > before["deals"]
 
     def after_move(self, before, seat, ids, rewards, viewer=None):
         e = self.eng
@@ -180,44 +179,19 @@ class SuipiView(GameView):
 
     def _rest_of_floor(self, before, seat, ids) -> Text:
         """Who got the cards left on the floor when the deal ended (the last capturer)."""
-        h, reps, kind, _ = _move_parts(ids)
-        rest = [c for it in before["floor"] if not (kind == TAKE and it[REP] in reps) for c in it[CARDS]]
-        if kind != TAKE:
-            rest.append(h)
-        taker = seat if kind == TAKE else before["last_capturer"]
-        cards = card_text(" ".join(card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3))))
-        if not rest:
-            return Text("The deal ends with an empty floor.", style="bold")
-        if taker < 0:
-            return Text.assemble(("Nobody captured this deal: the floor cards go to nobody: ", "bold"), cards)
-        verb = self.seats.verb(taker, "takes", "take")
-        left = "the last card" if len(rest) == 1 else f"the {len(rest)} cards"
-        return Text.assemble((f"Last capture: {verb} {left} left on the floor: ", "bold"), cards)
+        return card_text(leftover_line(before, seat, ids, self.seats.short), "bold")
 
     def deal_summary(self, index: int, rewards):
         e = self.eng
         cfg = self.env.config
         res = e.deal_results[index]
-        captured = e.last_result_state[0] if index == len(e.deal_results) - 1 else None
         sides = range(e.ns)
         t = compact_table()
         t.add_column("")
         for side in sides:
             t.add_column(f"side {SIDE_NAMES[side]}", justify="right")
-
-        def majority(vals, bonus):
-            best = max(vals)
-            return [f"{v} (+{bonus})" if v == best and vals.count(best) == 1 else str(v) for v in vals]
-
-        t.add_row("cards", *majority(res.cards, 3))
-        t.add_row("spades", *majority(res.spades, 1))
-        if captured is not None:
-            t.add_row("10♦ (2)", *["+2" if TEN_D in p else "" for p in captured])
-            t.add_row("2♠ (1)", *["+1" if TWO_S in p else "" for p in captured])
-            t.add_row("aces (1 each)", *[f"{k} (+{k})" if (k := sum(1 for c in p if c < 4)) else "0" for p in captured])
-            if cfg.point_game == 23:
-                for card, pts in ((JACK_D, 3), (QUEEN_D, 4), (KING_D, 5)):
-                    t.add_row(f"{card_str(card)} ({pts})", *[f"+{pts}" if card in p else "" for p in captured])
+        for row in point_rows(self.env, index):
+            t.add_row(*row)
         t.add_row("points", *[str(p) for p in res.points])
         t.add_row("suipis", *[str(s) for s in res.suipis])
         t.add_row("points + suipis", *[str(x) for x in res.totals])
