@@ -190,3 +190,10 @@ def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_
     rows = {r[0]: r[1:] for r in m.view(1)["summary"]["rows"]}
     assert rows["cards"] == ["20", "32 (+3)"] and rows["spades"] == ["7 (+1)", "6"]
     assert rows["aces (1 each)"] == ["3 (+3)", "1 (+1)"] and rows["deal score"] == ["0", "3"]
+
+
+def test_a_sam_sip_win_is_shown_as_its_pairs_with_the_wild_card_marked():
+    """Marked from the hand's own wild cards (kept with its result: the next hand is dealt at once)."""
+    m = _bots_match("samsip", 3, {}, seed=0, until=lambda m: m.env.engine.results)
+    assert m.view(0)["summary"]["lines"][0] == "player_2 wins with three pairs: 2♠+8♠, 3♦+7♦, 4♦+Jk* (* wild)"
+    assert m.view_mod.seat_view(m.env, 2)["summary"]["lines"][0].startswith("you win with three pairs: 2♠+8♠")

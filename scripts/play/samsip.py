@@ -10,7 +10,7 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
-from cardzoo.envs.samsip.view import pair_text, pairs_line, pairs_of
+from cardzoo.envs.samsip.view import pairs_line, winning_cards
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
@@ -110,8 +110,7 @@ class SamSipView(GameView):
 
     def snapshot(self):
         g = self.g
-        before = {"results": len(g.results), "hand": list(g.hands[g.turn]), "seat": g.turn,
-                  "wild": g.wild, "dead": g.dead}  # a won hand is re-dealt at once: keep its wild cards
+        before = {"results": len(g.results), "hand": list(g.hands[g.turn]), "seat": g.turn}
         self._before = before  # describe() names the card a person drew
         return before
 
@@ -150,9 +149,9 @@ class SamSipView(GameView):
         g = self.g
         if len(g.results) == before["results"]:
             return []
-        return [self.hand_summary(g.results[-1], rewards, before["wild"], before["dead"])]
+        return [self.hand_summary(g.results[-1], rewards)]
 
-    def hand_summary(self, res, rewards, wild, dead):
+    def hand_summary(self, res, rewards):
         g = self.g
         if res.winner is None:
             why = ("nobody drew from the stock for too long" if res.void_reason == VOID_STALL
@@ -173,12 +172,8 @@ class SamSipView(GameView):
             if self.show_rewards:
                 row.append(f"{rewards.get(s, 0.0):+.2f}")
             t.add_row(*row)
-        if res.kind == WIN_PAIRS:
-            pairs, _ = pairs_of(res.winning_hand, wild, dead)
-            hand = Text.assemble("winning pairs: ", card_text(", ".join(pair_text(p, wild) for p in pairs)),
-                                 ("   (* wild)" if any(c in wild for c in res.winning_hand) else "", "dim"))
-        else:
-            hand = Text.assemble("winning hand: ", card_text(" ".join(card_str(c) for c in res.winning_hand)))
+        what = "winning pairs: " if res.kind == WIN_PAIRS else "winning hand: "
+        hand = Text.assemble(what, card_text(winning_cards(res)))
         stake = f"stake was {res.stake}" + (f", now {g.stake}" if not g.done else "")
         return titled(f"Hand {res.hand_no}: {self.seats.label(res.winner)} wins with {WIN_NAMES[res.kind]}",
                       t, hand, Text(stake, style="dim"))
