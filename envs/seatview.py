@@ -29,6 +29,7 @@ env's ``rgb_array`` pictures are drawn from it, ``public_view``).
 from __future__ import annotations
 
 import importlib
+from importlib import resources
 from typing import Iterable, Sequence
 
 SPECTATOR = None  # the "seat" of the public view
@@ -37,6 +38,15 @@ SPECTATOR = None  # the "seat" of the public view
 def public_view(env) -> dict:
     """What a spectator of ``env``'s match may see: its game's ``seat_view(env, SPECTATOR)``."""
     return importlib.import_module(f"cardzoo.envs.{env.game_name}.view").seat_view(env, SPECTATOR)
+
+
+def rules_summary(game: str) -> str:
+    """The game's rules in a few lines (``envs/<game>/rules.txt``, package data): the terminal's
+    ``?`` and the browser's *Rules* panel show them. "" for a game without the file."""
+    try:
+        return (resources.files(f"cardzoo.envs.{game}") / "rules.txt").read_text(encoding="utf-8").rstrip()
+    except (ModuleNotFoundError, FileNotFoundError):
+        return ""
 
 
 def seat_name(seat: int, viewer: int | None) -> str:

@@ -328,6 +328,9 @@ def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
     # the seat menu: a shipped model for every count here, and Sam Sip's lookahead player
     assert all(games[g]["model_players"] == games[g]["players"] for g in games)
     assert "teacher" in games["samsip"]["agents"] and "teacher" not in games["suipi"]["agents"]
+    # the Rules panel's text: the terminal's rules, without its typing help
+    assert games["suipi"]["rules"].startswith("Suipi (Samoan Casino) for 2 players")
+    assert all("Input:" not in g["rules"] and "\n- " in g["rules"] for g in games.values())
 
 
 # ---------------------------------------------------------------------------- watch, replay

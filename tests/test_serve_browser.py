@@ -314,3 +314,17 @@ def test_the_suipi_score_tables_fit_a_laptop_and_a_phone(browser, players):
         assert "match score" in summary and "deal score" in summary
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_the_table_has_a_rules_panel_for_its_game(browser):
+    with LiveServer() as server:
+        start_watching(browser, server, "samsip", ["rules"] * 3, seed=0)
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "rules-panel").is_displayed())
+        panel = browser.find_element(By.ID, "rules-panel")
+        assert panel.find_element(By.TAG_NAME, "summary").text == "Rules of Sam Sip"
+        browser.execute_script("arguments[0].open = true", panel)  # under the hand summaries' overlay
+        points = [li.text for li in panel.find_elements(By.CSS_SELECTOR, "li")]
+        assert len(points) >= 5 and any(p.startswith("You win the moment your 6 cards") for p in points), points
+        assert "Input:" not in panel.text
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

@@ -12,23 +12,11 @@ from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL
 from cardzoo.envs.siantappo.view import place_now, snapshot, trick_events
+from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
 
-RULES = """\
-Siantappo ("pig slaughter"), a climbing game for 3-6 players; all 52 cards are dealt.
-- Order: 3 < 4 < ... < K < A < 2; suits ♠ < ♣ < ♦ < ♥ break ties (3♠ lowest, 2♥ highest).
-- Combinations: single, pair, triple, four of a kind, straight (3+ consecutive ranks, no 2s).
-- Round 1 starts with the holder of 3♣. The leader plays any combination; then each player in
-  turn beats it with the same kind and size and a higher top card, or passes. A pass lasts
-  until the trick ends. When everyone else has passed, the last player to play leads anew.
-- Bombs: a single 2 can be beaten by a siantappo (three consecutive pairs, e.g. 7 7 8 8 9 9),
-  which only a higher siantappo beats; a pair of 2s by four of a kind. The pig squeals.
-- Play out all your cards to finish. The last player holding cards is the pig (loser).
-- From round 2: the winner swaps their 2 lowest cards for the loser's 2 highest (and, with 4+
-  players, 2nd and 2nd-to-last swap 1). The loser deals and leads.
-- Scoring per round: placement points n-1 for 1st ... 0 for last (the pig). The match winner has
-  the most placement points after the last round; equal points share the place.
+RULES = rules_summary("siantappo") + """
 Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or `#3` for move 3 of `?`.
 A rank alone (`7 7`, `q`) is enough when it can only mean one set of your cards. Enter plays your
 only move."""

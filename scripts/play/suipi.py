@@ -15,6 +15,7 @@ from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
 from cardzoo.envs.suipi.view import leftover_line, point_rows, snapshot
+from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
@@ -24,23 +25,7 @@ VERBS = {"take": TAKE, "takes": TAKE, "capture": TAKE, "captures": TAKE, "x": TA
          "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
 FILLERS = {"on", "with", "and", "to", "locked", "the", "onto", "of"}
 
-RULES = """\
-Suipi (Samoan Casino) for 2 players, or 4 in partnerships (seats 0+2 against 1+3).
-- Values: A=1, 2-10 as marked; J, Q, K have no value (11-point game) — they only take a J, Q, K.
-- Each turn play one hand card as one of:
-  * take: capture loose cards of its value, builds of its value, and/or sets of loose cards
-    that add up to its value (e.g. a 5 takes 3+2 and 4+A together);
-  * build: put it on floor cards (or on an unlocked build) to make a value v that you still
-    hold a card for, e.g. 2 on an 8 builds 10. A build made of several groups worth v each
-    (10 on 7+3) is locked, shown `=10L`: nobody can build on it any more, it can only be taken;
-  * drop: lay it on the floor (not allowed while you own a build, or if its value is already
-    on the floor). No two floor items may share a value.
-- Anyone may take any build with a card of its value; the owner must keep a card of that value.
-- Clearing the floor is a suipi (a bonus point), except with the last card of the deal.
-- The last capturer takes what is left at the end of the deal.
-- Scoring per deal: most cards 3, most spades 1, 10♦ 2, 2♠ 1, each ace 1; suipis cancel
-  one for one; the side ahead scores the difference. A match is one deal per player; the side
-  with the higher match score wins.
+RULES = rules_summary("suipi") + """
 Input: the card you play, then any card of each floor item it takes: `5c 3d 2s` takes 3♦ and 2♠
 with 5♣; `qs` alone plays Q♠ when that card has only one take or drop. A build needs the word
 build: `2h build 8s` (add the value if it is ambiguous: `2h build 10 on 8s`); `jc drop`. The full

@@ -366,6 +366,7 @@ function render(v) {
   renderSkip(v);
   renderLog(v);
   renderScores(v);
+  renderRules(v.game);
   renderReplayBar(v);
   maybeOverlay(v);
 }
@@ -637,6 +638,35 @@ function tableEl(allColumns, allRows) {
     t.append(tr);
   }
   return t;
+}
+
+// The game's rules in a few lines (the catalog's "rules" text: a paragraph, then "- " points,
+// "  * " sub-points, indented lines continuing the one above), in the side column's Rules panel.
+function rulesEls(text) {
+  const intro = el("p"), list = el("ul");
+  let last = null;
+  for (const line of text.split("\n")) {
+    const point = /^\s*[-*] (.*)$/.exec(line);
+    if (point) {
+      last = cardText(point[1], el("li", /^\s/.test(line) ? "sub" : null));
+      list.append(last);
+    } else if (last) last.append(" " + line.trim());
+    else intro.append((intro.textContent ? " " : "") + line.trim());
+  }
+  return [intro, list];
+}
+
+async function renderRules(game) {
+  const panel = $("#rules-panel");
+  if (panel.dataset.game === game) return;
+  panel.dataset.game = game;
+  if (!state.catalog) state.catalog = await (await fetch("/api/catalog")).json();
+  const g = state.catalog.games.find((x) => x.name === game);
+  panel.hidden = !(g && g.rules);
+  if (g && g.rules) {
+    panel.querySelector("summary").textContent = `Rules of ${g.title}`;
+    $("#rules-text").replaceChildren(...rulesEls(g.rules));
+  }
 }
 
 function renderScores(v) {
