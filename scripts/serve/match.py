@@ -162,6 +162,34 @@ class Match:
         return {"type": "hint", "version": self.version, "moves": moves,
                 "note": "from your cards and the table only, as the model sees them"}
 
+    def undo(self, seat: int) -> None:
+        """Take back ``seat``'s last move and every bot move after it: the match is played again
+        from its seed along the recorded actions before that move (a match is a function of its
+        seed and its actions). Only where every other seat is a bot; MoveRefused (one line) else."""
+        if self.humans != [seat] or self.watch_key:
+            raise MoveRefused("undo is for a match where every other seat is a bot")
+        if self.failed or self.over:
+            raise MoveRefused("the match is over: no undo")
+        mine = [i for i, e in enumerate(self.log) if e["seat"] == seat]
+        if not mine:
+            raise MoveRefused("nothing to undo: you have not moved yet")
+        keep = mine[-1]
+        upto = self.log[keep - 1]["upto"] if keep else 0
+        self._replay(self.steps[:upto])
+        self.log = self.log[:keep]
+        self.version = len(self.log)
+        self.touch()
+
+    def _replay(self, steps: list[dict]) -> None:
+        """A fresh env at the seed, the recorded ``steps`` applied again (totals recounted)."""
+        self.env = self.module.raw_env(num_players=len(self.specs), **self.options)
+        self.env.reset(seed=self.seed)
+        self.steps, self.totals = [], [0.0] * len(self.specs)
+        self._skip_dead()
+        for entry in steps:
+            self._step(entry["seat"], entry["action"])
+            self._skip_dead()
+
     def apply(self, seat: int, ids: Sequence[int]) -> None:
         """Apply a person's complete move (checked by ``check_move``)."""
         full = dict((tuple(i), t) for i, t in self.env.full_moves())
