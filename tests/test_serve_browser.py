@@ -328,3 +328,37 @@ def test_the_table_has_a_rules_panel_for_its_game(browser):
         assert "Input:" not in panel.text
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_undo_takes_back_your_move_and_rematch_deals_again(browser):
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=0")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
+        Select(browser.find_element(By.ID, "players")).select_by_value("4")
+        browser.find_element(By.ID, "seed").send_keys("7")
+        browser.find_element(By.ID, "deal").click()
+        my_turn = lambda d: settled(d) and body(d, "turn") == "you"  # noqa: E731
+        WebDriverWait(browser, WAIT).until(my_turn)
+        assert not browser.find_elements(By.ID, "undo")  # nothing to take back yet
+        version = body(browser, "version")
+        table = [browser.find_element(By.ID, part).text for part in ("hand", "log", "felt")]
+        play_one_move(browser)
+        WebDriverWait(browser, WAIT).until(lambda d: my_turn(d) and int(body(d, "version")) > int(version) + 1)
+        assert "you: " in browser.find_element(By.ID, "log").text
+        click(browser, "undo")
+        WebDriverWait(browser, WAIT).until(lambda d: my_turn(d) and body(d, "version") == version)
+        assert [browser.find_element(By.ID, part).text for part in ("hand", "log", "felt")] == table
+        assert not browser.find_elements(By.ID, "undo")
+
+        # a bots-only match to its end: Rematch deals a new match of the same seats
+        start_watching(browser, server, "siantappo", ["rules"] * 3, seed=9, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(
+            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over")
+        old = browser.current_url
+        click(browser, "rematch")
+        WebDriverWait(browser, WAIT).until(lambda d: d.current_url != old and "#watch=" in d.current_url)
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#opponents .seat"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#opponents .seat, #my-seat .name")) >= 3
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

@@ -255,6 +255,9 @@ class Match:
         v["record"] = self.over  # the record (every deal) may be downloaded once the match is over
         # knocked out (Sam Sip): the seat takes no more part while the others play on
         v["knocked_out"] = not self.over and seat not in {self.env.agent_seat[a] for a in self.env.agents}
+        # undo (see ``undo``): a seat that has moved, in a match where every other seat is a bot
+        v["can_undo"] = (self.humans == [seat] and not self.over and not self.failed
+                         and any(e["seat"] == seat for e in self.log))
         if self.failed:
             v["prompt"] = f"The match stopped: {self.failed}"
         # a bots-only match is watched: the seat shown is not the person looking at it

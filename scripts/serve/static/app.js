@@ -261,6 +261,10 @@ function connect(key, attempt = 0) {
         state.hint = msg;
         renderMoves(state.view);
       }
+    } else if (msg.type === "rematch") {
+      state.invites = msg.invites || [];
+      hideOverlay();
+      location.hash = msg.you ? `play=${msg.you.key}` : `watch=${msg.watch}`;
     } else if (msg.type === "error") {
       if (/unknown or expired|was closed/.test(msg.message)) gone = true;
       state.busy = false;
@@ -552,6 +556,16 @@ function renderMoves(v) {
   }
   box.append(...shown, ...cardless.map((m) => moveButton(m, "cardless")));
   renderHint(v, box);
+  if (v.can_undo) {
+    const b = button("Undo", () => {
+      state.busy = true;
+      document.body.dataset.busy = "1";
+      state.ws.send(JSON.stringify({ type: "undo" }));
+    }, "undo-button");
+    b.id = "undo";
+    b.title = "Take back your last move and the bot moves after it";
+    box.append(b);
+  }
 }
 
 // Hint: what the game's model would play here (asked of the server, from this seat's information).
@@ -720,7 +734,10 @@ function maybeOverlay(v) {
     for (const line of v.result.lines) body.push(cardText(line, el("p", "lines")));
     body.push(tableEl(v.result.columns, v.result.rows));
     if (v.summary) body.push(...summaryEls(v.summary, "h3"));
-    const actions = [button("New game", () => { hideOverlay(); location.hash = ""; }, "primary")];
+    const actions = [button("Rematch", () => state.ws.send(JSON.stringify({ type: "rematch" })), "primary"),
+      button("New game", () => { hideOverlay(); location.hash = ""; }, "")];
+    actions[0].id = "rematch";
+    actions[0].title = "The same game, seats and rule options, new cards";
     if (v.record) {
       const a = el("a", null, "Download record (.jsonl)");
       a.href = `/api/record/${state.key}`;
