@@ -362,3 +362,54 @@ def test_undo_takes_back_your_move_and_rematch_deals_again(browser):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#opponents .seat, #my-seat .name")) >= 3
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_a_siantappo_is_announced_with_a_banner_and_a_squeal_only_with_sound_on(browser):
+    """Seed 5 (four rule bots, one round): player_3 plays a siantappo at move 12."""
+    with LiveServer() as server:
+        start_watching(browser, server, "siantappo", ["rules"] * 4, seed=5, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over")
+        assert not browser.find_element(By.ID, "sound").is_selected()  # muted by default
+        assert body(browser, "sounds") is None  # so nothing was played
+        # with sound on (remembered), the squeal is played with the banner
+        browser.get(server.url + "/")
+        browser.find_element(By.ID, "sound").click()
+        assert browser.execute_script("return localStorage.getItem('cardzoo.sound')") == "1"
+        start_watching(browser, server, "siantappo", ["rules"] * 4, seed=5, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "last-sound") == "squeal")
+        assert browser.find_element(By.ID, "banner").get_attribute("textContent") == "🐷 SQUEEEEAL! player_3 plays a siantappo"
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+ANIMATIONS = """
+    return [...document.querySelectorAll('#felt .card.fresh')].map((c) => getComputedStyle(c).animationName);
+"""
+
+
+def test_your_turn_is_in_the_title_with_an_optional_chime_and_cards_arrive_unless_motion_is_reduced(browser):
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=0")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        browser.find_element(By.ID, "sound").click()
+        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
+        Select(browser.find_element(By.ID, "players")).select_by_value("4")
+        browser.find_element(By.ID, "seed").send_keys("7")
+        browser.find_element(By.ID, "deal").click()
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+        assert browser.title == "▶ your move · Siantappo · cardzoo"
+        assert body(browser, "last-sound") == "turn"
+        chimes = int(body(browser, "sounds"))
+        play_one_move(browser)
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you"
+                                           and int(body(d, "sounds")) > chimes)
+        # the cards the bots put down since came onto the table animated
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#felt .card.fresh"))
+        assert set(browser.execute_script(ANIMATIONS)) == {"arrive"}
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        assert set(browser.execute_script(ANIMATIONS)) == {"none"}
+        prompt = browser.find_element(By.ID, "prompt")
+        assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", prompt) == "none"
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

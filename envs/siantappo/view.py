@@ -191,7 +191,8 @@ def trick_events(env, before: dict, seat: int, action: int, name) -> list[tuple[
 
 
 def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
-    """How a complete move reads in the log: ``public`` for everybody, ``private`` per seat.
+    """How a complete move reads in the log: ``public`` for everybody, ``private`` per seat, and
+    for a bomb of pairs a ``banner`` (``{"text", "sound"}``: the page shows it big, squealing).
 
     A swap is private to its two players; everybody else learns only that a card was given."""
     if before.get("phase") == SWAP:
@@ -209,4 +210,8 @@ def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
         mine = trick_events(env, before, seat, action, lambda s: seat_name(s, viewer))
         if mine != events:
             private[viewer] = " — ".join([line] + [e for _, e in mine])
-    return {"public": " — ".join([line] + [e for _, e in events]), "private": private}
+    out = {"public": " — ".join([line] + [e for _, e in events]), "private": private}
+    if action != PASS_ID and ACTION_TYPE[action] in BOMBS_OF_PAIRS:  # the pig is slaughtered
+        out["banner"] = {"text": f"{SQUEAL} player_{seat} plays a {TYPE_NAMES[ACTION_TYPE[action]]}",
+                         "sound": "squeal"}
+    return out

@@ -164,7 +164,7 @@ def leftover_line(before: dict, seat: int, ids, name) -> str:
 
 def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
     """How a complete move reads in the log (every Suipi move is public; the seat that took the
-    leftover cards reads "you take")."""
+    leftover cards reads "you take"); a suipi (a swept floor) also has a ``banner``."""
     e = env.engine
     line = text
     if len(e.deal_results) > before["deals"]:
@@ -175,5 +175,6 @@ def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
         private = {s: end + leftover_line(before, seat, ids, lambda x: seat_name(x, s)) for s in range(env.num_players)}
         return {"public": public, "private": {s: t for s, t in private.items() if t != public}}
     if sum(e.suipis) > sum(before["suipis"]):
-        line += " — SUIPI! the floor is swept"
+        return {"public": line + " — SUIPI! the floor is swept", "private": {},
+                "banner": {"text": f"SUIPI! player_{seat} sweeps the floor", "sound": ""}}
     return {"public": line, "private": {}}

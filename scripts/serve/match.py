@@ -221,8 +221,7 @@ class Match:
 
     def _moved(self, seat: int, ids: tuple[int, ...], text: str, before) -> None:
         lines = self.view_mod.move_lines(self.env, before, seat, ids, text)
-        self.log.append({"n": self.version + 1, "seat": seat, "public": lines["public"],
-                         "private": dict(lines.get("private", {})), "upto": len(self.steps)})
+        self.log.append({**log_entry(self.version + 1, seat, lines), "upto": len(self.steps)})
         self.version += 1
         self._skip_dead()
         self.touch()
@@ -269,9 +268,16 @@ class Match:
                 "agents": list(self.specs), "source": "cardzoo serve"}
 
 
+def log_entry(n: int, seat: int, lines: dict) -> dict:
+    """Log entry ``n`` (a complete move by ``seat``) from the game view's ``move_lines``."""
+    return {"n": n, "seat": seat, "public": lines["public"], "private": dict(lines.get("private", {})),
+            "banner": lines.get("banner")}
+
+
 def log_for(entries, seat: int) -> list[dict]:
     """Log entries as ``seat`` may read them (its own private lines, everyone's public ones)."""
-    return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"])} for e in entries]
+    return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"]),
+             **({"banner": e["banner"]} if e.get("banner") else {})} for e in entries]
 
 
 # How a seat view's second person reads for a spectator (watching, replaying): the shown seat is

@@ -27,6 +27,29 @@ function setPace(ms) {
   document.body.dataset.pace = String(PACE);
 }
 
+// Sound is off unless the viewer turns it on (remembered): a chime when it becomes your turn,
+// and the sound a log entry's banner names (Siantappo's squeal, static/squeal.wav).
+const SOUNDS = { squeal: "/static/squeal.wav" };
+function soundOn() {
+  try { return localStorage.getItem("cardzoo.sound") === "1"; } catch (e) { return false; }
+}
+function playSound(name) {
+  if (!soundOn()) return;
+  document.body.dataset.sounds = String(Number(document.body.dataset.sounds || 0) + 1);
+  document.body.dataset.lastSound = name;
+  try {
+    if (SOUNDS[name]) { new Audio(SOUNDS[name]).play().catch(() => {}); return; }
+    const ctx = state.audio || (state.audio = new AudioContext());
+    const osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.12, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.3);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.3);
+  } catch (e) { /* no audio here */ }
+}
+
 const state = {
   mode: "lobby",      // lobby | play | watch | replay
   key: null,
@@ -42,6 +65,8 @@ const state = {
   lastMine: 0,        // log number of the viewer's last move
   hint: null,         // the last hint received (it belongs to the table of its version)
   replay: null,       // {key, move, moves, seat, timer}
+  bannerSeen: null,   // log number of the last entry whose banner was shown
+  felt: null,         // {version, cards}: what lay on the table last time it changed
   catalog: null,
   invites: [],
 };
@@ -351,6 +376,7 @@ function replayStep(what) {
 
 // ------------------------------------------------------------------ drawing
 function render(v) {
+  const before = state.view;
   state.view = v;
   document.body.dataset.busy = state.busy ? "1" : "0";
   document.body.dataset.turn = v.over ? "over" : v.your_turn && state.mode === "play" ? "you" : "other";
@@ -362,6 +388,7 @@ function render(v) {
   for (const id of [...state.selection]) if (!present.has(id)) state.selection.delete(id);
 
   document.title = `${v.your_turn && state.mode === "play" ? "▶ your move · " : ""}${v.title} · cardzoo`;
+  announce(v, before);
   renderInfo(v);
   renderOpponents(v);
   renderFelt(v);
@@ -373,6 +400,31 @@ function render(v) {
   renderRules(v.game);
   renderReplayBar(v);
   maybeOverlay(v);
+}
+
+// What the viewer should notice: your turn (the title says it; a chime with sound on), and the
+// banner of each new log entry (Siantappo's squeal, a Suipi sweep), shown big for a moment.
+function announce(v, before) {
+  if (state.mode === "replay") return;
+  if (v.your_turn && state.mode === "play" && !(before && before.your_turn)) playSound("turn");
+  const last = v.log.length ? v.log[v.log.length - 1].n : 0;
+  if (state.bannerSeen === null) { state.bannerSeen = last; return; }  // not the ones before a reload
+  for (const e of v.log) {
+    if (e.n <= state.bannerSeen || !e.banner) continue;
+    showBanner(e.banner.text);
+    if (e.banner.sound) playSound(e.banner.sound);
+  }
+  state.bannerSeen = Math.max(state.bannerSeen, last);
+}
+
+let bannerTimer = null;
+function showBanner(text) {
+  const b = $("#banner");
+  b.replaceChildren();
+  cardText(text, b);
+  b.hidden = false;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => { b.hidden = true; }, 2600);
 }
 
 function kindOf(v, seat) {
@@ -444,9 +496,25 @@ function toggleSelect(id) {
   render(state.view);
 }
 
+// Cards that came onto the table since it last changed arrive (class "fresh"); when cards left
+// it (a capture, a trick won) the felt glows ("taken"). CSS animates both unless the viewer
+// prefers reduced motion.
+function feltChanges(v) {
+  const now = new Set(v.table.flatMap((z) => z.items.flatMap((i) => i.cards)));
+  const was = state.felt;
+  if (was && was.version === v.version) return { fresh: new Set(), taken: false };  // redrawn, not changed
+  const fresh = was ? new Set([...now].filter((c) => !was.cards.has(c))) : new Set();
+  const taken = !!was && v.version === was.version + 1 && [...was.cards].some((c) => !now.has(c));
+  state.felt = { version: v.version, cards: now };
+  return { fresh, taken };
+}
+
 function renderFelt(v) {
   const box = $("#felt");
   box.replaceChildren();
+  const { fresh, taken } = feltChanges(v);
+  box.classList.remove("taken");
+  if (taken) { void box.offsetWidth; box.classList.add("taken"); }
   for (const zone of v.table) {
     const z = el("div", "zone");
     z.append(el("div", "label", zone.label));
@@ -455,7 +523,11 @@ function renderFelt(v) {
       const item = el("div", "item");
       if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
       const cards = el("div", "cards");
-      for (const c of it.cards) cards.append(cardEl(c));
+      for (const c of it.cards) {
+        const card = cardEl(c);
+        if (fresh.has(c)) card.classList.add("fresh");
+        cards.append(card);
+      }
       item.append(cards);
       if (it.caption) item.append(el("div", "caption", it.caption));
       if (it.id) {
@@ -825,7 +897,7 @@ function route() {
   hideOverlay();
   stopReplay();
   if (state.ws) { const ws = state.ws; state.ws = null; ws.close(); }
-  Object.assign(state, { view: null, queue: [], busy: false, skip: false, overlays: [], seenSummary: null, lastMine: 0, showAll: false });
+  Object.assign(state, { view: null, queue: [], busy: false, skip: false, overlays: [], seenSummary: null, lastMine: 0, showAll: false, bannerSeen: null, felt: null });
   state.selection.clear();
   if (h.get("play") || h.get("watch")) {
     state.key = h.get("play") || h.get("watch");
@@ -845,6 +917,16 @@ function route() {
   }
 }
 
+function fillSound() {
+  const box = $("#sound");
+  box.checked = soundOn();
+  document.body.dataset.sound = box.checked ? "on" : "off";
+  box.addEventListener("change", () => {
+    try { localStorage.setItem("cardzoo.sound", box.checked ? "1" : "0"); } catch (e) { /* private mode */ }
+    document.body.dataset.sound = box.checked ? "on" : "off";
+  });
+}
+
 function fillSpeed() {
   const sel = $("#speed");
   const known = SPEEDS.some(([, ms]) => ms === PACE);
@@ -857,6 +939,7 @@ function fillSpeed() {
 
 document.addEventListener("DOMContentLoaded", () => {
   fillSpeed();
+  fillSound();
   $("#new-game").addEventListener("submit", startGame);
   $("#replay-form").addEventListener("submit", openReplay);
   for (const b of document.querySelectorAll("#replay-bar button")) b.addEventListener("click", () => replayStep(b.dataset.step));
