@@ -14,6 +14,8 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
     notes        [str]  private reminders (your swap, your build, ...)
     moves        [{ids, text, cards, choose?}]  the viewer's complete legal moves (see move())
+    last         {label, items: [{cards, caption}]}: a look back (Siantappo's last trick, Suipi's
+                 last capture), or None
     scores       {title, columns, rows}
     summary      {key, title, columns, rows, lines} of the last finished round/deal/hand, or None
     result       {title, lines, columns, rows} once the match is over, else None
@@ -96,7 +98,7 @@ def base_view(env, seat: int | None, title: str) -> dict:
         "turn": turn, "your_turn": turn == seat, "over": over,
         "status": "", "facts": [], "prompt": "", "players": [], "table": [],
         "hand": {"label": "Your hand", "cards": []}, "notes": [], "moves": [],
-        "scores": None, "summary": None, "result": None,
+        "last": None, "scores": None, "summary": None, "result": None,
     }
 
 

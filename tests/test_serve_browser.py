@@ -413,3 +413,22 @@ def test_your_turn_is_in_the_title_with_an_optional_chime_and_cards_arrive_unles
         assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", prompt) == "none"
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_a_look_at_the_last_trick(browser):
+    with LiveServer() as server:
+        start_watching(browser, server, "siantappo", ["rules"] * 4, seed=3, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over" and overlay_open(d))
+        browser.find_element(By.XPATH, "//button[text()='Look at the table']").click()
+        while overlay_open(browser):  # the round's summary, queued behind the result
+            browser.find_element(By.CSS_SELECTOR, "#overlay-actions button:last-child").click()
+        assert not browser.find_elements(By.CSS_SELECTOR, "#felt .last-look")
+        click(browser, "last-look")
+        zone = browser.find_element(By.CSS_SELECTOR, "#felt .zone.last-look")
+        assert zone.find_element(By.CLASS_NAME, "label").text.lower() == "last trick"
+        assert zone.find_elements(By.CSS_SELECTOR, ".card") and "player_" in zone.text
+        assert browser.find_element(By.ID, "last-look").text == "Hide the last trick"
+        click(browser, "last-look")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#felt .last-look")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

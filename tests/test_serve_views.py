@@ -197,3 +197,19 @@ def test_a_sam_sip_win_is_shown_as_its_pairs_with_the_wild_card_marked():
     m = _bots_match("samsip", 3, {}, seed=0, until=lambda m: m.env.engine.results)
     assert m.view(0)["summary"]["lines"][0] == "player_2 wins with three pairs: 2♠+8♠, 3♦+7♦, 4♦+Jk* (* wild)"
     assert m.view_mod.seat_view(m.env, 2)["summary"]["lines"][0].startswith("you win with three pairs: 2♠+8♠")
+
+
+def test_a_look_at_the_last_trick_and_the_last_capture():
+    m = _bots_match("siantappo", 4, {"rounds": 1}, seed=3, until=lambda m: len(m.log) == 7)
+    # move 7: player_3 passed, player_1 won the trick: its plays, in order
+    last = m.view_mod.seat_view(m.env, 1)["last"]
+    eng = m.env.engine
+    plays = [e for e in eng.log if e[1] == 0]
+    assert last["label"] == "Last trick" and len(last["items"]) == len(plays) >= 2
+    assert last["items"][-1]["caption"].startswith("you: ")
+    assert m.view_mod.seat_view(m.env, 0)["last"]["items"][-1]["caption"].startswith("player_1: ")
+    m = _bots_match("suipi", 2, {}, seed=4, until=lambda m: m.env.engine.last_capturer >= 0)
+    take = m.log[-1]["public"]  # the move that took: "8♣ take 8♥", the cards of its text
+    last = m.view_mod.seat_view(m.env, 0)["last"]
+    assert last["label"] == "Last capture" and last["items"][0]["cards"][0] == take.split()[0]
+    assert set(last["items"][0]["cards"][1:]) <= set(take.replace("+", " ").replace("[", " ").replace("]", " ").split())

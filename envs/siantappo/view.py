@@ -47,11 +47,23 @@ def seat_view(env, seat: int) -> dict:
     v["prompt"] = waiting_prompt(v["turn"], seat, f"Your move: {what.lower()}.")
     v["scores"] = grid("Scores", ["player", "placement points", "pig (times last)"],
                        [[seat_name(s, seat), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)])
+    v["last"] = _last_trick(eng, seat)
     if eng.round_places:
         v["summary"] = _round_summary(eng, len(eng.round_places) - 1, seat)
     if over:
         v["result"] = _result(eng, seat)
     return v
+
+
+def _last_trick(eng, viewer: int) -> dict | None:
+    """The plays of this round's last finished trick, in order (passes are not kept), or None."""
+    done = [entry for entry in eng.log if entry[1] < eng.trick]
+    if not done:
+        return None
+    trick = done[-1][1]
+    return {"label": "Last trick", "items": [
+        {"cards": [key_str(k) for k in sorted(keys)],
+         "caption": f"{seat_name(s, viewer)}: {TYPE_NAMES[ACTION_TYPE[a]]}"} for s, t, a, keys in done if t == trick]}
 
 
 def _keys(keys) -> str:

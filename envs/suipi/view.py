@@ -54,6 +54,11 @@ def seat_view(env, seat: int) -> dict:
                                                   "it takes or builds on.")
     v["scores"] = grid("Sides", ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
                        [_side_row(e, side, seat, n) for side in range(e.ns)])
+    who, cards = e.last_capture
+    if cards:  # this deal's last capture, for a look back: the card played first, then what it took
+        v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards],
+                                                          "caption": f"{seat_name(who, seat)}: {card_str(cards[0])} took "
+                                                                     f"{len(cards) - 1} card{'s' if len(cards) > 2 else ''}"}]}
     if e.deal_results:
         v["summary"] = _deal_summary(env, len(e.deal_results) - 1, seat)
     if e.done:

@@ -67,6 +67,7 @@ const state = {
   replay: null,       // {key, move, moves, seat, timer}
   bannerSeen: null,   // log number of the last entry whose banner was shown
   felt: null,         // {version, cards}: what lay on the table last time it changed
+  showLast: false,    // the look at the last trick / capture is open
   catalog: null,
   invites: [],
 };
@@ -515,32 +516,54 @@ function renderFelt(v) {
   const { fresh, taken } = feltChanges(v);
   box.classList.remove("taken");
   if (taken) { void box.offsetWidth; box.classList.add("taken"); }
-  for (const zone of v.table) {
-    const z = el("div", "zone");
-    z.append(el("div", "label", zone.label));
-    const items = el("div", "items");
-    for (const it of zone.items) {
-      const item = el("div", "item");
-      if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
-      const cards = el("div", "cards");
-      for (const c of it.cards) {
-        const card = cardEl(c);
-        if (fresh.has(c)) card.classList.add("fresh");
-        cards.append(card);
-      }
-      item.append(cards);
-      if (it.caption) item.append(el("div", "caption", it.caption));
-      if (it.id) {
-        item.dataset.id = it.id;
-        item.classList.add("selectable");
-        if (state.selection.has(it.id)) item.classList.add("selected");
-        item.addEventListener("click", () => toggleSelect(it.id));
-      }
-      items.append(item);
-    }
-    z.append(items);
+  for (const zone of v.table) box.append(zoneEl(zone, fresh));
+  renderLastLook(v, box);
+}
+
+// A look back at the last trick (Siantappo) or capture (Suipi): the view's "last" zone, shown
+// on the felt while its button is pressed.
+function renderLastLook(v, box) {
+  if (!v.last || !v.last.items.length) return;
+  const label = v.last.label.toLowerCase();
+  const b = button(state.showLast ? `Hide the ${label}` : `Look at the ${label}`, () => {
+    state.showLast = !state.showLast;
+    renderFelt(state.view);
+  }, "last-button");
+  b.id = "last-look";
+  b.setAttribute("aria-pressed", state.showLast ? "true" : "false");
+  box.append(b);
+  if (state.showLast) {
+    const z = zoneEl(v.last, new Set());
+    z.classList.add("last-look");
     box.append(z);
   }
+}
+
+function zoneEl(zone, fresh) {
+  const z = el("div", "zone");
+  z.append(el("div", "label", zone.label));
+  const items = el("div", "items");
+  for (const it of zone.items) {
+    const item = el("div", "item");
+    if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
+    const cards = el("div", "cards");
+    for (const c of it.cards) {
+      const card = cardEl(c);
+      if (fresh.has(c)) card.classList.add("fresh");
+      cards.append(card);
+    }
+    item.append(cards);
+    if (it.caption) item.append(el("div", "caption", it.caption));
+    if (it.id) {
+      item.dataset.id = it.id;
+      item.classList.add("selectable");
+      if (state.selection.has(it.id)) item.classList.add("selected");
+      item.addEventListener("click", () => toggleSelect(it.id));
+    }
+    items.append(item);
+  }
+  z.append(items);
+  return z;
 }
 
 function renderMe(v) {
