@@ -86,6 +86,22 @@ def play_one_move(driver):
     WebDriverWait(driver, WAIT).until(lambda d: body(d, "version") != version)
 
 
+def deal_from_the_form(browser, server, game, players, seed):
+    """Open the lobby (no pause between bot moves), pick the game, player count and seed (the
+    form's default seats: you and bots), and deal."""
+    browser.get(server.url + "/?pace=0")
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "game")).select_by_value(game)
+    Select(browser.find_element(By.ID, "players")).select_by_value(str(players))
+    browser.find_element(By.ID, "seed").send_keys(str(seed))
+    browser.find_element(By.ID, "deal").click()
+
+
+def no_console_errors(browser):
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
 def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -147,8 +163,7 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) > 0
         browser.save_screenshot(str(shots / "6-replay.png"))
 
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
     assert len(list(shots.glob("*.png"))) == 6
 
 
@@ -196,8 +211,7 @@ def test_bot_moves_are_shown_one_at_a_time(browser):
         browser.get(server.url + "/")
         WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
         assert Select(browser.find_element(By.ID, "speed")).first_selected_option.get_attribute("value") == "0"
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(browser):
@@ -245,18 +259,12 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
         WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over" and overlay_open(d))
         assert int(body(browser, "version")) > version
         assert browser.find_element(By.ID, "overlay-title").text == "Match over"
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
     with LiveServer() as server:
-        browser.get(server.url + "/?pace=0")
-        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
-        Select(browser.find_element(By.ID, "game")).select_by_value("suipi")
-        Select(browser.find_element(By.ID, "players")).select_by_value("2")
-        browser.find_element(By.ID, "seed").send_keys("11")
-        browser.find_element(By.ID, "deal").click()
+        deal_from_the_form(browser, server, "suipi", 2, 11)
         WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
         version = body(browser, "version")
         for b in browser.find_elements(By.CSS_SELECTOR, "#moves button"):
@@ -270,8 +278,7 @@ def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
         assert body(browser, "version") == version  # asking changes nothing
         hinted = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.hinted")
         assert len(hinted) == 1 and hinted[0].text in line  # the suggested move's button is outlined
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def start_watching(browser, server, game, seats, seed, options=None):
@@ -312,8 +319,7 @@ def test_the_suipi_score_tables_fit_a_laptop_and_a_phone(browser, players):
             assert heading in scores
         summary = browser.find_element(By.ID, "summary-panel").text
         assert "match score" in summary and "deal score" in summary
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_the_table_has_a_rules_panel_for_its_game(browser):
@@ -326,18 +332,12 @@ def test_the_table_has_a_rules_panel_for_its_game(browser):
         points = [li.text for li in panel.find_elements(By.CSS_SELECTOR, "li")]
         assert len(points) >= 5 and any(p.startswith("You win the moment your 6 cards") for p in points), points
         assert "Input:" not in panel.text
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_undo_takes_back_your_move_and_rematch_deals_again(browser):
     with LiveServer() as server:
-        browser.get(server.url + "/?pace=0")
-        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
-        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
-        Select(browser.find_element(By.ID, "players")).select_by_value("4")
-        browser.find_element(By.ID, "seed").send_keys("7")
-        browser.find_element(By.ID, "deal").click()
+        deal_from_the_form(browser, server, "siantappo", 4, 7)
         my_turn = lambda d: settled(d) and body(d, "turn") == "you"  # noqa: E731
         WebDriverWait(browser, WAIT).until(my_turn)
         assert not browser.find_elements(By.ID, "undo")  # nothing to take back yet
@@ -360,8 +360,7 @@ def test_undo_takes_back_your_move_and_rematch_deals_again(browser):
         WebDriverWait(browser, WAIT).until(lambda d: d.current_url != old and "#watch=" in d.current_url)
         WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#opponents .seat"))
         assert len(browser.find_elements(By.CSS_SELECTOR, "#opponents .seat, #my-seat .name")) >= 3
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_a_siantappo_is_announced_with_a_banner_and_a_squeal_only_with_sound_on(browser):
@@ -378,8 +377,7 @@ def test_a_siantappo_is_announced_with_a_banner_and_a_squeal_only_with_sound_on(
         start_watching(browser, server, "siantappo", ["rules"] * 4, seed=5, options={"rounds": 1})
         WebDriverWait(browser, WAIT).until(lambda d: body(d, "last-sound") == "squeal")
         assert browser.find_element(By.ID, "banner").get_attribute("textContent") == "🐷 SQUEEEEAL! player_3 plays a siantappo"
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 ANIMATIONS = """
@@ -389,13 +387,9 @@ ANIMATIONS = """
 
 def test_your_turn_is_in_the_title_with_an_optional_chime_and_cards_arrive_unless_motion_is_reduced(browser):
     with LiveServer() as server:
-        browser.get(server.url + "/?pace=0")
-        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
-        browser.find_element(By.ID, "sound").click()
-        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
-        Select(browser.find_element(By.ID, "players")).select_by_value("4")
-        browser.find_element(By.ID, "seed").send_keys("7")
-        browser.find_element(By.ID, "deal").click()
+        browser.get(server.url + "/")
+        browser.find_element(By.ID, "sound").click()  # remembered for the next page
+        deal_from_the_form(browser, server, "siantappo", 4, 7)
         WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
         assert browser.title == "▶ your move · Siantappo · cardzoo"
         assert body(browser, "last-sound") == "turn"
@@ -411,8 +405,7 @@ def test_your_turn_is_in_the_title_with_an_optional_chime_and_cards_arrive_unles
         assert set(browser.execute_script(ANIMATIONS)) == {"none"}
         prompt = browser.find_element(By.ID, "prompt")
         assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", prompt) == "none"
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_a_look_at_the_last_trick(browser):
@@ -430,5 +423,4 @@ def test_a_look_at_the_last_trick(browser):
         assert browser.find_element(By.ID, "last-look").text == "Hide the last trick"
         click(browser, "last-look")
         assert not browser.find_elements(By.CSS_SELECTOR, "#felt .last-look")
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
