@@ -14,6 +14,8 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
     notes        [str]  private reminders (your swap, your build, ...)
     moves        [{ids, text, cards, choose?}]  the viewer's complete legal moves (see move())
+    last         {label, items: [{cards, caption}]}: a look back (Siantappo's last trick, Suipi's
+                 last capture), or None
     scores       {title, columns, rows}
     summary      {key, title, columns, rows, lines} of the last finished round/deal/hand, or None
     result       {title, lines, columns, rows} once the match is over, else None
@@ -29,6 +31,7 @@ env's ``rgb_array`` pictures are drawn from it, ``public_view``).
 from __future__ import annotations
 
 import importlib
+from importlib import resources
 from typing import Iterable, Sequence
 
 SPECTATOR = None  # the "seat" of the public view
@@ -39,8 +42,28 @@ def public_view(env) -> dict:
     return importlib.import_module(f"cardzoo.envs.{env.game_name}.view").seat_view(env, SPECTATOR)
 
 
+def rules_summary(game: str) -> str:
+    """The game's rules in a few lines (``envs/<game>/rules.txt``, package data): the terminal's
+    ``?`` and the browser's *Rules* panel show them. "" for a game without the file."""
+    try:
+        return (resources.files(f"cardzoo.envs.{game}") / "rules.txt").read_text(encoding="utf-8").rstrip()
+    except (ModuleNotFoundError, FileNotFoundError):
+        return ""
+
+
 def seat_name(seat: int, viewer: int | None) -> str:
     return "you" if seat == viewer else f"player_{seat}"
+
+
+def said(name: str, third_person: str, second_person: str) -> str:
+    """``"player_2 leads"`` / ``"you lead"``: a name with its verb in agreement."""
+    return f"{name} {second_person if name == 'you' else third_person}"
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def grid(title: str, columns: Sequence[str], rows: Iterable[Sequence]) -> dict:
@@ -75,7 +98,7 @@ def base_view(env, seat: int | None, title: str) -> dict:
         "turn": turn, "your_turn": turn == seat, "over": over,
         "status": "", "facts": [], "prompt": "", "players": [], "table": [],
         "hand": {"label": "Your hand", "cards": []}, "notes": [], "moves": [],
-        "scores": None, "summary": None, "result": None,
+        "last": None, "scores": None, "summary": None, "result": None,
     }
 
 

@@ -182,6 +182,17 @@ def test_the_shipped_models_are_package_data():
     assert {g for _, g, _ in shipped_models()} == {"siantappo", "suipi", "samsip"}
 
 
+@pytest.mark.parametrize("game", ["siantappo", "suipi", "samsip"])
+def test_each_games_rules_summary_is_package_data(game):
+    """The browser's Rules panel and the terminal's `?` read envs/<game>/rules.txt: it must be in
+    the wheel (.ci/wheel-check looks for it there too)."""
+    from cardzoo.envs.seatview import rules_summary
+
+    assert "rules.txt" in PYPROJECT["tool"]["setuptools"]["package-data"][f"cardzoo.envs.{game}"]
+    text = rules_summary(game)
+    assert text.count("\n- ") >= 4 and "Input:" not in text
+
+
 def test_cardzoo_models_searches_the_users_folders_first(tmp_path, monkeypatch):
     import shutil
 

@@ -328,6 +328,9 @@ def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
     # the seat menu: a shipped model for every count here, and Sam Sip's lookahead player
     assert all(games[g]["model_players"] == games[g]["players"] for g in games)
     assert "teacher" in games["samsip"]["agents"] and "teacher" not in games["suipi"]["agents"]
+    # the Rules panel's text: the terminal's rules, without its typing help
+    assert games["suipi"]["rules"].startswith("Suipi (Samoan Casino) for 2 players")
+    assert all("Input:" not in g["rules"] and "\n- " in g["rules"] for g in games.values())
 
 
 # ---------------------------------------------------------------------------- watch, replay
@@ -565,3 +568,80 @@ def test_the_hard_level_is_the_expert_and_it_plays_a_whole_match(client):
             assert msg["type"] != "error", msg
     r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "expert:3"]})
     assert r.status_code == 400 and "not an agent this server offers" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------------- undo, rematch
+def next_turn(ws):
+    """The views until the seat is to move again (or the match is over); the last one."""
+    while True:
+        msg = ws.receive_json()
+        assert msg["type"] == "state", msg
+        if msg["view"]["your_turn"] or msg["view"]["over"]:
+            return msg["view"]
+
+
+@pytest.mark.parametrize("game, seats, options", [
+    ("siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1}),
+    ("suipi", ["human", "rules"], {"match_deals": 1}),
+    ("samsip", ["rules", "human", "rules"], {"bankroll": 4}),
+])
+def test_undo_takes_back_your_move_and_the_bot_moves_after_it(client, game, seats, options):
+    data = new_game(client, game, seats, options, seed=5)
+    match = match_of(client, data["you"]["key"])
+    with client.websocket_connect(f"/ws/{data['you']['key']}") as ws:
+        view = ws.receive_json()["view"]
+        if not view["your_turn"]:
+            view = next_turn(ws)
+        send(ws, type="undo")
+        assert "nothing to undo" in ws.receive_json()["message"]
+        send(ws, type="move", ids=view["moves"][0]["ids"], version=view["version"])
+        before = next_turn(ws)  # the table at your second move
+        steps = [dict(e) for e in match.steps]
+        send(ws, type="move", ids=before["moves"][-1]["ids"], version=before["version"])
+        after = next_turn(ws)
+        assert after["version"] > before["version"] + 1  # the bots moved after you
+        send(ws, type="undo")
+        back = ws.receive_json()
+        assert back["type"] == "state" and back["view"] == before  # the very table, log and moves
+        assert match.steps == steps and match.version == before["version"]
+        # the match goes on from there, and its record still replays to its rewards
+        send(ws, type="move", ids=before["moves"][-1]["ids"], version=before["version"])
+        assert next_turn(ws)["version"] > before["version"]
+    assert match.totals == [sum(float(e.get("rewards", {}).get(str(s), 0)) for e in match.steps)
+                            for s in range(len(seats))]
+
+
+def test_undo_is_refused_in_one_line_unless_every_other_seat_is_a_bot(client):
+    data = new_game(client, "suipi", ["human", "human"], {"match_deals": 1}, seed=4)
+    with client.websocket_connect(f"/ws/{data['you']['key']}") as ws:
+        ws.receive_json()
+        send(ws, type="undo")
+        reply = ws.receive_json()
+        assert reply["type"] == "error" and reply["message"] == "undo is for a match where every other seat is a bot"
+    watched = new_game(client, "suipi", ["rules", "rules"], {"match_deals": 1}, seed=4)
+    with client.websocket_connect(f"/ws/{watched['watch']}") as ws:
+        ws.receive_json()
+        send(ws, type="undo")
+        while (msg := ws.receive_json())["type"] == "state":  # the bots play on meanwhile
+            pass
+        assert msg["message"] == "you are watching: bots play every seat"
+
+
+def test_a_rematch_has_the_same_seats_and_options_and_a_new_seed(client):
+    data = new_game(client, "siantappo", ["human", "rules", "random", "rules"], {"rounds": 1}, seed=5)
+    old = match_of(client, data["you"]["key"])
+    with client.websocket_connect(f"/ws/{data['you']['key']}") as ws:
+        send(ws, type="rematch")
+        while (msg := ws.receive_json())["type"] != "error":
+            pass
+        assert msg["message"] == "a rematch is for a match that is over"
+    play_to_the_end(client, data["you"]["key"], data["you"]["seat"], random.Random(1))
+    with client.websocket_connect(f"/ws/{data['you']['key']}") as ws:
+        ws.receive_json()
+        send(ws, type="rematch")
+        reply = ws.receive_json()
+    assert reply["type"] == "rematch" and reply["game"] == "siantappo" and reply["invites"] == []
+    new = match_of(client, reply["you"]["key"])
+    assert new is not old and reply["you"]["seat"] == 0
+    assert new.specs == old.specs and new.options == old.options == {"rounds": 1}
+    assert new.version == 0 and not new.over

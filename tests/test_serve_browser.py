@@ -86,6 +86,22 @@ def play_one_move(driver):
     WebDriverWait(driver, WAIT).until(lambda d: body(d, "version") != version)
 
 
+def deal_from_the_form(browser, server, game, players, seed):
+    """Open the lobby (no pause between bot moves), pick the game, player count and seed (the
+    form's default seats: you and bots), and deal."""
+    browser.get(server.url + "/?pace=0")
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "game")).select_by_value(game)
+    Select(browser.find_element(By.ID, "players")).select_by_value(str(players))
+    browser.find_element(By.ID, "seed").send_keys(str(seed))
+    browser.find_element(By.ID, "deal").click()
+
+
+def no_console_errors(browser):
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
 def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -147,8 +163,7 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) > 0
         browser.save_screenshot(str(shots / "6-replay.png"))
 
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
     assert len(list(shots.glob("*.png"))) == 6
 
 
@@ -196,8 +211,7 @@ def test_bot_moves_are_shown_one_at_a_time(browser):
         browser.get(server.url + "/")
         WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
         assert Select(browser.find_element(By.ID, "speed")).first_selected_option.get_attribute("value") == "0"
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(browser):
@@ -245,18 +259,12 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
         WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over" and overlay_open(d))
         assert int(body(browser, "version")) > version
         assert browser.find_element(By.ID, "overlay-title").text == "Match over"
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
 
 
 def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
     with LiveServer() as server:
-        browser.get(server.url + "/?pace=0")
-        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
-        Select(browser.find_element(By.ID, "game")).select_by_value("suipi")
-        Select(browser.find_element(By.ID, "players")).select_by_value("2")
-        browser.find_element(By.ID, "seed").send_keys("11")
-        browser.find_element(By.ID, "deal").click()
+        deal_from_the_form(browser, server, "suipi", 2, 11)
         WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
         version = body(browser, "version")
         for b in browser.find_elements(By.CSS_SELECTOR, "#moves button"):
@@ -270,5 +278,149 @@ def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
         assert body(browser, "version") == version  # asking changes nothing
         hinted = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.hinted")
         assert len(hinted) == 1 and hinted[0].text in line  # the suggested move's button is outlined
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not errors, errors
+    no_console_errors(browser)
+
+
+def start_watching(browser, server, game, seats, seed, options=None):
+    """Start a bots-only match through the API (no pause between moves) and watch it."""
+    import json
+    import urllib.request
+
+    body = {"game": game, "seats": seats, "seed": seed, "pace": 0, "options": options or {}}
+    req = urllib.request.Request(server.url + "/api/games", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    key = json.loads(urllib.request.urlopen(req, timeout=WAIT).read())["watch"]
+    browser.get(server.url + f"/?pace=0#watch={key}")
+    return key
+
+
+HIDDEN_COLUMNS = """
+    return [...document.querySelectorAll('#scores, #summary-panel, #overlay .modal')]
+      .flatMap((box) => [box, ...box.querySelectorAll('table')])
+      .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth)
+      .map((e) => `${e.id || e.className || e.tagName}: ${e.scrollWidth} > ${e.clientWidth}`);
+"""
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_suipi_score_tables_fit_a_laptop_and_a_phone(browser, players):
+    """At a deal summary every score table shows all its columns (nothing behind a scrollbar),
+    at 1280×900 and on a phone (390×844): the 8-column side table is drawn turned."""
+    with LiveServer() as server:
+        start_watching(browser, server, "suipi", ["rules"] * players, seed=5)
+        WebDriverWait(browser, WAIT).until(
+            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text.startswith("End of deal"))
+        for width, height in ((1280, 900), (390, 844)):
+            browser.set_window_size(width, height)
+            assert browser.execute_script(HIDDEN_COLUMNS) == [], (width, height)
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        scores = browser.find_element(By.ID, "scores").text
+        for heading in ("captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"):
+            assert heading in scores
+        summary = browser.find_element(By.ID, "summary-panel").text
+        assert "match score" in summary and "deal score" in summary
+    no_console_errors(browser)
+
+
+def test_the_table_has_a_rules_panel_for_its_game(browser):
+    with LiveServer() as server:
+        start_watching(browser, server, "samsip", ["rules"] * 3, seed=0)
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "rules-panel").is_displayed())
+        panel = browser.find_element(By.ID, "rules-panel")
+        assert panel.find_element(By.TAG_NAME, "summary").text == "Rules of Sam Sip"
+        browser.execute_script("arguments[0].open = true", panel)  # under the hand summaries' overlay
+        points = [li.text for li in panel.find_elements(By.CSS_SELECTOR, "li")]
+        assert len(points) >= 5 and any(p.startswith("You win the moment your 6 cards") for p in points), points
+        assert "Input:" not in panel.text
+    no_console_errors(browser)
+
+
+def test_undo_takes_back_your_move_and_rematch_deals_again(browser):
+    with LiveServer() as server:
+        deal_from_the_form(browser, server, "siantappo", 4, 7)
+        my_turn = lambda d: settled(d) and body(d, "turn") == "you"  # noqa: E731
+        WebDriverWait(browser, WAIT).until(my_turn)
+        assert not browser.find_elements(By.ID, "undo")  # nothing to take back yet
+        version = body(browser, "version")
+        table = [browser.find_element(By.ID, part).text for part in ("hand", "log", "felt")]
+        play_one_move(browser)
+        WebDriverWait(browser, WAIT).until(lambda d: my_turn(d) and int(body(d, "version")) > int(version) + 1)
+        assert "you: " in browser.find_element(By.ID, "log").text
+        click(browser, "undo")
+        WebDriverWait(browser, WAIT).until(lambda d: my_turn(d) and body(d, "version") == version)
+        assert [browser.find_element(By.ID, part).text for part in ("hand", "log", "felt")] == table
+        assert not browser.find_elements(By.ID, "undo")
+
+        # a bots-only match to its end: Rematch deals a new match of the same seats
+        start_watching(browser, server, "siantappo", ["rules"] * 3, seed=9, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(
+            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over")
+        old = browser.current_url
+        click(browser, "rematch")
+        WebDriverWait(browser, WAIT).until(lambda d: d.current_url != old and "#watch=" in d.current_url)
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#opponents .seat"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#opponents .seat, #my-seat .name")) >= 3
+    no_console_errors(browser)
+
+
+def test_a_siantappo_is_announced_with_a_banner_and_a_squeal_only_with_sound_on(browser):
+    """Seed 5 (four rule bots, one round): player_3 plays a siantappo at move 12."""
+    with LiveServer() as server:
+        start_watching(browser, server, "siantappo", ["rules"] * 4, seed=5, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over")
+        assert not browser.find_element(By.ID, "sound").is_selected()  # muted by default
+        assert body(browser, "sounds") is None  # so nothing was played
+        # with sound on (remembered), the squeal is played with the banner
+        browser.get(server.url + "/")
+        browser.find_element(By.ID, "sound").click()
+        assert browser.execute_script("return localStorage.getItem('cardzoo.sound')") == "1"
+        start_watching(browser, server, "siantappo", ["rules"] * 4, seed=5, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "last-sound") == "squeal")
+        assert browser.find_element(By.ID, "banner").get_attribute("textContent") == "🐷 SQUEEEEAL! player_3 plays a siantappo"
+    no_console_errors(browser)
+
+
+ANIMATIONS = """
+    return [...document.querySelectorAll('#felt .card.fresh')].map((c) => getComputedStyle(c).animationName);
+"""
+
+
+def test_your_turn_is_in_the_title_with_an_optional_chime_and_cards_arrive_unless_motion_is_reduced(browser):
+    with LiveServer() as server:
+        browser.get(server.url + "/")
+        browser.find_element(By.ID, "sound").click()  # remembered for the next page
+        deal_from_the_form(browser, server, "siantappo", 4, 7)
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+        assert browser.title == "▶ your move · Siantappo · cardzoo"
+        assert body(browser, "last-sound") == "turn"
+        chimes = int(body(browser, "sounds"))
+        play_one_move(browser)
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you"
+                                           and int(body(d, "sounds")) > chimes)
+        # the cards the bots put down since came onto the table animated
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#felt .card.fresh"))
+        assert set(browser.execute_script(ANIMATIONS)) == {"arrive"}
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        assert set(browser.execute_script(ANIMATIONS)) == {"none"}
+        prompt = browser.find_element(By.ID, "prompt")
+        assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", prompt) == "none"
+    no_console_errors(browser)
+
+
+def test_a_look_at_the_last_trick(browser):
+    with LiveServer() as server:
+        start_watching(browser, server, "siantappo", ["rules"] * 4, seed=3, options={"rounds": 1})
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "turn") == "over" and overlay_open(d))
+        browser.find_element(By.XPATH, "//button[text()='Look at the table']").click()
+        while overlay_open(browser):  # the round's summary, queued behind the result
+            browser.find_element(By.CSS_SELECTOR, "#overlay-actions button:last-child").click()
+        assert not browser.find_elements(By.CSS_SELECTOR, "#felt .last-look")
+        click(browser, "last-look")
+        zone = browser.find_element(By.CSS_SELECTOR, "#felt .zone.last-look")
+        assert zone.find_element(By.CLASS_NAME, "label").text.lower() == "last trick"
+        assert zone.find_elements(By.CSS_SELECTOR, ".card") and "player_" in zone.text
+        assert browser.find_element(By.ID, "last-look").text == "Hide the last trick"
+        click(browser, "last-look")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#felt .last-look")
+    no_console_errors(browser)

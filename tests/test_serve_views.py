@@ -149,3 +149,67 @@ def test_sam_sip_notes_say_the_seats_pairs_and_what_completes_them():
     hand = [parse_card(c) for c in ("Jh", "Js", "2c", "8d", "7d")]
     assert pairs_line(hand, frozenset(), frozenset()) == (
         "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)")
+
+
+def _bots_match(game, players, options, seed, until=None):
+    """A bots-only serve match played to its end (or until ``until(match)``)."""
+    from cardzoo.scripts.serve.match import Match
+
+    m = Match.create(game, ["rules"] * players, options, seed)
+    while not m.over and not (until and until(m)):
+        m.play_bot_move()
+    return m
+
+
+def test_the_browser_log_says_who_wins_each_trick_and_who_goes_out():
+    """Siantappo's log lines (the terminal's, from envs/siantappo/view.trick_events): each seat
+    reads its own as "you"."""
+    from cardzoo.scripts.serve.match import log_for
+
+    m = _bots_match("siantappo", 4, {"rounds": 1}, seed=3)
+    by_n = {e["n"]: e for e in m.log}
+    assert by_n[7]["public"] == "pass — player_1 wins the trick and leads."
+    assert by_n[28]["public"] == "9♠ 9♦ (pair) — player_2 is out: 1st place"
+    assert by_n[31]["public"] == "pass — player_2 wins the trick; player_3 leads."
+    assert by_n[41]["public"] == "6♠ (single) — player_3 is out: 2nd place"
+    entry = [by_n[31]]
+    assert log_for(entry, 2)[0]["text"] == "pass — you win the trick; player_3 leads."
+    assert log_for(entry, 3)[0]["text"] == "pass — player_2 wins the trick; you lead."
+    assert log_for(entry, 0)[0]["text"] == by_n[31]["public"]
+    assert log_for([by_n[28]], 2)[0]["text"] == "9♠ 9♦ (pair) — you are out: 1st place"
+
+
+def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_each_majority():
+    from cardzoo.scripts.serve.match import log_for
+
+    m = _bots_match("suipi", 2, {}, seed=4, until=lambda m: m.log and "end of deal" in m.log[-1]["public"])
+    last = m.log[-1]
+    assert last["public"] == ("A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on "
+                              "the floor: 5♠ 6♦ 10♥")
+    assert log_for([last], 0)[0]["text"].endswith("Last capture: you take the 3 cards left on the floor: 5♠ 6♦ 10♥")
+    rows = {r[0]: r[1:] for r in m.view(1)["summary"]["rows"]}
+    assert rows["cards"] == ["20", "32 (+3)"] and rows["spades"] == ["7 (+1)", "6"]
+    assert rows["aces (1 each)"] == ["3 (+3)", "1 (+1)"] and rows["deal score"] == ["0", "3"]
+
+
+def test_a_sam_sip_win_is_shown_as_its_pairs_with_the_wild_card_marked():
+    """Marked from the hand's own wild cards (kept with its result: the next hand is dealt at once)."""
+    m = _bots_match("samsip", 3, {}, seed=0, until=lambda m: m.env.engine.results)
+    assert m.view(0)["summary"]["lines"][0] == "player_2 wins with three pairs: 2♠+8♠, 3♦+7♦, 4♦+Jk* (* wild)"
+    assert m.view_mod.seat_view(m.env, 2)["summary"]["lines"][0].startswith("you win with three pairs: 2♠+8♠")
+
+
+def test_a_look_at_the_last_trick_and_the_last_capture():
+    m = _bots_match("siantappo", 4, {"rounds": 1}, seed=3, until=lambda m: len(m.log) == 7)
+    # move 7: player_3 passed, player_1 won the trick: its plays, in order
+    last = m.view_mod.seat_view(m.env, 1)["last"]
+    eng = m.env.engine
+    plays = [e for e in eng.log if e[1] == 0]
+    assert last["label"] == "Last trick" and len(last["items"]) == len(plays) >= 2
+    assert last["items"][-1]["caption"].startswith("you: ")
+    assert m.view_mod.seat_view(m.env, 0)["last"]["items"][-1]["caption"].startswith("player_1: ")
+    m = _bots_match("suipi", 2, {}, seed=4, until=lambda m: m.env.engine.last_capturer >= 0)
+    take = m.log[-1]["public"]  # the move that took: "8♣ take 8♥", the cards of its text
+    last = m.view_mod.seat_view(m.env, 0)["last"]
+    assert last["label"] == "Last capture" and last["items"][0]["cards"][0] == take.split()[0]
+    assert set(last["items"][0]["cards"][1:]) <= set(take.replace("+", " ").replace("[", " ").replace("]", " ").split())

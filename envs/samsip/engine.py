@@ -187,6 +187,8 @@ class HandResult:
     winning_hand: list[int] = field(default_factory=list)
     done: bool = False  # the match is over
     void_reason: str = ""  # for a void hand: VOID_STOCK (P11) or VOID_STALL (P11a)
+    wild: frozenset = frozenset()  # the hand's wild and dead cards (the next hand has its own)
+    dead: frozenset = frozenset()
 
 
 class SamSipEngine(GameEngine):
@@ -570,7 +572,8 @@ class SamSipEngine(GameEngine):
             self.stake = stake + cfg.base_stake
         self.dealer = s
         return self._end_hand(HandResult(self.hand_no, s, kind, stake, amount, deltas, elim, n_active,
-                                         sorted(self.hands[s])))
+                                         sorted(self.hands[s]), wild=frozenset(self.wild),
+                                         dead=frozenset(self.dead)))
 
     def _end_hand(self, res: HandResult) -> HandResult:
         self.pending = WIN_NONE

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
-from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES
-from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, ordinal, seat_name, waiting_prompt
 
 TITLE = "Sam Sip"
 JOKER = "Jk"
@@ -110,8 +110,7 @@ def _hand_summary(g, res, viewer: int) -> dict:
         rows.append([seat_name(s, viewer) + (" (knocked out)" if s in res.eliminated else ""),
                      str(g.chips[s]), f"{res.deltas[s]:+d}"])
     who = seat_name(res.winner, viewer)
-    lines = [f"{who} win{'' if who == 'you' else 's'} with {WIN_NAMES[res.kind]}: "
-             + " ".join(card_str(c) for c in res.winning_hand),
+    lines = [f"{who} win{'' if who == 'you' else 's'} with {WIN_NAMES[res.kind]}: {winning_cards(res)}",
              f"Stake was {res.stake}" + ("" if g.done else f", now {g.stake}") + "."]
     return {"key": key, "title": f"Hand {res.hand_no}: {who} win{'' if who == 'you' else 's'}",
             "columns": ["player", "chips", "change"], "rows": rows, "lines": lines}
@@ -130,8 +129,7 @@ def _place(rank: float, ranks) -> str:
     """1st, 2nd, …; a shared place reads 'tied 2nd' (ranks of tied seats are averaged)."""
     tied = sum(1 for r in ranks if r == rank)
     place = int(rank - (tied - 1) / 2)
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20 else place % 10, "th")
-    return ("tied " if tied > 1 else "") + f"{place}{suffix}"
+    return ("tied " if tied > 1 else "") + ordinal(place)
 
 
 def snapshot(env) -> dict:
@@ -200,6 +198,17 @@ def pair_text(pair, wild) -> str:
     """``3♣+7♥``; a wild card last and marked ``*``: ``8♣+10♥*``."""
     a, b = sorted(pair, key=lambda c: (c in wild, c))
     return "+".join(card_str(c) + ("*" if c in wild else "") for c in (a, b))
+
+
+def winning_cards(res) -> str:
+    """A won hand's cards, wild ones marked ``*``: three pairs as pairs (``3♣+7♥, 8♣+10♥*,
+    J♠+J♥ (* wild)``), a special hand as its six cards. The terminal and the browser show this."""
+    wild = res.wild
+    if res.kind == WIN_PAIRS:
+        text = ", ".join(pair_text(p, wild) for p in pairs_of(res.winning_hand, wild, res.dead)[0])
+    else:
+        text = " ".join(card_str(c) + ("*" if c in wild else "") for c in res.winning_hand)
+    return text + (" (* wild)" if any(c in wild for c in res.winning_hand) else "")
 
 
 def pairs_line(hand, wild, dead) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
+from cardzoo.envs.seatview import (
+    SPECTATOR, base_view, grid, legal_moves_for, move, ordinal, said, seat_name, waiting_prompt,
+)
 from cardzoo.envs.siantappo.actions import (
     ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, SINGLE,
     TRIPLE, TYPE_NAMES, key_str,
@@ -45,11 +47,23 @@ def seat_view(env, seat: int) -> dict:
     v["prompt"] = waiting_prompt(v["turn"], seat, f"Your move: {what.lower()}.")
     v["scores"] = grid("Scores", ["player", "placement points", "pig (times last)"],
                        [[seat_name(s, seat), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)])
+    v["last"] = _last_trick(eng, seat)
     if eng.round_places:
         v["summary"] = _round_summary(eng, len(eng.round_places) - 1, seat)
     if over:
         v["result"] = _result(eng, seat)
     return v
+
+
+def _last_trick(eng, viewer: int) -> dict | None:
+    """The plays of this round's last finished trick, in order (passes are not kept), or None."""
+    done = [entry for entry in eng.log if entry[1] < eng.trick]
+    if not done:
+        return None
+    trick = done[-1][1]
+    return {"label": "Last trick", "items": [
+        {"cards": [key_str(k) for k in sorted(keys)],
+         "caption": f"{seat_name(s, viewer)}: {TYPE_NAMES[ACTION_TYPE[a]]}"} for s, t, a, keys in done if t == trick]}
 
 
 def _keys(keys) -> str:
@@ -150,12 +164,47 @@ def _result(eng, viewer: int) -> dict:
 
 
 def snapshot(env) -> dict:
-    """Public state before a move, handed back to ``move_lines``."""
-    return {"phase": env.engine.phase}
+    """Public state before a move, handed back to ``move_lines`` and ``trick_events``."""
+    eng = env.engine
+    return {"round": eng.round_index, "phase": eng.phase, "trick": eng.trick,
+            "on_top": eng.current_player, "out": len(eng.finish_top) + len(eng.finish_bottom)}
+
+
+def place_now(eng, seat: int) -> int:
+    """The place a seat took by going out this round (0 while it holds cards)."""
+    if seat in eng.finish_top:
+        return eng.finish_top.index(seat) + 1
+    if seat in eng.finish_bottom:  # no_finish_on_2: went out on a 2, placed from the bottom
+        return eng.n - eng.finish_bottom.index(seat)
+    return 0
+
+
+def trick_events(env, before: dict, seat: int, action: int, name) -> list[tuple[str, str]]:
+    """What a move did besides its cards, as ``(kind, line)``: ``("out", "player_1 is out: 1st
+    place")``, ``("trick", "player_1 wins the trick; player_2 leads.")``. ``name(seat)`` names a
+    seat ("you" or "player_N"); the terminal and the browser log both read these lines. A move
+    that ends the round has none (its summary says it)."""
+    eng = env.engine
+    if eng.round_index > before["round"]:
+        return []
+    out = []
+    if len(eng.finish_top) + len(eng.finish_bottom) > before["out"]:
+        how = " on a 2, so placed" if seat in eng.finish_bottom else ":"
+        out.append(("out", f"{said(name(seat), 'is', 'are')} out{how} {ordinal(place_now(eng, seat))} place"))
+    if eng.trick > before["trick"]:
+        winner = seat if action != PASS_ID and before["phase"] != SWAP else before["on_top"]
+        line = f"{said(name(winner), 'wins', 'win')} the trick"
+        if eng.turn != winner:
+            line += f"; {said(name(eng.turn), 'leads', 'lead')}"
+        else:
+            line += f" and {'lead' if name(winner) == 'you' else 'leads'}"
+        out.append(("trick", line + "."))
+    return out
 
 
 def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
-    """How a complete move reads in the log: ``public`` for everybody, ``private`` per seat.
+    """How a complete move reads in the log: ``public`` for everybody, ``private`` per seat, and
+    for a bomb of pairs a ``banner`` (``{"text", "sound"}``: the page shows it big, squealing).
 
     A swap is private to its two players; everybody else learns only that a card was given."""
     if before.get("phase") == SWAP:
@@ -164,9 +213,17 @@ def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
         return {"public": f"gives a card to player_{receiver}",
                 "private": {seat: text, receiver: f"gives you {m.group(1)}" if m else text}}
     action = ids[-1]
-    if action == PASS_ID:
-        return {"public": "pass", "private": {}}
-    line = f"{text} ({TYPE_NAMES[ACTION_TYPE[action]]})"
-    if ACTION_TYPE[action] in BOMBS_OF_PAIRS:
+    line = "pass" if action == PASS_ID else f"{text} ({TYPE_NAMES[ACTION_TYPE[action]]})"
+    if action != PASS_ID and ACTION_TYPE[action] in BOMBS_OF_PAIRS:
         line += f" — {SQUEAL}"
-    return {"public": line, "private": {}}
+    events = trick_events(env, before, seat, action, lambda s: f"player_{s}")
+    private = {}
+    for viewer in range(env.engine.n):  # "you win the trick" for the seat it names
+        mine = trick_events(env, before, seat, action, lambda s: seat_name(s, viewer))
+        if mine != events:
+            private[viewer] = " — ".join([line] + [e for _, e in mine])
+    out = {"public": " — ".join([line] + [e for _, e in events]), "private": private}
+    if action != PASS_ID and ACTION_TYPE[action] in BOMBS_OF_PAIRS:  # the pig is slaughtered
+        out["banner"] = {"text": f"{SQUEAL} player_{seat} plays a {TYPE_NAMES[ACTION_TYPE[action]]}",
+                         "sound": "squeal"}
+    return out

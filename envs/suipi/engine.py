@@ -340,6 +340,7 @@ class SuipiEngine(GameEngine):
         self.suipis = [0] * self.ns
         self.lost: list[int] = []  # floor cards nobody took (no capture in the whole deal)
         self.last_capturer = -1
+        self.last_capture: tuple[int, tuple[int, ...]] = (-1, ())  # (seat, the card played + what it took)
         self.round = -1
         self.rejected: list[tuple[int, int]] = []  # (card, stock index) sent to the bottom by S5 (public)
         sizes = self.config.deal_sizes
@@ -567,14 +568,17 @@ class SuipiEngine(GameEngine):
             side = self.side[seat]
             pile = self.captured[side]
             pile.append(h)
+            taken = 0
             keep = []
             for i, it in enumerate(floor):
                 if mask >> i & 1:
                     pile.extend(it[CARDS])
+                    taken += len(it[CARDS])
                 else:
                     keep.append(it)
             self.floor = floor = keep
             self.last_capturer = seat
+            self.last_capture = (seat, tuple(pile[len(pile) - taken - 1:]))
             if not keep:
                 final = self.top >= len(self.stock) and not any(self.hands)
                 if not final or self.config.final_capture_is_suipi:

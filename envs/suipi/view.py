@@ -9,8 +9,8 @@ selectable: a move lists the hand card and the floor items it takes or builds on
 from __future__ import annotations
 
 from cardzoo.envs.cards import card_str
-from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, seat_name, waiting_prompt
-from cardzoo.envs.suipi.actions import CARDS, ITEM0, LOCKED, NVAL, OWNER, REP
+from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, said, seat_name, waiting_prompt
+from cardzoo.envs.suipi.actions import CAPTURE_ACTION, CARDS, ITEM0, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
 TITLE = "Suipi"
@@ -54,6 +54,11 @@ def seat_view(env, seat: int) -> dict:
                                                   "it takes or builds on.")
     v["scores"] = grid("Sides", ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
                        [_side_row(e, side, seat, n) for side in range(e.ns)])
+    who, cards = e.last_capture
+    if cards:  # this deal's last capture, for a look back: the card played first, then what it took
+        v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards],
+                                                          "caption": f"{seat_name(who, seat)}: {card_str(cards[0])} took "
+                                                                     f"{len(cards) - 1} card{'s' if len(cards) > 2 else ''}"}]}
     if e.deal_results:
         v["summary"] = _deal_summary(env, len(e.deal_results) - 1, seat)
     if e.done:
@@ -92,20 +97,37 @@ def _deal_summary(env, index: int, viewer: int) -> dict:
     e = env.engine
     res = e.deal_results[index]
     n = env.num_players
-    rows = [["cards (+3 for most)", *res.cards], ["spades (+1 for most)", *res.spades]]
-    if index == len(e.deal_results) - 1:  # the piles of the last deal are still known
-        captured = e.last_result_state[0]
-        rows.append(["10♦ (2)", *["+2" if TEN_D in p else "" for p in captured]])
-        rows.append(["2♠ (1)", *["+1" if TWO_S in p else "" for p in captured]])
-        rows.append(["aces (1 each)", *[sum(1 for c in p if c in ACES) for p in captured]])
-        if env.config.point_game == 23:
-            for card, pts in ((JACK_D, 3), (QUEEN_D, 4), (KING_D, 5)):
-                rows.append([f"{card_str(card)} ({pts})", *[f"+{pts}" if card in p else "" for p in captured]])
+    rows = point_rows(env, index)
     rows += [["points", *res.points], ["suipis", *res.suipis], ["points + suipis", *res.totals],
              ["deal score", *res.scores], ["match score", *e.match_scores]]
     columns = [""] + [_side_name(e, side, viewer, n) for side in range(e.ns)]
     return {"key": f"deal-{index + 1}", "title": f"End of deal {index + 1}", "columns": columns,
             "rows": [[str(c) for c in r] for r in rows], "lines": []}
+
+
+def majority(values, bonus: int) -> list[str]:
+    """``["27 (+3)", "25"]``: the counts, the one clear majority marked with its points."""
+    best = max(values)
+    return [f"{v} (+{bonus})" if v == best and list(values).count(best) == 1 else str(v) for v in values]
+
+
+def point_rows(env, index: int) -> list[list[str]]:
+    """What deal ``index`` scored per side, one row a point: most cards, most spades, and (for the
+    last deal, whose piles are still known) 10♦, 2♠, aces and the courts of the 23-point game.
+    The terminal's summary and the browser's read these rows."""
+    e = env.engine
+    res = e.deal_results[index]
+    rows = [["cards", *majority(res.cards, 3)], ["spades", *majority(res.spades, 1)]]
+    if index == len(e.deal_results) - 1:
+        captured = e.last_result_state[0]
+        rows.append(["10♦ (2)", *["+2" if TEN_D in p else "" for p in captured]])
+        rows.append(["2♠ (1)", *["+1" if TWO_S in p else "" for p in captured]])
+        aces = [sum(1 for c in p if c in ACES) for p in captured]
+        rows.append(["aces (1 each)", *[f"{k} (+{k})" if k else "0" for k in aces]])
+        if env.config.point_game == 23:
+            for card, pts in ((JACK_D, 3), (QUEEN_D, 4), (KING_D, 5)):
+                rows.append([f"{card_str(card)} ({pts})", *[f"+{pts}" if card in p else "" for p in captured]])
+    return rows
 
 
 def _result(env, viewer: int) -> dict:
@@ -123,19 +145,41 @@ def _result(env, viewer: int) -> dict:
 
 
 def snapshot(env) -> dict:
-    """Public state before a move, handed back to ``move_lines``."""
+    """Public state before a move, handed back to ``move_lines`` and ``leftover_line``."""
     e = env.engine
-    return {"suipis": sum(e.suipis), "deals": len(e.deal_results)}
+    return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "deals": len(e.deal_results),
+            "floor": list(e.floor), "last_capturer": e.last_capturer}
+
+
+def leftover_line(before: dict, seat: int, ids, name) -> str:
+    """Who got the cards left on the floor when a deal ended (the last capturer; the deal's last
+    move, ``ids`` by ``seat``, may itself be that capture). ``name(seat)`` names a seat."""
+    take = ids[-1] == CAPTURE_ACTION
+    taken = {a - ITEM0 for a in ids[1:-1]} if take else set()
+    rest = [c for it in before["floor"] if it[REP] not in taken for c in it[CARDS]] + ([] if take else [ids[0]])
+    cards = " ".join(card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3)))
+    taker = seat if take else before["last_capturer"]
+    if not rest:
+        return "The deal ends with an empty floor."
+    if taker < 0:
+        return f"Nobody captured this deal: the floor cards go to nobody: {cards}"
+    left = "the last card" if len(rest) == 1 else f"the {len(rest)} cards"
+    return f"Last capture: {said(name(taker), 'takes', 'take')} {left} left on the floor: {cards}"
 
 
 def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
-    """How a complete move reads in the log (every Suipi move is public)."""
+    """How a complete move reads in the log (every Suipi move is public; the seat that took the
+    leftover cards reads "you take"); a suipi (a swept floor) also has a ``banner``."""
     e = env.engine
     line = text
     if len(e.deal_results) > before["deals"]:
         res = e.deal_results[-1]
-        swept = sum(res.suipis) > before["suipis"]
-        line += (" — SUIPI!" if swept else "") + f" — end of deal {len(e.deal_results)}"
-    elif sum(e.suipis) > before["suipis"]:
-        line += " — SUIPI! the floor is swept"
+        swept = sum(res.suipis) > sum(before["suipis"])
+        end = f"{line}{' — SUIPI!' if swept else ''} — end of deal {len(e.deal_results)} — "
+        public = end + leftover_line(before, seat, ids, lambda s: f"player_{s}")
+        private = {s: end + leftover_line(before, seat, ids, lambda x: seat_name(x, s)) for s in range(env.num_players)}
+        return {"public": public, "private": {s: t for s, t in private.items() if t != public}}
+    if sum(e.suipis) > sum(before["suipis"]):
+        return {"public": line + " — SUIPI! the floor is swept", "private": {},
+                "banner": {"text": f"SUIPI! player_{seat} sweeps the floor", "sound": ""}}
     return {"public": line, "private": {}}

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.cards import RANK_NAMES
+from cardzoo.envs.seatview import ordinal, said  # noqa: F401  (ordinal: the terminal views import it from here)
 
 CARD_RE = re.compile(r"(10|[2-9AJQK])([♠♣♦♥])|\bJk\b")
 RED_SUITS = "♦♥"
@@ -40,12 +41,6 @@ def card_text(text: str, base_style: str = "") -> Text:
 
 def cards_line(cards: Sequence[str], sep: str = " ") -> Text:
     return card_text(sep.join(cards))
-
-
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def place_names(scores: Sequence[float], higher_is_better: bool = True) -> list[str]:
@@ -101,7 +96,7 @@ class Seats:
 
     def verb(self, seat: int, third_person: str, second_person: str) -> str:
         """``"player_2 leads"`` / ``"you lead"``."""
-        return f"{self.short(seat)} {second_person if self.short(seat) == 'you' else third_person}"
+        return said(self.short(seat), third_person, second_person)
 
 
 class GameView:

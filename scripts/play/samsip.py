@@ -10,21 +10,12 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
-from cardzoo.envs.samsip.view import pair_text, pairs_line, pairs_of
+from cardzoo.envs.samsip.view import pairs_line, winning_cards
+from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
-RULES = """\
-Sam Sip ("mixing tens"), draw-and-discard for 2-6 players, 52 cards + 3 jokers; play goes to the right.
-- Everyone holds 5 cards. On your turn draw the top stock card or the card the previous player
-  discarded in front of you, then discard one card in front of the next player.
-- You win the moment your 6 cards (after the draw) make three pairs. Pairs: two cards A-9 that add
-  up to 10 (A+9, 2+8, 3+7, 4+6, 5+5); 10+10, J+J, Q+Q, K+K; or a wild card with anything.
-- Wild cards: the 3 jokers and the other 3 cards of the indicator's rank (turned up after the deal).
-- Special wins: three aces + three of a kind; six cards of one suit (wild cards count as themselves).
-- The winner collects the stake from every other player and deals next. The stake doubles after
-  each won hand, and drops back to the base stake when somebody is knocked out (cannot pay in
-  full). The last player with chips wins the match. An exhausted stock voids the hand.
+RULES = rules_summary("samsip") + """
 Input: draw phase `draw` (stock) or `take` (the discard in front of you; its card works too);
 discard phase the card, e.g. `7h`, `10d`, `Jk`, or its rank alone when you hold one such card (`7`,
 `q`). Or `#3` for move 3 of `?` (a bare number is a rank); Enter plays your only move."""
@@ -110,8 +101,7 @@ class SamSipView(GameView):
 
     def snapshot(self):
         g = self.g
-        before = {"results": len(g.results), "hand": list(g.hands[g.turn]), "seat": g.turn,
-                  "wild": g.wild, "dead": g.dead}  # a won hand is re-dealt at once: keep its wild cards
+        before = {"results": len(g.results), "hand": list(g.hands[g.turn]), "seat": g.turn}
         self._before = before  # describe() names the card a person drew
         return before
 
@@ -150,9 +140,9 @@ class SamSipView(GameView):
         g = self.g
         if len(g.results) == before["results"]:
             return []
-        return [self.hand_summary(g.results[-1], rewards, before["wild"], before["dead"])]
+        return [self.hand_summary(g.results[-1], rewards)]
 
-    def hand_summary(self, res, rewards, wild, dead):
+    def hand_summary(self, res, rewards):
         g = self.g
         if res.winner is None:
             why = ("nobody drew from the stock for too long" if res.void_reason == VOID_STALL
@@ -173,12 +163,8 @@ class SamSipView(GameView):
             if self.show_rewards:
                 row.append(f"{rewards.get(s, 0.0):+.2f}")
             t.add_row(*row)
-        if res.kind == WIN_PAIRS:
-            pairs, _ = pairs_of(res.winning_hand, wild, dead)
-            hand = Text.assemble("winning pairs: ", card_text(", ".join(pair_text(p, wild) for p in pairs)),
-                                 ("   (* wild)" if any(c in wild for c in res.winning_hand) else "", "dim"))
-        else:
-            hand = Text.assemble("winning hand: ", card_text(" ".join(card_str(c) for c in res.winning_hand)))
+        what = "winning pairs: " if res.kind == WIN_PAIRS else "winning hand: "
+        hand = Text.assemble(what, card_text(winning_cards(res)))
         stake = f"stake was {res.stake}" + (f", now {g.stake}" if not g.done else "")
         return titled(f"Hand {res.hand_no}: {self.seats.label(res.winner)} wins with {WIN_NAMES[res.kind]}",
                       t, hand, Text(stake, style="dim"))

@@ -11,23 +11,12 @@ from rich.text import Text
 from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL
+from cardzoo.envs.siantappo.view import place_now, snapshot, trick_events
+from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
 
-RULES = """\
-Siantappo ("pig slaughter"), a climbing game for 3-6 players; all 52 cards are dealt.
-- Order: 3 < 4 < ... < K < A < 2; suits ♠ < ♣ < ♦ < ♥ break ties (3♠ lowest, 2♥ highest).
-- Combinations: single, pair, triple, four of a kind, straight (3+ consecutive ranks, no 2s).
-- Round 1 starts with the holder of 3♣. The leader plays any combination; then each player in
-  turn beats it with the same kind and size and a higher top card, or passes. A pass lasts
-  until the trick ends. When everyone else has passed, the last player to play leads anew.
-- Bombs: a single 2 can be beaten by a siantappo (three consecutive pairs, e.g. 7 7 8 8 9 9),
-  which only a higher siantappo beats; a pair of 2s by four of a kind. The pig squeals.
-- Play out all your cards to finish. The last player holding cards is the pig (loser).
-- From round 2: the winner swaps their 2 lowest cards for the loser's 2 highest (and, with 4+
-  players, 2nd and 2nd-to-last swap 1). The loser deals and leads.
-- Scoring per round: placement points n-1 for 1st ... 0 for last (the pig). The match winner has
-  the most placement points after the last round; equal points share the place.
+RULES = rules_summary("siantappo") + """
 Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or `#3` for move 3 of `?`.
 A rank alone (`7 7`, `q`) is enough when it can only mean one set of your cards. Enter plays your
 only move."""
@@ -93,13 +82,7 @@ class SiantappoView(GameView):
         return Panel(group(*parts), title=self.title, title_align="left")
 
     def _place_now(self, seat: int) -> int:
-        """The place a seat took by going out this round (0 while it holds cards)."""
-        eng = self.eng
-        if seat in eng.finish_top:
-            return eng.finish_top.index(seat) + 1
-        if seat in eng.finish_bottom:  # no_finish_on_2: went out on a 2, placed from the bottom
-            return eng.n - eng.finish_bottom.index(seat)
-        return 0
+        return place_now(self.eng, seat)
 
     def hand_text(self, seat: int, label: str | None = None) -> Text:
         keys = hand_keys(self.eng.hands[seat])
@@ -130,9 +113,7 @@ class SiantappoView(GameView):
         return Text.assemble(label, card_text(text), (f"  ({kind})", "dim"))
 
     def snapshot(self):
-        eng = self.eng
-        return {"round": eng.round_index, "phase": eng.phase, "trick": eng.trick,
-                "on_top": eng.current_player, "out": len(eng.finish_top) + len(eng.finish_bottom)}
+        return snapshot(self.env)
 
     def section_ended(self, before):
         return self.eng.round_index > before["round"]
@@ -140,25 +121,13 @@ class SiantappoView(GameView):
     def after_move(self, before, seat, ids, rewards, viewer=None):
         out = []
         action = ids[-1]
-        eng = self.eng
         if before["phase"] != SWAP and self.env.is_squeal(action):
             out.append(Text(SQUEAL, style="bold magenta"))
-        if eng.round_index > before["round"]:
+        if self.eng.round_index > before["round"]:
             out.append(self.round_summary(before["round"], rewards))
             return out
-        if len(eng.finish_top) + len(eng.finish_bottom) > before["out"]:
-            place = self._place_now(seat)
-            how = " on a 2, so placed" if seat in eng.finish_bottom else ":"
-            out.append(Text(f"{self.seats.verb(seat, 'is', 'are')} out{how} {ordinal(place)} place",
-                            style="bold"))
-        if eng.trick > before["trick"]:
-            winner = seat if action != PASS_ID and before["phase"] != SWAP else before["on_top"]
-            line = f"{self.seats.verb(winner, 'wins', 'win')} the trick"
-            if eng.turn != winner:
-                line += f"; {self.seats.verb(eng.turn, 'leads', 'lead')}"
-            else:
-                line += f" and {'lead' if self.seats.short(winner) == 'you' else 'leads'}"
-            out.append(Text(line + ".", style="yellow"))
+        for kind, line in trick_events(self.env, before, seat, action, self.seats.short):
+            out.append(Text(line, style="bold" if kind == "out" else "yellow"))
         return out
 
     def round_summary(self, round_index: int, rewards):

@@ -13,7 +13,9 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
-from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
+from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
+from cardzoo.envs.suipi.view import leftover_line, point_rows, snapshot
+from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
@@ -23,23 +25,7 @@ VERBS = {"take": TAKE, "takes": TAKE, "capture": TAKE, "captures": TAKE, "x": TA
          "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
 FILLERS = {"on", "with", "and", "to", "locked", "the", "onto", "of"}
 
-RULES = """\
-Suipi (Samoan Casino) for 2 players, or 4 in partnerships (seats 0+2 against 1+3).
-- Values: A=1, 2-10 as marked; J, Q, K have no value (11-point game) — they only take a J, Q, K.
-- Each turn play one hand card as one of:
-  * take: capture loose cards of its value, builds of its value, and/or sets of loose cards
-    that add up to its value (e.g. a 5 takes 3+2 and 4+A together);
-  * build: put it on floor cards (or on an unlocked build) to make a value v that you still
-    hold a card for, e.g. 2 on an 8 builds 10. A build made of several groups worth v each
-    (10 on 7+3) is locked, shown `=10L`: nobody can build on it any more, it can only be taken;
-  * drop: lay it on the floor (not allowed while you own a build, or if its value is already
-    on the floor). No two floor items may share a value.
-- Anyone may take any build with a card of its value; the owner must keep a card of that value.
-- Clearing the floor is a suipi (a bonus point), except with the last card of the deal.
-- The last capturer takes what is left at the end of the deal.
-- Scoring per deal: most cards 3, most spades 1, 10♦ 2, 2♠ 1, each ace 1; suipis cancel
-  one for one; the side ahead scores the difference. A match is one deal per player; the side
-  with the higher match score wins.
+RULES = rules_summary("suipi") + """
 Input: the card you play, then any card of each floor item it takes: `5c 3d 2s` takes 3♦ and 2♠
 with 5♣; `qs` alone plays Q♠ when that card has only one take or drop. A build needs the word
 build: `2h build 8s` (add the value if it is ambiguous: `2h build 10 on 8s`); `jc drop`. The full
@@ -153,12 +139,10 @@ class SuipiView(GameView):
         return "; ".join(parts) + "."
 
     def snapshot(self):
-        e = self.eng
-        return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "results": len(e.deal_results),
-                "floor": list(e.floor), "last_capturer": e.last_capturer}
+        return snapshot(self.env)
 
     def section_ended(self, before):
-        return len(self.eng.deal_results) > before["results"]
+        return len(self.eng.deal_results) > before["deals"]
 
     def after_move(self, before, seat, ids, rewards, viewer=None):
         e = self.eng
@@ -180,44 +164,19 @@ class SuipiView(GameView):
 
     def _rest_of_floor(self, before, seat, ids) -> Text:
         """Who got the cards left on the floor when the deal ended (the last capturer)."""
-        h, reps, kind, _ = _move_parts(ids)
-        rest = [c for it in before["floor"] if not (kind == TAKE and it[REP] in reps) for c in it[CARDS]]
-        if kind != TAKE:
-            rest.append(h)
-        taker = seat if kind == TAKE else before["last_capturer"]
-        cards = card_text(" ".join(card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3))))
-        if not rest:
-            return Text("The deal ends with an empty floor.", style="bold")
-        if taker < 0:
-            return Text.assemble(("Nobody captured this deal: the floor cards go to nobody: ", "bold"), cards)
-        verb = self.seats.verb(taker, "takes", "take")
-        left = "the last card" if len(rest) == 1 else f"the {len(rest)} cards"
-        return Text.assemble((f"Last capture: {verb} {left} left on the floor: ", "bold"), cards)
+        return card_text(leftover_line(before, seat, ids, self.seats.short), "bold")
 
     def deal_summary(self, index: int, rewards):
         e = self.eng
         cfg = self.env.config
         res = e.deal_results[index]
-        captured = e.last_result_state[0] if index == len(e.deal_results) - 1 else None
         sides = range(e.ns)
         t = compact_table()
         t.add_column("")
         for side in sides:
             t.add_column(f"side {SIDE_NAMES[side]}", justify="right")
-
-        def majority(vals, bonus):
-            best = max(vals)
-            return [f"{v} (+{bonus})" if v == best and vals.count(best) == 1 else str(v) for v in vals]
-
-        t.add_row("cards", *majority(res.cards, 3))
-        t.add_row("spades", *majority(res.spades, 1))
-        if captured is not None:
-            t.add_row("10♦ (2)", *["+2" if TEN_D in p else "" for p in captured])
-            t.add_row("2♠ (1)", *["+1" if TWO_S in p else "" for p in captured])
-            t.add_row("aces (1 each)", *[f"{k} (+{k})" if (k := sum(1 for c in p if c < 4)) else "0" for p in captured])
-            if cfg.point_game == 23:
-                for card, pts in ((JACK_D, 3), (QUEEN_D, 4), (KING_D, 5)):
-                    t.add_row(f"{card_str(card)} ({pts})", *[f"+{pts}" if card in p else "" for p in captured])
+        for row in point_rows(self.env, index):
+            t.add_row(*row)
         t.add_row("points", *[str(p) for p in res.points])
         t.add_row("suipis", *[str(s) for s in res.suipis])
         t.add_row("points + suipis", *[str(x) for x in res.totals])

@@ -2,7 +2,8 @@
 
     GET  /                       the page (static/index.html; styles and script under /static)
     GET  /api/catalog            games, player counts, rule options, agents
-    POST /api/games              start a match -> the keys of its seats
+    POST /api/games              start a match -> the keys of its seats (a finished match's
+                                 socket may ask for a rematch: the same settings, a new seed)
     WS   /ws/{key}               a seat's live table: views in, moves out
     GET  /api/record/{key}       the finished match as a .jsonl record
     POST /api/replays            load a saved record -> a replay key
@@ -163,22 +164,34 @@ async def new_game(request: Request) -> Response:
     try:
         body = await read_json(request, MAX_NEW_GAME)
         game, specs, options, seed, pace = read_new_game(body)
-        # bots and models load off the event loop (a model takes seconds)
-        match = await asyncio.to_thread(Match.create, game, specs, options, seed)
+        return ok(keys_of(await start_match(store_of(request), game, specs, options, seed, pace)))
     except (BadRequest, ValueError, FileNotFoundError) as e:
         return error(_one_line(e))
-    match.pace = pace if match.watch_key else 0.0
-    try:
-        store_of(request).add_match(match)
     except Full as e:
         return error(str(e), 503)
+
+
+async def start_match(store: Store, game: str, specs, options: dict, seed, pace: float) -> Match:
+    """Create a match and keep it. ValueError / FileNotFoundError for a bad game, seat or option;
+    Full when the server holds too many."""
+    # bots and models load off the event loop (a model takes seconds)
+    match = await asyncio.to_thread(Match.create, game, specs, options, seed)
+    match.pace = pace if match.watch_key else 0.0
+    store.add_match(match)
+    return match
+
+
+def keys_of(match: Match, you: int | None = None) -> dict:
+    """A new match's keys as ``POST /api/games`` answers: yours (seat ``you``, else the first
+    human seat), an invitation per other human seat, the watch key of a bots-only match."""
     humans = match.humans
-    return ok({
-        "game": match.game, "seed": match.seed, "players": len(specs),
-        "you": {"seat": humans[0], "key": match.keys[humans[0]]} if humans else None,
-        "invites": [{"seat": s, "key": match.keys[s]} for s in humans[1:]],
+    mine = you if you in match.keys else (humans[0] if humans else None)
+    return {
+        "game": match.game, "seed": match.seed, "players": len(match.specs),
+        "you": {"seat": mine, "key": match.keys[mine]} if mine is not None else None,
+        "invites": [{"seat": s, "key": match.keys[s]} for s in humans if s != mine],
         "watch": match.watch_key,
-    })
+    }
 
 
 async def get_record(request: Request) -> Response:
@@ -284,7 +297,7 @@ async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> d
         msg = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return _refusal(match, "malformed message: not JSON")
-    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping", "hint"):
+    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping", "hint", "undo", "rematch"):
         return _refusal(match, 'unknown message: send {"type": "move", "ids": [...], "version": N}')
     if msg["type"] == "ping":
         return {"type": "pong", "version": match.version}
@@ -292,7 +305,37 @@ async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> d
         return await look(match, ws, seat, msg)
     if msg["type"] == "hint":
         return await hint(match, seat, msg)
+    if msg["type"] == "undo":
+        return await undo(match, seat)
+    if msg["type"] == "rematch":
+        return await rematch(match, ws, seat)
     return await move(match, seat, msg)
+
+
+async def undo(match: Match, seat: int) -> dict | None:
+    """Take back this seat's last move and the bot moves after it (every other seat a bot)."""
+    if seat == WATCH:
+        return _refusal(match, "you are watching: bots play every seat")
+    async with match.lock:
+        try:
+            await asyncio.to_thread(match.undo, seat)  # plays the match again from its seed
+        except MoveRefused as e:
+            return _refusal(match, str(e))
+        await broadcast(match)
+    return None
+
+
+async def rematch(match: Match, ws: WebSocket, seat: int) -> dict:
+    """A new match with the same game, seats and rule options (a new seed), once this one is
+    over: ``{"type": "rematch", ...}`` with the keys as ``POST /api/games`` answers (the asker
+    keeps its seat; the other people's seats are invitations)."""
+    if not match.over:
+        return _refusal(match, "a rematch is for a match that is over")
+    try:
+        new = await start_match(store_of(ws), match.game, match.specs, match.options, None, match.pace)
+    except (ValueError, FileNotFoundError, Full) as e:
+        return _refusal(match, _one_line(e))
+    return {"type": "rematch", **keys_of(new, seat)}
 
 
 async def hint(match: Match, seat: int, msg: dict) -> dict:

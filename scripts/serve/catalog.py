@@ -13,6 +13,7 @@ import re
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.registry import GAME_MODULES, game_spec
+from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.options import parse_options
 from cardzoo.scripts.serve.match import HUMAN, view_module
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
@@ -40,7 +41,7 @@ def catalog() -> dict:
         model_players = sorted({n for _, game, counts in models if game == spec.name for n in counts})
         games.append({"name": spec.name, "title": title,
                       "players": list(spec.player_counts), "default_players": spec.default_players,
-                      "options": options, "model_players": model_players,
+                      "options": options, "model_players": model_players, "rules": rules_summary(spec.name),
                       "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
                       "named_models": [{"name": n, "players": c} for n, g, c in named_models(models)
                                        if g == spec.name]})

@@ -162,6 +162,34 @@ class Match:
         return {"type": "hint", "version": self.version, "moves": moves,
                 "note": "from your cards and the table only, as the model sees them"}
 
+    def undo(self, seat: int) -> None:
+        """Take back ``seat``'s last move and every bot move after it: the match is played again
+        from its seed along the recorded actions before that move (a match is a function of its
+        seed and its actions). Only where every other seat is a bot; MoveRefused (one line) else."""
+        if self.humans != [seat] or self.watch_key:
+            raise MoveRefused("undo is for a match where every other seat is a bot")
+        if self.failed or self.over:
+            raise MoveRefused("the match is over: no undo")
+        mine = [i for i, e in enumerate(self.log) if e["seat"] == seat]
+        if not mine:
+            raise MoveRefused("nothing to undo: you have not moved yet")
+        keep = mine[-1]
+        upto = self.log[keep - 1]["upto"] if keep else 0
+        self._replay(self.steps[:upto])
+        self.log = self.log[:keep]
+        self.version = len(self.log)
+        self.touch()
+
+    def _replay(self, steps: list[dict]) -> None:
+        """A fresh env at the seed, the recorded ``steps`` applied again (totals recounted)."""
+        self.env = self.module.raw_env(num_players=len(self.specs), **self.options)
+        self.env.reset(seed=self.seed)
+        self.steps, self.totals = [], [0.0] * len(self.specs)
+        self._skip_dead()
+        for entry in steps:
+            self._step(entry["seat"], entry["action"])
+            self._skip_dead()
+
     def apply(self, seat: int, ids: Sequence[int]) -> None:
         """Apply a person's complete move (checked by ``check_move``)."""
         full = dict((tuple(i), t) for i, t in self.env.full_moves())
@@ -193,8 +221,7 @@ class Match:
 
     def _moved(self, seat: int, ids: tuple[int, ...], text: str, before) -> None:
         lines = self.view_mod.move_lines(self.env, before, seat, ids, text)
-        self.log.append({"n": self.version + 1, "seat": seat, "public": lines["public"],
-                         "private": dict(lines.get("private", {})), "upto": len(self.steps)})
+        self.log.append({**log_entry(self.version + 1, seat, lines), "upto": len(self.steps)})
         self.version += 1
         self._skip_dead()
         self.touch()
@@ -227,6 +254,9 @@ class Match:
         v["record"] = self.over  # the record (every deal) may be downloaded once the match is over
         # knocked out (Sam Sip): the seat takes no more part while the others play on
         v["knocked_out"] = not self.over and seat not in {self.env.agent_seat[a] for a in self.env.agents}
+        # undo (see ``undo``): a seat that has moved, in a match where every other seat is a bot
+        v["can_undo"] = (self.humans == [seat] and not self.over and not self.failed
+                         and any(e["seat"] == seat for e in self.log))
         if self.failed:
             v["prompt"] = f"The match stopped: {self.failed}"
         # a bots-only match is watched: the seat shown is not the person looking at it
@@ -238,9 +268,16 @@ class Match:
                 "agents": list(self.specs), "source": "cardzoo serve"}
 
 
+def log_entry(n: int, seat: int, lines: dict) -> dict:
+    """Log entry ``n`` (a complete move by ``seat``) from the game view's ``move_lines``."""
+    return {"n": n, "seat": seat, "public": lines["public"], "private": dict(lines.get("private", {})),
+            "banner": lines.get("banner")}
+
+
 def log_for(entries, seat: int) -> list[dict]:
     """Log entries as ``seat`` may read them (its own private lines, everyone's public ones)."""
-    return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"])} for e in entries]
+    return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"]),
+             **({"banner": e["banner"]} if e.get("banner") else {})} for e in entries]
 
 
 # How a seat view's second person reads for a spectator (watching, replaying): the shown seat is

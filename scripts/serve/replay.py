@@ -18,7 +18,7 @@ import time
 
 from cardzoo.envs.seatview import match_over
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
-from cardzoo.scripts.serve.match import log_for, spectator_view, view_module
+from cardzoo.scripts.serve.match import log_entry, log_for, spectator_view, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec
 from cardzoo.training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
 
@@ -100,8 +100,7 @@ class Replay:
             text = full.get(tuple(ids), " ".join(env.action_text(a) for a in ids))
             lines = self.view_mod.move_lines(env, before, seat, tuple(ids), text)
             self.moves.append((seat, tuple(ids)))
-            self.log.append({"n": len(self.moves), "seat": seat, "public": lines["public"],
-                             "private": dict(lines.get("private", {}))})
+            self.log.append(log_entry(len(self.moves), seat, lines))
         self._skip_dead()
         if not match_over(env):
             raise UserError(f"the record ends after {len(actions)} actions, but the game is not over")

@@ -27,6 +27,29 @@ function setPace(ms) {
   document.body.dataset.pace = String(PACE);
 }
 
+// Sound is off unless the viewer turns it on (remembered): a chime when it becomes your turn,
+// and the sound a log entry's banner names (Siantappo's squeal, static/squeal.wav).
+const SOUNDS = { squeal: "/static/squeal.wav" };
+function soundOn() {
+  try { return localStorage.getItem("cardzoo.sound") === "1"; } catch (e) { return false; }
+}
+function playSound(name) {
+  if (!soundOn()) return;
+  document.body.dataset.sounds = String(Number(document.body.dataset.sounds || 0) + 1);
+  document.body.dataset.lastSound = name;
+  try {
+    if (SOUNDS[name]) { new Audio(SOUNDS[name]).play().catch(() => {}); return; }
+    const ctx = state.audio || (state.audio = new AudioContext());
+    const osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.12, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.3);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.3);
+  } catch (e) { /* no audio here */ }
+}
+
 const state = {
   mode: "lobby",      // lobby | play | watch | replay
   key: null,
@@ -42,6 +65,9 @@ const state = {
   lastMine: 0,        // log number of the viewer's last move
   hint: null,         // the last hint received (it belongs to the table of its version)
   replay: null,       // {key, move, moves, seat, timer}
+  bannerSeen: null,   // log number of the last entry whose banner was shown
+  felt: null,         // {version, cards}: what lay on the table last time it changed
+  showLast: false,    // the look at the last trick / capture is open
   catalog: null,
   invites: [],
 };
@@ -261,6 +287,10 @@ function connect(key, attempt = 0) {
         state.hint = msg;
         renderMoves(state.view);
       }
+    } else if (msg.type === "rematch") {
+      state.invites = msg.invites || [];
+      hideOverlay();
+      location.hash = msg.you ? `play=${msg.you.key}` : `watch=${msg.watch}`;
     } else if (msg.type === "error") {
       if (/unknown or expired|was closed/.test(msg.message)) gone = true;
       state.busy = false;
@@ -347,6 +377,7 @@ function replayStep(what) {
 
 // ------------------------------------------------------------------ drawing
 function render(v) {
+  const before = state.view;
   state.view = v;
   document.body.dataset.busy = state.busy ? "1" : "0";
   document.body.dataset.turn = v.over ? "over" : v.your_turn && state.mode === "play" ? "you" : "other";
@@ -358,6 +389,7 @@ function render(v) {
   for (const id of [...state.selection]) if (!present.has(id)) state.selection.delete(id);
 
   document.title = `${v.your_turn && state.mode === "play" ? "▶ your move · " : ""}${v.title} · cardzoo`;
+  announce(v, before);
   renderInfo(v);
   renderOpponents(v);
   renderFelt(v);
@@ -366,8 +398,34 @@ function render(v) {
   renderSkip(v);
   renderLog(v);
   renderScores(v);
+  renderRules(v.game);
   renderReplayBar(v);
   maybeOverlay(v);
+}
+
+// What the viewer should notice: your turn (the title says it; a chime with sound on), and the
+// banner of each new log entry (Siantappo's squeal, a Suipi sweep), shown big for a moment.
+function announce(v, before) {
+  if (state.mode === "replay") return;
+  if (v.your_turn && state.mode === "play" && !(before && before.your_turn)) playSound("turn");
+  const last = v.log.length ? v.log[v.log.length - 1].n : 0;
+  if (state.bannerSeen === null) { state.bannerSeen = last; return; }  // not the ones before a reload
+  for (const e of v.log) {
+    if (e.n <= state.bannerSeen || !e.banner) continue;
+    showBanner(e.banner.text);
+    if (e.banner.sound) playSound(e.banner.sound);
+  }
+  state.bannerSeen = Math.max(state.bannerSeen, last);
+}
+
+let bannerTimer = null;
+function showBanner(text) {
+  const b = $("#banner");
+  b.replaceChildren();
+  cardText(text, b);
+  b.hidden = false;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => { b.hidden = true; }, 2600);
 }
 
 function kindOf(v, seat) {
@@ -439,31 +497,73 @@ function toggleSelect(id) {
   render(state.view);
 }
 
+// Cards that came onto the table since it last changed arrive (class "fresh"); when cards left
+// it (a capture, a trick won) the felt glows ("taken"). CSS animates both unless the viewer
+// prefers reduced motion.
+function feltChanges(v) {
+  const now = new Set(v.table.flatMap((z) => z.items.flatMap((i) => i.cards)));
+  const was = state.felt;
+  if (was && was.version === v.version) return { fresh: new Set(), taken: false };  // redrawn, not changed
+  const fresh = was ? new Set([...now].filter((c) => !was.cards.has(c))) : new Set();
+  const taken = !!was && v.version === was.version + 1 && [...was.cards].some((c) => !now.has(c));
+  state.felt = { version: v.version, cards: now };
+  return { fresh, taken };
+}
+
 function renderFelt(v) {
   const box = $("#felt");
   box.replaceChildren();
-  for (const zone of v.table) {
-    const z = el("div", "zone");
-    z.append(el("div", "label", zone.label));
-    const items = el("div", "items");
-    for (const it of zone.items) {
-      const item = el("div", "item");
-      if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
-      const cards = el("div", "cards");
-      for (const c of it.cards) cards.append(cardEl(c));
-      item.append(cards);
-      if (it.caption) item.append(el("div", "caption", it.caption));
-      if (it.id) {
-        item.dataset.id = it.id;
-        item.classList.add("selectable");
-        if (state.selection.has(it.id)) item.classList.add("selected");
-        item.addEventListener("click", () => toggleSelect(it.id));
-      }
-      items.append(item);
-    }
-    z.append(items);
+  const { fresh, taken } = feltChanges(v);
+  box.classList.remove("taken");
+  if (taken) { void box.offsetWidth; box.classList.add("taken"); }
+  for (const zone of v.table) box.append(zoneEl(zone, fresh));
+  renderLastLook(v, box);
+}
+
+// A look back at the last trick (Siantappo) or capture (Suipi): the view's "last" zone, shown
+// on the felt while its button is pressed.
+function renderLastLook(v, box) {
+  if (!v.last || !v.last.items.length) return;
+  const label = v.last.label.toLowerCase();
+  const b = button(state.showLast ? `Hide the ${label}` : `Look at the ${label}`, () => {
+    state.showLast = !state.showLast;
+    renderFelt(state.view);
+  }, "last-button");
+  b.id = "last-look";
+  b.setAttribute("aria-pressed", state.showLast ? "true" : "false");
+  box.append(b);
+  if (state.showLast) {
+    const z = zoneEl(v.last, new Set());
+    z.classList.add("last-look");
     box.append(z);
   }
+}
+
+function zoneEl(zone, fresh) {
+  const z = el("div", "zone");
+  z.append(el("div", "label", zone.label));
+  const items = el("div", "items");
+  for (const it of zone.items) {
+    const item = el("div", "item");
+    if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
+    const cards = el("div", "cards");
+    for (const c of it.cards) {
+      const card = cardEl(c);
+      if (fresh.has(c)) card.classList.add("fresh");
+      cards.append(card);
+    }
+    item.append(cards);
+    if (it.caption) item.append(el("div", "caption", it.caption));
+    if (it.id) {
+      item.dataset.id = it.id;
+      item.classList.add("selectable");
+      if (state.selection.has(it.id)) item.classList.add("selected");
+      item.addEventListener("click", () => toggleSelect(it.id));
+    }
+    items.append(item);
+  }
+  z.append(items);
+  return z;
 }
 
 function renderMe(v) {
@@ -551,6 +651,16 @@ function renderMoves(v) {
   }
   box.append(...shown, ...cardless.map((m) => moveButton(m, "cardless")));
   renderHint(v, box);
+  if (v.can_undo) {
+    const b = button("Undo", () => {
+      state.busy = true;
+      document.body.dataset.busy = "1";
+      state.ws.send(JSON.stringify({ type: "undo" }));
+    }, "undo-button");
+    b.id = "undo";
+    b.title = "Take back your last move and the bot moves after it";
+    box.append(b);
+  }
 }
 
 // Hint: what the game's model would play here (asked of the server, from this seat's information).
@@ -614,7 +724,17 @@ function renderLog(v) {
   box.scrollTop = box.scrollHeight;
 }
 
-function tableEl(columns, rows) {
+// A table wider than WIDE_COLUMNS columns is drawn turned (its columns become rows) when that
+// makes it narrower, so a score table fits the side column and a phone (Suipi's has 8 columns).
+const WIDE_COLUMNS = 5;
+function fitTable(columns, rows) {
+  if (columns.length <= WIDE_COLUMNS || rows.length + 1 >= columns.length) return [columns, rows];
+  const turned = columns.slice(1).map((c, i) => [c, ...rows.map((r) => r[i + 1])]);
+  return [[columns[0], ...rows.map((r) => r[0])], turned];
+}
+
+function tableEl(allColumns, allRows) {
+  const [columns, rows] = fitTable(allColumns, allRows);
   const t = el("table");
   if (columns.length) {
     const tr = el("tr");
@@ -627,6 +747,35 @@ function tableEl(columns, rows) {
     t.append(tr);
   }
   return t;
+}
+
+// The game's rules in a few lines (the catalog's "rules" text: a paragraph, then "- " points,
+// "  * " sub-points, indented lines continuing the one above), in the side column's Rules panel.
+function rulesEls(text) {
+  const intro = el("p"), list = el("ul");
+  let last = null;
+  for (const line of text.split("\n")) {
+    const point = /^\s*[-*] (.*)$/.exec(line);
+    if (point) {
+      last = cardText(point[1], el("li", /^\s/.test(line) ? "sub" : null));
+      list.append(last);
+    } else if (last) last.append(" " + line.trim());
+    else intro.append((intro.textContent ? " " : "") + line.trim());
+  }
+  return [intro, list];
+}
+
+async function renderRules(game) {
+  const panel = $("#rules-panel");
+  if (panel.dataset.game === game) return;
+  panel.dataset.game = game;
+  if (!state.catalog) state.catalog = await (await fetch("/api/catalog")).json();
+  const g = state.catalog.games.find((x) => x.name === game);
+  panel.hidden = !(g && g.rules);
+  if (g && g.rules) {
+    panel.querySelector("summary").textContent = `Rules of ${g.title}`;
+    $("#rules-text").replaceChildren(...rulesEls(g.rules));
+  }
 }
 
 function renderScores(v) {
@@ -680,7 +829,10 @@ function maybeOverlay(v) {
     for (const line of v.result.lines) body.push(cardText(line, el("p", "lines")));
     body.push(tableEl(v.result.columns, v.result.rows));
     if (v.summary) body.push(...summaryEls(v.summary, "h3"));
-    const actions = [button("New game", () => { hideOverlay(); location.hash = ""; }, "primary")];
+    const actions = [button("Rematch", () => state.ws.send(JSON.stringify({ type: "rematch" })), "primary"),
+      button("New game", () => { hideOverlay(); location.hash = ""; }, "")];
+    actions[0].id = "rematch";
+    actions[0].title = "The same game, seats and rule options, new cards";
     if (v.record) {
       const a = el("a", null, "Download record (.jsonl)");
       a.href = `/api/record/${state.key}`;
@@ -768,7 +920,7 @@ function route() {
   hideOverlay();
   stopReplay();
   if (state.ws) { const ws = state.ws; state.ws = null; ws.close(); }
-  Object.assign(state, { view: null, queue: [], busy: false, skip: false, overlays: [], seenSummary: null, lastMine: 0, showAll: false });
+  Object.assign(state, { view: null, queue: [], busy: false, skip: false, overlays: [], seenSummary: null, lastMine: 0, showAll: false, bannerSeen: null, felt: null });
   state.selection.clear();
   if (h.get("play") || h.get("watch")) {
     state.key = h.get("play") || h.get("watch");
@@ -788,6 +940,16 @@ function route() {
   }
 }
 
+function fillSound() {
+  const box = $("#sound");
+  box.checked = soundOn();
+  document.body.dataset.sound = box.checked ? "on" : "off";
+  box.addEventListener("change", () => {
+    try { localStorage.setItem("cardzoo.sound", box.checked ? "1" : "0"); } catch (e) { /* private mode */ }
+    document.body.dataset.sound = box.checked ? "on" : "off";
+  });
+}
+
 function fillSpeed() {
   const sel = $("#speed");
   const known = SPEEDS.some(([, ms]) => ms === PACE);
@@ -800,6 +962,7 @@ function fillSpeed() {
 
 document.addEventListener("DOMContentLoaded", () => {
   fillSpeed();
+  fillSound();
   $("#new-game").addEventListener("submit", startGame);
   $("#replay-form").addEventListener("submit", openReplay);
   for (const b of document.querySelectorAll("#replay-bar button")) b.addEventListener("click", () => replayStep(b.dataset.step));
