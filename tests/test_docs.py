@@ -363,3 +363,15 @@ def test_the_readme_training_table_is_the_kept_report_too():
 
     table = render_table(json.loads((ROOT / "docs/benchmarks-train.json").read_text()))
     assert table in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_ray_table_is_the_kept_report():
+    """docs/training.md's "Several machines" table is `render_ray_table` of docs/benchmarks-ray.json
+    (`cardzoo bench --train --ray --json docs/benchmarks-ray.json`)."""
+    import json
+
+    from cardzoo.training.benchmarks.training_speed import render_ray_table
+
+    doc = json.loads((ROOT / "docs/benchmarks-ray.json").read_text())
+    assert "--ray" in doc["command"] and any(r.get("via") == "ray" for r in doc["train"])
+    assert render_ray_table(doc) in (ROOT / "docs/training.md").read_text(encoding="utf-8")

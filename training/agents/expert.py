@@ -8,10 +8,12 @@ At a real decision (more than one complete move) the expert
 2. deals ``samples`` determinizations: the engine protocol's ``resample_hidden(seat, rng)`` — every
    card the seat has not seen dealt anew (and the future shuffles), so a determinization depends
    only on what the seat knows and on the expert's own random stream;
-3. in each, plays every kept move, then the other seats by the rule bot (forced moves by
-   themselves) up to the seat's next real decision or the end of the match, and values the leaf
-   as the reward the seat earned on the way plus the model's best Q there (its return to come);
-4. plays the move of highest mean value (ties: the model's order).
+3. in each, plays every kept move, then the other seats by the game's strongest scripted player
+   (its teacher where it declares one, else the rule bot; forced moves play themselves) up to the
+   seat's next real decision or the end of the match, and values the leaf as the reward the seat
+   earned on the way plus the model's best Q there (its return to come);
+4. plays the move of highest mean value, unless it beats the model's own first choice by no more
+   than ``margin`` (search noise: the model's move is the default there).
 
 Honest by construction: the true engine is only ever asked for ``resample_hidden(seat)``; no other
 field is read (a test permutes the unseen cards among the other seats and sees the same choices).
@@ -26,6 +28,7 @@ import random
 import numpy as np
 
 from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import game_spec
 
 DEFAULT_SAMPLES = 8
 DEFAULT_WIDTH = 5
@@ -37,11 +40,12 @@ class ExpertAgent:
     advice_unit = "reward"
 
     def __init__(self, game_module, config, model, seed: int | None = None, samples: int = DEFAULT_SAMPLES,
-                 width: int = DEFAULT_WIDTH):
+                 width: int = DEFAULT_WIDTH, margin: float = 0.0):
         if samples < 1 or width < 1:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
-        self.model, self.samples, self.width = model, samples, width
-        self.bots = [game_module.RuleBot(config, seed=i) for i in range(config.num_players)]
+        self.model, self.samples, self.width, self.margin = model, samples, width, margin
+        player = game_spec(game_module.GAME).teacher or game_module.RuleBot
+        self.bots = [player(config, seed=i) for i in range(config.num_players)]
         self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
@@ -74,6 +78,8 @@ class ExpertAgent:
             return self._play(moves[0][0])
         values = self.values(env, seat, [seq for seq, _ in moves])
         best = int(np.argmax(values))  # first of equals: the model's order
+        if values[best] - values[0] <= self.margin:
+            best = 0
         return self._play(moves[best][0])
 
     def _play(self, seq: tuple) -> int:

@@ -185,7 +185,7 @@ function fillSeats() {
   const g = currentGame();
   const agents = [...g.agents, ...g.named_models.filter((m) => m.players.includes(n) && !g.agents.includes(m.name)).map((m) => m.name)];
   $("#models").textContent = g.model_players.includes(n)
-    ? `A trained model is offered for ${g.title} with ${n} players: seat kind "model".`
+    ? `A trained model is offered for ${g.title} with ${n} players: seat kind "model", or "expert" (the model searching sampled deals, ~0.1 s a move).`
     : `No trained model is offered for ${g.title} with ${n} players${state.catalog.models.length ? ` (offered: ${state.catalog.models.join(", ")})` : ""}; start the server with cardzoo --models DIR serve to offer your own.`;
   const old = [...box.querySelectorAll(".seat-choice")].map((d) => seatSpec(d));
   box.replaceChildren();
@@ -194,7 +194,8 @@ function fillSeats() {
     wrap.append(el("span", null, `player_${s}`));
     const sel = el("select");
     sel.name = `seat-${s}`;
-    for (const a of agents) sel.append(new Option(a, a));
+    const levels = state.catalog.levels || {};  // difficulty: easy rules, medium model, hard expert
+    for (const a of agents) sel.append(new Option(levels[a] ? `${a} (${levels[a]})` : a, a));
     sel.append(new Option("other…", "other"));
     const input = el("input");
     input.type = "text";
