@@ -375,3 +375,24 @@ def test_the_ray_table_is_the_kept_report():
     doc = json.loads((ROOT / "docs/benchmarks-ray.json").read_text())
     assert "--ray" in doc["command"] and any(r.get("via") == "ray" for r in doc["train"])
     assert render_ray_table(doc) in (ROOT / "docs/training.md").read_text(encoding="utf-8")
+
+
+EXPERTS = sorted((ROOT / "docs/baselines").glob("expert-model-*.json"))
+
+
+def expert_row(r: dict) -> str:
+    """One row of docs/evaluation.md's expert table, from its kept report."""
+    pair = r["pairs"][0]
+    return (f"| {r['game']} | {r['players']} | {r['games_played']} | {r['seed']} | {pair['advantage']:+.2f} "
+            f"{_ci(pair['advantage_ci'])} | {pair['a_score']:.0%} |")
+
+
+def test_the_expert_table_is_the_kept_reports():
+    import json
+
+    text = (ROOT / "docs/evaluation.md").read_text(encoding="utf-8")
+    assert EXPERTS
+    for path in EXPERTS:
+        r = json.loads(path.read_text())
+        assert [e["spec"] for e in r["entrants"]] == ["expert", "model"] and r["games_played"] >= 200
+        assert expert_row(r) in text, expert_row(r)

@@ -111,7 +111,9 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
         Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
         Select(browser.find_element(By.ID, "players")).select_by_value("4")
         seats = [Select(s).first_selected_option.text for s in browser.find_elements(By.CSS_SELECTOR, "#seats select")]
-        assert seats == ["human", "rules", "rules", "rules"]
+        assert seats == ["human", "rules (easy)", "rules (easy)", "rules (easy)"]  # the kinds with their levels
+        levels = [o.text for o in Select(browser.find_elements(By.CSS_SELECTOR, "#seats select")[1]).options]
+        assert {"model (medium)", "expert (hard)"} <= set(levels)
         browser.find_element(By.CSS_SELECTOR, "#new-game details summary").click()
         rounds = browser.find_element(By.NAME, "opt-rounds")
         rounds.clear()

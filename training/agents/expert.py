@@ -11,9 +11,12 @@ At a real decision (more than one complete move) the expert
 3. in each, plays every kept move, then the other seats by the game's strongest scripted player
    (its teacher where it declares one, else the rule bot; forced moves play themselves) up to the
    seat's next real decision or the end of the match, and values the leaf as the reward the seat
-   earned on the way plus the model's best Q there (its return to come);
-4. plays the move of highest mean value, unless it beats the model's own first choice by no more
-   than ``margin`` (search noise: the model's move is the default there).
+   earned on the way plus the model's best Q there (its return to come). A game settled deal by
+   deal (Sam Sip: it declares ``deal_index``) is played on by the scripted player at every seat to
+   the end of the deal instead, and the leaf is worth what the deal paid;
+4. plays the move of highest mean value where it is clearly better than the model's own first
+   choice: by more than twice the standard error of their paired difference over the
+   determinizations (and more than ``margin``); else the model's move.
 
 Honest by construction: the true engine is only ever asked for ``resample_hidden(seat)``; no other
 field is read (a test permutes the unseen cards among the other seats and sees the same choices).
@@ -44,8 +47,10 @@ class ExpertAgent:
         if samples < 1 or width < 1:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
         self.model, self.samples, self.width, self.margin = model, samples, width, margin
-        player = game_spec(game_module.GAME).teacher or game_module.RuleBot
+        spec = game_spec(game_module.GAME)
+        player = spec.teacher or game_module.RuleBot
         self.bots = [player(config, seed=i) for i in range(config.num_players)]
+        self.deal_index = spec.deal_index  # settled deal by deal: leaves are played out to the deal's end
         self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
@@ -76,10 +81,12 @@ class ExpertAgent:
         moves = self.model.advise(env.encode_seat(seat), mask)[:self.width]  # best first
         if len(moves) == 1:
             return self._play(moves[0][0])
-        values = self.values(env, seat, [seq for seq, _ in moves])
-        best = int(np.argmax(values))  # first of equals: the model's order
-        if values[best] - values[0] <= self.margin:
-            best = 0
+        worlds = self.leaf_values(env, seat, [seq for seq, _ in moves])  # [samples, moves]
+        best = int(np.argmax(worlds.mean(axis=0)))  # first of equals: the model's order
+        gain = worlds[:, best] - worlds[:, 0]  # paired: the same worlds for both moves
+        noise = 2 * gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0
+        if gain.mean() <= max(self.margin, noise):
+            best = 0  # not clearly better than the model's own choice
         return self._play(moves[best][0])
 
     def _play(self, seq: tuple) -> int:
@@ -87,8 +94,12 @@ class ExpertAgent:
         return int(seq[0])
 
     def values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
-        """The mean leaf value of each complete move over the determinizations; the model values
-        every leaf that reached a decision of the seat in one batched pass."""
+        """The mean leaf value of each complete move over the determinizations."""
+        return self.leaf_values(env, seat, moves).mean(axis=0)
+
+    def leaf_values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
+        """Each move's leaf value in each determinization [samples, moves]; the model values every
+        leaf that reached a decision of the seat in one batched pass."""
         scratch = copy.copy(env)  # encodes and lists moves of the determinized engines it is given
         earned = np.zeros((self.samples, len(moves)))
         open_leaves, observations, rows = [], [], []
@@ -104,18 +115,23 @@ class ExpertAgent:
             later = self.model.net.best_scores(np.stack(observations), rows)
             for (d, i), v in zip(open_leaves, later):
                 earned[d, i] += v
-        return earned.mean(axis=0)
+        return earned
 
     def _leaf(self, scratch, engine, seat: int, seq: tuple) -> tuple[float, tuple | None]:
         """Play ``seq``, then the others, to the seat's next real decision: the reward on the way,
-        and there the seat's observation and candidate rows (None when the match ended first)."""
+        and there the seat's observation and candidate rows (None when the match ended first). In
+        a game settled deal by deal, every seat plays on by the scripted player to the deal's end,
+        and what the deal paid is the whole value (None)."""
         scratch.engine, scratch._legal_cache = engine, None
+        deal = self.deal_index(scratch) if self.deal_index else None
         earned = 0.0
         for action in seq:
             earned += engine.apply_action(action).rewards.get(seat, 0.0)
         steps = 0
         while not engine.done and steps < 10_000:
             scratch._legal_cache = None
+            if deal is not None and self.deal_index(scratch) != deal:
+                break  # the deal is settled: what it paid is the value
             legal = engine.legal_actions()
             mover = engine.acting_seat
             if len(legal) == 1:
@@ -124,7 +140,7 @@ class ExpertAgent:
                 mask = np.zeros(scratch.num_actions, np.int8)
                 mask[legal] = 1
                 obs = scratch.encode_seat(mover)
-                if mover == seat:
+                if mover == seat and deal is None:
                     reader = self.model.reader
                     _, candidate_rows = reader.candidates(reader.read(obs), mask)
                     return earned, (obs, candidate_rows)
