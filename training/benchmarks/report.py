@@ -114,7 +114,7 @@ def _ours(result: dict) -> list[str]:
     targets = ", ".join(dict.fromkeys(f"{e['name']} {fmt_rate(e['targets']['engine']['target'])} / "
                                       f"{fmt_rate(e['targets']['raw']['target'])}" for e in ours if e.get("targets")))
     return ["\n### Our games (random legal play, one core)\n", table, *_errors(ours),
-            f"\nTargets (issues 2–4), engine moves/s / raw AEC steps/s: {targets} — {verdict}."]
+            f"\nTargets, engine moves/s / raw AEC steps/s: {targets} — {verdict}."]
 
 
 def _floor(result: dict) -> list[str]:
