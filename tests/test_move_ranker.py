@@ -17,6 +17,7 @@ from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.play import imitation_task
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from tests.run_helpers import kill_once_saved
 
 
 def _net(env, seed=0):
@@ -382,32 +383,11 @@ def test_a_seeded_dmc_run_reproduces(tmp_path):
 
 def test_a_killed_dmc_run_resumes_to_the_same_weights(tmp_path):
     """SIGKILL part-way (saves at every iteration boundary), --resume: the weights of an uninterrupted run."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     steps = ["--steps", "2400"]
     assert cli(["train", "suipi", *DMC_RUN, *steps, "--out", str(tmp_path / "whole")]) == 0
     killed = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "train", "suipi", *DMC_RUN, *steps, "--save-every",
-                             "1e-6", "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    state = killed / "state" / "state.json"
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline:
-            if state.exists():
-                try:
-                    if json.loads(state.read_text())["state"]["decisions"] >= 600:
-                        break
-                except (ValueError, KeyError):
-                    pass  # being replaced right now
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait()
-    saved = json.loads(state.read_text())["state"]["decisions"]
+    saved = kill_once_saved(["train", "suipi", *DMC_RUN, *steps, "--save-every", "1e-6", "--out", str(killed)],
+                            killed, 600)
     assert 600 <= saved < 2400 and not (killed / "final.safetensors").exists()
     assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(killed), "--no-progress"]) == 0
     a, b = _final_weights(tmp_path / "whole"), _final_weights(killed)

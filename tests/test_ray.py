@@ -5,8 +5,6 @@ in one line when it cannot. Ray's processes are stopped after the module, whatev
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from cardzoo.envs.errors import UserError  # noqa: E402
 from cardzoo.scripts.cli import main as cli  # noqa: E402
 from cardzoo.training.parallel import ray_actors  # noqa: E402
 from cardzoo.training.parallel.ray_actors import RayWorkerGroup  # noqa: E402
+from tests.run_helpers import kill_once_saved  # noqa: E402
 
 NODE = {"num_cpus": 2, "object_store_memory": 120 * 2**20}
 
@@ -164,23 +163,8 @@ def test_a_run_killed_on_ray_resumes_without_it_to_the_same_weights(cluster, tmp
     steps = ["--steps", "2400", "--workers", "1", "--matches", "4"]
     assert cli(["train", "suipi", *DMC, *steps, "--out", str(tmp_path / "whole")]) == 0
     killed = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "train", "suipi", *DMC, *steps, "--save-every", "1e-6",
-                             "--out", str(killed), "--ray", cluster.address],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    state = killed / "state" / "state.json"
-    deadline = time.monotonic() + 180
-    try:
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                if json.loads(state.read_text())["state"]["decisions"] >= 600:
-                    break
-            except (OSError, ValueError, KeyError):
-                pass  # not written yet, or being replaced right now
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait()
-    saved = json.loads(state.read_text())["state"]["decisions"]
+    saved = kill_once_saved(["train", "suipi", *DMC, *steps, "--save-every", "1e-6", "--out", str(killed),
+                             "--ray", cluster.address], killed, 600)
     assert 600 <= saved < 2400 and not (killed / "final.safetensors").exists()
     assert cli(["train", "suipi", "--resume", "--out", str(killed), "--no-progress"]) == 0
     _same(_weights(tmp_path / "whole" / "final.safetensors"), _weights(killed / "final.safetensors"))
