@@ -48,21 +48,21 @@ class ExpertAgent:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
         self.model, self.samples, self.width, self.margin = model, samples, width, margin
         spec = game_spec(game_module.GAME)
-        player = spec.teacher or game_module.RuleBot
-        self.bots = [player(config, seed=i) for i in range(config.num_players)]
+        self._player, self._config = spec.teacher or game_module.RuleBot, config
         self.deal_index = spec.deal_index  # settled deal by deal: leaves are played out to the deal's end
         self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
-        """A new random stream (the determinizations): one per game, for reproducible games."""
+        """New random streams (the determinizations, the answering players' tie breaks), so a game
+        depends on this seed only, not on the games played before it."""
         self._seed = seed
         self.reset()
 
     def reset(self) -> None:
         self.rng = random.Random(self._seed)
+        base = 0 if self._seed is None else self._seed
+        self.bots = [self._player(self._config, seed=base * 16 + i) for i in range(self._config.num_players)]
         self.model.reset()
-        for bot in self.bots:
-            bot.reset()
         self._plan = None  # (the action ids still to play of the chosen complete move)
 
     def act(self, observation, action_mask) -> int:
