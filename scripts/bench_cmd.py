@@ -288,6 +288,7 @@ def run_agents(args) -> int:
     """``--agents``: each agent's thinking time per real decision, game by game."""
     from cardzoo.envs.registry import game_spec
     from cardzoo.training.agents.specs import parse_agent_list
+    from cardzoo.training.benchmarks.report import render_agents
     from cardzoo.training.evaluation.model_card import move_time
 
     specs = [sp.text for sp in parse_agent_list(args.agents)]
@@ -296,18 +297,18 @@ def run_agents(args) -> int:
     games, _ = _games(args.games)
     wanted = _parse_players(args.players)
     rows = []
-    print("| game | players | agent | mean ms | p99 ms | real decisions |\n|---|---:|---|---:|---:|---:|")
     for game in games:
         spec = game_spec(game)
         for n in [p for p in (wanted or [spec.default_players]) if p in spec.player_counts]:
             for agent in specs:
                 t = move_time(agent, game, n, matches=args.matches, seed=args.seed, real_only=True)
                 rows.append({"game": game, "players": n, "agent": agent, **t})
-                print(f"| {game} | {n} | {agent} | {t['mean_ms']:.1f} | {t['p99_ms']:.1f} | {t['decisions']} |",
-                      flush=True)
+                print(render_agents({"agents": rows}).splitlines()[-1], flush=True)
+    print("\n" + render_agents({"agents": rows}))
     _write_json(args.json_path, {"agents": rows, "machine": machine_info(None),
-                                 "command": f"cardzoo bench {' '.join(args.games)} --agents {args.agents} "
-                                            f"--matches {args.matches}".replace("  ", " ")})
+                                 "command": " ".join(["cardzoo", "bench", *args.games, "--agents", args.agents,
+                                                      *(["--players", args.players] if args.players else []),
+                                                      "--matches", str(args.matches)])})
     return 0
 
 

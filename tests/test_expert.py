@@ -160,3 +160,20 @@ def test_the_expert_asks_for_the_match_not_an_observation():
     agent = _expert("samsip", 2, seed=0)
     with pytest.raises(UserError, match="act_in"):
         agent.act(np.zeros(3, np.float32), np.ones(3, np.int8))
+
+
+def test_bench_agents_times_real_decisions(tmp_path, capsys):
+    import json
+
+    from cardzoo.scripts.cli import main as cli
+    from cardzoo.training.benchmarks.report import render_agents
+
+    out = tmp_path / "a.json"
+    assert cli(["bench", "samsip", "--players", "2", "--agents", "rules,random", "--matches", "1",
+                "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert [(r["game"], r["players"], r["agent"]) for r in doc["agents"]] == [("samsip", 2, "rules"),
+                                                                            ("samsip", 2, "random")]
+    assert all(r["decisions"] > 0 and 0 <= r["mean_ms"] <= r["p99_ms"] for r in doc["agents"])
+    assert doc["command"] == "cardzoo bench samsip --agents rules,random --players 2 --matches 1"
+    assert render_agents(doc) in capsys.readouterr().out

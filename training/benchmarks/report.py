@@ -240,3 +240,11 @@ def readme_speed(result: dict) -> str:
     floor = result.get("floor")
     ceiling = f", and a null game reaches only {fmt_rate(rate(floor, 'wrapped'))} steps/s through them" if floor else ""
     return text + f"PettingZoo's standard wrappers cost {wrapper_cost(result)}{ceiling})."
+
+
+def render_agents(result: dict) -> str:
+    """``cardzoo bench --agents``'s table: each agent's thinking time per real decision."""
+    rows = ["| game | players | agent | mean ms | p99 ms | real decisions |", "|---|---:|---|---:|---:|---:|"]
+    rows += [f"| {r['game']} | {r['players']} | {r['agent']} | {r['mean_ms']:.1f} | {r['p99_ms']:.1f} | "
+             f"{r['decisions']} |" for r in result["agents"]]
+    return "\n".join(rows)
