@@ -396,3 +396,13 @@ def test_the_expert_table_is_the_kept_reports():
         r = json.loads(path.read_text())
         assert [e["spec"] for e in r["entrants"]] == ["expert", "model"] and r["games_played"] >= 200
         assert expert_row(r) in text, expert_row(r)
+
+
+def test_the_thinking_time_table_is_the_kept_report():
+    import json
+
+    from cardzoo.training.benchmarks.report import render_agents
+
+    doc = json.loads((ROOT / "docs/benchmarks-agents.json").read_text())
+    assert {r["agent"] for r in doc["agents"]} == {"model", "expert"}
+    assert render_agents(doc) in (ROOT / "docs/evaluation.md").read_text(encoding="utf-8")
