@@ -46,7 +46,7 @@ class HighCardEngine(GameEngine):
 
     def resample_hidden(self, seat: int, rng: random.Random) -> "HighCardEngine":
         c = self.clone()
-        pool = [x for s in range(c.n) if s != seat for x in c.hands[s]] + c.rest
+        pool = sorted([x for s in range(c.n) if s != seat for x in c.hands[s]] + c.rest)  # which, not where
         rng.shuffle(pool)
         for s in range(c.n):
             if s != seat:
