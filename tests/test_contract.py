@@ -232,6 +232,16 @@ def test_teams_partition_the_seats(game, n):
 
 
 # ------------------------------------------------------------------ hidden information
+def midgame_positions(env, rng, matches: int = 6):
+    """(seed, engine) of ``env`` a random number of random moves into each seeded match (the
+    matches that are over by then are skipped); ``env.engine`` is that engine when yielded."""
+    for seed in range(matches):
+        env.reset(seed=seed)
+        random_walk(env, rng, steps=rng.randrange(0, min(40, env.max_steps // 2)))
+        if env.agents and not env.engine.done:
+            yield seed, env.engine
+
+
 @pytest.mark.parametrize("game,n", CASES, ids=IDS)
 def test_hidden_information(game, n):
     """Dealing anew everything a seat cannot know never changes that seat's observation, does
@@ -240,12 +250,7 @@ def test_hidden_information(game, n):
     env = spec.raw_env(num_players=n)
     rng = random.Random(n)
     checks = changed = 0
-    for seed in range(6):
-        env.reset(seed=seed)
-        random_walk(env, rng, steps=rng.randrange(0, min(40, env.max_steps // 2)))
-        if not env.agents or env.engine.done:
-            continue
-        engine = env.engine
+    for seed, engine in midgame_positions(env, rng):
         for seat in range(n):
             agent = env.possible_agents[seat]
             before = env.observe(agent)
@@ -283,14 +288,8 @@ def test_resampling_depends_only_on_what_the_seat_knows(game, n):
     resampled worlds would read it): dealing them differently first (a resample) and resampling
     again with the same stream gives the very same world as resampling the real one."""
     env = game_spec(game).raw_env(num_players=n)
-    rng = random.Random(n)
     checked = 0
-    for seed in range(6):
-        env.reset(seed=seed)
-        random_walk(env, rng, steps=rng.randrange(0, min(40, env.max_steps // 2)))
-        if not env.agents or env.engine.done:
-            continue
-        real = env.engine
+    for seed, real in midgame_positions(env, random.Random(n)):
         for seat in range(n):
             other = real.resample_hidden(seat, random.Random(1000 + seed))
             a = real.resample_hidden(seat, random.Random(seed))
