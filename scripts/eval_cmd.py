@@ -27,8 +27,9 @@ def register(sub) -> argparse.ArgumentParser:
                     "the seats permuted) and report per agent: mean reward, win rate and, for a field of 3 or "
                     "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules (the game's "
                     "rule bot), teacher (its stronger scripted player, where it has one: Sam Sip), model (the "
-                    "trained model shipped in models/ for the game and player count), expert[:N] (search over N "
-                    "deals sampled from what the seat has not seen, default 8, with the model), or a checkpoint path "
+                    "trained model shipped in models/ for the game and player count), expert (search over deals "
+                    "sampled from what the seat has not seen, with the model; expert:N for N deals, default 8), or a "
+                    "checkpoint path "
                     "(NAME.safetensors with its NAME.json sidecar next to it); add @SEED to fix an agent's "
                     "own seed.")
     p.add_argument("game", help="siantappo, suipi or samsip")

@@ -56,7 +56,7 @@ class RandomAgent:
 # ``parse_agent_spec`` only reads the text (and checks that a checkpoint file exists);
 # ``make_agent`` builds a fresh agent for one game.
 
-AGENT_KINDS = ("random", "rules", "model", "teacher")
+AGENT_KINDS = ("random", "rules", "model", "teacher", "expert")
 _ALIASES = {"model": "model", "shipped": "model",
             "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
             "bot": "rules", "teacher": "teacher", "expert": "expert", "search": "expert"}
