@@ -68,10 +68,15 @@ def _work(task) -> GameResult:
     return _WORKER.play(*task)
 
 
+def _chunk_size(tasks: int, workers: int) -> int:
+    """Games per call to a worker: few enough to keep every worker busy to the end, at most 8."""
+    return max(1, min(8, tasks // (workers * 16)))
+
+
 def _run_pool(setup: Setup, tasks, workers: int, take) -> bool:
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
     ctx = mp.get_context(method)
-    chunk = max(1, min(8, len(tasks) // (workers * 16)))
+    chunk = _chunk_size(len(tasks), workers)
     pool = ctx.Pool(workers, initializer=_init_worker, initargs=(setup,))
     interrupted = False
     try:
@@ -123,7 +128,7 @@ def _checkpoint_files(setup: Setup) -> dict:
 def _run_ray(setup: Setup, tasks, workers: int, take, address: str) -> bool:
     from cardzoo.training.parallel.ray_actors import RayWorkerGroup
 
-    chunk = max(1, min(8, len(tasks) // (workers * 16)))
+    chunk = _chunk_size(len(tasks), workers)
     chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]
     with RayWorkerGroup(workers, GamePlayer, (setup, _checkpoint_files(setup)), address=address) as group:
         try:
