@@ -93,10 +93,6 @@ class ExpertAgent:
         self._plan = tuple(seq[1:])
         return int(seq[0])
 
-    def values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
-        """The mean leaf value of each complete move over the determinizations."""
-        return self.leaf_values(env, seat, moves).mean(axis=0)
-
     def leaf_values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
         """Each move's leaf value in each determinization [samples, moves]; the model values every
         leaf that reached a decision of the seat in one batched pass."""

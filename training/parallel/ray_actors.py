@@ -167,10 +167,6 @@ class RayWorkerGroup:
         refs, self._pending = self._pending, []
         return self._get(refs)
 
-    def collect(self, requests: list) -> list:
-        self.submit(requests)
-        return self.receive()
-
     def map(self, requests: list) -> list:
         return list(self.imap(requests))
 
