@@ -169,7 +169,7 @@ Wins: first place in the match (ties split); with two entrants an even chance is
 
 ## Ratings
 
-`cardzoo eval {game} --players N --agents models/{name}.safetensors,rules,random --games {other} --seed {seed + 1}`
+`cardzoo eval {game} --players N --agents models/{name}.safetensors,rules,random{_field_extras(ev)} --games {other} --seed {seed + 1}`
 (and earlier models where listed);
 Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap intervals):
 
@@ -192,6 +192,13 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _field_extras(ev: dict) -> str:
+    """The ratings field's extra agents that are agent kinds, not checkpoints (e.g. ``,teacher``), as
+    they go on the command line; earlier checkpoints are the "earlier models where listed"."""
+    names = [e["name"] for per in ev["per_players"].values() for e in per["field"]["entrants"][3:]]
+    return "".join(f",{n}" for n in dict.fromkeys(names) if not n.endswith(".safetensors"))
 
 
 def _ratings_note(ev: dict) -> str:
