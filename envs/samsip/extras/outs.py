@@ -54,7 +54,9 @@ class HandTables:
         # the 332 distinct rows of draw_wins: one-draw chances are summed once per pattern
         patterns, pattern_of = np.unique(self.draw_wins, axis=0, return_inverse=True)
         self.win_patterns, self.win_pattern_of = patterns, pattern_of.reshape(-1)
-        self.discard_or_last = np.where(self.discard >= 0, self.discard, len(five))  # -1 -> a padded slot
+        # kept[i6]: the 5-card hands a 6-card hand can keep, one per type it holds (at most 6),
+        # the first repeated where it holds fewer types (a maximum over them is the same)
+        self.kept = np.array([self._keeps(row) for row in self.discard], dtype=np.int32)
 
     @staticmethod
     def _counts(hand) -> tuple:
@@ -68,6 +70,11 @@ class HandTables:
         out = list(c)
         out[t] += k
         return tuple(out)
+
+    @staticmethod
+    def _keeps(discards) -> list[int]:
+        keeps = [int(i) for i in discards if i >= 0]
+        return keeps + keeps[:1] * (6 - len(keeps))
 
     def key(self, types) -> tuple:
         return self._counts(types)
@@ -83,12 +90,10 @@ def expected(values: np.ndarray, p: np.ndarray) -> np.ndarray:
     """``values @ p`` over the last axis (the 15 draw types), as float32, with each row's result
     depending on that row alone: a matrix product's rounding depends on how many rows share the
     batch (BLAS blocks them differently), which made a hand's chance depend on the other hands
-    asked with it. Here the terms are added in float64, type by type, in one fixed order."""
-    values = np.asarray(values, dtype=np.float64)
-    total = np.zeros(values.shape[:-1], dtype=np.float64)
-    for t, weight in enumerate(np.asarray(p, dtype=np.float64)):
-        total += values[..., t] * weight
-    return total.astype(np.float32)
+    asked with it. Here the terms are added in float64, type by type, in one fixed order (a
+    running sum along the row; ``+ 0.0`` as the first term's addition to zero would)."""
+    terms = np.asarray(values, dtype=np.float64) * np.asarray(p, dtype=np.float64)
+    return (np.cumsum(terms, axis=-1)[..., -1] + 0.0).astype(np.float32)
 
 
 class Chances:
@@ -98,28 +103,33 @@ class Chances:
     ``depth`` draws. The one-draw chance is computed for every hand at once (one table product);
     deeper draws only over the hands reachable from ``hands``, so depth 3 costs about a
     millisecond. ``best_kept(depth, hands6)``: the same for the best 5 cards to keep of 6.
+    Each hand's chance depends on that hand alone, so every one computed is kept (per depth) and
+    asked again costs a lookup: the moves of one decision share most of their reachable hands.
     """
 
     def __init__(self, p: np.ndarray, gamma: float):
         self.t = tables()
         self.p = np.asarray(p, dtype=np.float32)
         self.gamma = np.float32(gamma)
-        # every hand's one-draw chance, and -1 in the padded slot that stands for "no such discard"
-        self.one = np.append(expected(self.t.win_patterns, self.p)[self.t.win_pattern_of], np.float32(-1.0))
+        self.one = expected(self.t.win_patterns, self.p)[self.t.win_pattern_of]  # every hand's one-draw chance
+        self.known: dict[int, np.ndarray] = {}  # depth >= 2 -> chance per hand index, NaN until computed
 
     def of(self, depth: int, hands) -> np.ndarray:
         hands = np.asarray(hands, dtype=np.int64)
         if depth <= 1:
             return self.one[hands]
-        rows = self.t.draw[hands]  # [..., draw type] -> 6-card hand
-        return expected(np.where(self.t.wins6[rows], np.float32(1.0), self.gamma * self.best_kept(depth - 1, rows)),
-                        self.p)
+        known = self.known.get(depth)
+        if known is None:
+            known = self.known[depth] = np.full(len(self.one), np.nan, dtype=np.float32)
+        values = known[hands]
+        missing = np.isnan(values)
+        if missing.any():
+            todo = np.unique(hands[missing])
+            rows = self.t.draw[todo]  # [hand, draw type] -> 6-card hand
+            known[todo] = expected(np.where(self.t.wins6[rows], np.float32(1.0),
+                                            self.gamma * self.best_kept(depth - 1, rows)), self.p)
+            values = known[hands]
+        return values
 
     def best_kept(self, depth: int, hands6) -> np.ndarray:
-        kept = self.t.discard_or_last[hands6]  # [..., discarded type] -> 5-card hand, or the padded slot
-        if depth <= 1:
-            return self.one[kept].max(axis=-1)
-        unique, inverse = np.unique(kept, return_inverse=True)
-        values = self.of(depth, np.minimum(unique, len(self.one) - 2))
-        values[unique == len(self.one) - 1] = -1.0
-        return values[inverse].reshape(kept.shape).max(axis=-1)
+        return self.of(depth, self.t.kept[hands6]).max(axis=-1)
