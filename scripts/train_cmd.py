@@ -98,9 +98,13 @@ def register(sub) -> argparse.ArgumentParser:
     dmc.add_argument("--returns", choices=("match", "deal"), default=S,
                      help="a choice's return runs to the match's end (default) or to its deal's end "
                           "(games settled deal by deal: samsip)")
-    dmc.add_argument("--imitate-from", choices=("rules", "teacher"), default=S,
-                     help="whose moves the --imitate warm start copies: the rule bot (default) or the game's "
-                          "stronger teacher player (samsip: its lookahead player)")
+    dmc.add_argument("--imitate-from", choices=("rules", "teacher", "expert"), default=S,
+                     help="whose moves the --imitate warm start copies: the rule bot (default), the game's "
+                          "stronger teacher player (samsip: its lookahead player), or the expert (search over "
+                          "the --init checkpoint, else the shipped model: expert iteration)")
+    dmc.add_argument("--init", default=S, metavar="CKPT",
+                     help="start the network from this checkpoint's weights (same --hidden/--activation), "
+                          "e.g. a shipped model to improve on")
     dmc.add_argument("--trust", type=float, default=S,
                      help="trust margin written into the checkpoints: keep to the rule bot's move unless another "
                           "move's Q is higher by more than this (default 0; as `cardzoo model trust`)")
@@ -115,7 +119,7 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from", "trust")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from", "init", "trust")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "matches", "batch", "minibatch", "hidden", "activation", "save_every", "max_minutes",
               "threads") + _DMC_ONLY

@@ -148,3 +148,61 @@ def test_bench_agents_times_real_decisions(tmp_path, capsys):
     assert all(r["decisions"] > 0 and 0 <= r["mean_ms"] <= r["p99_ms"] for r in doc["agents"])
     assert doc["command"] == "cardzoo bench samsip --agents rules,random --players 2 --matches 1"
     assert render_agents(doc) in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ expert iteration: the warm start copies it
+def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
+    """``imitate_from="expert"``: every seat is an expert, and each of its real choices becomes one
+    sample whose chosen index is the expert's complete move among the reader's candidates."""
+    from cardzoo.training.agents import expert as expert_module
+    from cardzoo.training.agents.ranker import whole_moves_reader
+    from cardzoo.training.dmc.play import imitation_task
+
+    made = {}  # seat -> [(observation, mask, chosen move)] in order
+    original = expert_module.ExpertAgent.act_in
+
+    def act_in(self, env, seat):
+        before = self.planned_move()
+        action = original(self, env, seat)
+        if self.planned_move() is not before:
+            mask = np.zeros(env.num_actions, np.int8)
+            mask[env.legal_now()] = 1
+            made.setdefault(seat, []).append((env.encode_seat(seat), mask, self.planned_move()))
+        return action
+
+    monkeypatch.setattr(expert_module.ExpertAgent, "act_in", act_in)
+    samples = imitation_task("suipi", (2,), {}, 1, seed=5, imitate_from="expert")
+    reader = whole_moves_reader("suipi", game_spec("suipi").raw_env(num_players=2).config)
+    expected = []
+    for seat in sorted(made):
+        for obs, mask, move in made[seat]:
+            seqs, rows = reader.candidates(reader.read(obs), mask)
+            if len(seqs) > 1:
+                expected.append((obs, rows, seqs.index(move)))
+    assert len(samples) == len(expected) > 10
+    for (obs, rows, chosen, _ret), (e_obs, e_rows, e_chosen) in zip(samples, expected):
+        assert np.array_equal(obs, e_obs) and np.array_equal(rows, e_rows) and chosen == e_chosen
+
+
+def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_path):
+    import torch
+
+    from cardzoo.training.agents.checkpoint import load_checkpoint
+    from cardzoo.training.agents.ranker import MoveRankerNet
+    from cardzoo.training.agents.shipped import shipped_model_path
+    from cardzoo.training.dmc.trainer import DMCSettings, start_from
+
+    path = shipped_model_path("suipi", 2)
+    shipped, _ = load_checkpoint(path)
+    net = MoveRankerNet(shipped.obs_size, shipped.move_features, [256, 256], "relu", shipped.num_actions)
+    start_from(net, path, "suipi")
+    assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), shipped.state_dict().values()))
+    with pytest.raises(UserError, match="not a siantappo move ranker"):
+        start_from(net, path, "siantappo")
+    narrow = MoveRankerNet(shipped.obs_size, shipped.move_features, [64], "relu", shipped.num_actions)
+    with pytest.raises(UserError, match=r"--init .*hidden layers \[256, 256\]"):
+        start_from(narrow, path, "suipi")
+    with pytest.raises(UserError, match="--init: checkpoint file not found"):
+        DMCSettings(game="suipi", players=(2,), init=str(tmp_path / "nothing"))
+    with pytest.raises(UserError, match="--imitate-from must be one of rules, teacher, expert"):
+        DMCSettings(game="suipi", players=(2,), imitate_from="oracle")

@@ -15,7 +15,8 @@ At a real decision (more than one complete move) the expert
    deal (Sam Sip: it declares ``deal_index``) is played on by the scripted player at every seat to
    the end of the deal instead, and the leaf is worth what the deal paid;
 4. plays the move of highest mean value where it is clearly better than the model's own first
-   choice: by more than twice the standard error of their paired difference over the
+   choice (its highest Q; a checkpoint's ``trust`` margin toward the rule bot's move is not
+   applied): by more than twice the standard error of their paired difference over the
    determinizations (and more than ``margin``); else the model's move.
 
 Honest by construction: the true engine is only ever asked for ``resample_hidden(seat)``; no other
@@ -64,6 +65,13 @@ class ExpertAgent:
         self.bots = [self._player(self._config, seed=base * 16 + i) for i in range(self._config.num_players)]
         self.model.reset()
         self._plan = None  # (the action ids still to play of the chosen complete move)
+        self._chosen = None  # the last complete move chosen afresh
+
+    def planned_move(self) -> tuple | None:
+        """The complete move of the last fresh choice, sub-steps played before it included (a new
+        object at each choice; the warm start of expert iteration records it, as it does the Suipi
+        rule bot's plan)."""
+        return self._chosen
 
     def act(self, observation, action_mask) -> int:
         raise UserError("the expert searches the match it plays in: it needs act_in(env, seat) "
@@ -78,20 +86,24 @@ class ExpertAgent:
             return int(legal[0])
         mask = np.zeros(env.num_actions, np.int8)
         mask[legal] = 1
-        moves = self.model.advise(env.encode_seat(seat), mask)[:self.width]  # best first
+        observation = env.encode_seat(seat)
+        moves = self.model.advise(observation, mask)[:self.width]  # best first, each from here on
+        done = tuple(self.model.reader.read(observation).prefix)  # sub-steps of this move already played
         if len(moves) == 1:
-            return self._play(moves[0][0])
+            return self._play(done, moves[0][0])
         worlds = self.leaf_values(env, seat, [seq for seq, _ in moves])  # [samples, moves]
         best = int(np.argmax(worlds.mean(axis=0)))  # first of equals: the model's order
         gain = worlds[:, best] - worlds[:, 0]  # paired: the same worlds for both moves
         noise = 2 * gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0
         if gain.mean() <= max(self.margin, noise):
             best = 0  # not clearly better than the model's own choice
-        return self._play(moves[best][0])
+        return self._play(done, moves[best][0])
 
-    def _play(self, seq: tuple) -> int:
-        self._plan = tuple(seq[1:])
-        return int(seq[0])
+    def _play(self, done: tuple, rest: tuple) -> int:
+        """Play the first of ``rest``, the remainder of the complete move ``done + rest``."""
+        self._chosen = tuple(int(a) for a in done + tuple(rest))
+        self._plan = self._chosen[len(done) + 1:]
+        return self._chosen[len(done)]
 
     def leaf_values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
         """Each move's leaf value in each determinization [samples, moves]; the model values every

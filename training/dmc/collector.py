@@ -17,8 +17,9 @@ the learner as one team. A collection stops starting matches once it has ``min_s
 finishes the ones in progress, so every return is a whole Monte-Carlo return, and the rollout is
 a pure function of the request (weights, seed): runs reproduce and resume exactly.
 
-``ImitationRequest``: rule bots (or the game's teacher) play every seat, and each real choice keeps
-all its candidates' rows and which one the bot chose (``cardzoo.training.dmc.play``), the warm start.
+``ImitationRequest``: rule bots (or the game's teacher, or the expert) play every seat, and each
+real choice keeps all its candidates' rows and which one the bot chose (``cardzoo.training.dmc.play``),
+the warm start.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class ImitationRequest:
     seed: int
     returns: str = "match"
     imitate_from: str = "rules"
+    model: str = ""  # the checkpoint the expert searches with (imitate_from="expert"; default: the shipped model)
 
 
 @dataclass
@@ -86,7 +88,7 @@ class DMCCollector:
     def collect(self, request):
         if isinstance(request, ImitationRequest):
             return imitation_task(self.game, tuple(self.player_counts), self.variants, request.matches,
-                                  request.seed, request.returns, request.imitate_from)
+                                  request.seed, request.returns, request.imitate_from, request.model)
         return self.play(request)
 
     # ------------------------------------------------------------------ matches

@@ -1,6 +1,7 @@
 """Bot-only matches for the Deep Monte-Carlo warm start (``cardzoo.training.dmc.trainer``).
 
-``imitation_task`` lets rule bots (or the game's teacher) play every seat and keeps, per real
+``imitation_task`` lets rule bots (or the game's teacher, or the expert: search over the model,
+``cardzoo.training.agents.expert``, the teacher of expert iteration) play every seat and keeps, per real
 choice, all the candidates' feature rows, which one the bot chose and the seat's return from that
 choice to the end of the match — or, with ``returns="deal"`` in a game settled deal by deal
 (``deal_index``), to the end of that choice's deal (rewards are summed as they arrive, also during
@@ -14,6 +15,7 @@ import numpy as np
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.ranker import whole_moves_reader
+from cardzoo.training.agents.specs import agent_move
 
 
 def _mask(env) -> np.ndarray:
@@ -30,7 +32,7 @@ def _deal_of(game: str, returns: str):
 def _run_match(env, agents: list, seed: int, deal_of) -> dict[int, list[float]]:
     """Play one match to its end; returns each deal's end totals: {deal: every seat's total reward
     when that deal ended} (the last one is the match's). ``agents[s].before_act(total, deal)`` is
-    called before each of that seat's choices."""
+    called before each of that seat's choices, and ``agents[s].move(env, s)`` gives its move."""
     env.begin(seed)
     totals = [0.0] * len(agents)
     ends: dict[int, list[float]] = {}
@@ -41,7 +43,7 @@ def _run_match(env, agents: list, seed: int, deal_of) -> dict[int, list[float]]:
         seat = env.acting_seat
         agent = agents[seat]
         agent.before_act(totals[seat], deal)
-        action = agent.act(env.encode_seat(seat), _mask(env))
+        action = agent.move(env, seat)
         outcome = env.advance(action)
         for s, r in outcome.rewards.items():
             totals[s] += r
@@ -67,23 +69,27 @@ class _Tracked:
     def before_act(self, total: float, deal: int) -> None:
         self._now = (total, deal)
 
+    def move(self, env, seat: int) -> int:
+        return self.act(env.encode_seat(seat), _mask(env))
+
     def returns(self, seat: int, ends: dict[int, list[float]]) -> list[float]:
         """The seat's return from each recorded choice to the end of that choice's deal."""
         return [ends[deal][seat] - total for total, deal in self.reward_at]
 
 
 class _BotChoices(_Tracked):
-    """A bot (rule bot or teacher) that also records, at each real choice, every candidate and the
-    one it chose."""
+    """A bot (rule bot, teacher or expert) that also records, at each real choice, every candidate
+    and the one it chose."""
 
     def __init__(self, bot, reader, out: list):
         super().__init__(bot)
         self.reader, self.out = reader, out
 
-    def act(self, observation, mask) -> int:
-        planned = getattr(self.agent, "planned_move", None)  # bots of composed moves say their whole plan
+    def move(self, env, seat: int) -> int:
+        observation, mask = env.encode_seat(seat), _mask(env)
+        planned = getattr(self.agent, "planned_move", None)  # players of composed moves say their whole plan
         before = planned() if planned else None
-        action = self.agent.act(observation, mask)
+        action = agent_move(self.agent, env, seat, observation, mask)
         chosen = planned() if planned else (action,)
         if chosen is not None and chosen is not before:  # the bot made a fresh choice
             state = self.reader.read(observation)
@@ -94,21 +100,47 @@ class _BotChoices(_Tracked):
         return action
 
 
+IMITATED = ("rules", "teacher", "expert")  # whose moves a warm start can copy
+
+
+class _Players:
+    """Builds the imitated player of a seat: a rule bot, the game's teacher, or the expert searching
+    with the checkpoint ``model`` (default: the game's shipped model for the player count)."""
+
+    def __init__(self, game: str, imitate_from: str, model: str = ""):
+        self.spec, self.kind, self.model = game_spec(game), imitate_from, model
+        self.rankers: dict = {}  # (player count, seat) -> the expert's model, loaded once per task
+
+    def make(self, config, seat: int, seed: int):
+        if self.kind == "rules":
+            return self.spec.rule_bot(config, seed=seed)
+        if self.kind == "teacher":
+            return self.spec.teacher(config, seed=seed)
+        from cardzoo.training.agents.expert import ExpertAgent
+        from cardzoo.training.agents.shipped import shipped_model_path
+        from cardzoo.training.agents.specs import load_checkpoint_agent
+
+        key = (config.num_players, seat)
+        if key not in self.rankers:
+            path = self.model or shipped_model_path(self.spec.name, config.num_players)
+            self.rankers[key] = load_checkpoint_agent(str(path), config=config, seed=seed)
+        return ExpertAgent(self.spec.module, config, self.rankers[key], seed=seed)
+
+
 def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
-                   returns: str = "match", imitate_from: str = "rules") -> list:
+                   returns: str = "match", imitate_from: str = "rules", model: str = "") -> list:
     """[(observation, candidate rows [K, F], index the bot chose, return-to-go)] of bot-only matches;
-    the bots are rule bots, or the game's teacher with ``imitate_from="teacher"``."""
-    spec = game_spec(game)
-    bot = spec.rule_bot if imitate_from == "rules" else spec.teacher
+    the bots are rule bots, the game's teacher with ``imitate_from="teacher"``, or the expert over
+    the checkpoint ``model`` (default: the shipped model) with ``imitate_from="expert"``."""
+    made = _Players(game, imitate_from, model)
     rng = np.random.default_rng(seed)
     deal_of = _deal_of(game, returns)
     samples = []
     for _ in range(matches):
         n = int(rng.choice(players))
-        env = spec.raw_env(num_players=n, **variants)
+        env = made.spec.raw_env(num_players=n, **variants)
         reader = whole_moves_reader(game, env.config)
-        seats = [_BotChoices(bot(env.config, seed=int(rng.integers(2**31))), reader, [])
-                 for _ in range(n)]
+        seats = [_BotChoices(made.make(env.config, s, int(rng.integers(2**31))), reader, []) for s in range(n)]
         ends = _run_match(env, seats, int(rng.integers(2**63 - 1)), deal_of)
         for s, seat in enumerate(seats):
             for (o, rows, chosen), ret in zip(seat.out, seat.returns(s, ends)):

@@ -36,11 +36,13 @@ import torch
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.checkpoint import checkpoint_paths
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.parallel.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest
+from cardzoo.training.dmc.play import IMITATED
 
 
 @dataclass
@@ -63,7 +65,8 @@ class DMCSettings(TrainerSettings):
     vs_rules: float = 0.5
     returns: str = "match"  # "deal": a choice's return ends with its deal (games settled deal by deal)
     imitate: int = 400  # bot-only matches of the warm start (0: none)
-    imitate_from: str = "rules"  # whose moves the warm start imitates: "rules" or the game's "teacher"
+    imitate_from: str = "rules"  # whose moves the warm start imitates: "rules", the game's "teacher" or "expert"
+    init: str = ""  # a checkpoint whose weights the network starts from (and the expert searches with)
     imitate_epochs: int = 6
     trust: float = 0.0  # the checkpoints' trust margin over the rule bot's move (``RankerAgent``; 0: none)
     eval_every: int = 500_000
@@ -91,10 +94,17 @@ class DMCSettings(TrainerSettings):
         whole_moves_reader(self.game)  # a one-line error for games without complete-move features
         if self.returns not in ("match", "deal"):
             raise UserError(f"--returns must be match or deal, not {self.returns!r}")
-        if self.imitate_from not in ("rules", "teacher"):
-            raise UserError(f"--imitate-from must be rules or teacher, not {self.imitate_from!r}")
+        if self.imitate_from not in IMITATED:
+            raise UserError(f"--imitate-from must be one of {', '.join(IMITATED)}, not {self.imitate_from!r}")
         if self.imitate_from == "teacher" and spec.teacher is None:
             raise UserError(f"--imitate-from teacher: {self.game} declares no TEACHER player")
+        if self.init and not checkpoint_paths(self.init)[0].is_file():
+            raise UserError(f"--init: checkpoint file not found: {self.init}")
+        if self.imitate_from == "expert" and not self.init:
+            from cardzoo.training.agents.shipped import shipped_model_path
+
+            for n in self.players:  # the expert searches with the shipped model: a one-line error where none is
+                shipped_model_path(self.game, n)
         if self.returns == "deal" and spec.deal_index is None:
             raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
         self.check_ranges()
@@ -128,6 +138,20 @@ def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, varia
     return {n: versus_baselines(path, game, n, per, seed + n, options=variants or None) for n in players}
 
 
+def start_from(net: MoveRankerNet, path: str, game: str) -> None:
+    """Load the weights of the checkpoint ``path`` (``--init``) into ``net``; a one-line error when it
+    is not a move ranker of this game with the same layers."""
+    from cardzoo.training.agents.checkpoint import load_checkpoint
+
+    loaded, meta = load_checkpoint(path)
+    theirs, mine = loaded.state_dict(), net.state_dict()
+    if meta.get("game") != game or {k: v.shape for k, v in theirs.items()} != {k: v.shape for k, v in mine.items()}:
+        raise UserError(f"--init {path}: not a {game} move ranker with this run's layers "
+                        f"(it is a {meta.get('game')} checkpoint with hidden layers "
+                        f"{meta.get('settings', {}).get('hidden')}); give its --hidden and --activation")
+    net.load_state_dict(theirs)
+
+
 IMITATION_PARTS = 8  # the warm start's matches in this many seeded parts, whatever the worker count
 
 
@@ -136,9 +160,9 @@ def warm_start(net, settings: DMCSettings, workers: WorkerGroup, log) -> None:
     s = settings
     parts = min(s.imitate, IMITATION_PARTS)  # exactly s.imitate matches
     requests = [ImitationRequest(s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i, s.returns,
-                                 s.imitate_from) for i in range(parts)]
+                                 s.imitate_from, s.init) for i in range(parts)]
     samples = [x for part in workers.map(requests) for x in part]
-    who = "rule bot" if s.imitate_from == "rules" else "teacher"
+    who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
     log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
     rng = np.random.default_rng(s.seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
@@ -236,6 +260,8 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     reader = whole_moves_reader(s.game, run.probe.config)
     net_args = (run.probe.obs_size, reader.feature_size, list(s.hidden), s.activation, run.probe.num_actions)
     net = MoveRankerNet(*net_args)
+    if s.init and not resume:
+        start_from(net, s.init, s.game)
     optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
     per_worker = -(-s.batch // max(s.workers, 1))
     ctx = mp.get_context("spawn")

@@ -230,8 +230,11 @@ def _warm_start(meta: dict) -> str:
     settings = meta.get("settings", {})
     if not settings.get("imitate"):
         return ""
-    who = ("the game's teacher player (agent spec `teacher`)" if settings.get("imitate_from") == "teacher"
-           else "the rule bot")
+    who = {"teacher": "the game's teacher player (agent spec `teacher`)",
+           "expert": f"the expert (agent spec `expert`: search over {settings.get('init') or 'the shipped model'})"
+           }.get(settings.get("imitate_from"), "the rule bot")
+    if settings.get("init"):
+        who += f", starting from the weights of {settings['init']}"
     return f"* Warm start: imitates {who} on {settings['imitate']:,} matches it played in every seat.\n"
 
 
