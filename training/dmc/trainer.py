@@ -161,7 +161,13 @@ def warm_start(net, settings: DMCSettings, workers: WorkerGroup, log) -> None:
     parts = min(s.imitate, IMITATION_PARTS)  # exactly s.imitate matches
     requests = [ImitationRequest(s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i, s.returns,
                                  s.imitate_from, s.init) for i in range(parts)]
-    samples = [x for part in workers.map(requests) for x in part]
+    samples, played = [], 0
+    for start in range(0, parts, workers.count):  # a few parts at a time, so that a slow teacher shows progress
+        chunk = requests[start:start + workers.count]
+        samples += [x for part in workers.map(chunk) for x in part]
+        played += sum(r.matches for r in chunk)
+        if played < s.imitate:
+            log(f"warm start: {played}/{s.imitate} matches played")
     who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
     log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
     rng = np.random.default_rng(s.seed)
