@@ -239,6 +239,35 @@ class Replay:
         state.arrays = {}
 
 
+def absorb(state: RunState, replay: Replay, rollouts: list) -> None:
+    """An iteration's rollouts into the replay buffer and the run's counters (and the running mean
+    of the learner's reward in its matches against rule bots)."""
+    for r in rollouts:
+        replay.add(r.obs, r.rows, r.returns)
+    n = sum(len(r.returns) for r in rollouts)
+    state.decisions += n
+    state.samples += n
+    state.moves += sum(r.moves for r in rollouts)
+    state.matches += sum(r.played for r in rollouts)
+    ema = state.learner["rules_ema"]
+    for m in (m for r in rollouts for m in r.matches):
+        ema = m["reward"] if ema is None else 0.98 * ema + 0.02 * m["reward"]
+    state.learner["rules_ema"] = ema
+
+
+def learn_iteration(net, optimizer, replay: Replay, state: RunState, s: DMCSettings, n: int) -> tuple[float, int]:
+    """One iteration's learning after ``n`` new samples: a fixed number of updates, so that each
+    sample is learned on ``reuse`` times on average (the remainder is credited to the next), from
+    a random stream of (seed, iteration) alone; (the last loss, updates made)."""
+    credit = state.learner["credit"] + n * s.reuse
+    steps = int(credit // s.minibatch) if replay.size >= s.minibatch else 0
+    state.learner["credit"] = credit - steps * s.minibatch
+    rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
+    loss = learn(net, optimizer, replay, steps, s.minibatch, rng)
+    state.iteration += 1
+    return loss, steps
+
+
 def learn(net, optimizer, replay: Replay, steps: int, minibatch: int, rng) -> float:
     """``steps`` minibatch updates of Q towards the sampled returns; the last loss."""
     loss = torch.zeros(())
@@ -323,23 +352,9 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                 workers.submit(requests(state.inflight))
             else:
                 workers.stop()
-            for r in rollouts:
-                replay.add(r.obs, r.rows, r.returns)
-            state.decisions += n
-            state.samples += n
-            state.moves += sum(r.moves for r in rollouts)
-            state.matches += sum(r.played for r in rollouts)
+            absorb(state, replay, rollouts)
+            loss, steps = learn_iteration(net, optimizer, replay, state, s, n)
             ema = state.learner["rules_ema"]
-            for m in (m for r in rollouts for m in r.matches):
-                ema = m["reward"] if ema is None else 0.98 * ema + 0.02 * m["reward"]
-            state.learner["rules_ema"] = ema
-            # a fixed number of updates per iteration: each sample is learned on ``reuse`` times on average
-            credit = state.learner["credit"] + n * s.reuse
-            steps = int(credit // s.minibatch) if replay.size >= s.minibatch else 0
-            state.learner["credit"] = credit - steps * s.minibatch
-            rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
-            loss = learn(net, optimizer, replay, steps, s.minibatch, rng)
-            state.iteration += 1
             t2 = time.perf_counter()
             rate = n / max(t2 - t0, 1e-9)
             _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts))
