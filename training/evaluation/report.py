@@ -1,6 +1,8 @@
 """Shows a tournament's statistics (the dict of ``summary.summarize``): rich tables on the console
 (``print_report``), the full report as JSON (``write_json``), one row per agent as CSV
-(``write_csv``) and a PNG of ratings or mean rewards with their 95% intervals (``write_plot``).
+(``write_csv``), a PNG of ratings or mean rewards with their 95% intervals (``write_plot``) and, for
+the docs, a field's ladder as a markdown table (``render_ladder``; tests/test_docs.py renders the kept
+``docs/baselines/ladder-*.json`` reports again and finds the tables in the game pages).
 """
 
 from __future__ import annotations
@@ -83,6 +85,31 @@ def _pairs_table(report: dict):
                   f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}",
                   _fmt(pr["a_score"], ".0%"))
     return p
+
+
+# ------------------------------------------------------------------ docs
+def render_ladder(report: dict) -> str:
+    """A field's ladder as a markdown table, from its ``--json`` report alone: the entrants by
+    Bradley–Terry rating, highest first (Elo scale, 95% bootstrap interval; the anchor, ``random``
+    where it plays, is 0 by definition), then mean reward per match and win rate with their 95%
+    intervals and the games each played."""
+    if report["ratings"] is None:
+        raise ValueError("a ladder needs ratings: a field of 3 or more entrants (--agents)")
+    anchor = report["ratings"]["anchor"]
+
+    def cell(text: str, lohi, spec: str, unit: str = "") -> str:
+        lo, hi = lohi or (None, None)
+        return text if lo is None or hi is None else f"{text} [{lo:{spec}}{unit}, {hi:{spec}}{unit}]"
+
+    rows = ["| agent | rating [95% CI] | mean reward per match [95% CI] | win rate [95% CI] | games |",
+            "|---|---:|---:|---:|---:|"]
+    for ent in sorted(report["entrants"], key=lambda e: -e["rating"]):
+        rating = ("0 (anchor)" if ent["name"] == anchor
+                  else cell(f"{ent['rating']:+.0f}", ent.get("rating_ci"), "+.0f"))
+        reward = cell(f"{ent['mean_reward']:+.2f}", ent["reward_ci"], "+.2f")
+        win = cell(f"{100 * ent['win_rate']:.1f}%", [100 * x for x in ent["win_ci"]], ".1f", "%")
+        rows.append(f"| {ent['name']} | {rating} | {reward} | {win} | {ent['games']} |")
+    return "\n".join(rows)
 
 
 # ------------------------------------------------------------------ files
