@@ -406,3 +406,55 @@ def test_the_thinking_time_table_is_the_kept_report():
     doc = json.loads((ROOT / "docs/benchmarks-agents.json").read_text())
     assert {r["agent"] for r in doc["agents"]} == {"model", "expert"}
     assert render_agents(doc) in (ROOT / "docs/evaluation.md").read_text(encoding="utf-8")
+
+
+# The ladders (issue 29): random < rules < model < expert as one field per game, each table rendered from
+# its kept report and shown in the game's page, under "## Ladder", right below the command that made it.
+LADDERS = ["ladder-samsip-2p", "ladder-siantappo-4p", "ladder-suipi-2p", "ladder-suipi-4p"]
+LADDER_FIELD = ["random", "rules", "model", "expert"]
+PAIR_QUOTE = re.compile(r"\b(random|rules|model|expert) − (random|rules|model|expert)\s+([+-]\d+\.\d\d)\s+"
+                        r"\[([+-]\d+\.\d\d),\s+([+-]\d+\.\d\d)\]")
+
+
+def ladder_command(r: dict) -> str:
+    return (f"cardzoo eval {r['game']} --agents {','.join(LADDER_FIELD)} --players {r['players']} "
+            f"--games {r['games_planned']} --seed {r['seed']} --workers 1 "
+            f"--json docs/baselines/ladder-{r['game']}-{r['players']}p.json")
+
+
+def pair_quote(r: dict, a: str, b: str) -> str:
+    """The head to head of a and b in a ladder's report, as its prose quotes it: a − b reward per match [95% CI]."""
+    (pair,) = [p for p in r["pairs"] if {p["a"], p["b"]} == {a, b}]
+    sign = 1 if pair["a"] == a else -1
+    lo, hi = sorted(sign * x for x in pair["advantage_ci"])
+    return f"{a} − {b} {sign * pair['advantage']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def test_every_ladder_is_kept():
+    assert sorted(p.stem for p in (ROOT / "docs/baselines").glob("ladder-*.json")) == LADDERS
+
+
+@pytest.mark.parametrize("name", LADDERS)
+def test_the_ladder_tables_are_the_kept_reports(name):
+    """Each game page's ladder table is `render_ladder` of docs/baselines/ladder-GAME-Np.json, in a
+    section "## Ladder", right after the ```bash block with the `cardzoo eval` command that wrote it."""
+    import json
+
+    from cardzoo.training.evaluation.report import render_ladder
+
+    r = json.loads((ROOT / f"docs/baselines/{name}.json").read_text())
+    assert [e["spec"] for e in r["entrants"]] == [e["name"] for e in r["entrants"]] == LADDER_FIELD
+    assert (r["mode"], r["interrupted"], r["ratings"]["anchor"]) == ("field", False, "random")
+    assert r["games_played"] == r["games_planned"]
+    text = (ROOT / f"docs/{r['game']}.md").read_text(encoding="utf-8")
+    table = render_ladder(r)
+    block = f"{ladder_command(r)}\n```\n\n{table}\n"
+    assert block in text, block
+    before = text[:text.index(block)]
+    assert before.rindex("\n## ") == before.rindex("\n## Ladder\n"), "the table is not in the Ladder section"
+    # the prose after the table (up to the next command or section) quotes this report's head to head
+    after = text[text.index(block) + len(block):]
+    after = after[:min(i for i in (after.find("```bash"), after.find("\n## "), len(after)) if i >= 0)]
+    quotes = [(m[0], pair_quote(r, m[1], m[2])) for m in PAIR_QUOTE.finditer(after)]
+    assert quotes, "say what the head to head of adjacent rungs shows"
+    assert [_flat(q) for q, _ in quotes] == [want for _, want in quotes]
