@@ -344,6 +344,18 @@ def first_model_row(doc: dict) -> str:
             f"{100 * model['win_rate']:.0f}% {_ci([100 * x for x in model['win_ci']], '.0f', '%')} |")
 
 
+def test_the_expert_iteration_figures_are_the_kept_reports():
+    """docs/training.md's expert-iteration paragraph quotes docs/baselines/exit-suipi-2p-*.json."""
+    import json
+
+    text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
+    for kind in ("imit", "imit-t05", "final"):
+        r = json.loads((ROOT / f"docs/baselines/exit-suipi-2p-{kind}.json").read_text())
+        pair = r["pairs"][0]
+        assert r["seed"] == 9431 and r["games_played"] == 1000 and r["entrants"][1]["spec"] == "models/suipi-2p.safetensors"
+        assert f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])}" in text
+
+
 def test_the_first_model_table_is_the_kept_reports():
     import json
 
