@@ -13,6 +13,7 @@ from cardzoo.training.agents.specs import agent_move, make_agent, parse_agent_sp
 from cardzoo.envs.errors import UserError
 
 COUNTS = [("siantappo", 4), ("siantappo", 3), ("suipi", 2), ("suipi", 4), ("samsip", 2), ("samsip", 4)]
+EVERY_COUNT = [(g, n) for g in ("siantappo", "suipi", "samsip") for n in game_spec(g).player_counts]
 
 
 def _midgame(game: str, n: int, seed: int, steps: int):
@@ -61,7 +62,7 @@ def test_the_expert_plays_the_same_whatever_the_unseen_cards_really_are(game, n)
 SHORT = {"siantappo": {"rounds": 1}, "suipi": {}, "samsip": {"bankroll": 3}}  # short matches, same play
 
 
-@pytest.mark.parametrize("game,n", COUNTS)
+@pytest.mark.parametrize("game,n", EVERY_COUNT)
 def test_an_expert_with_a_tiny_budget_plays_a_whole_legal_match_and_repeats_it(game, n):
     """expert:1 on seat 0 against rule bots, through the checked path (an illegal move raises);
     the same seed plays the same match again."""
