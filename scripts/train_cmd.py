@@ -102,6 +102,9 @@ def register(sub) -> argparse.ArgumentParser:
                      help="whose moves the --imitate warm start copies: the rule bot (default), the game's "
                           "stronger teacher player (samsip: its lookahead player), or the expert (search over "
                           "the --init checkpoint, else the shipped model: expert iteration)")
+    dmc.add_argument("--imitate-targets", choices=("choice", "values"), default=S,
+                     help="what the warm start fits: the imitated player's choice (default), or with "
+                          "--imitate-from expert the search's value of every move it searched")
     dmc.add_argument("--init", default=S, metavar="CKPT",
                      help="start the network from this checkpoint's weights (same --hidden/--activation), "
                           "e.g. a shipped model to improve on")
@@ -119,7 +122,7 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from", "init", "trust")
+_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from", "imitate_targets", "init", "trust")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "matches", "batch", "minibatch", "hidden", "activation", "save_every", "max_minutes",
               "threads") + _DMC_ONLY

@@ -181,8 +181,24 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
             if len(seqs) > 1:
                 expected.append((obs, rows, seqs.index(move)))
     assert len(samples) == len(expected) > 10
-    for (obs, rows, chosen, _ret), (e_obs, e_rows, e_chosen) in zip(samples, expected):
+    for (obs, rows, chosen, _ret, _values), (e_obs, e_rows, e_chosen) in zip(samples, expected):
         assert np.array_equal(obs, e_obs) and np.array_equal(rows, e_rows) and chosen == e_chosen
+    # the search's values of the moves it searched (at most its width), the chosen one among them
+    searched = [~np.isnan(v) for *_, v in samples]
+    assert all(len(v) == len(s[1]) and (not v.any() or v[s[2]]) for v, s in zip(searched, samples))
+    assert all(v.sum() <= 5 for v in searched) and sum(v.sum() >= 2 for v in searched) > len(samples) // 2
+
+    import torch
+
+    from cardzoo.training.agents.ranker import MoveRankerNet
+    from cardzoo.training.dmc.trainer import imitation_loss
+
+    torch.manual_seed(0)
+    net = MoveRankerNet(len(samples[0][0]), samples[0][1].shape[1], [16], "relu", 0)
+    loss, hits = imitation_loss(net, samples, "values")
+    assert torch.isfinite(loss) and 0 <= hits <= len(samples)
+    loss.backward()  # NaN targets (moves it did not search) are left out, so the gradient is finite
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters())
 
 
 def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_path):
@@ -207,3 +223,5 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
         DMCSettings(game="suipi", players=(2,), init=str(tmp_path / "nothing"))
     with pytest.raises(UserError, match="--imitate-from must be one of rules, teacher, expert"):
         DMCSettings(game="suipi", players=(2,), imitate_from="oracle")
+    with pytest.raises(UserError, match="--imitate-targets values needs --imitate-from expert"):
+        DMCSettings(game="suipi", players=(2,), imitate_targets="values")

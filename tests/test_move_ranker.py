@@ -90,8 +90,8 @@ def test_workers_return_monte_carlo_returns_of_whole_matches():
 def test_imitation_samples_name_the_rule_bots_choice():
     samples = imitation_task("suipi", (2,), {}, matches=1, seed=0)
     assert samples
-    for obs, rows, chosen, _ in samples:
-        assert len(rows) > 1 and 0 <= chosen < len(rows)
+    for obs, rows, chosen, _, values in samples:
+        assert len(rows) > 1 and 0 <= chosen < len(rows) and values is None  # a bot that does not search
         # the bot's score is a feature: its choice is the best-scored candidate (up to its tie noise)
         assert rows[chosen, 175] >= rows[:, 175].max() - 1e-4
         assert WholeMoves(None).rule_bot_moves(rows)[chosen]  # what a trusting ranker defers to

@@ -66,6 +66,7 @@ class ExpertAgent:
         self.model.reset()
         self._plan = None  # (the action ids still to play of the chosen complete move)
         self._chosen = None  # the last complete move chosen afresh
+        self.searched = {}  # the last search's values (expert iteration's value targets)
 
     def planned_move(self) -> tuple | None:
         """The complete move of the last fresh choice, sub-steps played before it included (a new
@@ -89,9 +90,11 @@ class ExpertAgent:
         observation = env.encode_seat(seat)
         moves = self.model.advise(observation, mask)[:self.width]  # best first, each from here on
         done = tuple(self.model.reader.read(observation).prefix)  # sub-steps of this move already played
+        self.searched = {}  # complete move -> its mean leaf value, for the moves this decision searched
         if len(moves) == 1:
             return self._play(done, moves[0][0])
         worlds = self.leaf_values(env, seat, [seq for seq, _ in moves])  # [samples, moves]
+        self.searched = {done + tuple(seq): float(v) for (seq, _), v in zip(moves, worlds.mean(axis=0))}
         best = int(np.argmax(worlds.mean(axis=0)))  # first of equals: the model's order
         gain = worlds[:, best] - worlds[:, 0]  # paired: the same worlds for both moves
         noise = 2 * gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0

@@ -95,9 +95,17 @@ class _BotChoices(_Tracked):
             state = self.reader.read(observation)
             seqs, rows = self.reader.candidates(state, mask)
             if len(seqs) > 1 and chosen in seqs:
-                self.out.append((np.asarray(observation, np.float32), rows, seqs.index(chosen)))
+                self.out.append((np.asarray(observation, np.float32), rows, seqs.index(chosen), self._values(seqs)))
                 self.reward_at.append(self._now)
         return action
+
+    def _values(self, seqs: list) -> np.ndarray | None:
+        """The search's value of each candidate (NaN where it did not search it); None for a bot
+        that does not search."""
+        searched = getattr(self.agent, "searched", None)
+        if searched is None:
+            return None
+        return np.asarray([searched.get(tuple(seq), np.nan) for seq in seqs], np.float32)
 
 
 IMITATED = ("rules", "teacher", "expert")  # whose moves a warm start can copy
@@ -129,7 +137,8 @@ class _Players:
 
 def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
                    returns: str = "match", imitate_from: str = "rules", model: str = "") -> list:
-    """[(observation, candidate rows [K, F], index the bot chose, return-to-go)] of bot-only matches;
+    """[(observation, candidate rows [K, F], index the bot chose, return-to-go, the expert's value of
+    each candidate [K] (NaN where it did not search it; None for the other bots))] of bot-only matches;
     the bots are rule bots, the game's teacher with ``imitate_from="teacher"``, or the expert over
     the checkpoint ``model`` (default: the shipped model) with ``imitate_from="expert"``."""
     made = _Players(game, imitate_from, model)
@@ -143,6 +152,6 @@ def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches:
         seats = [_BotChoices(made.make(env.config, s, int(rng.integers(2**31))), reader, []) for s in range(n)]
         ends = _run_match(env, seats, int(rng.integers(2**63 - 1)), deal_of)
         for s, seat in enumerate(seats):
-            for (o, rows, chosen), ret in zip(seat.out, seat.returns(s, ends)):
-                samples.append((o, rows, chosen, ret))
+            for (o, rows, chosen, values), ret in zip(seat.out, seat.returns(s, ends)):
+                samples.append((o, rows, chosen, ret, values))
     return samples

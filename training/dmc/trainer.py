@@ -66,6 +66,7 @@ class DMCSettings(TrainerSettings):
     returns: str = "match"  # "deal": a choice's return ends with its deal (games settled deal by deal)
     imitate: int = 400  # bot-only matches of the warm start (0: none)
     imitate_from: str = "rules"  # whose moves the warm start imitates: "rules", the game's "teacher" or "expert"
+    imitate_targets: str = "choice"  # or "values": the expert's searched values of the candidates
     init: str = ""  # a checkpoint whose weights the network starts from (and the expert searches with)
     imitate_epochs: int = 6
     trust: float = 0.0  # the checkpoints' trust margin over the rule bot's move (``RankerAgent``; 0: none)
@@ -98,6 +99,10 @@ class DMCSettings(TrainerSettings):
             raise UserError(f"--imitate-from must be one of {', '.join(IMITATED)}, not {self.imitate_from!r}")
         if self.imitate_from == "teacher" and spec.teacher is None:
             raise UserError(f"--imitate-from teacher: {self.game} declares no TEACHER player")
+        if self.imitate_targets not in ("choice", "values"):
+            raise UserError(f"--imitate-targets must be choice or values, not {self.imitate_targets!r}")
+        if self.imitate_targets == "values" and self.imitate_from != "expert":
+            raise UserError("--imitate-targets values needs --imitate-from expert (only a search values its moves)")
         if self.init and not checkpoint_paths(self.init)[0].is_file():
             raise UserError(f"--init: checkpoint file not found: {self.init}")
         if self.imitate_from == "expert" and not self.init:
@@ -176,26 +181,36 @@ def warm_start(net, settings: DMCSettings, workers: WorkerGroup, log) -> None:
         order = rng.permutation(len(samples))
         hits = 0
         for start in range(0, len(order), 256):
-            batch = [samples[i] for i in order[start:start + 256]]
-            sizes = torch.as_tensor([len(b[1]) for b in batch])
-            obs = torch.as_tensor(np.stack([b[0] for b in batch]))
-            q_flat = net(obs.repeat_interleave(sizes, dim=0), torch.as_tensor(np.concatenate([b[1] for b in batch])))
-            # candidates of each decision side by side, padded with -inf: one softmax per decision
-            row_of = torch.repeat_interleave(torch.arange(len(batch)), sizes)
-            col_of = torch.arange(len(q_flat)) - torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)
-            q = torch.full((len(batch), int(sizes.max())), float("-inf"))
-            q = q.index_put((row_of, col_of), q_flat)
-            chosen = torch.as_tensor([b[2] for b in batch])
-            returns = torch.as_tensor([b[3] for b in batch], dtype=torch.float32)
-            chosen_q = q[torch.arange(len(batch)), chosen]
-            loss = (torch.nn.functional.cross_entropy(q / 0.1, chosen)
-                    + torch.nn.functional.mse_loss(chosen_q, returns))
+            loss, hit = imitation_loss(net, [samples[i] for i in order[start:start + 256]], s.imitate_targets)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             optimizer.step()
-            hits += int((q.argmax(dim=1) == chosen).sum())
+            hits += hit
         log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the {who}'s move {hits / len(samples):.0%}")
+
+
+def imitation_loss(net, batch: list, targets: str = "choice") -> tuple:
+    """(loss, decisions whose highest Q is the imitated move) of a batch of warm-start samples.
+    ``targets="choice"``: rank the imitated move first (cross-entropy over the candidates' Q / 0.1)
+    and fit its Q to the seat's return; ``"values"``: fit every candidate the expert searched to
+    the search's value of it (expert iteration's value targets)."""
+    sizes = torch.as_tensor([len(b[1]) for b in batch])
+    obs = torch.as_tensor(np.stack([b[0] for b in batch]))
+    q_flat = net(obs.repeat_interleave(sizes, dim=0), torch.as_tensor(np.concatenate([b[1] for b in batch])))
+    # candidates of each decision side by side, padded with -inf: one softmax per decision
+    row_of = torch.repeat_interleave(torch.arange(len(batch)), sizes)
+    col_of = torch.arange(len(q_flat)) - torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)
+    q = torch.full((len(batch), int(sizes.max())), float("-inf")).index_put((row_of, col_of), q_flat)
+    chosen = torch.as_tensor([b[2] for b in batch])
+    hits = int((q.argmax(dim=1) == chosen).sum())
+    if targets == "values":
+        values = torch.as_tensor(np.concatenate([b[4] for b in batch]))
+        searched = ~torch.isnan(values)
+        return torch.nn.functional.mse_loss(q_flat[searched], values[searched]), hits
+    returns = torch.as_tensor([b[3] for b in batch], dtype=torch.float32)
+    chosen_q = q[torch.arange(len(batch)), chosen]
+    return torch.nn.functional.cross_entropy(q / 0.1, chosen) + torch.nn.functional.mse_loss(chosen_q, returns), hits
 
 
 class Replay:
