@@ -349,7 +349,7 @@ def test_the_expert_iteration_figures_are_the_kept_reports():
     import json
 
     text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
-    for kind in ("imit", "imit-t05", "final"):
+    for kind in ("imit", "imit-t05", "final", "values", "values-t05"):
         r = json.loads((ROOT / f"docs/baselines/exit-suipi-2p-{kind}.json").read_text())
         pair = r["pairs"][0]
         assert r["seed"] == 9431 and r["games_played"] == 1000 and r["entrants"][1]["spec"] == "models/suipi-2p.safetensors"
