@@ -36,7 +36,7 @@ import torch
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.checkpoint import checkpoint_paths
+from cardzoo.training.agents.checkpoint import checkpoint_paths, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
@@ -146,8 +146,6 @@ def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, varia
 def start_from(net: MoveRankerNet, path: str, game: str) -> None:
     """Load the weights of the checkpoint ``path`` (``--init``) into ``net``; a one-line error when it
     is not a move ranker of this game with the same layers."""
-    from cardzoo.training.agents.checkpoint import load_checkpoint
-
     loaded, meta = load_checkpoint(path)
     theirs, mine = loaded.state_dict(), net.state_dict()
     if meta.get("game") != game or {k: v.shape for k, v in theirs.items()} != {k: v.shape for k, v in mine.items()}:

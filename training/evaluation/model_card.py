@@ -235,7 +235,9 @@ def _warm_start(meta: dict) -> str:
            }.get(settings.get("imitate_from"), "the rule bot")
     if settings.get("init"):
         who += f", starting from the weights of {settings['init']}"
-    return f"* Warm start: imitates {who} on {settings['imitate']:,} matches it played in every seat.\n"
+    how = "fits its Q to the search's values of the moves searched by" if settings.get("imitate_targets") == "values" \
+        else "imitates"
+    return f"* Warm start: {how} {who} on {settings['imitate']:,} matches it played in every seat.\n"
 
 
 def _architecture(meta: dict) -> str:
