@@ -9,7 +9,9 @@ accumulation, seeding, stacked decks, illegal-move errors, eliminations, the ste
 ``deck_size`` and ``metadata``; with a seat view (``envs/<game>/view.py``) it may list
 ``rgb_array`` among its ``render_modes`` (the picture is drawn from the public view). The other
 hooks default to the engine protocol and may be overridden (a game that keeps extra per-move
-state does so in ``_apply``).
+state does so in ``_apply``). ``_encode`` defaults to the game's ``encoder_class`` (its
+``encoding.Encoder``): one encoder per engine, which keeps each seat's vector up to date as moves
+are played, so a new match or an engine set from outside (search) gets a new one.
 
 Two ways to drive an env:
 
@@ -107,7 +109,12 @@ class CardGameEnv(AECEnv):
         raise NotImplementedError
 
     def _encode(self, seat: int) -> np.ndarray:
-        raise NotImplementedError
+        encoder = self._encoder
+        if encoder is None or encoder.engine is not self.engine:
+            if self.encoder_class is None:
+                raise NotImplementedError(f"{type(self).__name__} sets no encoder_class and has no _encode")
+            encoder = self._encoder = self.encoder_class(self.engine)
+        return encoder.observe(seat)
 
     def _action_text(self, action: int) -> str:
         raise NotImplementedError
@@ -119,6 +126,8 @@ class CardGameEnv(AECEnv):
     deck_size: int = 52  # cards in a stacked deck
     deck_jokers: bool = False  # a stacked deck may name jokers
     engine_class: type | None = None  # the engine class (for its ``step_bound``)
+    encoder_class: type | None = None  # Encoder(engine).observe(seat) -> the seat's observation vector
+    _encoder = None  # the encoder of self.engine (see _encode)
 
     def _start(self, rng: random.Random, deck: list[int] | None) -> None:
         self.engine = self._new_engine(rng, deck)
@@ -180,6 +189,7 @@ class CardGameEnv(AECEnv):
         self.history = []
         self.step_count = 0
         self._legal_cache = None
+        self._rewards_pending = True  # the first step clears the rewards (see step)
         self._start(random.Random(self.episode_seed), self.episode_deck)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -191,18 +201,22 @@ class CardGameEnv(AECEnv):
 
     def observe(self, agent):
         seat = self.agent_seat[agent]
-        mask = np.zeros(self.num_actions, dtype=np.int8)
+        # The mask is written into a bytearray, one item per legal id, and viewed as int8: cheaper
+        # than numpy's scatter for the few ids of a step (a writable array that owns no data).
+        mask = bytearray(self.num_actions)
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask[self._current_legal()] = 1
-        return {"observation": self._encode(seat), "action_mask": mask}
+            for a in self._legal_cache or self._current_legal():
+                mask[a] = 1
+        return {"observation": self._encode(seat), "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = action_id(action)
-        legal = self._current_legal()
+        if type(action) is not int:
+            action = action_id(action)
+        legal = self._legal_cache or self._current_legal()
         if action not in legal:
             raise self._illegal_action_error(action, legal)
         self._cumulative_rewards[agent] = 0.0
@@ -210,12 +224,16 @@ class CardGameEnv(AECEnv):
         self._legal_cache = None
         self.step_count += 1
         outcome = self._apply(action)
-        self._clear_rewards()
-        for seat, r in outcome.rewards.items():
-            name = self.possible_agents[seat]
-            if name in self.rewards:
-                self.rewards[name] += float(r)
-        self._accumulate_rewards()
+        # Rewards are cleared and accumulated only when there is something to clear or add: a
+        # step that earns nothing after one that earned nothing leaves both dicts as they are.
+        if outcome.rewards or self._rewards_pending:
+            self._clear_rewards()
+            for seat, r in outcome.rewards.items():
+                name = self.possible_agents[seat]
+                if name in self.rewards:
+                    self.rewards[name] += float(r)
+            self._accumulate_rewards()
+            self._rewards_pending = bool(outcome.rewards)
         if outcome.done:
             for a in self.agents:
                 self.terminations[a] = True
@@ -227,7 +245,8 @@ class CardGameEnv(AECEnv):
                     self.truncations[a] = True
                     self.infos[a]["truncated"] = f"the episode reached max_steps={self.max_steps}"
             self.agent_selection = self.possible_agents[self._acting_seat()]
-        self._deads_step_first()
+        if outcome.done or outcome.eliminated or self.step_count >= self.max_steps:
+            self._deads_step_first()  # a seat left: its dead step comes first (else nobody is dead)
         if self.render_mode == "human":
             self.render()
 
