@@ -275,8 +275,6 @@ def test_hidden_information(game, n):
 def _seen_by_all(env, engine) -> list:
     """Everything any seat would observe of ``engine``, its legal moves, its random stream."""
     env.engine, env._legal_cache = engine, None
-    if hasattr(env, "_obs_cache"):
-        env._obs_cache = None
     views = [env._encode(s).tobytes() for s in range(env.num_players)]
     stream = engine.rng.getstate() if hasattr(getattr(engine, "rng", None), "getstate") else None
     return views + [tuple(engine.legal_actions()), stream]

@@ -4,8 +4,9 @@ Seats are *relative*: rel 0 is the observing seat, rel k the k-th seat after it 
 (seat ``(me + k) mod n``); slots for rel >= n are zero (padding to 6 players).
 A *kind* block has 53 entries: entry c for standard card c, entry 52 for "a joker", which holds a
 count / 3 where several jokers can be meant. The pieces are declared once, in ``LAYOUT`` below
-(docs/samsip.md shows its ``table()``). ``observation`` computes a seat's vector incrementally,
-``observation_reference`` from scratch (they are equal), ``decode`` reads one back for the bots.
+(docs/samsip.md shows its ``table()``). ``encode`` computes a seat's vector from scratch (the
+definition), ``Encoder`` gives the same vectors faster (see its docstring), ``decode`` reads one
+back for the bots.
 """
 
 from __future__ import annotations
@@ -67,25 +68,19 @@ assert OBS_SIZE == 1333
 
 
 # ------------------------------------------------------------------------------ observation
-def _hand_static(g: SamSipEngine) -> tuple:
-    """Per-hand constant indices (indicator, wild, dead rank), cached on the game."""
-    cache = g.__dict__.get("_enc_static")
-    if cache is not None and cache[0] == g.hand_no and cache[1] == g.indicator:
-        return cache[2]
+def _hand_static(g: SamSipEngine) -> list[int]:
+    """The entries of the hand's constants that are 1: indicator, wild cards, dead rank."""
     idx = [O_INDICATOR + min(g.indicator, JOKER_KIND)]
-    wk = sorted({min(c, JOKER_KIND) for c in g.wild})
-    idx += [O_WILD + k for k in wk]
+    idx += [O_WILD + k for k in sorted({min(c, JOKER_KIND) for c in g.wild})]
     idx += [O_DEADRANK + c for c in g.dead]
-    g._enc_static = (g.hand_no, g.indicator, idx)
     return idx
 
 
-def observation_reference(g: SamSipEngine, seat: int) -> np.ndarray:
-    """The observation vector of ``seat``, computed from scratch (the plain, slow definition;
-    ``observation`` must equal it)."""
+def encode(g: SamSipEngine, seat: int) -> np.ndarray:
+    """The observation vector of ``seat``, from scratch (``Encoder`` must give exactly this)."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     n = g.n
-    idx = list(_hand_static(g))
+    idx = _hand_static(g)
     vidx: list[int] = []
     vals: list[float] = []
     rel = [(s - seat) % n for s in range(n)]
@@ -169,168 +164,193 @@ def observation_reference(g: SamSipEngine, seat: int) -> np.ndarray:
     return obs
 
 
+class Encoder:
+    """The observations of one engine, kept up to date as its moves are played.
 
-# Fast path: the public part is kept in an *absolute-seat* layout on the game object and updated
-# incrementally (new discards, new dead discards); a precomputed gather turns it into the
-# observer's relative layout, then the private hand is written in.
-# The absolute layout is LAYOUT with the known hands of all 6 seats (the observer's too), the
-# scalars as one piece, and a value that is always 0.
-_SEAT_PIECES = ("present", "eliminated", "dealer", "to_move", "live_for", "drew_stock", "drew_take", "chips")
-_SCALAR_PIECES = ("stake", "stake_log", "stock", "dead_count", "hand_no", "discards")
-PUBLIC_LAYOUT = Layout([
-    *(LAYOUT.piece(p) for p in ("hand", "indicator", "wild", "dead_rank", "live", "dead_pile")),
-    Piece("known", 6 * K, "known in the hand of absolute seat 0..5", blocks=6),
-    *(LAYOUT.piece(p) for p in ("discarded", "taken", "recency", "num_players", "phase", *_SEAT_PIECES)),
-    Piece("scalars", len(_SCALAR_PIECES), "the scalars of LAYOUT, stake .. discards (recency divided after the gather)"),
-    Piece("zero", 1, "always 0: the source of padded slots"),
-])
-assert [LAYOUT.offset(p) - O_STAKE for p in _SCALAR_PIECES] == list(range(len(_SCALAR_PIECES)))
-assert LAYOUT.offset("phase") == O_NPLAYERS + 5 and PUBLIC_LAYOUT.offset("phase") == PUBLIC_LAYOUT.offset("num_players") + 5
-(A_KNOWN, A_DISC, A_TAKEN, A_RECENCY, A_NPLAYERS, A_PHASE, A_PRESENT, A_ELIM, A_DEALER, A_TOMOVE, A_LIVEFOR,
- A_DREWSTOCK, A_DREWTAKE, A_CHIPS, A_SCALARS, A_ZERO) = (
-    PUBLIC_LAYOUT.offset(p) for p in ("known", "discarded", "taken", "recency", "num_players", "phase",
-                                      *_SEAT_PIECES, "scalars", "zero"))
-A_SIZE = PUBLIC_LAYOUT.size
-_SEAT_VECTORS = ((O_PRESENT, A_PRESENT), (O_ELIM, A_ELIM), (O_DEALER, A_DEALER), (O_TOMOVE, A_TOMOVE),
-                 (O_LIVEFOR, A_LIVEFOR), (O_DREWSTOCK, A_DREWSTOCK), (O_DREWTAKE, A_DREWTAKE),
-                 (O_CHIPS, A_CHIPS))
-_PERMS: dict[tuple[int, int], np.ndarray] = {}
+    Per seat it keeps a vector holding what changes only with the hand (its constants, chips,
+    stake, dealer, who is in) and what changes with a few moves only: the discards and takes
+    (from the engine's event list, each written once), the dead pile, the known hands, the seat's
+    hand and each seat's last draw. The recency of each kind, the same for every seat, is kept
+    once and divided by the discard count when a discard is made. ``observe`` brings the seat's
+    vector up to date, copies it and writes the few entries of the step: the live discard, phase,
+    turn and counts.
+
+    It reads the engine only, so moves applied to it directly (search) are seen too. A new hand (a
+    new event list), the end of the match or a new engine starts a seat's vector afresh;
+    ``observe(seat)`` always equals ``encode(engine, seat)`` (tests/test_encoders.py).
+    """
+
+    def __init__(self, engine: SamSipEngine):
+        self.engine = engine
+        self._seats: list[_SeatVector | None] = [None] * engine.n
+        self._recency_of: list | None = None  # the event list the recency follows
+        self._recency_seen = 0  # its events written into _recency_raw
+        self._recency_raw = np.zeros(K, dtype=np.float64)  # latest discard of each kind, 1-based
+        self._recency = np.zeros(K, dtype=np.float32)  # the piece: raw / discards
+
+    def observe(self, seat: int) -> np.ndarray:
+        g = self.engine
+        sv = self._seats[seat]
+        if sv is None or sv.events is not g.events or sv.done != g.done:
+            sv = self._seats[seat] = _SeatVector(g, seat)
+        sv.follow(g)
+        v = sv.vec.copy()
+        if g.events:
+            v[O_RECENCY:O_RECENCY + K] = self._recency_now()
+        _write_the_step(memoryview(v), g, seat)
+        return v
+
+    def _recency_now(self) -> np.ndarray:
+        """The recency piece: for each kind, (index of its latest discard + 1) / discards."""
+        ev = self.engine.events
+        if ev is not self._recency_of:  # a new hand
+            self._recency_of, self._recency_seen = ev, 0
+            self._recency_raw[:] = 0.0
+        ne = len(ev)
+        if ne != self._recency_seen:
+            raw = self._recency_raw
+            for i in range(self._recency_seen, ne):
+                raw[ev[i][1]] = i + 1
+            self._recency_seen = ne
+            self._recency = (raw / ne).astype(np.float32)  # as the definition: i / ne in double
+        return self._recency
 
 
-def _perm(n: int, seat: int) -> np.ndarray:
-    p = _PERMS.get((n, seat))
-    if p is not None:
-        return p
-    p = np.arange(OBS_SIZE)
-    p[O_HAND:O_HAND + K] = A_ZERO
-    for r in range(MAX_PLAYERS):
-        s = (seat + r) % n
-        valid = r < n
-        if r >= 1:
-            dst = O_KNOWN + (r - 1) * K
-            p[dst:dst + K] = np.arange(A_KNOWN + s * K, A_KNOWN + s * K + K) if valid else A_ZERO
-        for o, a in ((O_DISC, A_DISC), (O_TAKEN, A_TAKEN)):
-            p[o + r * K:o + r * K + K] = np.arange(a + s * K, a + s * K + K) if valid else A_ZERO
-        for o, a in _SEAT_VECTORS:
-            p[o + r] = a + s if valid else A_ZERO
-    p[O_RECENCY:O_RECENCY + K] = np.arange(A_RECENCY, A_RECENCY + K)
-    p[O_NPLAYERS:O_NPLAYERS + 7] = np.arange(A_NPLAYERS, A_NPLAYERS + 7)
-    p[O_STAKE:O_STAKE + 6] = np.arange(A_SCALARS, A_SCALARS + 6)
-    _PERMS[(n, seat)] = p
-    return p
+class _SeatVector:
+    """One seat's kept vector and how far it has followed the engine's hand."""
 
+    __slots__ = ("vec", "mem", "seat", "events", "done", "seen", "last_taker", "known", "hand", "last_draw", "dead",
+                 "dead_seen", "dead_jokers")
 
-def _public(g: SamSipEngine) -> np.ndarray:
-    """The public state in absolute layout, brought up to date (cached on the game)."""
-    st = g.__dict__.get("_enc")
-    if st is None or st[1] is not g.events:  # a new hand (or a clone): start afresh
-        arr = np.zeros(A_SIZE, dtype=np.float32)
-        arr[_hand_static(g)] = 1.0
-        arr[A_NPLAYERS + g.n - 2] = 1.0
-        # arr, events list, events seen, dead discards seen, dead jokers seen, dead list
-        # arr, events list, events seen, dead discards seen, dead jokers seen, dead list,
-        # known-hands version, live discard written
-        st = g._enc = [arr, g.events, 0, 0, 0, g.dead_cards, None, -1]
-    arr = st[0]
-    ev = g.events
-    ne = len(ev)
-    # the last event already seen may have been taken since; then the new events
-    for i in range(max(0, st[2] - 1), ne):
-        s, k, t = ev[i]
-        arr[A_DISC + s * K + k] = 1.0
-        if t >= 0:
-            arr[A_TAKEN + t * K + k] = 1.0
-        arr[A_RECENCY + k] = i + 1  # raw index; divided by the count after the gather
-    st[2] = ne
-    dead = g.dead_cards
-    nd = len(dead)
-    if nd != st[3] or st[5] is not dead:
-        if nd < st[3] or st[5] is not dead:  # reshuffled into the stock
-            st[5] = dead
-            arr[O_DEADPILE:O_DEADPILE + K] = 0.0
-            st[3] = st[4] = 0
-        for c in dead[st[3]:]:
-            if c < NUM_STANDARD:
-                arr[O_DEADPILE + c] = 1.0
+    def __init__(self, g: SamSipEngine, seat: int):
+        """The hand's constants; ``follow`` writes the rest."""
+        self.vec = v = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.mem = memoryview(v)  # item writes through it cost a third of numpy's, same float32 rounding
+        self.seat, self.events, self.done = seat, g.events, g.done
+        self.seen, self.last_taker = 0, -1  # events written, and the taker of the last one
+        self.known: list[list[int]] = [[] for _ in range(g.n)]  # each seat's known cards as written
+        self.hand: list[int] = []  # the seat's hand as written
+        self.last_draw = [-1] * g.n  # each seat's last draw as written (-1: none this hand)
+        self.dead, self.dead_seen, self.dead_jokers = g.dead_cards, 0, 0
+        n = g.n
+        v[_hand_static(g)] = 1.0
+        v[O_NPLAYERS + n - 2] = 1.0
+        total = n * g.config.bankroll
+        for s in range(n):
+            r = (s - seat) % n
+            if g.active[s]:
+                v[O_PRESENT + r] = 1.0
             else:
-                st[4] += 1
-                arr[O_DEADPILE + JOKER_KIND] = st[4] / 3
-        st[3] = nd
-    # the known hands change only with the discards (a take marks the last one)
-    version = (ne, ev[-1][2] if ne else -1)
-    if version != st[6]:
-        st[6] = version
-        arr[A_KNOWN:A_DISC] = 0.0
-        for s in range(g.n):
-            kn = g.known[s]
-            if kn:
-                base = A_KNOWN + s * K
-                j = 0
-                for k in kn:
-                    if k < JOKER_KIND:
-                        arr[base + k] = 1.0
-                    else:
-                        j += 1
-                if j:
-                    arr[base + JOKER_KIND] = j / 3
-    live = g.live
-    old = st[7]
-    if old != live:
-        if old >= 0:
-            arr[O_LIVE + min(old, JOKER_KIND)] = 0.0
-        if live >= 0:
-            arr[O_LIVE + min(live, JOKER_KIND)] = 1.0
-        st[7] = live
-    # the small per-step part (phase .. scalars) is written in one go
+                v[O_ELIM + r] = 1.0
+            if g.chips[s]:
+                v[O_CHIPS + r] = g.chips[s] / total
+        v[O_DEALER + (g.dealer - seat) % n] = 1.0
+        stake = g.stake
+        v[O_STAKE] = min(1.0, stake / total)
+        v[O_STAKELOG] = min(1.0, math.log2(stake / g.config.base_stake) / 20)
+        v[O_HANDNO] = g.hand_no / g.config.max_hands
+
+    def follow(self, g: SamSipEngine) -> None:
+        """Write what changed since the last call."""
+        self._follow_events(g)
+        if g.dead_cards is not self.dead or len(g.dead_cards) != self.dead_seen:
+            self._follow_dead(g.dead_cards)
+        seat = self.seat
+        for s in range(g.n):  # a take adds to a seat's known cards, a discard of one removes it
+            if g.known[s] != self.known[s] and s != seat:
+                self._write_known(g, s)
+        if g.hands[seat] != self.hand:
+            self._write_hand(g.hands[seat])
+        if g.last_draw != self.last_draw:
+            self._write_draws(g)
+
+    def _follow_events(self, g: SamSipEngine) -> None:
+        """The discards since the last call, and a take of the last one seen."""
+        v, seat, n = self.mem, self.seat, g.n
+        ev = g.events
+        if self.seen and ev[self.seen - 1][2] != self.last_taker:
+            _s, k, t = ev[self.seen - 1]
+            v[O_TAKEN + (t - seat) % n * K + k] = 1.0
+        for i in range(self.seen, len(ev)):
+            s, k, t = ev[i]
+            v[O_DISC + (s - seat) % n * K + k] = 1.0
+            if t >= 0:
+                v[O_TAKEN + (t - seat) % n * K + k] = 1.0
+        self.seen = len(ev)
+        if ev:
+            self.last_taker = ev[-1][2]
+
+    def _follow_dead(self, dead: list[int]) -> None:
+        """The dead discards since the last call (a reshuffle into the stock starts afresh)."""
+        v = self.mem
+        if dead is not self.dead:
+            self.vec[O_DEADPILE:O_DEADPILE + K] = 0.0
+            self.dead, self.dead_seen, self.dead_jokers = dead, 0, 0
+        for c in dead[self.dead_seen:]:
+            if c < NUM_STANDARD:
+                v[O_DEADPILE + c] = 1.0
+            else:
+                self.dead_jokers += 1
+                v[O_DEADPILE + JOKER_KIND] = self.dead_jokers / 3
+        self.dead_seen = len(dead)
+
+    def _write_hand(self, hand: list[int]) -> None:
+        """The seat's hand: the cards that left it and came into it since it was last written."""
+        v, old = self.mem, self.hand
+        for c in old:
+            if c < NUM_STANDARD and c not in hand:
+                v[c] = 0.0
+        jokers = 0
+        for c in hand:
+            if c >= NUM_STANDARD:
+                jokers += 1
+            elif c not in old:
+                v[c] = 1.0
+        v[O_HAND + JOKER_KIND] = jokers / 3
+        self.hand = list(hand)
+
+    def _write_known(self, g: SamSipEngine, s: int) -> None:
+        """The known block of seat ``s`` (rewritten, with the jokers' count)."""
+        v, kn = self.mem, g.known[s]
+        base = O_KNOWN + ((s - self.seat) % g.n - 1) * K
+        self.vec[base:base + K] = 0.0
+        j = 0
+        for k in kn:
+            if k < JOKER_KIND:
+                v[base + k] = 1.0
+            else:
+                j += 1
+        if j:
+            v[base + JOKER_KIND] = j / 3
+        self.known[s] = list(kn)
+
+    def _write_draws(self, g: SamSipEngine) -> None:
+        """Each active seat's last draw this hand (stock or taken discard), where it changed."""
+        v, seat, n = self.mem, self.seat, g.n
+        for s in range(n):
+            ld = g.last_draw[s]
+            if ld != self.last_draw[s] and g.active[s]:
+                r = (s - seat) % n
+                v[O_DREWSTOCK + r] = 1.0 if ld == 0 else 0.0
+                v[O_DREWTAKE + r] = 1.0 if ld == 1 else 0.0
+        self.last_draw = list(g.last_draw)
+
+
+def _write_the_step(v: memoryview, g: SamSipEngine, seat: int) -> None:
+    """Write what ``Encoder`` does not keep into ``v``, a copy of the kept vector (where these
+    entries are all zero)."""
     n = g.n
-    dyn = [0.0] * (A_ZERO - A_PHASE)
-    dyn[0 if g.phase == PHASE_DRAW else 1] = 1.0
-    dyn[A_DEALER - A_PHASE + g.dealer] = 1.0
-    if live >= 0:
-        dyn[A_LIVEFOR - A_PHASE + g.live_for] = 1.0
+    live = g.live
+    if live >= 0:  # the kind of the live card (x if x < y else y is min(x, y), without the call)
+        v[O_LIVE + (live if live < JOKER_KIND else JOKER_KIND)] = 1.0
+        v[O_LIVEFOR + (g.live_for - seat) % n] = 1.0
+    v[O_PHASE + (0 if g.phase == PHASE_DRAW else 1)] = 1.0
     if not g.done:
-        dyn[A_TOMOVE - A_PHASE + g.turn] = 1.0
-    active = g.active
-    last_draw = g.last_draw
-    cfg = g.config
-    total = n * cfg.bankroll
-    chips = g.chips
-    for s in range(n):
-        if active[s]:
-            dyn[A_PRESENT - A_PHASE + s] = 1.0
-            ld = last_draw[s]
-            if ld == 0:
-                dyn[A_DREWSTOCK - A_PHASE + s] = 1.0
-            elif ld == 1:
-                dyn[A_DREWTAKE - A_PHASE + s] = 1.0
-        else:
-            dyn[A_ELIM - A_PHASE + s] = 1.0
-        dyn[A_CHIPS - A_PHASE + s] = chips[s] / total
-    stake = g.stake
-    dyn[A_SCALARS - A_PHASE:] = (min(1.0, stake / total), min(1.0, math.log2(stake / cfg.base_stake) / 20),
-                                 len(g.stock) / 54, nd / 54, g.hand_no / cfg.max_hands, min(1.0, ne / 100))
-    arr[A_PHASE:A_ZERO] = dyn
-    return arr
-
-
-def observation(g: SamSipEngine, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (see the module docstring)."""
-    arr = _public(g)
-    obs = arr[_perm(g.n, seat)]
-    ne = len(g.events)
-    if ne:
-        obs[O_RECENCY:O_RECENCY + K] /= ne
-    hand = g.hands[seat]
-    j = 0
-    for c in hand:
-        if c >= NUM_STANDARD:
-            j += 1
-    if j:
-        obs[[c for c in hand if c < NUM_STANDARD]] = 1.0
-        obs[JOKER_KIND] = j / 3
-    else:
-        obs[hand] = 1.0
-    return obs
+        v[O_TOMOVE + (g.turn - seat) % n] = 1.0
+    v[O_STOCK] = len(g.stock) / 54
+    v[O_DEADCOUNT] = len(g.dead_cards) / 54
+    x = len(g.events) / 100
+    v[O_NDISC] = x if x < 1.0 else 1.0
 
 
 # ------------------------------------------------------------------------------ decoding

@@ -601,7 +601,6 @@ class SamSipEngine(GameEngine):
     def clone(self) -> "SamSipEngine":
         g = SamSipEngine.__new__(SamSipEngine)
         d = self.__dict__.copy()
-        d.pop("_enc", None)  # the encoder's incremental cache belongs to this object only
         g.__dict__ = d
         rng = random.Random()
         rng.setstate(self.rng.getstate())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from cardzoo.envs.cards import card_str, cards_str
@@ -32,6 +31,7 @@ class SamSipEnv(CardGameEnv):
 
     deck_size = DECK_SIZE
     deck_jokers = True
+    encoder_class = encoding.Encoder
     engine_class = SamSipEngine
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None,
@@ -57,9 +57,6 @@ class SamSipEnv(CardGameEnv):
     # ------------------------------------------------------------------ hooks
     def _new_engine(self, rng: random.Random, deck) -> SamSipEngine:
         return SamSipEngine(self.config, rng, deck)
-
-    def _encode(self, seat: int) -> np.ndarray:
-        return encoding.observation(self.engine, seat)
 
     # The protocol's acting_seat / legal_actions, read directly: Sam Sip's steps are cheap enough
     # that one property call and one method call more per step show in the benchmark.

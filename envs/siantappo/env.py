@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from cardzoo.envs.cards import parse_cards
@@ -14,7 +13,7 @@ from cardzoo.envs.siantappo.actions import (
     GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str, num_actions,
 )
 from cardzoo.envs.siantappo.config import SiantappoConfig
-from cardzoo.envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, encode, obs_size
+from cardzoo.envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, Encoder, obs_size
 from cardzoo.envs.siantappo.engine import OVER, SWAP, SiantappoEngine, fill_cards, hand_keys
 
 SQUEAL = "🐷 SQUEEEEAL! Siantappo!"
@@ -41,15 +40,13 @@ class SiantappoEnv(CardGameEnv):
         self.engine: SiantappoEngine | None = None
         self._last_move = None  # (seat, text) or (seat, action, hand before it, required key): see last_move_text
 
+    encoder_class = Encoder
     engine_class = SiantappoEngine
 
     # hooks -------------------------------------------------------------------
     def _new_engine(self, rng: random.Random, deck) -> SiantappoEngine:
         self._last_move = None
         return SiantappoEngine(self.config, rng, deck)
-
-    def _encode(self, seat: int) -> np.ndarray:
-        return encode(self.engine, seat)
 
     def _apply(self, action: int) -> StepOutcome:
         eng = self.engine

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError
 from cardzoo.envs.cards import card_str, cards_str, parse_card
@@ -29,6 +28,7 @@ class SuipiEnv(CardGameEnv):
     game_name = "suipi"
 
     deck_size = 52
+    encoder_class = enc.Encoder
     engine_class = SuipiEngine
 
     def __init__(self, render_mode: str | None = None, max_steps: int | None = None, **config):
@@ -39,22 +39,12 @@ class SuipiEnv(CardGameEnv):
             raise ValueError("pass either config=SuipiConfig(...) or keyword options, not both")
         super().__init__(cfg, render_mode, max_steps)
         self.engine: SuipiEngine | None = None
-        self._obs_cache = None
 
     # ----------------------------------------------------------------- hooks
     def _new_engine(self, rng, deck) -> SuipiEngine:
         engine = SuipiEngine(self.config, rng)
         engine.start_match(deck)
         return engine
-
-    def _encode(self, seat: int) -> np.ndarray:
-        # The position part only changes with complete moves: cache it per (engine, move, seat)
-        # and add the partial move on top (sub-steps of one move share it).
-        e = self.engine
-        cache = self._obs_cache
-        if cache is None or cache[0] is not e or cache[1] != e.moves_made or cache[2] != seat:
-            cache = self._obs_cache = (e, e.moves_made, seat, enc.encode(e, seat, partial=False))
-        return enc.add_partial(cache[3].copy(), e, seat)
 
     # the engine's move composition, as the move-text methods below use it
     def _build_trie(self):
