@@ -76,25 +76,50 @@ def teams(num_players: int) -> list[list[int]]:
 # not matter), a build the set of items used plus the value. ``legal_moves`` is one function on
 # purpose: it is the engine's hot path, and splitting it into capture / build / drop helpers cost
 # 10-25% of its speed (measured); its three sections are marked instead.
-def _loose_subsets(floor, vmax):
-    """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2), each a
-    list indexed by the sum 0..vmax of bitmask lists."""
+def _subsets(floor, vmax):
+    """(bitmask, sum, size) of every subset of the loose numeric floor items with sum <= vmax,
+    the empty one first, in a fixed order (each item in turn joins the subsets made so far)."""
     subs = [(0, 0, 0)]
     for i, it in enumerate(floor):
         v = it[NVAL]
         if it[OWNER] < 0 and v:
             bit = 1 << i
             subs += [(m | bit, s + v, k + 1) for m, s, k in subs if s + v <= vmax]
+    return subs
+
+
+def _loose_subsets(floor, vmax):
+    """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2), each a
+    list indexed by the sum 0..vmax of bitmask lists."""
     all_s = [[] for _ in range(vmax + 1)]
     multi = [[] for _ in range(vmax + 1)]
     pair = [[] for _ in range(vmax + 1)]
-    for m, s, k in subs[1:]:
+    for m, s, k in _subsets(floor, vmax)[1:]:
         all_s[s].append(m)
         if k >= 2:
             multi[s].append(m)
             if k == 2:
                 pair[s].append(m)
     return all_s, multi, pair
+
+
+def _subsets_by_sum(floor, vmax, pairs_only):
+    """``_loose_subsets`` as ``legal_moves`` reads it: (all sizes, the sum groups: sizes >= 2,
+    or exactly 2 with ``pairs_only``), and a sum no subset has holds an empty tuple (a list for
+    every sum cost more than finding the subsets, measured)."""
+    all_s = [()] * (vmax + 1)
+    groups = [()] * (vmax + 1)
+    for m, s, k in _subsets(floor, vmax)[1:]:
+        if all_s[s]:
+            all_s[s].append(m)
+        else:
+            all_s[s] = [m]
+        if k == 2 or (k > 2 and not pairs_only):
+            if groups[s]:
+                groups[s].append(m)
+            else:
+                groups[s] = [m]
+    return all_s, groups
 
 
 def _unions(groups):
@@ -119,9 +144,8 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     nv = NVAL_23 if config.court_values else NVAL_11  # card_values(config), without the call
     vmax = config.vmax
     unique = config.unique_floor_during_play
-    all_s, multi, pair = _loose_subsets(floor, vmax)
-    sumgroups = pair if config.sum_group_size == "exactly_2" else multi
-    key_items = [[] for _ in range(14)]  # numeric value -> bits of items with that value
+    all_s, sumgroups = _subsets_by_sum(floor, vmax, config.sum_group_size == "exactly_2")
+    key_items = [()] * 14  # numeric value -> bits of items with that value (a list once there is one)
     court_items = {}  # key -> bits of loose valueless court cards (11-point game)
     keys_on_floor = set()
     owned = []  # (bit, value) of builds owned by seat
@@ -130,7 +154,10 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     for it in floor:
         v = it[NVAL]
         if v:
-            key_items[v].append(bit)
+            if key_items[v]:
+                key_items[v].append(bit)
+            else:
+                key_items[v] = [bit]
             keys_on_floor.add(v)
         else:
             court_items.setdefault(it[KEY], []).append(bit)
@@ -144,6 +171,7 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     count = [0] * 14
     for c in hand:
         count[nv[c]] += 1
+    held = [v for v in range(1, vmax + 1) if count[v]]  # the numeric values in the hand, ascending
     max_owned = config.max_owned_builds
     maximal = config.maximal_capture
     forced = config.forced_capture
@@ -159,12 +187,12 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
         if hv:
             caps = U[hv]
             if caps is None:
-                caps = U[hv] = _unions(key_items[hv] + sumgroups[hv])
+                caps = U[hv] = _unions((*key_items[hv], *sumgroups[hv]))
         else:
             caps = court_items.get(CARD_KEY[h], ())  # one same-rank court card
         if caps:
             if owned or maximal:
-                grps = key_items[hv] + sumgroups[hv] if (hv and maximal) else None
+                grps = (*key_items[hv], *sumgroups[hv]) if (hv and maximal) else None
                 for m in caps:
                     ok = True
                     for b, w in owned:
@@ -183,8 +211,8 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
                     append((h, m, CAPTURE, 0))
         # ---------------- builds
         if hv and builds_on:
-            for v in range(hv, vmax + 1):
-                if count[v] - (hv == v) < 1:
+            for v in held:  # a build's value must be held by another card
+                if v < hv or (v == hv and count[v] < 2):
                     continue
                 t = v - hv
                 if multi_on:
@@ -197,7 +225,7 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
                             actives.extend([bbit | m for m in all_s[r] if not m & bbit])
                     extras = U[v]
                     if extras is None:
-                        extras = U[v] = _unions(key_items[v] + sumgroups[v])
+                        extras = U[v] = _unions((*key_items[v], *sumgroups[v]))
                     if extras:
                         results = set()
                         for a in actives:
@@ -421,6 +449,7 @@ class SuipiEngine(GameEngine):
         e.lost = list(self.lost)
         e.rejected = list(self.rejected)
         e.partial_items = list(self.partial_items)
+        e._card_tries = None  # filled in place: never shared with the original
         return e
 
     @staticmethod
@@ -459,7 +488,7 @@ class SuipiEngine(GameEngine):
         """The sub-step ids played so far of the move being composed."""
         if self.partial_card is None:
             return ()
-        return (self.partial_card, *(ITEM0 + r for r in self.partial_items))
+        return (self.partial_card, *[ITEM0 + r for r in self.partial_items])
 
     def move_trie(self) -> tuple[dict, dict]:
         """(prefix -> sorted next ids, complete id sequence -> move) over the legal moves; built
@@ -483,13 +512,44 @@ class SuipiEngine(GameEngine):
         return self._trie
 
     def legal_actions(self) -> list[int]:
+        """The next sub-step ids of the legal moves that extend the move being composed: the
+        ``move_trie`` entry of the prefix, from a trie of the chosen card's moves only."""
         if self.done:
             return []
-        return self.move_trie()[0][self.partial_prefix()]
+        return self._card_steps(self.partial_card)[0][self.partial_prefix()]
 
     def finishing_move(self, action: int):
         """The complete move that the finishing id ``action`` plays now."""
-        return self.move_trie()[1][self.partial_prefix() + (action,)]
+        return self._card_steps(self.partial_card)[1][self.partial_prefix() + (action,)]
+
+    def _card_steps(self, card: int | None) -> tuple[dict, dict]:
+        """(prefix -> sorted next ids, complete ids -> move) of the legal moves that play ``card``
+        (None: the first step, the cards that have a move), made once per position and card. A
+        policy picks the card first, so the other cards' moves are never spelled out."""
+        cache = self._card_tries
+        legal = self._legal
+        if legal is None or cache is None or cache[0] is not legal:
+            legal = self.legal_moves()
+            cache = self._card_tries = (legal, {})
+        steps = cache[1].get(card)
+        if steps is None:
+            if card is None:
+                steps = ({(): sorted({move[0] for move in legal})}, {})
+            else:
+                full = {move_actions(self.floor, mv): mv for mv in legal if mv[0] == card}
+                trie: dict[tuple, list] = {}
+                for seq in full:
+                    for k in range(1, len(seq)):
+                        nxt = trie.setdefault(seq[:k], [])
+                        if seq[k] not in nxt:
+                            nxt.append(seq[k])
+                for ids in trie.values():
+                    ids.sort()
+                steps = (trie, full)
+            cache[1][card] = steps
+        return steps
+
+    _card_tries: tuple[list, dict] | None = None  # (the legal moves they were made from, card -> tries)
 
     def apply_action(self, action: int) -> StepOutcome:
         """Trusted: one legal sub-step. A finishing id plays the move; the deal it ends pays each
