@@ -4,9 +4,11 @@
     cardzoo model card runs/s/final.safetensors --name siantappo --games 1000 --seed 2027 \\
         --train-command "cardzoo train siantappo --players 3,4,5,6 ..."
     cardzoo model card --readme-table
+    cardzoo model probe models/suipi-2p.safetensors --players 2 --minutes 30 --seed 5301 --name suipi-2p
 
-The work is done in training/agents/trust.py (``with_trust``) and training/evaluation/model_card.py
-(``publish``, ``readme_table``); this module only reads the command line.
+The work is done in training/agents/trust.py (``with_trust``), training/evaluation/model_card.py
+(``publish``, ``readme_table``, ``attach_probe``) and training/dmc/exploit.py (``probe``); this module
+only reads the command line.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ def register(sub) -> argparse.ArgumentParser:
     actions = p.add_subparsers(dest="model_action", required=True, metavar="ACTION")
     _register_trust(actions)
     _register_card(actions)
+    _register_probe(actions)
     return p
 
 
@@ -62,10 +65,54 @@ def _register_card(actions) -> None:
                    help="print README's trained-models table from models/*.eval.json instead")
 
 
+def _register_probe(actions) -> None:
+    p = actions.add_parser("probe", help="exploitability probe: train exploiters of a checkpoint and of the rule bot",
+                           description="Train a Deep Monte-Carlo exploiter against the checkpoint (every other side "
+                                       "played by it, frozen) and one against the rule bot, with the same wall "
+                                       "clock each, and measure each against its target. Run it again to resume "
+                                       "or to finish; with --name the result goes on models/NAME's card.")
+    p.add_argument("checkpoint", help="the model to probe (a move ranker or policy checkpoint)")
+    p.add_argument("--players", type=int, required=True, help="the player count to probe at")
+    p.add_argument("--minutes", type=float, default=30.0, help="wall clock per exploiter, warm start included (default 30)")
+    p.add_argument("--games", type=int, default=400, help="games of each exploiter against its target (default 400)")
+    p.add_argument("--seed", type=int, required=True, help="the exploiters' seed (their evaluation uses seed + 1)")
+    p.add_argument("--out", help="the probe's folder (default runs/probe-NAME-Np)")
+    p.add_argument("--workers", type=int, default=2, help="collector and evaluation processes (default 2)")
+    p.add_argument("--name", help="also put the result on models/NAME's card (models/NAME.probe.json)")
+
+
 def run(args) -> int:
     if args.model_action == "trust":
         return _run_trust(args)
+    if args.model_action == "probe":
+        return _run_probe(args)
     return _run_card(args)
+
+
+def _run_probe(args) -> int:
+    from cardzoo.training.dmc.exploit import probe
+    from cardzoo.training.evaluation.model_card import attach_probe
+
+    for flag, value, lo in (("--minutes", args.minutes, 1e-9), ("--games", args.games, 1),
+                            ("--workers", args.workers, 1), ("--players", args.players, 1)):
+        if not value >= lo:
+            raise UserError(f"{flag} must be >= {lo:g}, got {value}")
+    stem = Path(args.checkpoint).name.removesuffix(".safetensors").removesuffix(".json")
+    out = args.out or f"runs/probe-{stem}-{args.players}p"
+    result = probe(args.checkpoint, args.players, args.minutes, args.games, args.seed, out, args.workers)
+    for target, r in result["exploiters"].items():
+        lo, hi = r["advantage_ci"]
+        print(f"exploiter of {target}: {r['advantage']:+.3f} [{lo:+.3f}, {hi:+.3f}] per match over {r['games']} "
+              f"games, after {r['samples']:,} samples in {r['minutes']:g} minutes")
+    if args.name:
+        print(attach_probe(args.name, result, _probe_command(args)))
+    return 0
+
+
+def _probe_command(args) -> str:
+    """The command as a reader would retype it (--out only says where the runs are kept)."""
+    return (f"cardzoo model probe {args.checkpoint} --players {args.players} --minutes {args.minutes:g} "
+            f"--games {args.games} --seed {args.seed} --workers {args.workers}")
 
 
 def _run_trust(args) -> int:

@@ -92,7 +92,11 @@ def register(sub) -> argparse.ArgumentParser:
                                "(default 32), --batch (samples per iteration, default 8192), --minibatch "
                                "(default 1024), --hidden, --activation, --save-every, --max-minutes, --threads)")
     dmc.add_argument("--epsilon", type=float, default=S, help="exploration: random complete moves (default 0.05)")
-    dmc.add_argument("--vs-rules", type=float, default=S, help="share of matches against rule bots (default 0.5)")
+    dmc.add_argument("--vs-rules", type=float, default=S,
+                     help="share of matches against rule bots, or --opponent; self-play otherwise (default 0.5)")
+    dmc.add_argument("--opponent", default=S, metavar="AGENT",
+                     help="who plays the other seats of those matches, frozen: an agent spec such as a checkpoint, "
+                          "model or teacher (default rules); with --vs-rules 1, an exploiter of that agent")
     dmc.add_argument("--replay", type=int, default=S, help="recent samples kept for learning (default 100000)")
     dmc.add_argument("--reuse", type=float, default=S, help="times each sample is learned on (default 2)")
     dmc.add_argument("--returns", choices=("match", "deal"), default=S,
@@ -122,7 +126,7 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
-_DMC_ONLY = ("epsilon", "vs_rules", "replay", "reuse", "returns", "imitate_from", "imitate_targets", "init", "trust")
+_DMC_ONLY = ("epsilon", "vs_rules", "opponent", "replay", "reuse", "returns", "imitate_from", "imitate_targets", "init", "trust")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "matches", "batch", "minibatch", "hidden", "activation", "save_every", "max_minutes",
               "threads") + _DMC_ONLY

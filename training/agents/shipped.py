@@ -36,7 +36,7 @@ def shipped_models() -> list[tuple[str, str, list[int]]]:
     out = []
     for folder in models_dirs():
         for sidecar in sorted(folder.glob("*.json")):
-            if sidecar.name.endswith(".eval.json"):
+            if sidecar.name.endswith((".eval.json", ".probe.json")):  # measurements, not sidecars
                 continue
             weights = sidecar.with_suffix(".safetensors")
             try:

@@ -30,7 +30,10 @@ import numpy as np
 import torch
 
 from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.checkpoint import check_fits, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.agents.shipped import shipped_model_path
+from cardzoo.training.agents.specs import agent_move, make_agent, parse_agent_spec
 from cardzoo.training.dmc.play import imitation_task
 
 MAX_MOVES_PER_MATCH = 50_000  # a last line of defence: the envs end every match far sooner
@@ -46,6 +49,7 @@ class DMCRequest:
     epsilon: float
     vs_rules: float  # probability that a match pits the learner against rule bots
     returns: str = "match"  # or "deal"
+    opponent: str = "rules"  # agent spec of every seat not the learner's in the vs_rules matches (frozen)
 
 
 @dataclass
@@ -65,7 +69,7 @@ class DMCRollout:
     decisions: int  # every learner move, forced ones and later sub-steps included
     moves: int  # every move of every seat
     played: int  # matches finished
-    matches: list  # per finished match against rule bots: {"opponent", "reward", "won"}; None in self-play
+    matches: list  # per finished match against the opponent: {"opponent", "reward", "won"}; none in self-play
 
 
 class _Match:
@@ -84,6 +88,7 @@ class DMCCollector:
         self.net = MoveRankerNet(*net_args)
         self.net.eval()
         self.tables: dict[tuple[int, int], tuple] = {}  # (slot, players) -> (env, reader), reused
+        self.frozen: dict[tuple[str, int], tuple] = {}  # (checkpoint spec, players) -> (net, meta), loaded once
 
     def collect(self, request):
         if isinstance(request, ImitationRequest):
@@ -106,7 +111,7 @@ class DMCCollector:
         teams = self.spec.teams(n)
         mine = set(teams[int(rng.integers(len(teams)))]) if m.vs_rules else set(range(n))
         m.mine = [s in mine for s in range(n)]
-        m.bots = [None if m.mine[s] else self.spec.rule_bot(m.env.config, seed=int(rng.integers(2**31)))
+        m.bots = [None if m.mine[s] else self._opponent(request.opponent, m.env.config, int(rng.integers(2**31)))
                   for s in range(n)]
         m.env.begin(int(rng.integers(2**63 - 1)))
         m.plans = [None] * n  # per learner seat: (seat-state signature, action ids of the chosen move)
@@ -117,6 +122,24 @@ class DMCCollector:
         m.moves = 0
         return m
 
+    def _opponent(self, text: str, config, seed: int):
+        """A fresh opponent agent of spec ``text`` (``--opponent``), seeded: a checkpoint (or the
+        shipped model) is read from disk once per player count and then only handed out."""
+        if text == "rules":
+            return self.spec.rule_bot(config, seed=seed)
+        spec = parse_agent_spec(text)
+        if spec.kind not in ("checkpoint", "model"):
+            return make_agent(spec, self.spec.module, config, seed=seed)
+        key = (text, config.num_players)
+        if key not in self.frozen:
+            path = spec.path if spec.kind == "checkpoint" else shipped_model_path(self.game, config.num_players)
+            net, meta = load_checkpoint(path)
+            check_fits(meta, config, str(path))
+            net.eval()
+            self.frozen[key] = net, meta
+        net, meta = self.frozen[key]
+        return net.agent(meta, config, seed if spec.seed is None else spec.seed)
+
     # ------------------------------------------------------------------ collect
     @torch.no_grad()
     def play(self, request: DMCRequest) -> DMCRollout:
@@ -124,6 +147,7 @@ class DMCCollector:
         rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
         deal_index = self.spec.deal_index if request.returns == "deal" else None
         self._deal_of = deal_index or (lambda env: 0)
+        self._versus = request.opponent
         matches = [self._new_match(i, rng, request) for i in range(self.num_matches)]
         active = list(range(self.num_matches))
         obs_out: list[np.ndarray] = []
@@ -172,7 +196,7 @@ class DMCCollector:
             mask[legal] = 1
             obs = env.encode_seat(seat)
             if not m.mine[seat]:
-                chosen[i] = int(m.bots[seat].act(obs, mask))
+                chosen[i] = agent_move(m.bots[seat], env, seat, obs, mask)
                 continue
             state = m.reader.read(obs)
             k = len(state.prefix)
@@ -244,4 +268,5 @@ class DMCCollector:
             me = m.mine.index(True)
             scores = self.spec.match_scores(m.env, m.totals)
             best_other = max(scores[s] for s in range(n) if not m.mine[s])
-            results.append({"opponent": "rules", "reward": m.totals[me], "won": float(scores[me] > best_other)})
+            results.append({"opponent": self._versus, "reward": m.totals[me],
+                            "won": float(scores[me] > best_other)})

@@ -62,7 +62,8 @@ class DMCSettings(TrainerSettings):
     replay: int = 100_000  # samples kept for learning
     reuse: float = 2.0  # times each sample is learned on, on average
     epsilon: float = 0.05
-    vs_rules: float = 0.5
+    vs_rules: float = 0.5  # share of matches against --opponent (the rest: self-play)
+    opponent: str = "rules"  # agent spec of the other seats in those matches, frozen (an exploiter: a checkpoint)
     returns: str = "match"  # "deal": a choice's return ends with its deal (games settled deal by deal)
     imitate: int = 400  # bot-only matches of the warm start (0: none)
     imitate_from: str = "rules"  # whose moves the warm start imitates: "rules", the game's "teacher" or "expert"
@@ -110,6 +111,8 @@ class DMCSettings(TrainerSettings):
 
             for n in self.players:  # the expert searches with the shipped model: a one-line error where none is
                 shipped_model_path(self.game, n)
+        if self.opponent != "rules":
+            check_opponent(self.opponent, self.game, self.players, self.variants)
         if self.returns == "deal" and spec.deal_index is None:
             raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
         self.check_ranges()
@@ -126,9 +129,23 @@ class DMCRun(RunDir):
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
         trust = {"trust": s.trust} if s.trust else {}
+        who = "rule bots" if s.opponent == "rules" else f"{s.opponent} (frozen)"
         return {**super().meta(name, state, evaluation), **trust,
-                "opponent_pool": f"rule bots in {s.vs_rules:.0%} of matches, self-play otherwise; "
+                "opponent_pool": f"{who} in {s.vs_rules:.0%} of matches, self-play otherwise; "
                                  f"epsilon-greedy {s.epsilon}"}
+
+
+def check_opponent(text: str, game: str, players: tuple, variants: dict) -> None:
+    """A one-line error unless ``--opponent`` names an agent that plays ``game`` at every count."""
+    from cardzoo.training.agents.specs import make_agent, parse_agent_spec
+
+    spec = game_spec(game)
+    try:
+        agent = parse_agent_spec(text)
+        for n in players:
+            make_agent(agent, spec.module, spec.raw_env(num_players=n, **variants).config, seed=0)
+    except UserError as e:
+        raise UserError(f"--opponent {text}: {str(e).splitlines()[0]}") from None
 
 
 def _eval_init() -> None:
@@ -340,8 +357,8 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             return {"iteration": iteration, "weights": {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}}
 
         def requests(c: dict) -> list[DMCRequest]:
-            return [DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.vs_rules, s.returns)
-                    for w in range(workers.count)]
+            return [DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.vs_rules, s.returns,
+                               s.opponent) for w in range(workers.count)]
 
         def save(state: RunState) -> None:  # at an iteration boundary: the replay and the collection in flight too
             replay.to_state(state)
@@ -349,6 +366,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             state.arrays = {}
 
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
+        versus = "rules" if s.opponent == "rules" else "opponent"  # state.learner["rules_ema"] follows its matches
         bar = tqdm(total=s.steps, initial=min(state.decisions, s.steps), unit="dec", unit_scale=True,
                    disable=not progress, desc=f"dmc {s.game}")
         if state.decisions < s.steps:
@@ -370,11 +388,12 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             ema = state.learner["rules_ema"]
             t2 = time.perf_counter()
             rate = n / max(t2 - t0, 1e-9)
-            _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts))
+            _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts),
+                           versus)
             log_traffic(writer, workers, state.decisions)
             t0 = t2
             bar.update(min(state.decisions, s.steps) - bar.n)
-            bar.set_postfix(loss=f"{loss:.3f}", vs_rules=f"{ema or 0:+.2f}", samples_s=f"{rate:,.0f}")
+            bar.set_postfix(loss=f"{loss:.3f}", **{f"vs_{versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}")
             if evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
                 state.next_eval += s.eval_every
                 path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
@@ -406,12 +425,12 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
 
 
 def _log_iteration(writer, state: RunState, rate: float, loss: float, steps: int, t_wait: float, t_learn: float,
-                   decisions: int) -> None:
+                   decisions: int, versus: str) -> None:
     step = state.decisions
     if steps:
         writer.add_scalar("loss/q_mse", loss, step)
     if state.learner["rules_ema"] is not None:
-        writer.add_scalar("train/reward_vs_rules_ema", state.learner["rules_ema"], step)
+        writer.add_scalar(f"train/reward_vs_{versus}_ema", state.learner["rules_ema"], step)
     writer.add_scalar("speed/samples_per_s", rate, step)
     writer.add_scalar("speed/learner_decisions_per_iteration", decisions, step)
     writer.add_scalar("speed/wait_s", t_wait, step)

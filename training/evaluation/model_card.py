@@ -21,6 +21,7 @@ import json
 import shutil
 from pathlib import Path
 
+from cardzoo.envs.errors import UserError
 from cardzoo.training.agents.shipped import models_dirs, package_models_dir
 from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
 
@@ -108,8 +109,8 @@ def _ci(lo: float, hi: float, pct: bool = False) -> str:
     return f"[{lo:.1%}, {hi:.1%}]" if pct else f"[{lo:+.3f}, {hi:+.3f}]"
 
 
-def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str = "") -> str:
-    """The model card, from the sidecar and the measurements only."""
+def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str = "", probe: dict | None = None) -> str:
+    """The model card, from the sidecar and the measurements only (and the probe's, when one was run)."""
     game = meta["game"]
     counts = [int(n) for n in ev["per_players"]]
     games, seed, other = ev["games"], ev["seed"], ev.get("other_games", ev["games"])
@@ -187,11 +188,53 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 * Command: `{train_command}`
 {speed_line}* Learning curve (the model's mean reward per match against each baseline during training):
   ![learning curve]({name}.png)
-
+{_probe_section(probe)}
 ## Where it is still weak
 
 {weak}
 """
+
+
+def _probe_section(probe: dict | None) -> str:
+    """The card's "Exploitability probe" section (``cardzoo model probe``), empty without one."""
+    if not probe:
+        return ""
+    rows = []
+    for target, who in (("model", "the model"), ("rules", "the rule bot")):
+        r = probe["exploiters"][target]
+        rows.append(f"| {who} | {r['samples']:,} | {r['minutes']:g} | **{r['advantage']:+.3f}** "
+                    f"{_ci(*r['advantage_ci'])} | {r['win_rate']:.1%} {_ci(*r['win_ci'], pct=True)} |")
+    m, r = probe["exploiters"]["model"], probe["exploiters"]["rules"]
+    verdict = ("concedes less to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
+               if m["advantage_ci"][1] < r["advantage_ci"][0] else
+               "concedes more to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
+               if m["advantage_ci"][0] > r["advantage_ci"][1] else
+               "and the rule bot concede about as much to their exploiters (the intervals meet)")
+    n = probe["players"]
+    return f"""
+## Exploitability probe
+
+`{probe["command"]}`
+
+Two fresh Deep Monte-Carlo learners, each warm-started on the rule bot's choices and then trained for
+{probe["minutes"]:g} minutes of wall clock with every other side played by one frozen agent (`--opponent
+AGENT --vs-rules 1`), then measured against that agent at {n} players: one side the exploiter, every
+other side the agent, every seating ({m["games"]} games each, seed {m["eval_seed"]}). The model {verdict}.
+
+| exploiter trained against | samples | minutes | exploiter − its target, reward per match [95% CI] | exploiter wins [95% CI] |
+|---|---:|---:|---:|---:|
+{chr(10).join(rows)}
+"""
+
+
+def attach_probe(name: str, result: dict, command: str) -> Path:
+    """Keep a probe's result as ``models/NAME.probe.json`` and render NAME's card again with it."""
+    folder = models_dirs()[0]
+    if not (folder / f"{name}.eval.json").is_file():
+        raise UserError(f"--name {name}: no model card to add the probe to ({folder / (name + '.eval.json')})")
+    atomic_write_text(folder / f"{name}.probe.json", json.dumps({**result, "command": command}, indent=1) + "\n")
+    atomic_write_text(folder / f"{name}.md", rerender(name, folder))
+    return folder / f"{name}.md"
 
 
 def _field_extras(ev: dict) -> str:
@@ -265,6 +308,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
                  workers, other_games=other_games, ray=ray)
     ev.update(name=name, train_command=train_command, notes=notes)
     atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
+    (out / f"{name}.probe.json").unlink(missing_ok=True)  # an earlier model's probe says nothing of this one
     atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes))
     return out / f"{name}.md"
 
@@ -276,11 +320,15 @@ def learning_curve_of(weights: Path) -> Path | None:
     return next((c for c in curves if c.is_file()), None)
 
 
-def rerender(name: str) -> str:
-    """The card as the files in models/ say it should read (tests compare it with the .md)."""
-    meta = json.loads((package_models_dir() / f"{name}.json").read_text())
-    ev = json.loads((package_models_dir() / f"{name}.eval.json").read_text())
-    return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""))
+def rerender(name: str, folder: Path | None = None) -> str:
+    """The card as the files in ``folder`` (the shipped models) say it should read (tests compare it
+    with the .md)."""
+    folder = folder or package_models_dir()
+    meta = json.loads((folder / f"{name}.json").read_text())
+    ev = json.loads((folder / f"{name}.eval.json").read_text())
+    probe = folder / f"{name}.probe.json"
+    return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""),
+                       json.loads(probe.read_text()) if probe.is_file() else None)
 
 
 def readme_table() -> str:
