@@ -91,13 +91,18 @@ class MoveRankerNet(nn.Module):
 
 
     @torch.no_grad()
-    def best_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> np.ndarray:
-        """The highest Q of each of several decisions in one pass: [D, O], D x [K_d, F] -> [D]."""
+    def batch_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Q of every candidate of several decisions in one pass: [D, O], D x [K_d, F] -> (the Qs
+        of all candidates in order, [sum K_d]; where each decision's start, [D])."""
         sizes = torch.as_tensor([len(m) for m in moves])
         obs_part = self.obs_in(torch.as_tensor(observations, dtype=torch.float32)).repeat_interleave(sizes, dim=0)
         q = self.q_out(self.trunk(obs_part + self.move_in(torch.as_tensor(np.concatenate(moves))))).squeeze(-1)
-        starts = np.concatenate([[0], np.cumsum(sizes.numpy())[:-1]])
-        return np.maximum.reduceat(q.numpy(), starts)
+        return q.numpy(), np.concatenate([[0], np.cumsum(sizes.numpy())[:-1]])
+
+    def best_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> np.ndarray:
+        """The highest Q of each of several decisions in one pass: [D, O], D x [K_d, F] -> [D]."""
+        q, starts = self.batch_scores(observations, moves)
+        return np.maximum.reduceat(q, starts)
 
 
 def whole_moves_reader(game: str, config=None):
@@ -150,6 +155,15 @@ class RankerAgent:
         return sorted(out, key=lambda m: -m[1])
 
     def act(self, observation, action_mask) -> int:
+        move, pending = self.prepare(observation, action_mask)
+        if pending is None:
+            return move
+        return self.finish(pending, self.net.scores(pending[0], pending[1]))
+
+    def prepare(self, observation, action_mask) -> tuple[int | None, tuple | None]:
+        """``act`` up to the network: (the move, None) when it needs no Q, else (None, pending), to
+        be ended by ``finish(pending, Q of pending's candidates)`` — so a caller can score the
+        decisions of many agents of one network in one pass (the DMC collector's frozen opponents)."""
         mask = np.asarray(action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:
@@ -159,26 +173,33 @@ class RankerAgent:
         if self._plan is not None and k:  # part-way through a composed move: keep to the plan
             signature, seq = self._plan
             if signature == state.signature and seq[:k] == state.prefix and len(seq) > k and mask[seq[k]]:
-                return int(seq[k])
+                return int(seq[k]), None
         if legal.size == 1:
-            return int(legal[0])
+            return int(legal[0]), None
         seqs, rows = self.reader.candidates(state, mask)
         if not seqs:  # cannot happen with a consistent mask; stay legal
-            return int(legal[self.rng.integers(legal.size)])
+            return int(legal[self.rng.integers(legal.size)]), None
+        observation = np.asarray(observation, dtype=np.float32)
         if len(seqs) == 1:
-            best = 0
-        elif self.epsilon and self.rng.random() < self.epsilon:
-            best = int(self.rng.integers(len(seqs)))
-        else:
-            q = self.net.scores(np.asarray(observation, dtype=np.float32), rows)
-            best = int(np.argmax(q))
-            if self.trust > 0:
-                bots = np.flatnonzero(self.reader.rule_bot_moves(rows))
-                if bots.size:
-                    bot = int(bots[np.argmax(q[bots])])
-                    if q[best] - q[bot] <= self.trust:
-                        best = bot
+            return self._play(observation, rows, seqs, state, 0), None
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return self._play(observation, rows, seqs, state, int(self.rng.integers(len(seqs)))), None
+        return None, (observation, rows, seqs, state)
+
+    def finish(self, pending: tuple, q: np.ndarray) -> int:
+        """The move of a ``prepare``d decision, given its candidates' Q (the trust margin applied)."""
+        observation, rows, seqs, state = pending
+        best = int(np.argmax(q))
+        if self.trust > 0:
+            bots = np.flatnonzero(self.reader.rule_bot_moves(rows))
+            if bots.size:
+                bot = int(bots[np.argmax(q[bots])])
+                if q[best] - q[bot] <= self.trust:
+                    best = bot
+        return self._play(observation, rows, seqs, state, best)
+
+    def _play(self, observation, rows, seqs, state, best: int) -> int:
         if self.record is not None and len(seqs) > 1:
-            self.record.append((np.asarray(observation, dtype=np.float32), rows[best]))
+            self.record.append((observation, rows[best]))
         self._plan = (state.signature, seqs[best])
-        return int(seqs[best][k])
+        return int(seqs[best][len(state.prefix)])

@@ -31,7 +31,7 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import check_fits, load_checkpoint
-from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 from cardzoo.training.agents.shipped import shipped_model_path
 from cardzoo.training.agents.specs import agent_move, make_agent, parse_agent_spec
 from cardzoo.training.dmc.play import imitation_task
@@ -156,8 +156,9 @@ class DMCCollector:
         results: list[dict] = []
         decisions = moves = played = 0
         while active:
-            chosen, queued = self._choose(matches, active, rng, request.epsilon, obs_out, rows_out, returns)
+            chosen, queued, frozen = self._choose(matches, active, rng, request.epsilon, obs_out, rows_out, returns)
             self._score(matches, queued, chosen, obs_out, rows_out, returns)
+            self._score_frozen(frozen, chosen)
             still = []
             for i in active:
                 m = matches[i]
@@ -179,11 +180,12 @@ class DMCCollector:
             returns=np.asarray(returns, np.float32), decisions=decisions, moves=moves, played=played,
             matches=results)
 
-    def _choose(self, matches, active, rng, epsilon, obs_out, rows_out, returns) -> tuple[dict, list]:
-        """Every move that needs no network (forced, planned, the bots', explored); the rest queued
-        as (match, observation, candidate sequences, rows, prefix length)."""
+    def _choose(self, matches, active, rng, epsilon, obs_out, rows_out, returns) -> tuple[dict, list, list]:
+        """Every move that needs no network (forced, planned, the bots', explored); the rest queued:
+        the learner's as (match, observation, candidate sequences, rows, prefix length, signature),
+        a frozen checkpoint opponent's as (match, its agent, its pending decision)."""
         chosen: dict[int, int] = {}
-        queued = []
+        queued, frozen = [], []
         for i in active:
             m = matches[i]
             env = m.env
@@ -196,7 +198,15 @@ class DMCCollector:
             mask[legal] = 1
             obs = env.encode_seat(seat)
             if not m.mine[seat]:
-                chosen[i] = agent_move(m.bots[seat], env, seat, obs, mask)
+                bot = m.bots[seat]
+                if isinstance(bot, RankerAgent):  # a frozen checkpoint: its Q in one pass with the others'
+                    move, pending = bot.prepare(obs, mask)
+                    if pending is not None:
+                        frozen.append((i, bot, pending))
+                        continue
+                    chosen[i] = move
+                else:
+                    chosen[i] = agent_move(bot, env, seat, obs, mask)
                 continue
             state = m.reader.read(obs)
             k = len(state.prefix)
@@ -217,27 +227,34 @@ class DMCCollector:
                 chosen[i] = int(seqs[best][k])
             else:
                 queued.append((i, obs, seqs, rows, k, state.signature))
-        return chosen, queued
+        return chosen, queued, frozen
 
     def _score(self, matches, queued, chosen, obs_out, rows_out, returns) -> None:
         """One forward pass over the candidates of every queued choice; each plays its best."""
         if not queued:
             return
-        net = self.net
-        obs = torch.from_numpy(np.stack([q[1] for q in queued]).astype(np.float32, copy=False))
-        sizes = [len(q[2]) for q in queued]
-        rows = torch.from_numpy(np.concatenate([q[3] for q in queued]))
-        hidden = net.obs_in(obs).repeat_interleave(torch.as_tensor(sizes), dim=0) + net.move_in(rows)
-        q_all = net.q_out(net.trunk(hidden)).squeeze(-1).numpy()
-        start = 0
-        for (i, ob, seqs, cand, k, signature), size in zip(queued, sizes):
-            best = int(np.argmax(q_all[start:start + size]))
-            start += size
+        q_all, starts = self.net.batch_scores(np.stack([q[1] for q in queued]), [q[3] for q in queued])
+        for (i, ob, seqs, cand, k, signature), start in zip(queued, starts):
+            best = int(np.argmax(q_all[start:start + len(seqs)]))
             m = matches[i]
             seat = m.env.acting_seat
             self._record(m, seat, ob, cand[best], obs_out, rows_out, returns)
             m.plans[seat] = (signature, seqs[best])
             chosen[i] = int(seqs[best][k])
+
+    @staticmethod
+    def _score_frozen(frozen: list, chosen: dict) -> None:
+        """The frozen opponents' pending decisions: one forward pass per network (the same weights
+        as the agent's own ``act``; a batch's float rounding may differ from one decision's in the
+        last bit)."""
+        by_net: dict[int, list] = {}
+        for item in frozen:
+            by_net.setdefault(id(item[1].net), []).append(item)
+        for items in by_net.values():
+            net = items[0][1].net
+            q_all, starts = net.batch_scores(np.stack([p[0] for _, _, p in items]), [p[1] for _, _, p in items])
+            for (i, agent, pending), start in zip(items, starts):
+                chosen[i] = agent.finish(pending, q_all[start:start + len(pending[2])])
 
     @staticmethod
     def _record(m: _Match, seat: int, obs, row, obs_out, rows_out, returns) -> None:
