@@ -79,6 +79,8 @@ def _register_probe(actions) -> None:
     p.add_argument("--out", help="the probe's folder (default runs/probe-NAME-Np)")
     p.add_argument("--workers", type=int, default=2, help="collector and evaluation processes (default 2)")
     p.add_argument("--name", help="also put the result on models/NAME's card (models/NAME.probe.json)")
+    p.add_argument("--stage", choices=("model", "rules"), help="train and measure only this exploiter (run the two "
+                   "side by side, one process each, to give them the same machine; the result is whole once both are)")
 
 
 def run(args) -> int:
@@ -99,12 +101,15 @@ def _run_probe(args) -> int:
             raise UserError(f"{flag} must be >= {lo:g}, got {value}")
     stem = Path(args.checkpoint).name.removesuffix(".safetensors").removesuffix(".json")
     out = args.out or f"runs/probe-{stem}-{args.players}p"
-    result = probe(args.checkpoint, args.players, args.minutes, args.games, args.seed, out, args.workers)
+    stages = (args.stage,) if args.stage else ("model", "rules")
+    result = probe(args.checkpoint, args.players, args.minutes, args.games, args.seed, out, args.workers, stages=stages)
     for target, r in result["exploiters"].items():
         lo, hi = r["advantage_ci"]
         print(f"exploiter of {target}: {r['advantage']:+.3f} [{lo:+.3f}, {hi:+.3f}] per match over {r['games']} "
               f"games, after {r['samples']:,} samples in {r['minutes']:g} minutes")
-    if args.name:
+    if len(result["exploiters"]) < 2:
+        print(f"the other exploiter is not done yet: run the probe again (with its --stage, or none) to finish {out}")
+    elif args.name:
         print(attach_probe(args.name, result, _probe_command(args)))
     return 0
 
