@@ -414,3 +414,27 @@ def test_dmc_max_minutes_ends_the_run_with_a_final_checkpoint(tmp_path, capsys):
     assert cli(["train", "suipi", *DMC_RUN, "--steps", "10000000", "--max-minutes", "0.001", "--out", str(out)]) == 0
     assert "--max-minutes 0.001 reached" in capsys.readouterr().out
     assert 0 < load_checkpoint(out / "final")[1]["training_steps"] < 10_000_000
+
+
+def test_a_run_continued_with_init_records_what_it_started_from_and_the_totals(tmp_path, capsys):
+    """--init writes the earlier checkpoint's name, digest and training into the sidecar
+    (``started_from``), with the totals of a whole chain of continued runs; the card states them."""
+    from cardzoo.training.evaluation.model_card import _started_from
+
+    runs = [tmp_path / name for name in ("a", "b", "c")]
+    assert cli(["train", "suipi", *SMALL, "--steps", "100", "--imitate", "0", "--out", str(runs[0])]) == 0
+    for earlier, run in zip(runs, runs[1:]):
+        assert cli(["train", "suipi", *SMALL, "--steps", "100", "--imitate", "0", "--init",
+                    str(earlier / "final.safetensors"), "--out", str(run)]) == 0
+    metas = [load_checkpoint(run / "final")[1] for run in runs]
+    assert "started_from" not in metas[0]
+    b, c = metas[1]["started_from"], metas[2]["started_from"]
+    assert b["path"] == str(runs[0] / "final.safetensors") and b["weights_sha256"] == metas[0]["weights_sha256"]
+    assert b["training_steps"] == b["total_training_steps"] == metas[0]["training_steps"]
+    assert c["training_steps"] == metas[1]["training_steps"]
+    assert c["total_training_steps"] == metas[0]["training_steps"] + metas[1]["training_steps"]
+    assert c["total_training_matches"] == metas[0]["training_matches"] + metas[1]["training_matches"]
+    line = _started_from(metas[2])
+    total = sum(m["training_steps"] for m in metas)
+    assert f"in all {total:,} learner decisions" in line and metas[1]["weights_sha256"][:12] in line
+    assert _started_from(metas[0]) == ""

@@ -129,10 +129,23 @@ class DMCRun(RunDir):
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
         trust = {"trust": s.trust} if s.trust else {}
+        earlier = {"started_from": started_from(s.init)} if s.init else {}
         who = "rule bots" if s.opponent == "rules" else f"{s.opponent} (frozen)"
-        return {**super().meta(name, state, evaluation), **trust,
+        return {**super().meta(name, state, evaluation), **trust, **earlier,
                 "opponent_pool": f"{who} in {s.vs_rules:.0%} of matches, self-play otherwise; "
                                  f"epsilon-greedy {s.epsilon}"}
+
+
+def started_from(path: str) -> dict:
+    """What a checkpoint's sidecar says of the ``--init`` checkpoint it continued from: its name,
+    weights digest and training, with the totals of everything before it (a chain of ``--init``
+    runs), so that a model card can state the training in all."""
+    _, meta = load_checkpoint(path)
+    before = meta.get("started_from") or {}
+    own = {k: meta.get(k, 0) for k in ("training_steps", "training_matches", "training_minutes")}
+    return {"path": str(path), "name": meta.get("name", ""), "weights_sha256": meta.get("weights_sha256", ""),
+            **own, **{f"total_{k}": round(own[k] + before.get(f"total_{k}", 0), 1 if k == "training_minutes" else None)
+                      for k in own}}
 
 
 def check_opponent(text: str, game: str, players: tuple, variants: dict) -> None:

@@ -181,7 +181,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 ## How it was trained
 
 * {_method(meta)}
-{_warm_start(meta)}* {_amount(meta)} in
+{_started_from(meta)}{_warm_start(meta)}* {_amount(meta)} in
   {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
   {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
@@ -266,6 +266,19 @@ def _amount(meta: dict) -> str:
     if _warm_start_only(meta):
         return "The warm start alone (this checkpoint was written when it ended; no learner decisions after it),"
     return f"{steps:,} learner decisions ({meta.get('training_matches', 0):,} matches)"
+
+
+def _started_from(meta: dict) -> str:
+    """The card's line for a run that continued an earlier checkpoint (``--init``), with the totals."""
+    e = meta.get("started_from")
+    if not e:
+        return ""
+    name = e.get("name") or e["path"]
+    minutes = round(e["total_training_minutes"] + meta.get("training_minutes", 0), 1)
+    steps = e["total_training_steps"] + meta.get("training_steps", 0)
+    return (f"* Continued from the weights of `{name}` (`{e['path']}` as it was then, weights sha256 "
+            f"{e['weights_sha256'][:12]}…: {e['training_steps']:,} learner decisions in {e['training_minutes']:g} "
+            f"minutes); in all {steps:,} learner decisions in {minutes:g} minutes of wall clock.\n")
 
 
 def _warm_start(meta: dict) -> str:
