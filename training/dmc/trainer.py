@@ -129,7 +129,7 @@ class DMCRun(RunDir):
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
         trust = {"trust": s.trust} if s.trust else {}
-        earlier = {"started_from": started_from(s.init)} if s.init else {}
+        earlier = {"started_from": state.learner["started_from"]} if state.learner.get("started_from") else {}
         who = "rule bots" if s.opponent == "rules" else f"{s.opponent} (frozen)"
         return {**super().meta(name, state, evaluation), **trust, **earlier,
                 "opponent_pool": f"{who} in {s.vs_rules:.0%} of matches, self-play otherwise; "
@@ -360,6 +360,8 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
             log(f"resuming {run.out} at {state.decisions:,} samples")
         else:
             state = RunState(next_eval=s.eval_every, learner={"credit": 0.0, "rules_ema": None})
+            if s.init:  # read once: the file may be replaced (a model published over it) before a resume
+                state.learner["started_from"] = started_from(s.init)
             if s.imitate:
                 warm_start(net, s, workers, log)
                 path = run.write_checkpoint(net, "imitation", state, {})
