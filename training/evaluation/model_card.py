@@ -210,6 +210,8 @@ def _probe_section(probe: dict | None) -> str:
                "concedes more to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
                if m["advantage_ci"][0] > r["advantage_ci"][1] else
                "and the rule bot concede about as much to their exploiters (the intervals meet)")
+    if m["advantage_ci"][0] <= 0 <= m["advantage_ci"][1] and r["advantage_ci"][0] <= 0 <= r["advantage_ci"][1]:
+        verdict += "; neither exploiter is shown to beat its target in this budget (both intervals hold 0)"
     n = probe["players"]
     return f"""
 ## Exploitability probe
