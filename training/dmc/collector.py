@@ -47,7 +47,7 @@ class DMCRequest:
     seed: tuple  # entropy for numpy's SeedSequence: (run seed, iteration, worker)
     min_samples: int  # stop starting matches once this many samples are collected
     epsilon: float
-    vs_rules: float  # probability that a match pits the learner against rule bots
+    vs_rules: float  # probability that a match pits the learner against the opponent (rule bots by default)
     returns: str = "match"  # or "deal"
     opponent: str = "rules"  # agent spec of every seat not the learner's in the vs_rules matches (frozen)
 
