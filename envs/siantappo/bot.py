@@ -77,15 +77,16 @@ class RuleBot:
         """
         return self.scored_moves(observation, legal)[0]
 
-    def scored_moves(self, observation, legal: list[int]) -> tuple[np.ndarray, list]:
+    def scored_moves(self, observation, legal: list[int], hand: list[int] | None = None) -> tuple[np.ndarray, list]:
         """(``move_scores``, per legal action its (cards, rank counts after it, plays needed after
-        it), or None for a pass and in the swap phase) — the work the move features share."""
+        it), or None for a pass and in the swap phase) — the work the move features share
+        (``hand``: the observation's hand, when the caller has decoded it)."""
         scores = np.empty(len(legal))
         parts: list = [None] * len(legal)
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
             scores[:] = legal
             return scores, parts
-        hand = decode_hand(observation)
+        hand = decode_hand(observation) if hand is None else hand
         n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
         sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int)
         opponents = [int(x) for x in sizes[1:] if x > 0]

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.siantappo.actions import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+from cardzoo.envs.siantappo.actions import (
+    ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, EXTENDED_ACTIONS, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO,
+)
 from cardzoo.envs.siantappo.bot import RuleBot, hand_pieces
 from cardzoo.envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand
 from cardzoo.envs.siantappo.engine import hand_from_keys
@@ -35,6 +37,25 @@ MOVE_FEATURES = 82
 _TYPE, _RANK, _COUNT, _PIECES, _LEFT, _OUT, _BOMB, _TWO, _SCORE, _CHOICE = 52, 61, 74, 75, 76, 77, 78, 79, 80, 81
 _PASS_TYPE = 8
 _BOMBS = (SIANTAPPO, RUN4, RUN5)  # the bomb types; a quad is one on a pair (``bot.is_bomb``)
+
+
+def _static_rows() -> np.ndarray:
+    """Each action's row as far as the action id alone decides it (type, top rank, card count,
+    a pair run's bombness, a 2): a candidate's row starts as a copy of its action's."""
+    rows = np.zeros((EXTENDED_ACTIONS, MOVE_FEATURES), dtype=np.float32)
+    rows[PASS_ID, _TYPE + _PASS_TYPE] = 1.0
+    for a, (kind, top) in enumerate(zip(ACTION_TYPE, ACTION_TOP_RANK)):
+        if a == PASS_ID:
+            continue
+        rows[a, _TYPE + kind] = 1.0
+        rows[a, _RANK + top] = 1.0  # the top card's rank: the fillers are below it
+        rows[a, _COUNT] = ACTION_CARD_COUNT[a] / 12.0
+        rows[a, _BOMB] = float(kind in _BOMBS)  # a quad is one only on a pair: set per decision
+        rows[a, _TWO] = float(top == TWO)  # a 2 is always the top card of the move that spends it
+    return rows
+
+
+_STATIC = _static_rows()
 
 
 class WholeMoves(SingleActionMoves):
@@ -47,36 +68,41 @@ class WholeMoves(SingleActionMoves):
         self.bot = RuleBot(config)  # its move scores are features
 
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
-        rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
-        scores, parts = self.bot.scored_moves(observation, legal)
-        rows[int(np.argmin(scores)), _CHOICE] = 1.0
-        rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
         hand = decode_hand(observation)
+        scores, parts = self.bot.scored_moves(observation, legal, hand)
         if observation[SWAP_PHASE] > 0:  # choosing a card to give: the action id is its key
+            rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
+            rows[int(np.argmin(scores)), _CHOICE] = 1.0
+            rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
             legal_ids = np.asarray(legal)
             at = np.arange(len(legal))
             rows[at, legal_ids] = rows[:, _TYPE] = 1.0
             rows[at, _RANK + (legal_ids >> 2)] = 1.0
             rows[:, _LEFT] = (len(hand) - 1) / 20.0
             return rows
-        on_pair = observation[TABLE_TYPE + PAIR] > 0
-        for row, a, part in zip(rows, legal, parts):
-            if a == PASS_ID:
-                row[_TYPE + _PASS_TYPE] = 1.0
-                row[_PIECES] = hand_pieces(hand_counts(hand)) / 13.0
-                row[_LEFT] = len(hand) / 20.0
+        rows = _STATIC[legal]
+        rows[int(np.argmin(scores)), _CHOICE] = 1.0
+        rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
+        size = len(hand)
+        pieces, left, out, at, cards_of = [], [], [], [], []
+        for i, part in enumerate(parts):
+            if part is None:  # the pass
+                pieces.append(hand_pieces(hand_counts(hand)))
+                left.append(size)
+                out.append(0.0)
                 continue
-            cards, _after, pieces = part
-            row[cards] = 1.0
-            kind = ACTION_TYPE[a]
-            row[_TYPE + kind] = 1.0
-            row[_RANK + (max(cards) >> 2)] = 1.0
-            row[_COUNT] = len(cards) / 12.0
-            row[_PIECES] = pieces / 13.0
-            row[_LEFT] = (len(hand) - len(cards)) / 20.0
-            row[_OUT] = float(len(hand) == len(cards))
-            row[_BOMB] = float(kind in _BOMBS or (kind == QUAD and on_pair))
-            row[_TWO] = float(max(cards) >> 2 == TWO)
+            cards, _after, piece = part
+            pieces.append(piece)
+            left.append(size - len(cards))
+            out.append(float(size == len(cards)))
+            at += [i] * len(cards)
+            cards_of += cards
+        rows[at, cards_of] = 1.0
+        rows[:, _PIECES] = np.asarray(pieces) / 13.0
+        rows[:, _LEFT] = np.asarray(left) / 20.0
+        rows[:, _OUT] = out
+        if observation[TABLE_TYPE + PAIR] > 0:  # a quad on a pair is a bomb
+            rows[[ACTION_TYPE[a] == QUAD for a in legal], _BOMB] = 1.0
         return rows
 
 

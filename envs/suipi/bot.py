@@ -36,10 +36,12 @@ class RuleBot:
         self.config = config
         self.rng = random.Random(seed)
         self._plan = None
+        self._rest = ()  # the sub-steps of the plan after the one ``act`` last returned
         self._cfg_cache = {}
 
     def reset(self) -> None:
         self._plan = None
+        self._rest = ()
 
     # --------------------------------------------------------------- helpers
     def _config_for(self, view) -> SuipiConfig:
@@ -58,6 +60,7 @@ class RuleBot:
         legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise ValueError("RuleBot got an empty action mask: this seat is not acting")
+        self._rest = ()
         if legal.size == 1:
             return int(legal[0])
         view = enc.decode(observation, self.config)
@@ -69,6 +72,7 @@ class RuleBot:
         if plan is not None and plan[0] == sig and plan[1][:len(prefix)] == prefix:
             nxt = plan[1][len(prefix)]
             if mask[nxt]:
+                self._rest = plan[1][len(prefix) + 1:]
                 return int(nxt)
         cfg = self._config_for(view)
         floor = view.floor
@@ -84,7 +88,14 @@ class RuleBot:
         if best is None:  # should not happen; stay legal
             return int(legal[self.rng.randrange(legal.size)])
         self._plan = (sig, best)
+        self._rest = best[len(prefix) + 1:]
         return int(best[len(prefix)])
+
+    def pending_steps(self) -> tuple:
+        """The sub-steps the bot will play next, in order, whatever it is shown (the rest of the
+        move its last ``act`` began or continued); () when it must be asked again. Batched
+        collectors play them without decoding the observation again."""
+        return tuple(int(a) for a in self._rest)
 
     def planned_move(self) -> tuple | None:
         """Action ids of the complete move the bot is playing (the plan of its last real choice;

@@ -89,15 +89,27 @@ class MoveRankerNet(nn.Module):
         hidden = self.trunk(obs_part + self.move_in(torch.as_tensor(moves)))
         return self.q_out(hidden).squeeze(-1).numpy()
 
-
     @torch.no_grad()
     def batch_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Q of every candidate of several decisions in one pass: [D, O], D x [K_d, F] -> (the Qs
         of all candidates in order, [sum K_d]; where each decision's start, [D])."""
-        sizes = torch.as_tensor([len(m) for m in moves])
-        obs_part = self.obs_in(torch.as_tensor(observations, dtype=torch.float32)).repeat_interleave(sizes, dim=0)
-        q = self.q_out(self.trunk(obs_part + self.move_in(torch.as_tensor(np.concatenate(moves))))).squeeze(-1)
-        return q.numpy(), np.concatenate([[0], np.cumsum(sizes.numpy())[:-1]])
+        sizes = np.fromiter((len(m) for m in moves), np.int64, len(moves))
+        rows_of = torch.from_numpy(np.repeat(np.arange(len(moves)), sizes))
+        obs_part = self.obs_in(torch.as_tensor(observations, dtype=torch.float32)).index_select(0, rows_of)
+        q = self._q(obs_part, torch.as_tensor(np.concatenate(moves)))
+        return q.numpy(), np.concatenate([[0], np.cumsum(sizes)[:-1]])
+
+    def _q(self, obs_part: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
+        """``forward`` from each candidate's observation share, for the batched passes (the move
+        share added inside its product, ReLUs in place: the same function, rounded differently in
+        the last bits)."""
+        hidden = torch.addmm(obs_part, moves, self.move_in.weight.t())
+        if self.activation != "relu":
+            return self.q_out(self.trunk(hidden)).squeeze(-1)
+        hidden.relu_()
+        for layer in self.trunk[1::2]:
+            hidden = torch.addmm(layer.bias, hidden, layer.weight.t()).relu_()
+        return torch.addmv(self.q_out.bias, hidden, self.q_out.weight[0])
 
     def best_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> np.ndarray:
         """The highest Q of each of several decisions in one pass: [D, O], D x [K_d, F] -> [D]."""
@@ -137,9 +149,16 @@ class RankerAgent:
         self.rng = np.random.default_rng(seed)
         self.epsilon, self.record = epsilon, record
         self._plan = None  # (seat-state signature, action ids of the chosen move)
+        self._rest = ()  # the sub-steps of the plan after the one last returned
 
     def reset(self) -> None:
         self._plan = None
+        self._rest = ()
+
+    def pending_steps(self) -> tuple:
+        """The sub-steps this agent will play next, in order, whatever it is shown (the rest of the
+        complete move its last ``act``/``finish`` began or continued); () when it must be asked."""
+        return self._rest
 
     def advise(self, observation, action_mask) -> list[tuple[tuple[int, ...], float]]:
         """Every complete move from here with its Q estimate (the seat's return to the end of the
@@ -168,11 +187,13 @@ class RankerAgent:
         legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise UserError("empty action mask: this seat is not acting")
+        self._rest = ()
         state = self.reader.read(observation)
         k = len(state.prefix)
         if self._plan is not None and k:  # part-way through a composed move: keep to the plan
             signature, seq = self._plan
             if signature == state.signature and seq[:k] == state.prefix and len(seq) > k and mask[seq[k]]:
+                self._rest = tuple(int(a) for a in seq[k + 1:])
                 return int(seq[k]), None
         if legal.size == 1:
             return int(legal[0]), None
@@ -202,4 +223,6 @@ class RankerAgent:
         if self.record is not None and len(seqs) > 1:
             self.record.append((observation, rows[best]))
         self._plan = (state.signature, seqs[best])
-        return int(seqs[best][len(state.prefix)])
+        k = len(state.prefix)
+        self._rest = tuple(int(a) for a in seqs[best][k + 1:])
+        return int(seqs[best][k])

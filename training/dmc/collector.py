@@ -73,7 +73,20 @@ class DMCRollout:
 
 
 class _Match:
-    __slots__ = ("env", "reader", "bots", "mine", "plans", "totals", "ends", "deal", "samples", "moves", "vs_rules")
+    __slots__ = ("env", "reader", "bots", "mine", "queued", "totals", "ends", "deal", "samples", "moves", "vs_rules")
+
+
+class _Collection:
+    """One ``play``: its request, random stream, match slots and what it has gathered."""
+
+    def __init__(self, request: DMCRequest, rng: np.random.Generator):
+        self.request, self.rng = request, rng
+        self.matches: list[_Match] = []
+        self.obs: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
+        self.returns: list[float] = []
+        self.results: list[dict] = []
+        self.decisions = self.moves = self.played = 0
 
 
 class DMCCollector:
@@ -114,7 +127,7 @@ class DMCCollector:
         m.bots = [None if m.mine[s] else self._opponent(request.opponent, m.env.config, int(rng.integers(2**31)))
                   for s in range(n)]
         m.env.begin(int(rng.integers(2**63 - 1)))
-        m.plans = [None] * n  # per learner seat: (seat-state signature, action ids of the chosen move)
+        m.queued = [()] * n  # per seat: the sub-steps of its chosen composed move still to play
         m.totals = [0.0] * n
         m.ends = {}  # deal -> every seat's total reward when that deal ended
         m.deal = self._deal_of(m.env)
@@ -143,107 +156,114 @@ class DMCCollector:
     # ------------------------------------------------------------------ collect
     @torch.no_grad()
     def play(self, request: DMCRequest) -> DMCRollout:
+        """Each round runs every unfinished match up to its next choice that needs a network (the
+        moves that need none — forced, the rest of a chosen composed move, the rule bots', explored
+        — are played on the way), then ONE forward pass scores the candidates of all of them."""
         self.net.load_state_dict({k: torch.as_tensor(v) for k, v in request.weights.items()})
-        rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
         deal_index = self.spec.deal_index if request.returns == "deal" else None
         self._deal_of = deal_index or (lambda env: 0)
-        self._versus = request.opponent
-        matches = [self._new_match(i, rng, request) for i in range(self.num_matches)]
-        active = list(range(self.num_matches))
-        obs_out: list[np.ndarray] = []
-        rows_out: list[np.ndarray] = []
-        returns: list[float] = []
-        results: list[dict] = []
-        decisions = moves = played = 0
-        while active:
-            chosen, queued, frozen = self._choose(matches, active, rng, request.epsilon, obs_out, rows_out, returns)
-            self._score(matches, queued, chosen, obs_out, rows_out, returns)
-            self._score_frozen(frozen, chosen)
-            still = []
-            for i in active:
-                m = matches[i]
-                decisions += m.mine[m.env.acting_seat]
-                moves += 1
-                if self._advance(m, chosen[i]):
-                    self._settle(m, returns, results)
-                    played += 1
-                    if len(returns) < request.min_samples:
-                        matches[i] = self._new_match(i, rng, request)
-                        still.append(i)
-                else:
-                    still.append(i)
-            active = still
+        c = _Collection(request, np.random.default_rng(np.random.SeedSequence(list(request.seed))))
+        c.matches = [self._new_match(i, c.rng, request) for i in range(self.num_matches)]
+        running = list(range(self.num_matches))
+        while running:
+            queued, frozen = [], []
+            for i in running:
+                self._run_up(c, i, queued, frozen)
+            chosen: dict[int, int] = {}
+            self._score(c, queued, chosen)
+            self._score_frozen(frozen, chosen, c.matches)
+            running = [i for i in sorted(chosen) if self._step(c, i, chosen[i])]
         width = self.net.obs_size, self.net.move_features
         return DMCRollout(
-            obs=np.stack(obs_out) if obs_out else np.zeros((0, width[0]), np.float32),
-            rows=np.stack(rows_out) if rows_out else np.zeros((0, width[1]), np.float32),
-            returns=np.asarray(returns, np.float32), decisions=decisions, moves=moves, played=played,
-            matches=results)
+            obs=np.stack(c.obs) if c.obs else np.zeros((0, width[0]), np.float32),
+            rows=np.stack(c.rows) if c.rows else np.zeros((0, width[1]), np.float32),
+            returns=np.asarray(c.returns, np.float32), decisions=c.decisions, moves=c.moves, played=c.played,
+            matches=c.results)
 
-    def _choose(self, matches, active, rng, epsilon, obs_out, rows_out, returns) -> tuple[dict, list, list]:
-        """Every move that needs no network (forced, planned, the bots', explored); the rest queued:
-        the learner's as (match, observation, candidate sequences, rows, prefix length, signature),
-        a frozen checkpoint opponent's as (match, its agent, its pending decision)."""
-        chosen: dict[int, int] = {}
-        queued, frozen = [], []
-        for i in active:
-            m = matches[i]
-            env = m.env
-            seat = env.acting_seat
-            legal = env.legal_now()
-            if len(legal) == 1:
-                chosen[i] = legal[0]
-                continue
-            mask = np.zeros(env.num_actions, np.int8)
-            mask[legal] = 1
-            obs = env.encode_seat(seat)
-            if not m.mine[seat]:
-                bot = m.bots[seat]
-                if isinstance(bot, RankerAgent):  # a frozen checkpoint: its Q in one pass with the others'
-                    move, pending = bot.prepare(obs, mask)
-                    if pending is not None:
-                        frozen.append((i, bot, pending))
-                        continue
-                    chosen[i] = move
-                else:
-                    chosen[i] = agent_move(bot, env, seat, obs, mask)
-                continue
-            state = m.reader.read(obs)
-            k = len(state.prefix)
-            plan = m.plans[seat]
-            if plan is not None and k:  # part-way through a composed move: keep to the plan
-                signature, seq = plan
-                if signature == state.signature and seq[:k] == state.prefix and len(seq) > k and mask[seq[k]]:
-                    chosen[i] = int(seq[k])
-                    continue
-            seqs, rows = m.reader.candidates(state, mask)
-            if len(seqs) == 1:
-                m.plans[seat] = (state.signature, seqs[0])
-                chosen[i] = int(seqs[0][k])
-            elif epsilon and rng.random() < epsilon:
-                best = int(rng.integers(len(seqs)))
-                self._record(m, seat, obs, rows[best], obs_out, rows_out, returns)
-                m.plans[seat] = (state.signature, seqs[best])
-                chosen[i] = int(seqs[best][k])
+    def _run_up(self, c: "_Collection", i: int, queued: list, frozen: list) -> None:
+        """Play match slot ``i`` until a choice waits for a network (queued) or the slot is done."""
+        while True:
+            action = self._decide(c, c.matches[i], i, queued, frozen)
+            if action is None or not self._step(c, i, action):
+                return
+
+    def _decide(self, c: "_Collection", m: _Match, i: int, queued: list, frozen: list) -> int | None:
+        """The acting seat's move when it needs no network (forced, the rest of a chosen composed
+        move, a bot's, explored); else None, with the choice queued: the learner's as (match slot,
+        observation, candidate sequences, rows, prefix length), a frozen checkpoint opponent's as
+        (match slot, its agent, its pending decision)."""
+        env = m.env
+        seat = env.acting_seat
+        legal = env.legal_now()
+        rest = m.queued[seat]
+        if rest:  # a composed move's next sub-step (the same seat acts until the move is made)
+            m.queued[seat] = rest[1:]
+            if rest[0] in legal:
+                return rest[0]
+            m.queued[seat] = ()  # cannot happen with a consistent engine; decide afresh
+        if len(legal) == 1:
+            return legal[0]
+        mask = np.zeros(env.num_actions, np.int8)
+        mask[legal] = 1
+        obs = env.encode_seat(seat)
+        if not m.mine[seat]:
+            bot = m.bots[seat]
+            if isinstance(bot, RankerAgent):  # a frozen checkpoint: its Q in one pass with the others'
+                move, pending = bot.prepare(obs, mask)
+                if pending is not None:
+                    frozen.append((i, bot, pending))
+                    return None
             else:
-                queued.append((i, obs, seqs, rows, k, state.signature))
-        return chosen, queued, frozen
+                move = agent_move(bot, env, seat, obs, mask)
+            m.queued[seat] = _rest_of_move(bot)
+            return move
+        state = m.reader.read(obs)
+        k = len(state.prefix)
+        seqs, rows = m.reader.candidates(state, mask)
+        if len(seqs) == 1:
+            return self._play(m, seat, seqs[0], k)
+        if c.request.epsilon and c.rng.random() < c.request.epsilon:
+            best = int(c.rng.integers(len(seqs)))
+            self._record(c, m, seat, obs, rows[best])
+            return self._play(m, seat, seqs[best], k)
+        queued.append((i, obs, seqs, rows, k))
+        return None
 
-    def _score(self, matches, queued, chosen, obs_out, rows_out, returns) -> None:
+    @staticmethod
+    def _play(m: _Match, seat: int, seq: tuple, k: int) -> int:
+        """Sub-step ``k`` of the complete move ``seq``, the rest queued for the seat's next turns."""
+        m.queued[seat] = tuple(int(a) for a in seq[k + 1:])
+        return int(seq[k])
+
+    def _step(self, c: "_Collection", i: int, action: int) -> bool:
+        """Play ``action`` in match slot ``i``; False when the slot is done (its match over and no
+        new one started, enough samples being collected)."""
+        m = c.matches[i]
+        c.decisions += m.mine[m.env.acting_seat]
+        c.moves += 1
+        if not self._advance(m, action):
+            return True
+        self._settle(c, m)
+        c.played += 1
+        if len(c.returns) >= c.request.min_samples:
+            return False
+        c.matches[i] = self._new_match(i, c.rng, c.request)
+        return True
+
+    def _score(self, c: "_Collection", queued: list, chosen: dict) -> None:
         """One forward pass over the candidates of every queued choice; each plays its best."""
         if not queued:
             return
         q_all, starts = self.net.batch_scores(np.stack([q[1] for q in queued]), [q[3] for q in queued])
-        for (i, ob, seqs, cand, k, signature), start in zip(queued, starts):
+        for (i, ob, seqs, cand, k), start in zip(queued, starts):
             best = int(np.argmax(q_all[start:start + len(seqs)]))
-            m = matches[i]
+            m = c.matches[i]
             seat = m.env.acting_seat
-            self._record(m, seat, ob, cand[best], obs_out, rows_out, returns)
-            m.plans[seat] = (signature, seqs[best])
-            chosen[i] = int(seqs[best][k])
+            self._record(c, m, seat, ob, cand[best])
+            chosen[i] = self._play(m, seat, seqs[best], k)
 
     @staticmethod
-    def _score_frozen(frozen: list, chosen: dict) -> None:
+    def _score_frozen(frozen: list, chosen: dict, matches: list) -> None:
         """The frozen opponents' pending decisions: one forward pass per network (the same weights
         as the agent's own ``act``; a batch's float rounding may differ from one decision's in the
         last bit)."""
@@ -255,13 +275,15 @@ class DMCCollector:
             q_all, starts = net.batch_scores(np.stack([p[0] for _, _, p in items]), [p[1] for _, _, p in items])
             for (i, agent, pending), start in zip(items, starts):
                 chosen[i] = agent.finish(pending, q_all[start:start + len(pending[2])])
+                m = matches[i]
+                m.queued[m.env.acting_seat] = _rest_of_move(agent)
 
     @staticmethod
-    def _record(m: _Match, seat: int, obs, row, obs_out, rows_out, returns) -> None:
-        m.samples.append((len(returns), seat, m.totals[seat], m.deal))
-        obs_out.append(np.asarray(obs, np.float32))
-        rows_out.append(row)
-        returns.append(0.0)  # filled in when the choice's deal (or the match) ends
+    def _record(c: "_Collection", m: _Match, seat: int, obs, row) -> None:
+        m.samples.append((len(c.returns), seat, m.totals[seat], m.deal))
+        c.obs.append(np.asarray(obs, np.float32))
+        c.rows.append(row)
+        c.returns.append(0.0)  # filled in when the choice's deal (or the match) ends
 
     def _advance(self, m: _Match, action: int) -> bool:
         """Play one move; True when the match is over."""
@@ -276,14 +298,21 @@ class DMCCollector:
         m.deal = now
         return over
 
-    def _settle(self, m: _Match, returns: list, results: list) -> None:
+    def _settle(self, c: "_Collection", m: _Match) -> None:
         """A finished match: its samples' returns, and how the learner fared against rule bots."""
         for index, seat, total, deal in m.samples:
-            returns[index] = m.ends[deal][seat] - total
+            c.returns[index] = m.ends[deal][seat] - total
         if m.vs_rules:
             n = len(m.mine)
             me = m.mine.index(True)
             scores = self.spec.match_scores(m.env, m.totals)
             best_other = max(scores[s] for s in range(n) if not m.mine[s])
-            results.append({"opponent": self._versus, "reward": m.totals[me],
+            c.results.append({"opponent": c.request.opponent, "reward": m.totals[me],
                             "won": float(scores[me] > best_other)})
+
+
+def _rest_of_move(agent) -> tuple:
+    """The sub-steps an opponent will play after the one it just chose, without deciding again
+    (players of composed moves say it: ``pending_steps``); () for the others."""
+    pending = getattr(agent, "pending_steps", None)
+    return tuple(pending()) if pending is not None else ()
