@@ -17,6 +17,7 @@ from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.play import imitation_task
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from cardzoo.training.agents.shipped import package_models_dir
 from tests.run_helpers import kill_once_saved
 
 
@@ -85,6 +86,32 @@ def test_workers_return_monte_carlo_returns_of_whole_matches():
     assert out.played == len(out.matches) == 2 and all(r["opponent"] == "rules" for r in out.matches)
     again = DMCCollector("suipi", (2,), {}, 2, args).collect(request)
     assert np.array_equal(out.returns, again.returns) and np.array_equal(out.rows, again.rows)  # seeded
+
+
+@pytest.mark.parametrize("game,counts,opponent", [
+    ("suipi", (2, 4), "rules"), ("suipi", (2,), str(package_models_dir() / "suipi-2p.safetensors")),
+    ("siantappo", (3, 4, 5, 6), "rules"), ("samsip", (2, 3), "rules")])
+def test_every_move_the_collector_plays_is_legal(monkeypatch, game, counts, opponent):
+    """The collector plays the rest of a chosen composed move without asking the env again (the
+    trusted fast path): every move of seeded self-play and opponent matches is still legal."""
+    spec = game_spec(game)
+    env_class = type(spec.raw_env(num_players=counts[0]))
+    played, real_advance = [], env_class.advance
+
+    def checked_advance(self, action):
+        assert action in self._legal_actions(), (game, self.acting_seat, action)
+        played.append(action)
+        return real_advance(self, action)
+
+    monkeypatch.setattr(env_class, "advance", checked_advance)
+    env = spec.raw_env(num_players=counts[0])
+    reader = whole_moves_reader(game, env.config)
+    args = (env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
+    torch.manual_seed(0)
+    weights = {k: v.numpy() for k, v in MoveRankerNet(*args).state_dict().items()}
+    request = DMCRequest(weights, (9, 0, 0), min_samples=300, epsilon=0.1, vs_rules=0.5, opponent=opponent)
+    out = DMCCollector(game, counts, {}, 4, args).collect(request)
+    assert out.moves == len(played) > len(out.returns) > 0
 
 
 def test_imitation_samples_name_the_rule_bots_choice():

@@ -194,13 +194,11 @@ class DMCCollector:
         (match slot, its agent, its pending decision)."""
         env = m.env
         seat = env.acting_seat
-        legal = env.legal_now()
         rest = m.queued[seat]
-        if rest:  # a composed move's next sub-step (the same seat acts until the move is made)
+        if rest:  # a composed move's next sub-step: legal, as the move was (the seat acts until it is made)
             m.queued[seat] = rest[1:]
-            if rest[0] in legal:
-                return rest[0]
-            m.queued[seat] = ()  # cannot happen with a consistent engine; decide afresh
+            return rest[0]
+        legal = env.legal_now()
         if len(legal) == 1:
             return legal[0]
         mask = np.zeros(env.num_actions, np.int8)
