@@ -11,9 +11,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from cardzoo.envs.siantappo.actions import ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO
+from cardzoo.envs.siantappo.actions import (
+    ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO,
+)
 from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
-from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
+from cardzoo.envs.siantappo.engine import POP, fill_cards, hand_from_keys
 
 
 def hand_pieces(counts) -> int:
@@ -48,6 +50,11 @@ def is_bomb(action: int, observation) -> bool:
     return ACTION_TYPE[action] in (SIANTAPPO, RUN4, RUN5) or (
         ACTION_TYPE[action] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
 
+
+# per action id: the score's terms that the id alone decides (the top card's rank, the card count)
+_TOP_WEIGHT = [0.04 * r for r in ACTION_TOP_RANK]
+_COUNT_WEIGHT = [0.01 * c for c in ACTION_CARD_COUNT]
+_BOMB_TYPES = (SIANTAPPO, RUN4, RUN5)
 
 ENDGAME_CARDS = 3  # an opponent this close to going out: spend 2s and bombs now
 ENDGAME_OWN_CARDS = 4  # ... or the bot itself this close
@@ -92,8 +99,10 @@ class RuleBot:
         opponents = [int(x) for x in sizes[1:] if x > 0]
         endgame = any(x <= ENDGAME_CARDS for x in opponents) or len(hand) <= ENDGAME_OWN_CARDS
         rm = hand_from_keys(hand)
-        counts = [bin(m).count("1") for m in rm]
+        counts = [POP[m] for m in rm]
         base = hand_pieces(counts)
+        size = len(hand)
+        bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb
         for i, a in enumerate(legal):
             if a == PASS_ID:
                 scores[i] = base + 0.6
@@ -102,19 +111,18 @@ class RuleBot:
             after = counts[:]
             for k in cards:
                 after[k >> 2] -= 1
-            if sum(after) == 0:
+            if ACTION_CARD_COUNT[a] == size:
                 scores[i] = -np.inf  # going out beats everything
                 parts[i] = (cards, after, 0)
                 continue
-            top_rank = max(cards) >> 2
-            pieces = hand_pieces(after)
+            pieces = _hand_pieces(tuple(after))
             parts[i] = (cards, after, pieces)
-            score = pieces + 0.04 * top_rank - 0.01 * len(cards)
-            uses_two = any(k >> 2 == TWO for k in cards)
+            score = pieces + _TOP_WEIGHT[a] - _COUNT_WEIGHT[a]
             if not endgame:
-                if is_bomb(a, observation):
+                kind = ACTION_TYPE[a]
+                if kind in _BOMB_TYPES or (kind == QUAD and bomb_quad):
                     score += 1.5
-                if uses_two:
+                if ACTION_TOP_RANK[a] == TWO:  # a 2 is always the top card of the move that spends it
                     score += 0.9
             scores[i] = score
         return scores, parts
