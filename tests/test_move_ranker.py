@@ -114,6 +114,26 @@ def test_every_move_the_collector_plays_is_legal(monkeypatch, game, counts, oppo
     assert out.moves == len(played) > len(out.returns) > 0
 
 
+def test_sparse_rows_give_back_the_dense_rows_exactly():
+    from cardzoo.training.dmc.collector import SparseRows
+    from cardzoo.training.dmc.trainer import Replay
+
+    rng = np.random.default_rng(3)
+    dense = (rng.random((9, 40)) < 0.1) * rng.choice([1.0, 0.25, 1 / 3], (9, 40))
+    dense[4] = 0.0  # an all-zero row
+    rows = SparseRows(40)
+    for row in dense.astype(np.float32):
+        rows.append(row)
+    rows.close()
+    assert len(rows) == 9 and np.array_equal(rows.dense(), dense.astype(np.float32))
+    assert len(rows.values) == np.count_nonzero(dense)
+    replay = Replay(5, 40, 2)  # the newest 5 fit, written over a buffer that held other rows
+    replay.obs[:] = 7.0
+    replay.add(rows, np.zeros((9, 2), np.float32), np.arange(9, dtype=np.float32))
+    order = np.argsort(replay.returns)
+    assert np.array_equal(replay.obs[order], dense[4:].astype(np.float32))
+
+
 def test_imitation_samples_name_the_rule_bots_choice():
     samples = imitation_task("suipi", (2,), {}, matches=1, seed=0)
     assert samples
@@ -326,7 +346,7 @@ def test_sam_sip_deal_returns_are_one_hands_reward():
     by_mode = {mode: DMCCollector("samsip", (2,), {}, 3, args).collect(DMCRequest(weights, (5,), 1, 0.05, 0.5, mode))
                for mode in ("match", "deal")}
     match, deal = by_mode["match"].returns, by_mode["deal"].returns
-    assert np.array_equal(by_mode["match"].obs, by_mode["deal"].obs)  # the same matches
+    assert np.array_equal(by_mode["match"].obs.dense(), by_mode["deal"].obs.dense())  # the same matches
     assert len(deal) > 100 and np.abs(deal).max() <= 1 + 1e-6 and np.abs(match).max() > 2
     assert set(np.round(deal, 6)) >= {-1.0, 1.0}
 

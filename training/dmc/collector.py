@@ -61,9 +61,51 @@ class ImitationRequest:
     model: str = ""  # the checkpoint the expert searches with (imitate_from="expert"; default: the shipped model)
 
 
+class SparseRows:
+    """Rows of a mostly-zero float32 matrix as their nonzero entries: a rollout's observations
+    (a seat sees ~50 of its 633-1333 entries set), so that what a worker holds and sends is a
+    fraction of the dense rows; ``dense()`` and ``write_into`` give them back exactly."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self._columns: list[np.ndarray] = []
+        self._values: list[np.ndarray] = []
+        self.starts = np.zeros(1, np.int64)
+        self.columns = np.zeros(0, np.int32)
+        self.values = np.zeros(0, np.float32)
+
+    def append(self, row: np.ndarray) -> None:
+        at = np.flatnonzero(row)
+        self._columns.append(at.astype(np.int32))
+        self._values.append(row[at].astype(np.float32))
+
+    def close(self) -> "SparseRows":
+        """Pack the appended rows (call once, after the last ``append``)."""
+        if self._columns:
+            self.starts = np.concatenate([[0], np.cumsum([len(c) for c in self._columns])]).astype(np.int64)
+            self.columns, self.values = np.concatenate(self._columns), np.concatenate(self._values)
+        self._columns, self._values = [], []
+        return self
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def write_into(self, target: np.ndarray, at: np.ndarray, first: int = 0) -> None:
+        """``target[at[j]]`` = row ``first + j`` for every j (the rows from ``first`` on)."""
+        lo, hi = self.starts[first], self.starts[first + len(at)]
+        target[at] = 0.0
+        counts = np.diff(self.starts[first:first + len(at) + 1])
+        target[np.repeat(at, counts), self.columns[lo:hi]] = self.values[lo:hi]
+
+    def dense(self) -> np.ndarray:
+        out = np.zeros((len(self), self.width), np.float32)
+        self.write_into(out, np.arange(len(self)))
+        return out
+
+
 @dataclass
 class DMCRollout:
-    obs: np.ndarray  # float32 [N, obs_size]
+    obs: SparseRows  # [N, obs_size]: the observation of each sample
     rows: np.ndarray  # float32 [N, move_features]: the chosen move's feature row
     returns: np.ndarray  # float32 [N]
     decisions: int  # every learner move, forced ones and later sub-steps included
@@ -79,10 +121,10 @@ class _Match:
 class _Collection:
     """One ``play``: its request, random stream, match slots and what it has gathered."""
 
-    def __init__(self, request: DMCRequest, rng: np.random.Generator):
+    def __init__(self, request: DMCRequest, rng: np.random.Generator, obs_size: int):
         self.request, self.rng = request, rng
         self.matches: list[_Match] = []
-        self.obs: list[np.ndarray] = []
+        self.obs = SparseRows(obs_size)
         self.rows: list[np.ndarray] = []
         self.returns: list[float] = []
         self.results: list[dict] = []
@@ -162,7 +204,7 @@ class DMCCollector:
         self.net.load_state_dict({k: torch.as_tensor(v) for k, v in request.weights.items()})
         deal_index = self.spec.deal_index if request.returns == "deal" else None
         self._deal_of = deal_index or (lambda env: 0)
-        c = _Collection(request, np.random.default_rng(np.random.SeedSequence(list(request.seed))))
+        c = _Collection(request, np.random.default_rng(np.random.SeedSequence(list(request.seed))), self.net.obs_size)
         c.matches = [self._new_match(i, c.rng, request) for i in range(self.num_matches)]
         running = list(range(self.num_matches))
         while running:
@@ -175,7 +217,7 @@ class DMCCollector:
             running = [i for i in sorted(chosen) if self._step(c, i, chosen[i])]
         width = self.net.obs_size, self.net.move_features
         return DMCRollout(
-            obs=np.stack(c.obs) if c.obs else np.zeros((0, width[0]), np.float32),
+            obs=c.obs.close(),
             rows=np.stack(c.rows) if c.rows else np.zeros((0, width[1]), np.float32),
             returns=np.asarray(c.returns, np.float32), decisions=c.decisions, moves=c.moves, played=c.played,
             matches=c.results)

@@ -41,7 +41,7 @@ from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.parallel.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
-from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest, SparseRows
 from cardzoo.training.dmc.play import IMITATED
 
 
@@ -250,11 +250,17 @@ class Replay:
         self.returns = np.zeros(capacity, np.float32)
         self.size = self.next = 0
 
-    def add(self, obs: np.ndarray, rows: np.ndarray, returns: np.ndarray) -> None:
+    def add(self, obs, rows: np.ndarray, returns: np.ndarray) -> None:
+        """Append samples (``obs``: dense rows or the collector's ``SparseRows``), overwriting the oldest."""
         capacity = len(self.returns)
-        obs, rows, returns = obs[-capacity:], rows[-capacity:], returns[-capacity:]  # only the newest fit
+        first = max(0, len(returns) - capacity)  # only the newest fit
+        rows, returns = rows[first:], returns[first:]
         idx = (self.next + np.arange(len(returns))) % capacity
-        self.obs[idx], self.rows[idx], self.returns[idx] = obs, rows, returns
+        if isinstance(obs, SparseRows):
+            obs.write_into(self.obs, idx, first)
+        else:
+            self.obs[idx] = obs[first:]
+        self.rows[idx], self.returns[idx] = rows, returns
         self.next = int((self.next + len(returns)) % capacity)
         self.size = min(self.size + len(returns), capacity)
 
