@@ -25,6 +25,7 @@ Run directory layout as every trainer's (``cardzoo.training.common.run_dir``).
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 import multiprocessing as mp
 import time
 from dataclasses import dataclass, field
@@ -351,7 +352,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     ctx = mp.get_context("spawn")
     collector_args = (s.game, s.players, s.variants, s.matches_per_worker, tuple(net_args))
     with worker_group(s.workers, DMCCollector, collector_args, ray) as workers, \
-            ctx.Pool(1, initializer=_eval_init) as evaluator:
+            (ctx.Pool(1, initializer=_eval_init) if s.eval_games else nullcontext()) as evaluator:  # only when used
         writer = SummaryWriter(str(run.out / "tb"))
         evaluation = None  # (samples, AsyncResult)
 
