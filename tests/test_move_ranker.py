@@ -134,6 +134,32 @@ def test_sparse_rows_give_back_the_dense_rows_exactly():
     assert np.array_equal(replay.obs[order], dense[4:].astype(np.float32))
 
 
+def test_the_replay_is_saved_sparse_and_read_back_exactly_also_from_dense_states():
+    from cardzoo.envs.errors import UserError
+    from cardzoo.training.common.run_dir import RunState
+    from cardzoo.training.dmc.trainer import Replay
+
+    rng = np.random.default_rng(5)
+    replay = Replay(8, 30, 3)
+    obs = ((rng.random((11, 30)) < 0.15) * rng.choice([1.0, 0.5, 1 / 7], (11, 30))).astype(np.float32)
+    replay.add(obs, rng.random((11, 3)).astype(np.float32), rng.random(11).astype(np.float32))
+    state = RunState(learner={})
+    replay.to_state(state)
+    assert "replay_obs" not in state.arrays and len(state.arrays["replay_obs_values"]) == np.count_nonzero(replay.obs)
+    saved = dict(state.arrays)
+    dense = dict(saved, replay_obs=replay.obs.copy())  # the layout an earlier cardzoo wrote
+    for name in ("replay_obs_starts", "replay_obs_columns", "replay_obs_values"):
+        dense.pop(name)
+    for arrays in (saved, dense):
+        back = Replay(8, 30, 3)
+        back.from_state(RunState(learner=dict(state.learner), arrays=dict(arrays)))
+        assert np.array_equal(back.obs, replay.obs) and np.array_equal(back.rows, replay.rows)
+        assert (back.size, back.next) == (replay.size, replay.next)
+    bad = dict(saved, replay_obs_columns=saved["replay_obs_columns"] + 30)  # past the observation's width
+    with pytest.raises(UserError, match="no replay buffer that fits"):
+        Replay(8, 30, 3).from_state(RunState(learner=dict(state.learner), arrays=bad))
+
+
 def test_imitation_samples_name_the_rule_bots_choice():
     samples = imitation_task("suipi", (2,), {}, matches=1, seed=0)
     assert samples

@@ -88,6 +88,28 @@ class SparseRows:
         self._columns, self._values = [], []
         return self
 
+    @classmethod
+    def of_dense(cls, matrix: np.ndarray) -> "SparseRows":
+        """The rows of a dense [N, width] matrix (the same entries ``append`` would keep)."""
+        out = cls(matrix.shape[1])
+        at, out.columns = (a.astype(np.int64) for a in np.nonzero(matrix))
+        out.values = matrix[at, out.columns].astype(np.float32)
+        out.columns = out.columns.astype(np.int32)
+        out.starts = np.concatenate([[0], np.cumsum(np.bincount(at, minlength=len(matrix)))]).astype(np.int64)
+        return out
+
+    @classmethod
+    def of_parts(cls, width: int, starts: np.ndarray, columns: np.ndarray, values: np.ndarray) -> "SparseRows":
+        """Rows from their saved parts; ValueError unless they describe rows of ``width`` entries."""
+        starts, columns, values = np.asarray(starts), np.asarray(columns), np.asarray(values)
+        if (starts.ndim != 1 or len(starts) < 1 or starts[0] != 0 or np.any(np.diff(starts) < 0)
+                or starts[-1] != len(columns) or len(columns) != len(values)
+                or (len(columns) and (columns.min() < 0 or columns.max() >= width))):
+            raise ValueError("inconsistent sparse rows")
+        out = cls(width)
+        out.starts, out.columns, out.values = starts.astype(np.int64), columns.astype(np.int32), values.astype(np.float32)
+        return out
+
     def __len__(self) -> int:
         return len(self.starts) - 1
 

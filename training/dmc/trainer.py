@@ -271,20 +271,36 @@ class Replay:
                 torch.from_numpy(self.returns[idx]))
 
     def to_state(self, state: RunState) -> None:
-        state.arrays = {"replay_obs": self.obs[:self.size], "replay_rows": self.rows[:self.size],
+        """The buffer into the run's state; the observations as their nonzero entries (a tenth of
+        the dense rows or less, on disk and while saving)."""
+        obs = SparseRows.of_dense(self.obs[:self.size])
+        state.arrays = {"replay_obs_starts": obs.starts, "replay_obs_columns": obs.columns,
+                        "replay_obs_values": obs.values, "replay_rows": self.rows[:self.size],
                         "replay_returns": self.returns[:self.size]}
         state.learner["replay_next"] = self.next
 
     def from_state(self, state: RunState) -> None:
+        """The buffer from a state ``to_state`` wrote (or an earlier cardzoo's, with dense
+        observations); a one-line error when it does not fit this run."""
+        a = state.arrays
         try:
-            obs, rows, returns = (state.arrays[k] for k in ("replay_obs", "replay_rows", "replay_returns"))
+            rows, returns = a["replay_rows"], a["replay_returns"]
             n = len(returns)
-            if n > len(self.returns) or obs.shape != (n, self.obs.shape[1]) or rows.shape != (n, self.rows.shape[1]):
+            if "replay_obs" in a:  # written before the observations were kept sparse
+                obs = a["replay_obs"]
+                if obs.shape != (n, self.obs.shape[1]):
+                    raise ValueError
+                obs = SparseRows.of_dense(obs)
+            else:
+                obs = SparseRows.of_parts(self.obs.shape[1], a["replay_obs_starts"], a["replay_obs_columns"],
+                                          a["replay_obs_values"])
+            if n > len(self.returns) or len(obs) != n or rows.shape != (n, self.rows.shape[1]):
                 raise ValueError
         except (KeyError, ValueError):
             raise UserError("the resume state holds no replay buffer that fits this run (written by an older "
                             "cardzoo?): start the run again") from None
-        self.obs[:n], self.rows[:n], self.returns[:n] = obs, rows, returns
+        obs.write_into(self.obs, np.arange(n))
+        self.rows[:n], self.returns[:n] = rows, returns
         self.size, self.next = n, int(state.learner["replay_next"])
         state.arrays = {}
 
