@@ -52,7 +52,7 @@ def test_the_batched_collector_records_what_a_per_move_ranker_reads_and_chooses(
     fresh = whole_moves_reader(game, env.config)
     real = [(m, r) for m, r in seen if len(r) > 1]
     assert len(real) == len(out.rows) > 0
-    for (mask, rows), obs, row in zip(real, out.obs, out.rows):
+    for (mask, rows), obs, row in zip(real, out.obs.dense(), out.rows):
         _, again = fresh.candidates(fresh.read(obs), mask)
         assert np.array_equal(again, rows)  # the features of this observation, read afresh
         q = net.scores(obs, rows)
