@@ -45,16 +45,10 @@ def _hand_pieces(counts: tuple) -> int:  # cached: the bot and the move features
     return pieces
 
 
-def is_bomb(action: int, observation) -> bool:
-    """A pair run, or a quad played on a pair (of 2s); a quad on a quad is a normal answer."""
-    return ACTION_TYPE[action] in (SIANTAPPO, RUN4, RUN5) or (
-        ACTION_TYPE[action] == QUAD and observation[TABLE_TYPE + PAIR] > 0)
-
-
 # per action id: the score's terms that the id alone decides (the top card's rank, the card count)
 _TOP_WEIGHT = [0.04 * r for r in ACTION_TOP_RANK]
 _COUNT_WEIGHT = [0.01 * c for c in ACTION_CARD_COUNT]
-_BOMB_TYPES = (SIANTAPPO, RUN4, RUN5)
+BOMB_TYPES = (SIANTAPPO, RUN4, RUN5)  # always bombs; a quad is one when played on a pair
 
 ENDGAME_CARDS = 3  # an opponent this close to going out: spend 2s and bombs now
 ENDGAME_OWN_CARDS = 4  # ... or the bot itself this close
@@ -120,7 +114,7 @@ class RuleBot:
             score = pieces + _TOP_WEIGHT[a] - _COUNT_WEIGHT[a]
             if not endgame:
                 kind = ACTION_TYPE[a]
-                if kind in _BOMB_TYPES or (kind == QUAD and bomb_quad):
+                if kind in BOMB_TYPES or (kind == QUAD and bomb_quad):
                     score += 1.5
                 if ACTION_TOP_RANK[a] == TWO:  # a 2 is always the top card of the move that spends it
                     score += 0.9

@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import (
-    ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, EXTENDED_ACTIONS, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO,
+    ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, EXTENDED_ACTIONS, PAIR, PASS_ID, QUAD, TWO,
 )
-from cardzoo.envs.siantappo.bot import RuleBot, hand_pieces
+from cardzoo.envs.siantappo.bot import BOMB_TYPES, RuleBot, hand_pieces
 from cardzoo.envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand
 from cardzoo.envs.siantappo.engine import hand_from_keys
 from cardzoo.envs.whole_moves import SingleActionMoves
@@ -36,7 +36,6 @@ from cardzoo.envs.whole_moves import SingleActionMoves
 MOVE_FEATURES = 82
 _TYPE, _RANK, _COUNT, _PIECES, _LEFT, _OUT, _BOMB, _TWO, _SCORE, _CHOICE = 52, 61, 74, 75, 76, 77, 78, 79, 80, 81
 _PASS_TYPE = 8
-_BOMBS = (SIANTAPPO, RUN4, RUN5)  # the bomb types; a quad is one on a pair (``bot.is_bomb``)
 
 
 def _static_rows() -> np.ndarray:
@@ -50,7 +49,7 @@ def _static_rows() -> np.ndarray:
         rows[a, _TYPE + kind] = 1.0
         rows[a, _RANK + top] = 1.0  # the top card's rank: the fillers are below it
         rows[a, _COUNT] = ACTION_CARD_COUNT[a] / 12.0
-        rows[a, _BOMB] = float(kind in _BOMBS)  # a quad is one only on a pair: set per decision
+        rows[a, _BOMB] = float(kind in BOMB_TYPES)  # a quad is one only on a pair: set per decision
         rows[a, _TWO] = float(top == TWO)  # a 2 is always the top card of the move that spends it
     return rows
 

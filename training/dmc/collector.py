@@ -91,12 +91,9 @@ class SparseRows:
     @classmethod
     def of_dense(cls, matrix: np.ndarray) -> "SparseRows":
         """The rows of a dense [N, width] matrix (the same entries ``append`` would keep)."""
-        out = cls(matrix.shape[1])
-        at, out.columns = (a.astype(np.int64) for a in np.nonzero(matrix))
-        out.values = matrix[at, out.columns].astype(np.float32)
-        out.columns = out.columns.astype(np.int32)
-        out.starts = np.concatenate([[0], np.cumsum(np.bincount(at, minlength=len(matrix)))]).astype(np.int64)
-        return out
+        at, columns = np.nonzero(matrix)
+        counts = np.bincount(at, minlength=len(matrix))
+        return cls.of_parts(matrix.shape[1], np.concatenate([[0], np.cumsum(counts)]), columns, matrix[at, columns])
 
     @classmethod
     def of_parts(cls, width: int, starts: np.ndarray, columns: np.ndarray, values: np.ndarray) -> "SparseRows":
