@@ -235,10 +235,9 @@ class DMCCollector:
             self._score(c, queued, chosen)
             self._score_frozen(frozen, chosen, c.matches)
             running = [i for i in sorted(chosen) if self._step(c, i, chosen[i])]
-        width = self.net.obs_size, self.net.move_features
         return DMCRollout(
             obs=c.obs.close(),
-            rows=np.stack(c.rows) if c.rows else np.zeros((0, width[1]), np.float32),
+            rows=np.stack(c.rows) if c.rows else np.zeros((0, self.net.move_features), np.float32),
             returns=np.asarray(c.returns, np.float32), decisions=c.decisions, moves=c.moves, played=c.played,
             matches=c.results)
 
@@ -375,4 +374,4 @@ def _rest_of_move(agent) -> tuple:
     """The sub-steps an opponent will play after the one it just chose, without deciding again
     (players of composed moves say it: ``pending_steps``); () for the others."""
     pending = getattr(agent, "pending_steps", None)
-    return tuple(pending()) if pending is not None else ()
+    return pending() if pending is not None else ()
