@@ -71,6 +71,32 @@ def _brute_chance(key5: tuple, depth: int, p, gamma: float, memo: dict) -> float
     return total
 
 
+def _rounded_chance(key5: tuple, depth: int, p32, gamma32, memo: dict) -> np.float32:
+    """The definition with the rounding `Chances` promises: a miss is ``gamma`` times the best kept
+    hand's chance in float32, and the 15 draw types' terms are added in float64 in type order."""
+    if (key5, depth) in memo:
+        return memo[key5, depth]
+    total = 0.0
+    for t in range(NUM_TYPES):
+        six = list(key5)
+        six[t] += 1
+        if is_three_pairs(six[:13], six[13], six[14]):
+            value = np.float32(1.0)
+        elif depth > 1:
+            keep = []
+            for d in range(NUM_TYPES):
+                if six[d]:
+                    five = list(six)
+                    five[d] -= 1
+                    keep.append(_rounded_chance(tuple(five), depth - 1, p32, gamma32, memo))
+            value = gamma32 * max(keep)
+        else:
+            value = np.float32(0.0)
+        total += float(value) * float(p32[t])
+    memo[key5, depth] = np.float32(total + 0.0)
+    return memo[key5, depth]
+
+
 @pytest.mark.parametrize("depth", [2, 3])
 def test_deeper_chances_match_the_recursive_definition(depth):
     rng = np.random.default_rng(depth)
@@ -80,10 +106,16 @@ def test_deeper_chances_match_the_recursive_definition(depth):
         p /= p.sum()
         hands = [tuple(int(x) for x in np.bincount(rng.integers(0, NUM_TYPES, 5), minlength=NUM_TYPES))
                  for _ in range(4)]
-        got = Chances(p, 0.8).of(depth, [tables().index5[h] for h in hands])
+        chances = Chances(p, 0.8)
+        got = chances.of(depth, [tables().index5[h] for h in hands])
         memo: dict = {}
         want = [_brute_chance(h, depth, p, 0.8, memo) for h in hands]
         assert got == pytest.approx(want, abs=1e-5)
+        memo = {}
+        rounded = [_rounded_chance(h, depth, chances.p, chances.gamma, memo) for h in hands]
+        assert np.array_equal(got, np.array(rounded, dtype=np.float32))  # bit for bit
+        assert np.array_equal(chances.levels(depth, [tables().index5[h] for h in hands])[depth - 2],
+                              [memo[h, depth - 1] for h in hands])  # every depth of one solve
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])

@@ -108,19 +108,21 @@ class WholeMoves(SingleActionMoves):
         discards = [i for i, a in enumerate(legal) if a <= DISCARD_JOKER]
         if discards:
             kept = [index(d, kept_after(hand, legal[i])) for i in discards]
-            for k in range(1, DRAWS + 1):
-                rows[discards, _CHANCE + k - 1] = chances.of(k, kept)
+            rows[discards, _CHANCE:_CHANCE + DRAWS] = chances.levels(DRAWS, kept).T
+        if DRAW_STOCK in legal or TAKE_DISCARD in legal:
+            here = index(d, hand)
+            # one solve serves both: the hands a take can keep are among those a stock draw can
+            solved = chances.solve(DRAWS, [here])
         for i, a in enumerate(legal):
             if a == DRAW_STOCK:
-                here = [index(d, hand)]
-                rows[i, _CHANCE:_CHANCE + DRAWS] = [chances.of(k, here)[0] for k in range(1, DRAWS + 1)]
+                rows[i, _CHANCE:_CHANCE + DRAWS] = [table[here] for table in solved]
             elif a == TAKE_DISCARD:
                 if rows[i, _WINS]:
                     rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
                     continue
-                after = [tables().draw[index(d, hand), card_type(d["live"], d["wild"], d["dead"])]]
+                keeps = tables().kept[tables().draw[here, card_type(d["live"], d["wild"], d["dead"])]]
                 for k in range(2, DRAWS + 1):
-                    rows[i, _CHANCE + k - 1] = GAMMA * chances.best_kept(k - 1, after)[0]
+                    rows[i, _CHANCE + k - 1] = GAMMA * solved[k - 2][keeps].max()
             elif a == DECLARE:
                 rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
         absolute = rows[:, _CHANCE:_CHANCE + DRAWS]

@@ -61,10 +61,10 @@ class LookaheadBot(RuleBot):
         if self._wins(hand + [live]):
             return True
         here = self.hand_index(d, hand)
-        after_take = tables().draw[here, card_type(live, d["wild"], d["dead"])]
-        chances = Chances(p, self.gamma)
-        take = self.gamma * chances.best_kept(self.depth, [after_take])[0]
-        stock = chances.of(self.depth + 1, [here])[0]
+        keeps = tables().kept[tables().draw[here, card_type(live, d["wild"], d["dead"])]]
+        solved = Chances(p, self.gamma).solve(self.depth + 1, [here])  # the hands a take keeps are in it
+        take = self.gamma * solved[self.depth - 1][keeps].max()
+        stock = solved[self.depth][here]
         return take > stock + 1e-9
 
 

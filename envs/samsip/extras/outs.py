@@ -25,6 +25,7 @@ import numpy as np
 from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD, is_three_pairs
 
 NUM_TYPES = 15  # 13 natural ranks, wild, dead
+_FEW = 256  # below this many hands `expected` sums in one call (measured: both ways cost the same at ~300)
 
 
 def card_type(kind: int, wild, dead) -> int:
@@ -53,10 +54,14 @@ class HandTables:
         self.draw_wins = self.wins6[self.draw].astype(np.float32)
         # the 332 distinct rows of draw_wins: one-draw chances are summed once per pattern
         patterns, pattern_of = np.unique(self.draw_wins, axis=0, return_inverse=True)
-        self.win_patterns, self.win_pattern_of = patterns, pattern_of.reshape(-1)
+        self.win_patterns, self.win_pattern_of = np.ascontiguousarray(patterns.T), pattern_of.reshape(-1)
         # kept[i6]: the 5-card hands a 6-card hand can keep, one per type it holds (at most 6),
         # the first repeated where it holds fewer types (a maximum over them is the same)
         self.kept = np.array([self._keeps(row) for row in self.discard], dtype=np.int32)
+        # after_draw[j][i5, t]: the j-th hand kept of the 6-card hand drawing type t makes; the two
+        # lookups of every deeper chance (draw, then keep) done once here
+        self.after_draw = np.ascontiguousarray(self.kept[self.draw].transpose(2, 0, 1), dtype=np.intp)
+        self.draw_wins_bool = self.wins6[self.draw]
 
     @staticmethod
     def _counts(hand) -> tuple:
@@ -87,24 +92,34 @@ def tables() -> HandTables:
 
 
 def expected(values: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``values @ p`` over the last axis (the 15 draw types), as float32, with each row's result
-    depending on that row alone: a matrix product's rounding depends on how many rows share the
-    batch (BLAS blocks them differently), which made a hand's chance depend on the other hands
-    asked with it. Here the terms are added in float64, type by type, in one fixed order (a
-    running sum along the row; ``+ 0.0`` as the first term's addition to zero would)."""
-    terms = np.asarray(values, dtype=np.float64) * np.asarray(p, dtype=np.float64)
-    return (np.cumsum(terms, axis=-1)[..., -1] + 0.0).astype(np.float32)
+    """``p @ values`` over the first axis (the 15 draw types), as float32, with each column's
+    result depending on that column alone: a matrix product's rounding depends on how many rows
+    share the batch (BLAS blocks them differently), which made a hand's chance depend on the other
+    hands asked with it. Here the terms are added in float64, type by type, in one fixed order
+    (``+ 0.0`` at the end turns a -0.0 into 0.0, as adding the first term to zero would)."""
+    p = np.asarray(p, dtype=np.float64)
+    if values.shape[-1] <= _FEW:  # one call: a running sum down the columns (slow on wide arrays)
+        total = np.add.accumulate(values * p[:, None], axis=0)[-1]
+    else:  # the same sums, one draw type at a time over every column
+        total = values[0] * p[0]  # float32 times a float64 scalar: the float64 product
+        for t in range(1, len(p)):
+            total += values[t] * p[t]
+    return (total + 0.0).astype(np.float32)
 
 
 class Chances:
     """Completion chances for one draw distribution ``p`` (15 types) and discount ``gamma``.
 
-    ``of(depth, hands)``: the discounted chance that each 5-card hand index completes within
-    ``depth`` draws. The one-draw chance is computed for every hand at once (one table product);
-    deeper draws only over the hands reachable from ``hands``, so depth 3 costs about a
-    millisecond. ``best_kept(depth, hands6)``: the same for the best 5 cards to keep of 6.
-    Each hand's chance depends on that hand alone, so every one computed is kept (per depth) and
-    asked again costs a lookup: the moves of one decision share most of their reachable hands.
+    ``levels(depth, hands)``: the discounted chance that each 5-card hand index completes within
+    1, 2, ..., ``depth`` draws (one row per depth). The one-draw chance is computed for every hand
+    at once (one table product); a deeper one for the hands asked and those reachable from them,
+    level by level from the deepest: the hands whose chance within ``d`` draws is needed are
+    gathered once, deduplicated in a table of every hand, and each level is a handful of array
+    operations over all of them. ``of(depth, hands)`` is the last row, ``best_kept(depth, hands6)``
+    the same for the best 5 cards to keep of 6.
+    Each hand's chance is a function of that hand alone, rounded the same way whatever is asked
+    with it: a miss's value is ``gamma`` times the best kept hand's (float32) and the 15 draws'
+    terms are added in float64 in one fixed order (``expected``).
     """
 
     def __init__(self, p: np.ndarray, gamma: float):
@@ -112,24 +127,45 @@ class Chances:
         self.p = np.asarray(p, dtype=np.float32)
         self.gamma = np.float32(gamma)
         self.one = expected(self.t.win_patterns, self.p)[self.t.win_pattern_of]  # every hand's one-draw chance
-        self.known: dict[int, np.ndarray] = {}  # depth >= 2 -> chance per hand index, NaN until computed
+
+    def solve(self, depth: int, hands) -> list[np.ndarray]:
+        """The chance within 1, 2, ..., ``depth`` draws as one table of every hand per depth,
+        filled (at depth ``d``) at ``hands`` and, below ``depth``, at every hand a draw from
+        those of the next depth can keep; the other entries are undefined."""
+        hands = np.asarray(hands, dtype=np.int64).reshape(-1)
+        t = self.t
+        needed = [np.unique(hands)] if depth > 1 else []  # where the tables of depth, depth - 1, ..., 2 are needed
+        for _ in range(depth - 2):
+            mark = np.zeros(len(self.one), dtype=bool)
+            mark[hands] = True
+            mark[t.kept[t.draw[needed[-1]]]] = True
+            needed.append(np.flatnonzero(mark))
+        solved = [self.one]
+        for at in reversed(needed):
+            solved.append(self._deeper(solved[-1], at))
+        return solved
+
+    def levels(self, depth: int, hands) -> np.ndarray:
+        """[depth, len(hands)]: each hand's chance within 1, 2, ..., ``depth`` draws."""
+        hands = np.asarray(hands, dtype=np.int64).reshape(-1)
+        return np.stack([table[hands] for table in self.solve(depth, hands)])
+
+    def _deeper(self, table: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """Every hand's chance one draw deeper than ``table``'s (filled at ``hands`` only; the
+        table must hold every hand a draw from them can keep)."""
+        t = self.t
+        best = table[t.after_draw[0][hands]]  # [hand, draw type]: the best hand to keep after it
+        for keep in t.after_draw[1:]:
+            np.maximum(best, table[keep[hands]], out=best)
+        value = np.empty(len(self.one), dtype=np.float32)
+        miss = np.where(t.draw_wins_bool[hands], np.float32(1.0), self.gamma * best)
+        value[hands] = expected(miss.T, self.p)
+        return value
 
     def of(self, depth: int, hands) -> np.ndarray:
-        hands = np.asarray(hands, dtype=np.int64)
-        if depth <= 1:
-            return self.one[hands]
-        known = self.known.get(depth)
-        if known is None:
-            known = self.known[depth] = np.full(len(self.one), np.nan, dtype=np.float32)
-        values = known[hands]
-        missing = np.isnan(values)
-        if missing.any():
-            todo = np.unique(hands[missing])
-            rows = self.t.draw[todo]  # [hand, draw type] -> 6-card hand
-            known[todo] = expected(np.where(self.t.wins6[rows], np.float32(1.0),
-                                            self.gamma * self.best_kept(depth - 1, rows)), self.p)
-            values = known[hands]
-        return values
+        return self.levels(depth, hands)[-1]
 
     def best_kept(self, depth: int, hands6) -> np.ndarray:
-        return self.of(depth, self.t.kept[hands6]).max(axis=-1)
+        hands6 = np.asarray(hands6, dtype=np.int64)
+        kept = self.t.kept[hands6]
+        return self.of(depth, kept).reshape(kept.shape).max(axis=-1)
