@@ -38,7 +38,12 @@ class RuleBot:
             return DECLARE
         if len(legal) == 1:
             return legal[0]
-        d = decode(observation)
+        return self.choose(decode(observation), legal)
+
+    def choose(self, d: dict, legal: list[int]) -> int:
+        """The move for the decoded view ``d`` (``decode``) among ``legal`` (at least two ids)."""
+        if DECLARE in legal:
+            return DECLARE
         self._wild = d["wild"]
         self._dead = d["dead"]
         if TAKE_DISCARD in legal or DRAW_STOCK in legal:

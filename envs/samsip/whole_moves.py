@@ -66,9 +66,7 @@ class WholeMoves(SingleActionMoves):
         scores = dict(zip(discards, bot.discard_scores(d, discards))) if discards else {}
         best = max(scores.values(), default=0.0)
         if DECLARE in legal or not discards:  # the bot's choice is deterministic here
-            mask = np.zeros(DECLARE + 1, np.int8)
-            mask[legal] = 1
-            bot_move = bot.act(observation, mask)
+            bot_move = bot.choose(d, legal)
         else:
             bot_move = None  # it picks among its equally best discards at random: flag them all
         nxt_known = d["known"][1] if d["num_players"] > 1 else []

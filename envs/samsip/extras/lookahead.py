@@ -16,8 +16,10 @@ import numpy as np
 from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.config import JOKER_KIND
+from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD
 from cardzoo.envs.samsip.extras.outs import NUM_TYPES, Chances, card_type, tables
 
+_RANK_OF_KIND = np.arange(JOKER_KIND + 1) >> 2  # a card kind's pairing type when neither wild nor dead
 _TIE = 1e-6  # weight of the rule bot's score: it only breaks ties between equal chances
 
 
@@ -31,12 +33,11 @@ class LookaheadBot(RuleBot):
 
     def draw_probabilities(self, d: dict) -> np.ndarray:
         """Chance that a card this seat has not seen is of each pairing type."""
-        unseen = self._unseen(d, d["hand"])
-        p = np.zeros(NUM_TYPES, np.float32)
-        for kind, count in enumerate(unseen):
-            if count:
-                p[card_type(kind, d["wild"], d["dead"])] += count
-        total = p.sum()
+        types = _RANK_OF_KIND.copy()  # card_type of every kind, at once
+        types[list(d["dead"])] = TOK_DEAD
+        types[list(d["wild"])] = TOK_WILD
+        p = np.bincount(types, weights=self._unseen(d, d["hand"]), minlength=NUM_TYPES).astype(np.float32)
+        total = p.sum()  # counts: exact in float32
         return p / total if total else p
 
     @staticmethod
