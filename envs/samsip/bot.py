@@ -41,7 +41,7 @@ class RuleBot:
         return self.choose(decode(observation), legal)
 
     def choose(self, d: dict, legal: list[int]) -> int:
-        """The move for the decoded view ``d`` (``decode``) among ``legal`` (at least two ids)."""
+        """The move for the decoded view ``d`` (``decode``) among the ids ``legal``."""
         if DECLARE in legal:
             return DECLARE
         self._wild = d["wild"]
