@@ -49,8 +49,11 @@ def test_one_draw_chance_is_the_share_of_outs():
     assert Chances(p, 0.85).of(1, [_index5([0, 1, 2, 3, 9])])[0] == 0.0
 
 
-def _brute_chance(key5: tuple, depth: int, p, gamma: float, memo: dict) -> float:
-    """The definition, recursively: draw each type; a win counts 1, a miss the best 5 to keep."""
+def _brute_chance(key5: tuple, depth: int, p, gamma, memo: dict, rounded: bool = False):
+    """The definition, recursively: draw each type; a win counts 1, a miss the best 5 to keep.
+    ``rounded``: with the rounding `Chances` promises (``p`` and ``gamma`` float32, so a miss is
+    ``gamma`` times the best kept hand's chance in float32; the 15 draw types' terms added in
+    float64 in type order; the result float32)."""
     if (key5, depth) in memo:
         return memo[key5, depth]
     total = 0.0
@@ -58,42 +61,16 @@ def _brute_chance(key5: tuple, depth: int, p, gamma: float, memo: dict) -> float
         six = list(key5)
         six[t] += 1
         if is_three_pairs(six[:13], six[13], six[14]):
-            total += p[t]
+            total += float(p[t])
         elif depth > 1:
             keep = []
             for d in range(NUM_TYPES):
                 if six[d]:
                     five = list(six)
                     five[d] -= 1
-                    keep.append(_brute_chance(tuple(five), depth - 1, p, gamma, memo))
-            total += p[t] * gamma * max(keep)
-    memo[key5, depth] = total
-    return total
-
-
-def _rounded_chance(key5: tuple, depth: int, p32, gamma32, memo: dict) -> np.float32:
-    """The definition with the rounding `Chances` promises: a miss is ``gamma`` times the best kept
-    hand's chance in float32, and the 15 draw types' terms are added in float64 in type order."""
-    if (key5, depth) in memo:
-        return memo[key5, depth]
-    total = 0.0
-    for t in range(NUM_TYPES):
-        six = list(key5)
-        six[t] += 1
-        if is_three_pairs(six[:13], six[13], six[14]):
-            value = np.float32(1.0)
-        elif depth > 1:
-            keep = []
-            for d in range(NUM_TYPES):
-                if six[d]:
-                    five = list(six)
-                    five[d] -= 1
-                    keep.append(_rounded_chance(tuple(five), depth - 1, p32, gamma32, memo))
-            value = gamma32 * max(keep)
-        else:
-            value = np.float32(0.0)
-        total += float(value) * float(p32[t])
-    memo[key5, depth] = np.float32(total + 0.0)
+                    keep.append(_brute_chance(tuple(five), depth - 1, p, gamma, memo, rounded))
+            total += float(gamma * max(keep)) * float(p[t])
+    memo[key5, depth] = np.float32(total + 0.0) if rounded else total
     return memo[key5, depth]
 
 
@@ -112,7 +89,7 @@ def test_deeper_chances_match_the_recursive_definition(depth):
         want = [_brute_chance(h, depth, p, 0.8, memo) for h in hands]
         assert got == pytest.approx(want, abs=1e-5)
         memo = {}
-        rounded = [_rounded_chance(h, depth, chances.p, chances.gamma, memo) for h in hands]
+        rounded = [_brute_chance(h, depth, chances.p, chances.gamma, memo, rounded=True) for h in hands]
         assert np.array_equal(got, np.array(rounded, dtype=np.float32))  # bit for bit
         assert np.array_equal(chances.levels(depth, [tables().index5[h] for h in hands])[depth - 2],
                               [memo[h, depth - 1] for h in hands])  # every depth of one solve
