@@ -51,9 +51,9 @@ class HandTables:
         self.draw = np.array([[index6[self._plus(c, t, 1)] for t in range(NUM_TYPES)] for c in five], dtype=np.int32)
         self.discard = np.array([[self.index5[self._plus(c, t, -1)] if c[t] else -1 for t in range(NUM_TYPES)]
                                  for c in six], dtype=np.int32)
-        self.draw_wins = self.wins6[self.draw].astype(np.float32)
+        self.draw_wins = self.wins6[self.draw]  # [i5, t]: drawing type t completes three pairs
         # the 332 distinct rows of draw_wins: one-draw chances are summed once per pattern
-        patterns, pattern_of = np.unique(self.draw_wins, axis=0, return_inverse=True)
+        patterns, pattern_of = np.unique(self.draw_wins.astype(np.float32), axis=0, return_inverse=True)
         self.win_patterns, self.win_pattern_of = np.ascontiguousarray(patterns.T), pattern_of.reshape(-1)
         # kept[i6]: the 5-card hands a 6-card hand can keep, one per type it holds (at most 6),
         # the first repeated where it holds fewer types (a maximum over them is the same)
@@ -61,7 +61,6 @@ class HandTables:
         # after_draw[j][i5, t]: the j-th hand kept of the 6-card hand drawing type t makes; the two
         # lookups of every deeper chance (draw, then keep) done once here
         self.after_draw = np.ascontiguousarray(self.kept[self.draw].transpose(2, 0, 1), dtype=np.intp)
-        self.draw_wins_bool = self.wins6[self.draw]
 
     @staticmethod
     def _counts(hand) -> tuple:
@@ -112,7 +111,7 @@ class Chances:
 
     ``levels(depth, hands)``: the discounted chance that each 5-card hand index completes within
     1, 2, ..., ``depth`` draws (one row per depth). The one-draw chance is computed for every hand
-    at once (one table product); a deeper one for the hands asked and those reachable from them,
+    at once (one sum per pattern of completing draws); a deeper one for the hands asked and those reachable from them,
     level by level from the deepest: the hands whose chance within ``d`` draws is needed are
     gathered once, deduplicated in a table of every hand, and each level is a handful of array
     operations over all of them. ``of(depth, hands)`` is the last row, ``best_kept(depth, hands6)``
@@ -158,7 +157,7 @@ class Chances:
         for keep in t.after_draw[1:]:
             np.maximum(best, table[keep[hands]], out=best)
         value = np.empty(len(self.one), dtype=np.float32)
-        miss = np.where(t.draw_wins_bool[hands], np.float32(1.0), self.gamma * best)
+        miss = np.where(t.draw_wins[hands], np.float32(1.0), self.gamma * best)
         value[hands] = expected(miss.T, self.p)
         return value
 
