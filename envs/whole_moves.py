@@ -35,7 +35,7 @@ class SingleActionMoves:
 
     def candidates(self, state: SeatState, action_mask) -> tuple[list[tuple[int, ...]], np.ndarray]:
         """(one-action sequences of the legal moves, their feature rows)."""
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        legal = np.flatnonzero(action_mask).tolist()
         return [(a,) for a in legal], self.features(state.view, legal)
 
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:

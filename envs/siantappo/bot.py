@@ -7,15 +7,13 @@ keep 2s and bombs until an opponent is close to going out or the bot itself is.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import (
     ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO,
 )
 from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
-from cardzoo.envs.siantappo.engine import POP, fill_cards, hand_from_keys
+from cardzoo.envs.siantappo.engine import fill_cards
 
 
 def hand_pieces(counts) -> int:
@@ -24,25 +22,55 @@ def hand_pieces(counts) -> int:
     Each rank is one play (single/pair/triple/quad); a run of >= 3 consecutive ranks (no 2s)
     may instead go out as one straight, taking one card of each rank, when that saves plays.
     """
-    return _hand_pieces(tuple(counts))
+    present = sum(1 << r for r, c in enumerate(counts) if c)
+    return pieces_of(present, sum(1 << r for r, c in enumerate(counts) if c > 1))
 
 
-@lru_cache(maxsize=1 << 16)
-def _hand_pieces(counts: tuple) -> int:  # cached: the bot and the move features ask it ~10 times a move
-    pieces = sum(1 for c in counts if c)
-    r = 0
+def _runs(present: int) -> tuple:
+    """The maximal runs of >= 3 consecutive ranks (3..A) of a 12-bit rank set, each as (its
+    ranks' bits, its length - 1)."""
+    runs, r = [], 0
     while r < 12:
-        if counts[r]:
+        if present >> r & 1:
             start = r
-            while r < 12 and counts[r]:
+            while r < 12 and present >> r & 1:
                 r += 1
             if r - start >= 3:
-                run = counts[start:r]
-                with_straight = 1 + sum(1 for c in run if c > 1)
-                pieces -= max(0, (r - start) - with_straight)
+                runs.append(((1 << r) - (1 << start), r - start - 1))
         else:
             r += 1
+    return tuple(runs)
+
+
+_RUNS = [_runs(p) for p in range(1 << 12)]
+
+
+def pieces_of(present: int, multi: int) -> int:
+    """``hand_pieces`` of the hand whose ranks (bit r: rank r) are ``present``, those with two
+    cards or more ``multi``: a run of L ranks, m of them held twice or more, goes out as one
+    straight plus the m leftover plays when that is fewer than its L plays."""
+    pieces = present.bit_count()
+    for run, spare in _RUNS[present & 0xFFF]:
+        saved = spare - (multi & run).bit_count()
+        if saved > 0:
+            pieces -= saved
     return pieces
+
+
+def _taken_ranks() -> list[tuple]:
+    """Per action id: (rank, cards of that rank) of the cards it plays, which the id alone
+    decides (only which suits fill it depends on the hand); () for the pass."""
+    full = [15] * 13
+    taken = []
+    for a in range(len(ACTION_TYPE)):
+        per_rank: dict[int, int] = {}
+        for k in (fill_cards(a, full) if a != PASS_ID else ()):
+            per_rank[k >> 2] = per_rank.get(k >> 2, 0) + 1
+        taken.append(tuple(sorted(per_rank.items())))
+    return taken
+
+
+TAKEN_RANKS = _taken_ranks()
 
 
 # per action id: the score's terms that the id alone decides (the top card's rank, the card count)
@@ -79,39 +107,47 @@ class RuleBot:
         return self.scored_moves(observation, legal)[0]
 
     def scored_moves(self, observation, legal: list[int], hand: list[int] | None = None) -> tuple[np.ndarray, list]:
-        """(``move_scores``, per legal action its (cards, rank counts after it, plays needed after
-        it), or None for a pass and in the swap phase) — the work the move features share
-        (``hand``: the observation's hand, when the caller has decoded it)."""
+        """(``move_scores``, per legal action the plays the hand needs after it: 0 when it goes
+        out, the hand's own count for the pass; empty in the swap phase) — the work the move
+        features share (``hand``: the observation's hand, when the caller has decoded it)."""
         scores = np.empty(len(legal))
-        parts: list = [None] * len(legal)
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
             scores[:] = legal
-            return scores, parts
+            return scores, []
         hand = decode_hand(observation) if hand is None else hand
-        n = 3 + int(np.argmax(observation[NUM_PLAYERS:NUM_PLAYERS + 4]))
-        sizes = np.rint(observation[HAND_SIZES:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int)
-        opponents = [int(x) for x in sizes[1:] if x > 0]
-        endgame = any(x <= ENDGAME_CARDS for x in opponents) or len(hand) <= ENDGAME_OWN_CARDS
-        rm = hand_from_keys(hand)
-        counts = [POP[m] for m in rm]
-        base = hand_pieces(counts)
+        n = 3 + int(observation[NUM_PLAYERS:NUM_PLAYERS + 4].argmax())
+        sizes = np.rint(observation[HAND_SIZES + 1:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int).tolist()
         size = len(hand)
+        endgame = any(0 < x <= ENDGAME_CARDS for x in sizes) or size <= ENDGAME_OWN_CARDS
+        counts = [0] * 13
+        present = multi = 0  # bit r: the hand holds rank r; ... twice or more
+        for k in hand:
+            r = k >> 2
+            counts[r] += 1
+            if present >> r & 1:
+                multi |= 1 << r
+            else:
+                present |= 1 << r
+        base = pieces_of(present, multi)
         bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb
+        pieces = [base] * len(legal)
         for i, a in enumerate(legal):
             if a == PASS_ID:
                 scores[i] = base + 0.6
                 continue
-            cards = fill_cards(a, rm)
-            after = counts[:]
-            for k in cards:
-                after[k >> 2] -= 1
             if ACTION_CARD_COUNT[a] == size:
                 scores[i] = -np.inf  # going out beats everything
-                parts[i] = (cards, after, 0)
+                pieces[i] = 0
                 continue
-            pieces = _hand_pieces(tuple(after))
-            parts[i] = (cards, after, pieces)
-            score = pieces + _TOP_WEIGHT[a] - _COUNT_WEIGHT[a]
+            p, m = present, multi
+            for r, k in TAKEN_RANKS[a]:
+                left = counts[r] - k
+                if left < 2:
+                    m &= ~(1 << r)
+                    if not left:
+                        p &= ~(1 << r)
+            pieces[i] = after = pieces_of(p, m)
+            score = after + _TOP_WEIGHT[a] - _COUNT_WEIGHT[a]
             if not endgame:
                 kind = ACTION_TYPE[a]
                 if kind in BOMB_TYPES or (kind == QUAD and bomb_quad):
@@ -119,4 +155,4 @@ class RuleBot:
                 if ACTION_TOP_RANK[a] == TWO:  # a 2 is always the top card of the move that spends it
                     score += 0.9
             scores[i] = score
-        return scores, parts
+        return scores, pieces

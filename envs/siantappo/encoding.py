@@ -288,6 +288,9 @@ def _write_the_step(v: memoryview, eng: SiantappoEngine, seat: int) -> None:
                 v[TRICKS + k] = (trick + 1) * scale
 
 
+_HAND = LAYOUT.slice("hand")
+
+
 def decode_hand(obs: np.ndarray) -> list[int]:
     """Keys of the observing seat's hand."""
-    return [int(k) for k in np.flatnonzero(obs[LAYOUT.slice("hand")])]
+    return np.flatnonzero(obs[_HAND]).tolist()

@@ -28,9 +28,9 @@ import numpy as np
 from cardzoo.envs.siantappo.actions import (
     ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, EXTENDED_ACTIONS, PAIR, PASS_ID, QUAD, TWO,
 )
-from cardzoo.envs.siantappo.bot import BOMB_TYPES, RuleBot, hand_pieces
+from cardzoo.envs.siantappo.bot import BOMB_TYPES, RuleBot
 from cardzoo.envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand
-from cardzoo.envs.siantappo.engine import hand_from_keys
+from cardzoo.envs.siantappo.engine import fill_cards, hand_from_keys
 from cardzoo.envs.whole_moves import SingleActionMoves
 
 MOVE_FEATURES = 82
@@ -55,6 +55,7 @@ def _static_rows() -> np.ndarray:
 
 
 _STATIC = _static_rows()
+_CARD_COUNT = np.asarray(ACTION_CARD_COUNT)
 
 
 class WholeMoves(SingleActionMoves):
@@ -68,7 +69,7 @@ class WholeMoves(SingleActionMoves):
 
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
         hand = decode_hand(observation)
-        scores, parts = self.bot.scored_moves(observation, legal, hand)
+        scores, pieces = self.bot.scored_moves(observation, legal, hand)
         if observation[SWAP_PHASE] > 0:  # choosing a card to give: the action id is its key
             rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
             rows[int(np.argmin(scores)), _CHOICE] = 1.0
@@ -79,32 +80,23 @@ class WholeMoves(SingleActionMoves):
             rows[at, _RANK + (legal_ids >> 2)] = 1.0
             rows[:, _LEFT] = (len(hand) - 1) / 20.0
             return rows
-        rows = _STATIC[legal]
+        ids = np.asarray(legal)
+        rows = _STATIC[ids]
         rows[int(np.argmin(scores)), _CHOICE] = 1.0
         rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
         size = len(hand)
-        pieces, left, out, at, cards_of = [], [], [], [], []
-        for i, part in enumerate(parts):
-            if part is None:  # the pass
-                pieces.append(hand_pieces(hand_counts(hand)))
-                left.append(size)
-                out.append(0.0)
-                continue
-            cards, _after, piece = part
-            pieces.append(piece)
-            left.append(size - len(cards))
-            out.append(float(size == len(cards)))
-            at += [i] * len(cards)
-            cards_of += cards
+        rm = hand_from_keys(hand)
+        at, cards_of = [], []
+        for i, a in enumerate(legal):
+            if a != PASS_ID:
+                cards = fill_cards(a, rm)
+                at += [i] * len(cards)
+                cards_of += cards
         rows[at, cards_of] = 1.0
         rows[:, _PIECES] = np.asarray(pieces) / 13.0
-        rows[:, _LEFT] = np.asarray(left) / 20.0
-        rows[:, _OUT] = out
+        played = _CARD_COUNT[ids]
+        rows[:, _LEFT] = (size - played) / 20.0
+        rows[:, _OUT] = played == size
         if observation[TABLE_TYPE + PAIR] > 0:  # a quad on a pair is a bomb
             rows[[ACTION_TYPE[a] == QUAD for a in legal], _BOMB] = 1.0
         return rows
-
-
-def hand_counts(hand: list[int]) -> list[int]:
-    """Cards of each rank in a hand of keys."""
-    return [bin(m).count("1") for m in hand_from_keys(hand)]
