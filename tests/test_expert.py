@@ -225,3 +225,20 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
         DMCSettings(game="suipi", players=(2,), imitate_from="oracle")
     with pytest.raises(UserError, match="--imitate-targets values needs --imitate-from expert"):
         DMCSettings(game="suipi", players=(2,), imitate_targets="values")
+
+
+def test_who_answers_in_the_leaves():
+    """Siantappo's expert lets the model answer for the other seats (measured stronger there); the
+    other games' the scripted player; an unknown answer is a one-line error."""
+    from cardzoo.training.agents.ranker import RankerAgent
+
+    assert all(isinstance(bot, RankerAgent) for bot in _expert("siantappo", 4, seed=0).bots)
+    assert all(type(bot).__name__ == "RuleBot" for bot in _expert("suipi", 2, seed=0).bots)
+    assert all(type(bot).__name__ == "LookaheadBot" for bot in _expert("samsip", 2, seed=0).bots)
+    from cardzoo.training.agents.expert import ExpertAgent
+
+    module = game_spec("suipi").module
+    model = make_agent("model", module, module.raw_env(num_players=2).config, seed=0)
+    with pytest.raises(UserError, match="answer must be one of"):
+        ExpertAgent(module, model.reader.config, model, answer="oracle")
+    assert all(isinstance(b, RankerAgent) for b in ExpertAgent(module, model.reader.config, model, answer="model").bots)
