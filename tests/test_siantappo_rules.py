@@ -227,3 +227,31 @@ def test_later_rounds_loser_deals_and_leads():
     assert env.engine.dealer == loser and env.agent_selection == f"player_{loser}"
     # swaps conserve hand sizes
     assert env.engine.counts == [13] * 4
+
+
+def test_the_rule_bots_play_count_is_one_per_rank_less_what_straights_save():
+    """``pieces_of`` (the bot's "plays the hand needs", also a move feature) against its definition
+    counted rank by rank: each held rank one play; a maximal run of >= 3 ranks below the 2s may go
+    out as one straight, keeping one play per rank held twice or more."""
+    from cardzoo.envs.siantappo.bot import pieces_of
+
+    def by_definition(counts: list[int]) -> int:
+        plays, r = sum(1 for c in counts if c), 0
+        while r < 12:
+            start = r
+            while r < 12 and counts[r]:
+                r += 1
+            if r - start >= 3:
+                plays -= max(0, (r - start) - (1 + sum(1 for c in counts[start:r] if c > 1)))
+            r += r == start
+        return plays
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        counts = [rng.choice([0, 0, 1, 1, 2, 3, 4]) for _ in range(13)]
+        present = sum(1 << r for r, c in enumerate(counts) if c)
+        multi = sum(1 << r for r, c in enumerate(counts) if c > 1)
+        assert pieces_of(present, multi) == by_definition(counts), counts
+    assert pieces_of(0b111, 0) == 1 and pieces_of(0b111, 0b111) == 3 and pieces_of(0b11, 0) == 2
+    assert pieces_of(1 << 11 | 1 << 10 | 1 << 9, 0) == 1  # Q-K-A: one straight
+    assert pieces_of(1 << 12 | 1 << 11 | 1 << 10, 0) == 3  # K-A-2: 2s never join a straight

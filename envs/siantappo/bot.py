@@ -16,16 +16,6 @@ from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLA
 from cardzoo.envs.siantappo.engine import fill_cards
 
 
-def hand_pieces(counts) -> int:
-    """How many plays a hand with these rank counts needs, roughly (fewer is better).
-
-    Each rank is one play (single/pair/triple/quad); a run of >= 3 consecutive ranks (no 2s)
-    may instead go out as one straight, taking one card of each rank, when that saves plays.
-    """
-    present = sum(1 << r for r, c in enumerate(counts) if c)
-    return pieces_of(present, sum(1 << r for r, c in enumerate(counts) if c > 1))
-
-
 def _runs(present: int) -> tuple:
     """The maximal runs of >= 3 consecutive ranks (3..A) of a 12-bit rank set, each as (its
     ranks' bits, its length - 1)."""
@@ -46,9 +36,10 @@ _RUNS = [_runs(p) for p in range(1 << 12)]
 
 
 def pieces_of(present: int, multi: int) -> int:
-    """``hand_pieces`` of the hand whose ranks (bit r: rank r) are ``present``, those with two
-    cards or more ``multi``: a run of L ranks, m of them held twice or more, goes out as one
-    straight plus the m leftover plays when that is fewer than its L plays."""
+    """How many plays a hand needs, roughly (fewer is better), from the ranks it holds (bit r: rank
+    r) and those it holds twice or more: each rank is one play (single/pair/triple/quad); a run of
+    L >= 3 consecutive ranks (no 2s), m of them held twice or more, may instead go out as one
+    straight plus the m leftover plays, when that is fewer than its L plays."""
     pieces = present.bit_count()
     for run, spare in _RUNS[present & 0xFFF]:
         saved = spare - (multi & run).bit_count()
