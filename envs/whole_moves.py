@@ -44,3 +44,12 @@ class SingleActionMoves:
     def rule_bot_moves(self, rows: np.ndarray) -> np.ndarray:
         """Which candidates the rule bot would play (bool per row), read from their feature rows."""
         return rows[:, self.choice_column] > 0
+
+
+def read_state(reader, engine, seat: int, observation) -> SeatState:
+    """``seat``'s state at its decision in ``engine``: ``reader.read(observation)``, or the same
+    state from the reader's ``read_seat(engine, seat)`` where it has one (Suipi: the view built
+    from what the seat sees, without decoding the vector; tests/test_move_features.py checks they
+    are equal). ``observation`` is ``seat``'s encoding of ``engine``."""
+    fast = getattr(reader, "read_seat", None)
+    return fast(engine, seat) if fast is not None else reader.read(observation)

@@ -153,3 +153,27 @@ def test_a_suipi_clone_has_its_own_sub_step_tries():
         actions = clone.legal_actions()
         clone.apply_action(actions[rng.randrange(len(actions))])
     assert engine.partial_card == card and engine.legal_actions() == after
+
+
+@pytest.mark.parametrize("n", game_spec("suipi").player_counts)
+def test_suipi_view_of_the_engine_is_the_decoded_observation(n):
+    """``encoding.view_of(engine, seat)`` (the collectors' fast read of a seat's decision) is
+    ``decode`` of the seat's observation, field for field, for every seat after every move
+    (composed moves' sub-steps included), with the default rules and random variants."""
+    spec = game_spec("suipi")
+    enc = spec.part("encoding")
+    for k, variant in enumerate(_variants("suipi", n) + [{"point_game": 23}]):
+        env = spec.raw_env(num_players=n, **variant)
+        rng = random.Random(50 + k)
+        env.reset(seed=k)
+        steps = 0
+        while True:
+            for seat in range(n):
+                want, got = enc.decode(env.encode_seat(seat), env.config), enc.view_of(env.engine, seat)
+                for field in want.__slots__:
+                    assert getattr(got, field) == getattr(want, field), (variant, steps, seat, field)
+            if env.engine.done:
+                break
+            _random_step(env, rng)
+            steps += 1
+        assert steps > 50

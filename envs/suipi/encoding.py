@@ -420,3 +420,48 @@ def decode(obs, config=None) -> ObsView:
     v.to_move = int(np.argmax(o[_S["to_move"]]))
     v.round = int(round(float(o[OFFSETS["round"]]) * round_scale(config)))
     return v
+
+
+def view_of(engine: SuipiEngine, seat: int) -> ObsView:
+    """``decode(encode(engine, seat))`` without the vector: the same ``ObsView``, field for field
+    (tests/test_encoders.py checks it after every move), built from the public state and the seat's
+    own hand only — the pieces ``encode`` writes for this seat. The collectors read their learner
+    seats' moves through it (``WholeMoves.read_seat``); everyone else decodes the observation."""
+    e = engine
+    n, ns = e.n, e.ns
+    v = ObsView()
+    v.num_players = n
+    courts = e.config.court_values
+    v.point_game = POINT_GAME_COURTS if courts else POINT_GAME_PLAIN
+    v.hand = sorted(e.hands[seat])
+    floor = []
+    for it in sorted(e.floor, key=lambda item: item[REP]):
+        rep = it[REP]
+        if it[OWNER] < 0:
+            key = (rep >> 2) + 1
+            floor.append((key, key if (courts or key <= 10) else 0, (rep,), -1, False, rep))
+        else:
+            val = it[NVAL]
+            floor.append((val, val, tuple(sorted(it[CARDS])), (it[OWNER] - seat) % n, bool(it[LOCKED]), rep))
+    v.floor = floor
+    captured = [[], [], []]
+    my_side = e.side[seat]
+    for s in range(ns):
+        captured[(s - my_side) % ns] = sorted(e.captured[s])
+    v.captured = captured
+    top = e.top
+    v.rejected = sorted(c for c, where in e.rejected if where >= top)
+    acting = seat == e.turn and not e.done and e.partial_card is not None
+    v.partial_hand = e.partial_card if acting else None
+    chosen = set(e.partial_items) if acting else ()
+    v.partial_items = [it[REP] for it in floor if it[REP] in chosen]
+    v.hand_sizes = [len(e.hands[(seat + k) % n]) for k in range(n)]
+    v.stock = e.stock_size
+    suipis = [0, 0, 0]
+    for s in range(ns):
+        suipis[(s - my_side) % ns] = min(10, e.suipis[s])
+    v.suipis = suipis
+    v.dealer = (e.dealer - seat) % n
+    v.to_move = 0 if e.done else (e.turn - seat) % n
+    v.round = e.round
+    return v

@@ -47,7 +47,15 @@ class WholeMoves:
         self.config = self.bot.config
 
     def read(self, observation) -> SeatState:
-        view = enc.decode(observation, self.config)
+        return self._state(enc.decode(observation, self.config))
+
+    def read_seat(self, engine, seat: int) -> SeatState:
+        """``read(encode(engine, seat))`` without encoding and decoding: the same state, built
+        from what the seat sees (``encoding.view_of``); the collectors' fast path."""
+        return self._state(enc.view_of(engine, seat))
+
+    @staticmethod
+    def _state(view) -> SeatState:
         prefix = ()
         if view.partial_hand is not None:
             prefix = (view.partial_hand, *(ITEM0 + r for r in view.partial_items))

@@ -34,6 +34,7 @@ import numpy as np
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
+from cardzoo.envs.whole_moves import read_state
 from cardzoo.training.agents.ranker import RankerAgent
 
 DEFAULT_SAMPLES = 8
@@ -169,7 +170,7 @@ class ExpertAgent:
                 obs = scratch.encode_seat(mover)
                 if mover == seat and deal is None:
                     reader = self.model.reader
-                    _, candidate_rows = reader.candidates(reader.read(obs), mask)
+                    _, candidate_rows = reader.candidates(read_state(reader, engine, seat, obs), mask)
                     return earned, (obs, candidate_rows)
                 action = self.bots[mover].act(obs, mask)
             earned += engine.apply_action(action).rewards.get(seat, 0.0)

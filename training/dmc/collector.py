@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from cardzoo.envs.registry import game_spec
+from cardzoo.envs.whole_moves import read_state
 from cardzoo.training.agents.checkpoint import check_fits, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 from cardzoo.training.agents.shipped import shipped_model_path
@@ -276,7 +277,7 @@ class DMCCollector:
                 move = agent_move(bot, env, seat, obs, mask)
             m.queued[seat] = _rest_of_move(bot)
             return move
-        state = m.reader.read(obs)
+        state = read_state(m.reader, env.engine, seat, obs)
         k = len(state.prefix)
         seqs, rows = m.reader.candidates(state, mask)
         if len(seqs) == 1:

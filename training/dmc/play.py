@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardzoo.envs.registry import game_spec
+from cardzoo.envs.whole_moves import read_state
 from cardzoo.training.agents.ranker import whole_moves_reader
 from cardzoo.training.agents.specs import agent_move
 
@@ -92,7 +93,7 @@ class _BotChoices(_Tracked):
         action = agent_move(self.agent, env, seat, observation, mask)
         chosen = planned() if planned else (action,)
         if chosen is not None and chosen is not before:  # the bot made a fresh choice
-            state = self.reader.read(observation)
+            state = read_state(self.reader, env.engine, seat, observation)
             seqs, rows = self.reader.candidates(state, mask)
             if len(seqs) > 1 and chosen in seqs:
                 self.out.append((np.asarray(observation, np.float32), rows, seqs.index(chosen), self._values(seqs)))
