@@ -39,6 +39,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import checkpoint_paths, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.parallel.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
@@ -352,7 +353,6 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
     ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     s = settings
     torch.manual_seed(s.seed)
@@ -405,8 +405,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
 
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
         versus = "rules" if s.opponent == "rules" else "opponent"  # state.learner["rules_ema"] follows its matches
-        bar = tqdm(total=s.steps, initial=min(state.decisions, s.steps), unit="dec", unit_scale=True,
-                   disable=not progress, desc=f"dmc {s.game}")
+        bar = Progress(s.steps, state.decisions, limit, state.wall, progress, f"dmc {s.game}", "sample")
         if state.decisions < s.steps:
             workers.submit(requests(state.inflight or next_collection(state.iteration)))
         last_save = time.monotonic()
@@ -430,8 +429,7 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                            versus)
             log_traffic(writer, workers, state.decisions)
             t0 = t2
-            bar.update(min(state.decisions, s.steps) - bar.n)
-            bar.set_postfix(loss=f"{loss:.3f}", **{f"vs_{versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}")
+            bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}")
             if evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
                 state.next_eval += s.eval_every
                 path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})

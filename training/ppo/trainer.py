@@ -19,6 +19,7 @@ from __future__ import annotations
 from cardzoo.envs.errors import UserError
 
 import functools
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.training.ppo.actor_critic import ActorCritic
 from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.common.opponents import OpponentMix
+from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
 from cardzoo.training.ppo.run import PPORun
@@ -269,12 +271,8 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
         # imports torch._dynamo, tensorboard's writer its own stack: ~3 s together, measured).
         optimizer = optimizer or _adam(net, s)
         writer = SummaryWriter(str(run.out / "tb"), purge_step=state.decisions if resume else None)
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=s.steps, initial=min(state.decisions, s.steps), unit="dec", unit_scale=True,
-                       dynamic_ncols=True, desc=f"train {s.game}")
+        limit = 60 * s.max_minutes if s.max_minutes else math.inf
+        bar = Progress(s.steps, state.decisions, limit, state.wall, progress, f"train {s.game}", "dec")
         last_save = time.monotonic()
         at_boundary = True  # the state is consistent (between iterations): safe to save
         try:
@@ -313,10 +311,8 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
                 _log_iteration(writer, state, stats, rollout, mix, rate, t1 - t0, t2 - t1, optimizer)
                 log_traffic(writer, workers, state.decisions)
                 t0 = t2
-                if bar is not None:
-                    bar.update(min(state.decisions, s.steps) - bar.n)
-                    bar.set_postfix(dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
-                                    ent=f"{stats.get('entropy', 0):.2f}")
+                bar.update(state.decisions, dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
+                           ent=f"{stats.get('entropy', 0):.2f}")
                 if state.decisions >= state.next_snapshot:
                     state.next_snapshot += s.snapshot_every
                     mix.add_snapshot(run.save_snapshot(net, state))
@@ -338,8 +334,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
                 log("\ninterrupted in the middle of an update: the last save resumes with --resume")
             raise
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
     final = run.write_checkpoint(net, "final", state, {})
     evaluation = run.evaluate(final, state, writer, log, final=True)
     final = run.write_checkpoint(net, "final", state, evaluation)
