@@ -4,12 +4,19 @@ A single bench run on a shared 2-core machine varies by ±30% from run to run, s
 check alternates the two versions several times and pools every timed run of each side:
 
     git worktree add /tmp/before <old-commit>
+    mkdir -p /tmp/before-pkg/cardzoo && cp /tmp/before/cardzoo/*.py /tmp/before-pkg/cardzoo/
+    for d in envs training scripts models; do ln -s /tmp/before/$d /tmp/before-pkg/cardzoo/$d; done
+    PYTHONPATH=/tmp/before-pkg .venv/bin/python -c "import cardzoo.envs; print(cardzoo.envs.__file__)"
     for i in 1 2 3; do
-      (cd /tmp/before && PYTHONPATH=. $PWD/.venv/bin/python -m cardzoo.scripts.cli bench --players 4 \
-         --no-reference --no-floor --no-memory --json $PWD/runs/before$i.json)
+      PYTHONPATH=/tmp/before-pkg .venv/bin/python -m cardzoo bench --players 4 --no-reference --no-floor --no-memory --json runs/before$i.json
       cardzoo bench --players 4 --no-reference --no-floor --no-memory --json runs/after$i.json
     done
     cardzoo bench-compare --before runs/before*.json --after runs/after*.json
+
+The old version needs a ``cardzoo/`` folder of its own with its ``envs``, ``training``,
+``scripts`` and ``models`` inside (the links above): the editable install maps ``cardzoo.envs``
+and the others to this checkout's folders, so ``PYTHONPATH`` pointing at the old checkout itself
+would import the new code for them (the check line must print a path under /tmp/before-pkg).
 """
 
 from __future__ import annotations
