@@ -61,6 +61,8 @@ def test_the_card_is_generated_from_its_measurements(name):
     for n, per in ev["per_players"].items():
         pair = per["vs_rules"]["pairs"][0]
         assert per["vs_rules"]["games_played"] >= 1000 and f"{pair['advantage']:+.3f}" in card
+    command = next(line for line in card.splitlines() if line.startswith("* Command: "))
+    assert command.startswith("* Command: `") and command.count("`") % 2 == 0, command  # code spans close
 
 
 def test_every_model_has_a_card_and_measurements():

@@ -185,7 +185,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
   {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
   {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
-* Command: `{train_command}`
+* Command: {_command(train_command)}
 {speed_line}* Learning curve (the model's mean reward per match against each baseline during training):
   ![learning curve]({name}.png)
 {_probe_section(probe)}
@@ -193,6 +193,12 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _command(text: str) -> str:
+    """The training command as code; a text that marks its own code (a chain of runs, each
+    command in backticks, with words between) is kept as it is."""
+    return text if "`" in text else f"`{text}`"
 
 
 def _probe_section(probe: dict | None) -> str:
