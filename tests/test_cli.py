@@ -152,3 +152,16 @@ def test_models_flag_needs_a_folder_and_puts_it_first(tmp_path, capsys, monkeypa
     import os
 
     assert os.environ[MODELS_ENV].split(os.pathsep)[0] == str(tmp_path)
+
+
+def test_the_demo_trains_evaluates_and_shows_a_match(tmp_path, capsys):
+    """`cardzoo demo` (the README's main job), in miniature: a checkpoint, the three tables, the
+    shown match's result and where to go next."""
+    out = tmp_path / "demo"
+    assert cli.main(["demo", "--game", "suipi", "--steps", "600", "--games", "4", "--quiet", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert (out / "final.safetensors").is_file() and (out / "final.json").is_file()
+    for section in ("== 1/3 Training", "== 2/3 Evaluating against rules, model, random", "== 3/3 The trained agent"):
+        assert section in text
+    assert "Match result (suipi, 2 players, seed 0)" in text and "cardzoo train suipi` (about 15 minutes" in text
+    assert f"cardzoo play suipi --seats human,{out / 'final'}.safetensors" in text
