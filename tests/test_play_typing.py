@@ -52,7 +52,7 @@ def test_suipi_ranks_alone_and_numbers_are_cards():
     Siantappo (`3 3`), a number is a rank, `q` (a queen that can take) is asked about."""
     text = transcript(["suipi", "--seed", "1", *SHORT["suipi"]], ["q", "#99", "9", "quit", "y"], suipi_deck(),
                       width=120)
-    assert "`q` could mean Q♠ take Q♥ (your queen) or quit" in text
+    assert "`q` could mean Q♠ take Q♥ or quit" in text
     assert "there is no move #99" in text
     assert "player_0 (you): 9♥ drop" in text  # the only 9, not the 9th entry of the list
     text = transcript(["suipi", "--seed", "1", *SHORT["suipi"]], ["3 3", "quit", "y"], suipi_deck(), width=120)
@@ -117,3 +117,17 @@ def test_hint_says_what_the_model_would_play_from_the_seats_own_information():
         assert session.run() == 0
         assert len(seen) == 2 and "hint: the model would play" in seen[0], seen
         assert seen[0] == seen[1], game
+
+
+def test_samsip_discard_with_a_rank_never_takes_the_discard():
+    """As found: in the draw phase, with 8♣ in front of you, `discard 8` took the 8♣. A discard verb
+    names a card of yours, so it waits for the draw; `throw` alone asks which card; an empty line
+    with several moves says so."""
+    text = transcript(["samsip", "--seats", "human,rules", "--seed", "2", "-o", "bankroll=3"],
+                      ["draw", "throw 3s", "10", "discard 6", "d", "drop kd", "take ac", "10",
+                       "discard 8", "drop 8", "throw", "", "8", "quit", "y"], width=120)
+    assert "Discard 8♣ (from player_1) lies in front of you" in text
+    assert text.count("draw first: `draw` (from the stock) or `take`; an 8 alone names a card to discard") == 2
+    assert "discard which card?" in text and "you have 2 moves: type one (? lists them)" in text
+    assert text.index("you have 2 moves") < text.index("player_0 (you): takes 8♣")  # `8` alone takes it
+    assert text.count("player_0 (you): takes 8♣") == 1

@@ -190,25 +190,31 @@ class SamSipView(GameView):
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):
         words = text.strip().lower().split()
-        if words[:1] == ["discard"]:
+        discarding = words[:1] in (["discard"], ["throw"], ["drop"])  # the verb says which phase is meant
+        if discarding:
             words = words[1:]
+            if not words:
+                raise IllegalMoveError("discard which card? type it (`discard 7h`), or its rank when you hold "
+                                       "one such card (`discard 7`)")
         if len(words) == 1 and words[0] in RANK_WORDS:  # a rank alone (`6`, `q`): a card of yours
-            return Move(*self._rank_move(RANK_WORDS[words[0]], seat))
+            return Move(*self._rank_move(RANK_WORDS[words[0]], seat, discarding))
         action = self.env.move_to_action(text.strip())
         return Move((action,), self.env.action_text(action))
 
-    def _rank_move(self, rank: int, seat: int) -> tuple[tuple[int], str]:
+    def _rank_move(self, rank: int, seat: int, discarding: bool = False) -> tuple[tuple[int], str]:
         """The move a rank alone means: the discard in front of you to take (drawing), or your one
-        card of that rank to discard; a question when two of your cards have it."""
+        card of that rank to discard; a question when two of your cards have it. ``discarding``
+        (the rank came after `discard`): never the take."""
         g = self.env.game
         legal = {tuple(ids): t for ids, t in self.env.full_moves()}
         name = RANK_NAMES[rank]
         if g.phase == PHASE_DRAW:
-            if 0 <= g.live < NUM_STANDARD and g.live >> 2 == rank and (TAKE_DISCARD,) in legal:
+            if (not discarding and 0 <= g.live < NUM_STANDARD and g.live >> 2 == rank
+                    and (TAKE_DISCARD,) in legal):
                 return (TAKE_DISCARD,), legal[(TAKE_DISCARD,)]
             raise IllegalMoveError("draw first: `draw` (from the stock)"
                                    + (" or `take`" if (TAKE_DISCARD,) in legal else "")
-                                   + f"; a {name} alone names a card to discard after that")
+                                   + f"; {'an' if name in ('8', 'A') else 'a'} {name} alone names a card to discard after that")
         held = sorted(c for c in g.hands[seat] if c < NUM_STANDARD and c >> 2 == rank)
         if not held:
             raise IllegalMoveError(f"you hold no {name}")

@@ -213,13 +213,14 @@ class PlaySession:
                     ids, text = moves[0]
                     self._apply(seat, Move(tuple(ids), text))
                     return
+                con.print(Text(f"you have {len(moves)} moves: type one (? lists them)", style="dim"))
                 continue
             low = line.lower()
             if low in QUIT_WORDS:
                 queen = self._quiet_parse(line, moves, seat) if low == "q" else None
                 if queen is not None:  # `q` is also a rank: ask rather than guess
-                    con.print(Text(f"`q` could mean {queen.text} (your queen) or quit: type the card to play "
-                                   f"it, or `quit` to leave", style="yellow"))
+                    con.print(Text(f"`q` could mean {queen.text} or quit: type the card to play it, or `quit` "
+                                   f"to leave", style="yellow"))
                     continue
                 self._confirm_quit()
                 continue
@@ -332,7 +333,7 @@ class PlaySession:
         self.console.print(Text(
             "Type a move as you would say it (cards like 7h 7s, 10d, Q♠, or a rank alone: 7 7, q — see "
             "`rules`), or #N for move N of this list (a bare number is always a card rank). "
-            "Enter plays your only move. Commands: ? / help (this list), show (the table again), rules, "
+            "Enter plays your move when you have only one. Commands: ? / help (this list), show (the table again), rules, "
             "hint (what the trained model would play), "
             "quit. ↑/↓ recall earlier lines.", style="dim"))
 
