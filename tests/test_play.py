@@ -560,7 +560,8 @@ def test_suipi_locked_builds_are_explained():
     # the legend names the listed builds' own values, not a generic 10
     assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == "[…=5] is a build of 5: a 5 takes it."
     assert session.view.legend(["8♣ take [7♥+A♠=8]", "A♦ take [5♣+5♦=10L]"]) == (
-        "[…=8] is a build of 8: an 8 takes it; […=10L] is a locked build of 10: it can only be taken, by a 10.")
+        "[…=8] is a build of 8: an 8 takes it; […=10L] is a locked build of 10: a 10 takes it; its value cannot be "
+        "raised, but more cards making 10 may join it.")
     assert session.view.legend(["5♣ take 2♥+3♦", "J♣ drop"]) is None
     rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     lines = text.splitlines()

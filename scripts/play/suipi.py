@@ -134,7 +134,8 @@ class SuipiView(GameView):
         for value, locked in dict.fromkeys(found):
             v = int(value)
             taker = "an A" if v == 1 else f"an {v}" if v in (8, 11) else f"a {v}"
-            parts.append(f"[…={v}L] is a locked build of {v}: it can only be taken, by {taker}" if locked
+            parts.append(f"[…={v}L] is a locked build of {v}: {taker} takes it; its value cannot be raised, but "
+                         f"more cards making {v} may join it" if locked
                          else f"[…={v}] is a build of {v}: {taker} takes it")
         return "; ".join(parts) + "."
 
