@@ -256,6 +256,30 @@ def test_suipi_shorthand_means_one_move(typed, meant):
     assert move.ids in {tuple(ids) for ids, _ in env.full_moves()}
 
 
+@pytest.mark.parametrize("typed", ["9h 9", "9 9", "9h take 9", "9h 4d", "9h"])
+def test_suipi_a_build_is_named_by_its_value_or_any_of_its_cards(typed):
+    """As found: `10s 8` with [2♠+6♦=8] on the floor said there is no 8 on the floor."""
+    env, view = suipi_view(*SUIPI_TABLE)
+    for text in ("5♣ build 9 on 4♦", "K♠ drop"):  # player_0 builds 9, player_1 drops
+        for a in dict((t, ids) for ids, t in env.full_moves())[text]:
+            env.step(a)
+    assert view.parse(typed, 0).text == "9♥ take [4♦+5♣=9]"
+
+
+@pytest.mark.parametrize("typed, reason", [
+    # as found: `4h build 6 on 2d` was refused without saying that the 6♠ must join
+    ("7s build 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does — type it"),
+    ("7s build 10 on 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does"),
+    ("7s take 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ take 3♠+4♦` does"),
+    ("7s 3s", "no legal move plays 7♠ with 3♠; 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop"),
+])
+def test_suipi_a_move_named_in_part_is_said_not_played(typed, reason):
+    env, view = suipi_view(*SUIPI_TABLE)
+    with pytest.raises(IllegalMoveError) as err:
+        view.parse(typed, 0)
+    assert reason in err.value.reason
+
+
 @pytest.mark.parametrize("typed, reason", [
     ("7s", "that could mean `7♠ take 3♠+4♦` or `7♠ drop` — type one of them (or #N from the list)"),
     ("10 10", "that could mean `10♣ take 10♥` or `10♦ take 10♥`"),  # which 10 matters: ask

@@ -260,7 +260,10 @@ class SuipiView(GameView):
                     raise IllegalMoveError(f"{card_str(x)} is not on the floor{held}")
                 choices.append([x])
             else:
-                here = sorted(c for c in floor_cards if c >> 2 == x)
+                # a rank stands for the floor's cards of that rank, else for the build of that value
+                # (`9 9` takes [4♦+5♣=9]; no two floor items share a value, rules S12)
+                here = sorted(c for c in floor_cards if c >> 2 == x) or [
+                    it[REP] for it in e.floor if it[OWNER] >= 0 and it[NVAL] == x + 1]
                 if not here:
                     raise IllegalMoveError(f"there is no {RANK_NAMES[x]} on the floor")
                 choices.append(here)
@@ -289,6 +292,11 @@ class SuipiView(GameView):
         if verb is None and builds:
             raise IllegalMoveError(f"{what} can only build ({'; '.join(builds)}): a build needs the word "
                                    f"build, e.g. `{_ascii(heads[0])} build {builds[0].split(' build ')[1]}`")
+        wider = [t for ids, t, parts in mine if (verb is None or parts[2] == verb) and named
+                 and any(reading <= frozenset(parts[1]) for reading in readings)
+                 and (parts[2] != BUILD or value is None or parts[3] == value)]
+        if len(wider) == 1:  # what was named is part of one legal move: said, not played (a value to make up, rules S12)
+            raise IllegalMoveError(f"no legal move plays {what} alone: `{wider[0]}` does — type it, or #N from the list")
         options = "; ".join(t for _, t, _ in mine)
         played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
         raise IllegalMoveError(f"no legal move plays {what}" + (f"; {played} can: {options}" if options
