@@ -33,15 +33,17 @@ def test_every_error_a_user_can_cause_is_a_user_error():
     assert all(issubclass(e, UserError) for e in (ConfigError, IllegalMoveError, CheckpointError))
 
 
-def test_eval_help_names_every_agent_kind(capsys):
-    """`cardzoo eval --help` lists every kind of agent the specs accept (issue 27)."""
+@pytest.mark.parametrize("command", ["eval", "play"])
+def test_help_names_every_agent_kind(command, capsys):
+    """`cardzoo eval --help` and `cardzoo play --help` list every kind of agent the specs accept
+    (issue 27; play's left out teacher and expert)."""
     from cardzoo.training.agents.specs import AGENT_KINDS
 
     with pytest.raises(SystemExit):
-        cli.main(["eval", "--help"])
+        cli.main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    missing = [k for k in AGENT_KINDS if f"{k} (" not in text and f"{k}," not in text]
-    assert not missing, f"eval --help does not name {missing}"
+    missing = [k for k in AGENT_KINDS if not any(f"{k}{end}" in text for end in (" (", ",", "[:N]", " or"))]
+    assert not missing, f"{command} --help does not name {missing}"
 
 
 def test_train_help_says_where_each_algo_writes(capsys):

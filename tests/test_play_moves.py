@@ -232,6 +232,7 @@ SUIPI_TABLE = ("10♦ 10♣ Q♠ 2♥ 5♣ 9♥ 7♠ 3♣", "4♥ K♠ 6♥ 6♣
     ("10♦ build 10 on 10♥", "10♦ build 10 on 10♥"),
     ("3c 3s", "3♣ take 3♠"),
     ("3 3", "3♣ take 3♠"),                   # ranks alone, as in Siantappo: your 3 takes the floor's 3
+    ("three three", "3♣ take 3♠"),           # ... or their words
     ("q q", "Q♠ take Q♥"),
     ("7 3 4", "7♠ take 3♠+4♦"),
     ("9", "9♥ drop"),                        # a number is a rank (your only 9), never a list entry

@@ -18,6 +18,8 @@ RED_SUITS = "♦♥"
 # a rank without a suit, as typed: `8`, `10`, `t`, `q`, `a` / `1` (ace) — a bare number is a rank
 RANK_WORDS = {name.lower(): r for r, name in enumerate(RANK_NAMES)}
 RANK_WORDS.update({"t": 9, "1": 0, "ace": 0, "jack": 10, "queen": 11, "king": 12})
+RANK_WORDS.update({w: r for r, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+                                              start=1)})  # the words a player says: `ten`, `seven`
 
 
 def card_text(text: str, base_style: str = "") -> Text:

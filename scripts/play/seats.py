@@ -12,10 +12,11 @@ import os
 from typing import Callable, Sequence
 
 HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
-SEATS_HELP = ("Seats: human; rules (the game's rule bot); random; model (the trained model shipped in "
-              "models/ for this game and player count, e.g. models/siantappo); or a checkpoint path "
-              "(NAME.safetensors with its NAME.json sidecar next to it, as written by cardzoo train). "
-              "Add @SEED to fix a bot's seed.")
+SEATS_HELP = ("Seats: human; rules (the game's rule bot: easy); random; model (the trained model shipped in "
+              "models/ for this game and player count, e.g. models/siantappo: medium); expert or expert:N "
+              "(a search over N sampled deals with the model, default 8: hard); teacher (Sam Sip's lookahead "
+              "player); or a checkpoint path (NAME.safetensors with its NAME.json sidecar next to it, as "
+              "written by cardzoo train). Add @SEED to fix a bot's seed.")
 
 
 def parse_seats(text: str | None, players: int | None, default_players: int,
