@@ -131,3 +131,10 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
     assert "discard which card?" in text and "you have 2 moves: type one (? lists them)" in text
     assert text.index("you have 2 moves") < text.index("player_0 (you): takes 8♣")  # `8` alone takes it
     assert text.count("player_0 (you): takes 8♣") == 1
+
+
+def test_a_mistyped_word_gets_a_suggestion_never_a_move():
+    text = transcript(["samsip", "--seed", "1"], ["drwa", "tkae", "hnit", "quit", "y"], width=120)
+    flat = " ".join(text.split())
+    assert "(did you mean `draw`?)" in flat and "(did you mean `take`?)" in flat and "(did you mean `hint`?)" in flat
+    assert "player_0 (you):" not in text  # nothing was played for them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import time
@@ -96,7 +97,7 @@ class PlaySession:
                     except KeyboardInterrupt:
                         raise Leave("interrupted") from None
         except Leave as q:
-            con.print(Text(f"\n{q.why} — leaving the game after {self.moves_made} moves. Bye!", style="bold"))
+            con.print(Text(f"\n{q.why} — leaving the game after {self.moves_made} moves in all. Bye!", style="bold"))
             if self.save:
                 con.print(Text(f"(the unfinished game was not saved to {self.save})", style="dim"))
             return 0
@@ -259,7 +260,7 @@ class PlaySession:
             listed = f"; to play move {k} of the list, type #{k}" if 1 <= k <= len(moves) else ""
             return self._refuse(f"{token} is not a card rank (ranks: A or 1, 2-10, J, Q, K){listed}", line)
         hint = (f" (a number is a card rank; #{token} picks move {token} of the list)"
-                if token.isdigit() and 1 <= int(token) <= len(moves) else "")
+                if token.isdigit() and 1 <= int(token) <= len(moves) else _did_you_mean(token, moves))
         try:
             move = self.view.parse(line, seat)
         except IllegalMoveError as e:
@@ -389,3 +390,16 @@ def reflow(text: str) -> str:
             lines.append(line)
     return "\n".join(lines)
 
+
+COMMAND_WORDS = ("help", "show", "rules", "hint", "quit")
+
+
+def _did_you_mean(token: str, moves) -> str:
+    """` (did you mean `pass`?)` for one mistyped word close to a word of the legal moves or a
+    command (`pas`, `drwa`, `hnit`), else ""; a suggestion only, never played."""
+    word = token.lower()
+    if " " in word or len(word) < 3:
+        return ""
+    words = {w for _, text in moves for w in text.lower().split() if w.isalpha() and len(w) > 2}
+    close = difflib.get_close_matches(word, sorted(words | set(COMMAND_WORDS)), n=1, cutoff=0.75)
+    return f" (did you mean `{close[0]}`?)" if close and close[0] != word else ""
