@@ -470,3 +470,11 @@ def test_the_ladder_tables_are_the_kept_reports(name):
     quotes = [(m[0], pair_quote(r, m[1], m[2])) for m in PAIR_QUOTE.finditer(after)]
     assert quotes, "say what the head to head of adjacent rungs shows"
     assert [_flat(q) for q, _ in quotes] == [want for _, want in quotes]
+
+
+def test_the_probe_table_is_the_cards_probes():
+    from cardzoo.training.evaluation.model_card import probe_table
+
+    table = probe_table()
+    assert table.count("\n") >= 3  # a header, its rule and a row per probed model
+    assert table in (ROOT / "docs/evaluation.md").read_text(encoding="utf-8")

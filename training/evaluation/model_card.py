@@ -216,8 +216,8 @@ def _probe_section(probe: dict | None) -> str:
                "concedes more to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
                if m["advantage_ci"][0] > r["advantage_ci"][1] else
                "and the rule bot concede about as much to their exploiters (the intervals meet)")
-    if m["advantage_ci"][0] <= 0 <= m["advantage_ci"][1] and r["advantage_ci"][0] <= 0 <= r["advantage_ci"][1]:
-        verdict += "; neither exploiter is shown to beat its target in this budget (both intervals hold 0)"
+    if m["advantage_ci"][0] <= 0 and r["advantage_ci"][0] <= 0:
+        verdict += "; neither exploiter is shown to beat its target in this budget (no interval lies above 0)"
     n = probe["players"]
     return f"""
 ## Exploitability probe
@@ -350,6 +350,21 @@ def rerender(name: str, folder: Path | None = None) -> str:
     probe = folder / f"{name}.probe.json"
     return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""),
                        json.loads(probe.read_text()) if probe.is_file() else None)
+
+
+def probe_table() -> str:
+    """Every shipped model's exploitability probe (models/NAME.probe.json) as one table
+    (docs/evaluation.md; tests keep them equal)."""
+    rows = ["| model | players | minutes each | exploiter of the model − the model [95% CI] | samples "
+            "| exploiter of the rule bot − the rule bot [95% CI] | samples |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for path in sorted(package_models_dir().glob("*.probe.json")):
+        probe = json.loads(path.read_text())
+        m, r = probe["exploiters"]["model"], probe["exploiters"]["rules"]
+        name = path.name[:-len(".probe.json")]
+        rows.append(f"| [{name}](../models/{name}.md) | {probe['players']} | {probe['minutes']:g} | "
+                    f"{m['advantage']:+.3f} {_ci(*m['advantage_ci'])} | {m['samples']:,} | "
+                    f"{r['advantage']:+.3f} {_ci(*r['advantage_ci'])} | {r['samples']:,} |")
+    return "\n".join(rows)
 
 
 def readme_table() -> str:
