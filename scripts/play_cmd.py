@@ -41,8 +41,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("game", help="siantappo, suipi or samsip")
     p.add_argument("--seats", default=None,
                    help="comma-separated seat kinds in seat order: human, rules, random, model, expert[:N], "
-                        "teacher (Sam Sip) or a checkpoint path, each optionally @SEED (default: human at seat 0, rules elsewhere; several "
-                        "humans play hot-seat)")
+                        "teacher (Sam Sip) or a checkpoint path, each optionally @SEED (default: human at "
+                        "seat 0, rules elsewhere; several humans play hot-seat)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
     p.add_argument("--seed", type=int, default=None, help="seed for reproducible deals (default: random, printed)")
     p.add_argument("--save", metavar="FILE", default=None,

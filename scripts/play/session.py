@@ -334,8 +334,8 @@ class PlaySession:
         self.console.print(Text(
             "Type a move as you would say it (cards like 7h 7s, 10d, Q♠, or a rank alone: 7 7, q — see "
             "`rules`), or #N for move N of this list (a bare number is always a card rank). "
-            "Enter plays your move when you have only one. Commands: ? / help (this list), show (the table again), rules, "
-            "hint (what the trained model would play), "
+            "Enter plays your move when you have only one. Commands: ? / help (this list), show (the table "
+            "again), rules, hint (what the trained model would play), "
             "quit. ↑/↓ recall earlier lines.", style="dim"))
 
     def _confirm_quit(self) -> None:
