@@ -279,7 +279,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
             t0 = time.perf_counter()
             while state.decisions < s.steps:
                 rollout = merge(workers.receive())
-                out_of_time = bool(s.max_minutes) and state.wall() >= 60 * s.max_minutes
+                out_of_time = state.wall() >= limit
                 t1 = time.perf_counter()
                 at_boundary = False
                 mix.record(rollout.matches)
