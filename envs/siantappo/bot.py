@@ -7,6 +7,8 @@ keep 2s and bombs until an opponent is close to going out or the bot itself is.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import (
@@ -95,16 +97,14 @@ class RuleBot:
 
         Move rankers (``cardzoo.envs.siantappo.whole_moves``) read these scores as a feature.
         """
-        return self.scored_moves(observation, legal)[0]
+        return np.asarray(self.scored_moves(observation, legal)[0], dtype=float)
 
-    def scored_moves(self, observation, legal: list[int], hand: list[int] | None = None) -> tuple[np.ndarray, list]:
-        """(``move_scores``, per legal action the plays the hand needs after it: 0 when it goes
+    def scored_moves(self, observation, legal: list[int], hand: list[int] | None = None) -> tuple[list, list]:
+        """(``move_scores`` as a list of floats, per legal action the plays the hand needs after it: 0 when it goes
         out, the hand's own count for the pass; empty in the swap phase) — the work the move
         features share (``hand``: the observation's hand, when the caller has decoded it)."""
-        scores = np.empty(len(legal))
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
-            scores[:] = legal
-            return scores, []
+            return [float(a) for a in legal], []
         hand = decode_hand(observation) if hand is None else hand
         n = 3 + int(observation[NUM_PLAYERS:NUM_PLAYERS + 4].argmax())
         sizes = np.rint(observation[HAND_SIZES + 1:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int).tolist()
@@ -122,12 +122,13 @@ class RuleBot:
         base = pieces_of(present, multi)
         bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb
         pieces = [base] * len(legal)
+        scores = [0.0] * len(legal)
         for i, a in enumerate(legal):
             if a == PASS_ID:
                 scores[i] = base + 0.6
                 continue
             if ACTION_CARD_COUNT[a] == size:
-                scores[i] = -np.inf  # going out beats everything
+                scores[i] = -math.inf  # going out beats everything
                 pieces[i] = 0
                 continue
             p, m = present, multi

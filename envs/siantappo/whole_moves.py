@@ -23,6 +23,8 @@ offset    meaning
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import (
@@ -55,7 +57,7 @@ def _static_rows() -> np.ndarray:
 
 
 _STATIC = _static_rows()
-_CARD_COUNT = np.asarray(ACTION_CARD_COUNT)
+_CARD_COUNT = ACTION_CARD_COUNT
 
 
 class WholeMoves(SingleActionMoves):
@@ -80,23 +82,27 @@ class WholeMoves(SingleActionMoves):
             rows[at, _RANK + (legal_ids >> 2)] = 1.0
             rows[:, _LEFT] = (len(hand) - 1) / 20.0
             return rows
-        ids = np.asarray(legal)
-        rows = _STATIC[ids]
-        rows[int(np.argmin(scores)), _CHOICE] = 1.0
-        rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
+        rows = _STATIC[legal]
+        flat = memoryview(rows).cast("B").cast("f")  # item writes: a third of numpy's cost, same float32 rounding
         size = len(hand)
         rm = hand_from_keys(hand)
-        at, cards_of = [], []
+        bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb
+        best, low = 0, scores[0]
         for i, a in enumerate(legal):
+            at = i * MOVE_FEATURES
+            score = scores[i]
+            if score < low:  # the first of the lowest scores, as the rule bot picks
+                best, low = i, score
+            flat[at + _SCORE] = score / 13.0 if score != -math.inf else 0.0
+            flat[at + _PIECES] = pieces[i] / 13.0
+            played = _CARD_COUNT[a]
+            flat[at + _LEFT] = (size - played) / 20.0
+            if played == size:
+                flat[at + _OUT] = 1.0
             if a != PASS_ID:
-                cards = fill_cards(a, rm)
-                at += [i] * len(cards)
-                cards_of += cards
-        rows[at, cards_of] = 1.0
-        rows[:, _PIECES] = np.asarray(pieces) / 13.0
-        played = _CARD_COUNT[ids]
-        rows[:, _LEFT] = (size - played) / 20.0
-        rows[:, _OUT] = played == size
-        if observation[TABLE_TYPE + PAIR] > 0:  # a quad on a pair is a bomb
-            rows[[ACTION_TYPE[a] == QUAD for a in legal], _BOMB] = 1.0
+                for card in fill_cards(a, rm):
+                    flat[at + card] = 1.0
+                if bomb_quad and ACTION_TYPE[a] == QUAD:
+                    flat[at + _BOMB] = 1.0
+        flat[best * MOVE_FEATURES + _CHOICE] = 1.0
         return rows

@@ -72,21 +72,27 @@ class SparseRows:
         self.width = width
         self._columns: list[np.ndarray] = []
         self._values: list[np.ndarray] = []
+        self._counts: list[np.ndarray] = []  # entries per appended row, a chunk per call
         self.starts = np.zeros(1, np.int64)
         self.columns = np.zeros(0, np.int32)
         self.values = np.zeros(0, np.float32)
 
     def append(self, row: np.ndarray) -> None:
-        at = np.flatnonzero(row)
-        self._columns.append(at.astype(np.int32))
-        self._values.append(row[at].astype(np.float32))
+        self.extend(np.asarray(row)[None])
+
+    def extend(self, matrix: np.ndarray) -> None:
+        """Append the rows of a dense [K, width] matrix (one ``np.nonzero`` for all of them)."""
+        at, columns = np.nonzero(matrix)
+        self._columns.append(columns.astype(np.int32))
+        self._values.append(matrix[at, columns].astype(np.float32))
+        self._counts.append(np.bincount(at, minlength=len(matrix)))
 
     def close(self) -> "SparseRows":
-        """Pack the appended rows (call once, after the last ``append``)."""
+        """Pack the appended rows (call once, after the last ``append`` or ``extend``)."""
         if self._columns:
-            self.starts = np.concatenate([[0], np.cumsum([len(c) for c in self._columns])]).astype(np.int64)
+            self.starts = np.concatenate([[0], np.cumsum(np.concatenate(self._counts))]).astype(np.int64)
             self.columns, self.values = np.concatenate(self._columns), np.concatenate(self._values)
-        self._columns, self._values = [], []
+        self._columns, self._values, self._counts = [], [], []
         return self
 
     @classmethod
@@ -314,12 +320,14 @@ class DMCCollector:
         """One forward pass over the candidates of every queued choice; each plays its best."""
         if not queued:
             return
-        q_all, starts = self.net.batch_scores(np.stack([q[1] for q in queued]), [q[3] for q in queued])
+        observations = np.stack([q[1] for q in queued])
+        q_all, starts = self.net.batch_scores(observations, [q[3] for q in queued])
+        c.obs.extend(observations)  # every queued choice is a sample, in this order
         for (i, ob, seqs, cand, k), start in zip(queued, starts):
             best = int(np.argmax(q_all[start:start + len(seqs)]))
             m = c.matches[i]
             seat = m.env.acting_seat
-            self._record(c, m, seat, ob, cand[best])
+            self._record(c, m, seat, None, cand[best])
             chosen[i] = self._play(m, seat, seqs[best], k)
 
     @staticmethod
@@ -340,8 +348,11 @@ class DMCCollector:
 
     @staticmethod
     def _record(c: "_Collection", m: _Match, seat: int, obs, row) -> None:
+        """A sample of ``seat``'s choice ``row``; its observation appended here unless the caller
+        appended it already (``obs`` None)."""
         m.samples.append((len(c.returns), seat, m.totals[seat], m.deal))
-        c.obs.append(np.asarray(obs, np.float32))
+        if obs is not None:
+            c.obs.append(np.asarray(obs, np.float32))
         c.rows.append(row)
         c.returns.append(0.0)  # filled in when the choice's deal (or the match) ends
 
