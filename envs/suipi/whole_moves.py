@@ -82,24 +82,28 @@ class WholeMoves:
                 seqs.append(seq)
                 moves.append(mv)
         rows = np.zeros((len(moves), MOVE_FEATURES), dtype=np.float32)
+        flat = memoryview(rows).cast("B").cast("f")  # item writes: a third of numpy's cost, same float32 rounding
         odds = self.bot.odds(view, cfg)
-        for row, mv in zip(rows, moves):
+        for at, mv in zip(range(0, len(moves) * MOVE_FEATURES, MOVE_FEATURES), moves):
             h, mask, kind, v = mv
             used = [c for i, it in enumerate(floor) if mask >> i & 1 for c in it[CARDS]]
             left = len(floor) - bin(mask).count("1")
-            row[h] = 1.0
+            flat[at + h] = 1.0
             if kind == CAPTURE:
-                taken = [h, *used]
-                row[[_TAKEN + c for c in taken]] = 1.0
-                row[_SWEEP] = float(left == 0)
-                row[_POINTS] = sum(points[c] for c in taken) / 11.0
+                flat[at + _TAKEN + h] = 1.0
+                for c in used:
+                    flat[at + _TAKEN + c] = 1.0
+                flat[at + _SWEEP] = float(left == 0)
+                flat[at + _POINTS] = (points[h] + sum(points[c] for c in used)) / 11.0
             elif kind == BUILD:
-                row[[_BUILD + c for c in (h, *used)]] = 1.0
-                row[_VALUE + v - 1] = 1.0
+                flat[at + _BUILD + h] = 1.0
+                for c in used:
+                    flat[at + _BUILD + c] = 1.0
+                flat[at + _VALUE + v - 1] = 1.0
                 left += 1
             else:
                 left += 1
-            row[_KIND + kind] = 1.0
-            row[_LEFT] = left / 12.0
-            row[_SCORE] = self.bot._score(cfg, view, mv, odds) / 50.0
+            flat[at + _KIND + kind] = 1.0
+            flat[at + _LEFT] = left / 12.0
+            flat[at + _SCORE] = self.bot._score(cfg, view, mv, odds) / 50.0
         return seqs, rows
