@@ -118,11 +118,15 @@ class SparseRows:
         return len(self.starts) - 1
 
     def write_into(self, target: np.ndarray, at: np.ndarray, first: int = 0) -> None:
-        """``target[at[j]]`` = row ``first + j`` for every j (the rows from ``first`` on)."""
+        """``target[at[j]]`` = row ``first + j`` for every j (the rows from ``first`` on); ``target``
+        a C-ordered float32 matrix."""
+        if not target.flags.c_contiguous:
+            raise ValueError("write_into needs a C-ordered target")
         lo, hi = self.starts[first], self.starts[first + len(at)]
         target[at] = 0.0
         counts = np.diff(self.starts[first:first + len(at) + 1])
-        target[np.repeat(at, counts), self.columns[lo:hi]] = self.values[lo:hi]
+        flat = target.reshape(-1)  # a view (a C-ordered 2-D target): one scatter by flat index, ~10x a 2-D one
+        flat[np.repeat(np.asarray(at, np.int64) * target.shape[1], counts) + self.columns[lo:hi]] = self.values[lo:hi]
 
     def dense(self) -> np.ndarray:
         out = np.zeros((len(self), self.width), np.float32)

@@ -10,6 +10,7 @@ change to the learner. ``workers=0`` collects in the main process (handy for deb
 from __future__ import annotations
 
 import multiprocessing as mp
+import threading
 import traceback
 
 from typing import Callable
@@ -86,28 +87,47 @@ class WorkerGroup:
         # Their "ready" is read with the first rollout, so the workers' start-up (importing torch,
         # building the collector: ~2.5 s) overlaps whatever the learner does meanwhile.
         self._starting = bool(n)
+        self._sending: threading.Thread | None = None
+        self._send_error: Exception | None = None
 
     @property
     def count(self) -> int:
         return max(self.n, 1)
 
     def submit(self, requests: list) -> None:
-        """Start one collection per worker; they run while the learner trains (``receive`` waits)."""
+        """Start one collection per worker; they run while the learner trains (``receive`` waits).
+        The requests (the weights, ~1 MB each) are written to the pipes by a thread, so that the
+        learner goes on at once instead of waiting for each worker to read its copy off a pipe."""
         if self.local is not None:
             self._queued = requests
             return
-        for conn, request in zip(self.conns, requests):
-            try:
+        self._sending = threading.Thread(target=self._send, args=(list(requests),), daemon=True)
+        self._send_error = None
+        self._sending.start()
+
+    def _send(self, requests: list) -> None:
+        try:
+            for conn, request in zip(self.conns, requests):
                 conn.send(request)
-            except (BrokenPipeError, OSError):
-                self._check_started()  # a worker that failed to start says why
-                raise RuntimeError("a rollout worker process died (see its error above)") from None
+        except (BrokenPipeError, OSError) as e:
+            self._send_error = e
+
+    def _sent(self) -> None:
+        """Wait for the last ``submit``'s requests to be written; a worker that died says why."""
+        sending, self._sending = self._sending, None
+        if sending is not None:
+            sending.join()
+        if self._send_error is not None:
+            self._send_error = None
+            self._check_started()  # a worker that failed to start says why
+            raise RuntimeError("a rollout worker process died (see its error above)") from None
 
     def receive(self) -> list:
         """The rollouts of the last ``submit``, in worker order (never dependent on timing)."""
         if self.local is not None:
             requests, self._queued = self._queued, None
             return [self.local.collect(r) for r in requests]
+        self._sent()
         self._check_started()
         return [self._receive(conn) for conn in self.conns]
 
@@ -121,6 +141,7 @@ class WorkerGroup:
         """Every request answered, in order, spread over the workers (any number of requests)."""
         if self.local is not None:
             return [self.local.collect(r) for r in requests]
+        self._sent()
         self._check_started()
         out = []
         for start in range(0, len(requests), self.n):
@@ -146,6 +167,8 @@ class WorkerGroup:
 
     def stop(self) -> None:
         """Ask the workers to exit after their current collection, without waiting for them."""
+        if self._sending is not None:  # after the requests being written (a dead worker's pipe fails at once)
+            self._sending.join()
         for conn in self.conns:
             try:
                 conn.send(None)
