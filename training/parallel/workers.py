@@ -109,7 +109,7 @@ class WorkerGroup:
         try:
             for conn, request in zip(self.conns, requests):
                 conn.send(request)
-        except (BrokenPipeError, OSError) as e:
+        except Exception as e:  # raised by the learner's next call (``_sent``), not lost with the thread
             self._send_error = e
 
     def _sent(self) -> None:
@@ -117,10 +117,12 @@ class WorkerGroup:
         sending, self._sending = self._sending, None
         if sending is not None:
             sending.join()
-        if self._send_error is not None:
-            self._send_error = None
+        error, self._send_error = self._send_error, None
+        if isinstance(error, (BrokenPipeError, OSError)):
             self._check_started()  # a worker that failed to start says why
             raise RuntimeError("a rollout worker process died (see its error above)") from None
+        if error is not None:
+            raise error
 
     def receive(self) -> list:
         """The rollouts of the last ``submit``, in worker order (never dependent on timing)."""
