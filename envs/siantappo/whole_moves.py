@@ -57,7 +57,6 @@ def _static_rows() -> np.ndarray:
 
 
 _STATIC = _static_rows()
-_CARD_COUNT = ACTION_CARD_COUNT
 
 
 class WholeMoves(SingleActionMoves):
@@ -95,7 +94,7 @@ class WholeMoves(SingleActionMoves):
                 best, low = i, score
             flat[at + _SCORE] = score / 13.0 if score != -math.inf else 0.0
             flat[at + _PIECES] = pieces[i] / 13.0
-            played = _CARD_COUNT[a]
+            played = ACTION_CARD_COUNT[a]
             flat[at + _LEFT] = (size - played) / 20.0
             if played == size:
                 flat[at + _OUT] = 1.0

@@ -327,7 +327,7 @@ class DMCCollector:
         observations = np.stack([q[1] for q in queued])
         q_all, starts = self.net.batch_scores(observations, [q[3] for q in queued])
         c.obs.extend(observations)  # every queued choice is a sample, in this order
-        for (i, ob, seqs, cand, k), start in zip(queued, starts):
+        for (i, _, seqs, cand, k), start in zip(queued, starts):
             best = int(np.argmax(q_all[start:start + len(seqs)]))
             m = c.matches[i]
             seat = m.env.acting_seat
