@@ -294,7 +294,8 @@ class DMCCollector:
             return self._play(m, seat, seqs[0], k)
         if c.request.epsilon and c.rng.random() < c.request.epsilon:
             best = int(c.rng.integers(len(seqs)))
-            self._record(c, m, seat, obs, rows[best])
+            c.obs.append(np.asarray(obs, np.float32))
+            self._record(c, m, seat, rows[best])
             return self._play(m, seat, seqs[best], k)
         queued.append((i, obs, seqs, rows, k))
         return None
@@ -331,7 +332,7 @@ class DMCCollector:
             best = int(np.argmax(q_all[start:start + len(seqs)]))
             m = c.matches[i]
             seat = m.env.acting_seat
-            self._record(c, m, seat, None, cand[best])
+            self._record(c, m, seat, cand[best])
             chosen[i] = self._play(m, seat, seqs[best], k)
 
     @staticmethod
@@ -351,12 +352,9 @@ class DMCCollector:
                 m.queued[m.env.acting_seat] = _rest_of_move(agent)
 
     @staticmethod
-    def _record(c: "_Collection", m: _Match, seat: int, obs, row) -> None:
-        """A sample of ``seat``'s choice ``row``; its observation appended here unless the caller
-        appended it already (``obs`` None)."""
+    def _record(c: "_Collection", m: _Match, seat: int, row) -> None:
+        """A sample of ``seat``'s choice ``row`` (the caller has appended its observation to ``c.obs``)."""
         m.samples.append((len(c.returns), seat, m.totals[seat], m.deal))
-        if obs is not None:
-            c.obs.append(np.asarray(obs, np.float32))
         c.rows.append(row)
         c.returns.append(0.0)  # filled in when the choice's deal (or the match) ends
 

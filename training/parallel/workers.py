@@ -101,8 +101,8 @@ class WorkerGroup:
         if self.local is not None:
             self._queued = requests
             return
+        self._sent()  # one writer per pipe at a time
         self._sending = threading.Thread(target=self._send, args=(list(requests),), daemon=True)
-        self._send_error = None
         self._sending.start()
 
     def _send(self, requests: list) -> None:
