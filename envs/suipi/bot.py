@@ -16,13 +16,15 @@ Scoring (in "card points x 10" units):
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 
 from cardzoo.envs.suipi import encoding as enc
 from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, ITEM0, NVAL, OWNER, REP, move_actions
 from cardzoo.envs.suipi.config import SuipiConfig
-from cardzoo.envs.suipi.engine import IS_SPADE, _loose_subsets, _unions, card_points, card_values, legal_moves
+from cardzoo.envs.suipi.engine import (CARD_KEY, IS_SPADE, POINTS_11, POINTS_23, _loose_subsets, _unions, card_points,
+                                       card_values, legal_moves)
 
 SUIPI_BONUS = 25.0
 
@@ -56,6 +58,15 @@ class RuleBot:
         return self._cfg_cache[key]
 
     def act(self, observation, action_mask) -> int:
+        return self._act(action_mask, lambda: enc.decode(observation, self.config))
+
+    def act_seat(self, engine, seat: int, action_mask) -> int:
+        """``act(encode(engine, seat), action_mask)`` without the vector: the same move, read from
+        the view of what ``seat`` sees (``encoding.view_of``, equal to the decoded observation
+        field for field); the collectors' fast path for rule-bot opponents."""
+        return self._act(action_mask, lambda: enc.view_of(engine, seat))
+
+    def _act(self, action_mask, read_view) -> int:
         mask = np.asarray(action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:
@@ -63,7 +74,7 @@ class RuleBot:
         self._rest = ()
         if legal.size == 1:
             return int(legal[0])
-        view = enc.decode(observation, self.config)
+        view = read_view()
         prefix = ()
         if view.partial_hand is not None:
             prefix = (view.partial_hand, *(ITEM0 + r for r in view.partial_items))
@@ -104,8 +115,8 @@ class RuleBot:
 
     # --------------------------------------------------------------- scoring
     def _card_value(self, cfg, cards) -> float:
-        pts = card_points(cfg)
-        return sum(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in cards)
+        """10 per point, 1 per card, 1.5 per spade: each card's worth from a table, summed in order."""
+        return sum(map(_WORTH[cfg.court_values].__getitem__, cards))
 
     def odds(self, view, cfg) -> "_Odds":
         """What ``_score`` needs of the unseen cards, computed once per decision."""
@@ -138,7 +149,7 @@ class RuleBot:
             rest = rest + [(key, nv[h], (h,), -1, False, h)]
         # leaving an easy suipi to the next player?
         if rest:
-            sweep_vals = self._sweep_values(cfg, rest, nv)
+            sweep_vals = self._sweep_values(cfg, rest)
             if sweep_vals:
                 p = min(1.0, sum(odds.p_holds(w, key=w) for w in sweep_vals))
                 floor_val = self._card_value(cfg, [c for it in rest for c in it[CARDS] if it[OWNER] != 0])
@@ -158,8 +169,19 @@ class RuleBot:
         return [c for c in range(52) if c not in seen]
 
     @staticmethod
-    def _sweep_values(cfg, items, nv) -> list[int]:
-        """Values w such that one card of value w could take every item in ``items``."""
+    def _sweep_values(cfg, items) -> tuple[int, ...]:
+        """Values w such that one card of value w could take every item in ``items``: a function
+        of the items' keys, values and looseness (and two rule options), remembered by them."""
+        key = (cfg.vmax, cfg.sum_group_size, *[(it[0], it[NVAL], it[OWNER] < 0) for it in items])
+        out = _SWEEPS.get(key)
+        if out is None:
+            if len(_SWEEPS) >= _SWEEPS_KEPT:
+                _SWEEPS.clear()
+            out = _SWEEPS[key] = tuple(RuleBot._find_sweep_values(cfg, items))
+        return out
+
+    @staticmethod
+    def _find_sweep_values(cfg, items) -> list[int]:
         if len(items) == 1 and items[0][NVAL] == 0:
             return [items[0][0]]  # a lone court card: same rank sweeps it
         if any(it[NVAL] == 0 for it in items):
@@ -178,6 +200,12 @@ class RuleBot:
         return out
 
 
+_WORTH = {courts: tuple(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in range(52))
+          for courts, pts in ((False, POINTS_11), (True, POINTS_23))}  # card_points(cfg) by cfg.court_values
+_SWEEPS: dict[tuple, tuple[int, ...]] = {}  # _sweep_values by its key (a cache, cleared when full)
+_SWEEPS_KEPT = 50_000
+
+
 class _Odds:
     """The unseen cards of one decision, counted by value and by rank: ``p_holds`` is the rough
     chance that the next opponent's ``k`` cards hold a card of value ``v`` (or of the court rank
@@ -187,11 +215,8 @@ class _Odds:
 
     def __init__(self, unknown: list[int], nv, k: int):
         self.nv, self.k, self.total = nv, k, len(unknown)
-        self.by_value: dict[int, int] = {}
-        self.by_rank: dict[int, int] = {}
-        for c in unknown:
-            self.by_value[nv[c]] = self.by_value.get(nv[c], 0) + 1
-            self.by_rank[(c >> 2) + 1] = self.by_rank.get((c >> 2) + 1, 0) + 1
+        self.by_value: dict[int, int] = Counter(map(nv.__getitem__, unknown))
+        self.by_rank: dict[int, int] = Counter(map(CARD_KEY.__getitem__, unknown))
 
     def p_holds(self, v: int, key: int | None = None) -> float:
         if not self.total:
