@@ -160,13 +160,11 @@ class RuleBot:
         return score
 
     @staticmethod
-    def _unknown(view) -> list[int]:
-        seen = set(view.hand)
-        for it in view.floor:
-            seen.update(it[CARDS])
-        for pile in view.captured:
-            seen.update(pile)
-        return [c for c in range(52) if c not in seen]
+    def _unknown(view) -> set[int]:
+        """The cards the seat has not seen (not in its hand, on the floor or in a captured pile)."""
+        unseen = set(_DECK)
+        unseen.difference_update(view.hand, *[it[CARDS] for it in view.floor], *view.captured)
+        return unseen
 
     @staticmethod
     def _sweep_values(cfg, items) -> tuple[int, ...]:
@@ -200,6 +198,7 @@ class RuleBot:
         return out
 
 
+_DECK = range(52)
 _WORTH = {courts: tuple(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in range(52))
           for courts, pts in ((False, POINTS_11), (True, POINTS_23))}  # card_points(cfg) by cfg.court_values
 _SWEEPS: dict[tuple, tuple[int, ...]] = {}  # _sweep_values by its key (a cache, cleared when full)
@@ -213,7 +212,7 @@ class _Odds:
 
     __slots__ = ("nv", "k", "total", "by_value", "by_rank")
 
-    def __init__(self, unknown: list[int], nv, k: int):
+    def __init__(self, unknown, nv, k: int):
         self.nv, self.k, self.total = nv, k, len(unknown)
         self.by_value: dict[int, int] = Counter(map(nv.__getitem__, unknown))
         self.by_rank: dict[int, int] = Counter(map(CARD_KEY.__getitem__, unknown))
