@@ -191,7 +191,7 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     import torch
 
     from cardzoo.training.agents.ranker import MoveRankerNet
-    from cardzoo.training.dmc.trainer import imitation_loss
+    from cardzoo.training.dmc.warm_start import imitation_loss
 
     torch.manual_seed(0)
     net = MoveRankerNet(len(samples[0][0]), samples[0][1].shape[1], [16], "relu", 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import random
 
 import numpy as np
@@ -465,6 +466,34 @@ def test_a_killed_dmc_run_resumes_to_the_same_weights(tmp_path):
     assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(killed), "--no-progress"]) == 0
     a, b = _final_weights(tmp_path / "whole"), _final_weights(killed)
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_dmc_run_stopped_in_its_warm_start_resumes_from_the_finished_parts(tmp_path, capsys):
+    """A run stopped before its first save (during the warm start) continues with --resume: the
+    warm-start parts it finished are read back (a damaged one is played again), and the weights
+    are those of the uninterrupted run."""
+    whole = tmp_path / "whole"
+    argv = [*DMC_RUN, "--imitate", "8", "--steps", "300"]  # the last --imitate counts
+    assert cli(["train", "suipi", *argv, "--out", str(whole)]) == 0
+    parts = sorted((whole / "warm_start").glob("part-*.safetensors"))
+    assert len(parts) == 8
+    stopped = tmp_path / "stopped"
+    shutil.copytree(whole, stopped)
+    settings = json.loads((stopped / "settings.json").read_text())
+    (stopped / "settings.json").write_text(json.dumps({**settings, "out": str(stopped)}))
+    for gone in ("state", "checkpoints", "final.safetensors", "final.json"):
+        shutil.rmtree(stopped / gone) if (stopped / gone).is_dir() else (stopped / gone).unlink()
+    for i in (5, 6, 7):
+        (stopped / "warm_start" / f"part-{i}.safetensors").unlink()
+    damaged = stopped / "warm_start" / "part-1.safetensors"
+    damaged.write_bytes(damaged.read_bytes()[:100])
+    capsys.readouterr()
+    assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(stopped), "--no-progress"]) == 0
+    log = capsys.readouterr().out
+    assert "stopped before its first save" in log and "4 of 8 parts reused" in log
+    a, b = _final_weights(whole), _final_weights(stopped)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(tmp_path / "none"), "--no-progress"]) == 2
 
 
 def test_train_without_algo_follows_the_games_recipe(tmp_path):

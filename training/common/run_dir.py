@@ -6,6 +6,7 @@
     OUT/pool/dN.safetensors      frozen snapshots (actor checkpoints) a pool samples from
     OUT/checkpoints/step_N.*     checkpoints at each evaluation; OUT/final.* at the end
     OUT/tb/                      TensorBoard logs; OUT/learning_curve.png
+    OUT/warm_start/part-I.safetensors  DMC: the warm start's finished parts (cardzoo.training.dmc.warm_start)
 
 Resume state is safetensors + JSON only (nothing is unpickled), and every file is written to a
 temporary name and renamed into place, so a crash at any point leaves the previous state whole:
@@ -130,14 +131,17 @@ def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
 
 class RunDir:
     ALGORITHM = ""  # the sidecar's "algorithm"
+    # a trainer that keeps work of its own before its first save (the DMC warm start's parts) may
+    # --resume a run stopped before that save: it starts over with the run's settings, reusing that work
+    RESUMES_UNSAVED = False
 
     def __init__(self, out: Path, settings, resume: bool):
         self.out, self.s = out, settings
         self.state_dir = out / "state"
         self.pool_dir = out / "pool"
         self.ckpt_dir = out / "checkpoints"
-        has_run = (self.state_dir / "state.json").exists()
-        if resume and not has_run:
+        has_run = self.saved()
+        if resume and not has_run and not (self.RESUMES_UNSAVED and (out / "settings.json").exists()):
             raise UserError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
         if not resume and (has_run or (out / "settings.json").exists()):
             raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
@@ -149,6 +153,10 @@ class RunDir:
             raise UserError(f"cannot write the run directory {out} ({e.strerror or e})") from None
         self.spec = game_spec(settings.game)
         self.probe = self.spec.module.raw_env(num_players=settings.players[0], **settings.variants)
+
+    def saved(self) -> bool:
+        """Whether the run has saved a state to resume from."""
+        return (self.state_dir / "state.json").exists()
 
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         """The checkpoint sidecar's description of the run; trainers add their own fields."""

@@ -2,9 +2,11 @@
 
 Read top to bottom:
 
-1. Warm start: rule bots (or the game's teacher, ``--imitate-from teacher``) play every seat;
-   the ranker learns to put the bot's complete move first among the candidates (cross-entropy
-   over the candidates' Q) while the chosen move's Q is fitted to the seat's Monte-Carlo return.
+1. Warm start (``cardzoo.training.dmc.warm_start``): rule bots (or the game's teacher,
+   ``--imitate-from teacher``, or the expert) play every seat; the ranker learns to put the bot's
+   complete move first among the candidates (cross-entropy over the candidates' Q) while the
+   chosen move's Q is fitted to the seat's Monte-Carlo return. Its finished parts are kept, so a
+   run stopped before its first save resumes from them.
 2. Worker processes (``cardzoo.training.dmc.collector``) play many matches at once with the
    current weights, epsilon-greedy over complete moves, part against rule bots and part in
    self-play; every real choice of a learner seat is a sample (observation, move row, return).
@@ -42,9 +44,10 @@ from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
-from cardzoo.training.parallel.workers import WorkerGroup, _die_with_parent, log_traffic, worker_group
-from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, ImitationRequest, SparseRows
+from cardzoo.training.parallel.workers import _die_with_parent, log_traffic, worker_group
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, SparseRows
 from cardzoo.training.dmc.play import IMITATED
+from cardzoo.training.dmc.warm_start import warm_start
 
 
 @dataclass
@@ -127,6 +130,7 @@ class DMCSettings(TrainerSettings):
 
 class DMCRun(RunDir):
     ALGORITHM = "Deep Monte-Carlo move ranker (cardzoo; DouZero's method over complete moves)"
+    RESUMES_UNSAVED = True  # OUT/warm_start keeps the warm start's finished parts
 
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
@@ -185,62 +189,6 @@ def start_from(net: MoveRankerNet, path: str, game: str) -> None:
                         f"(it is a {meta.get('game')} checkpoint with hidden layers "
                         f"{meta.get('settings', {}).get('hidden')}); give its --hidden and --activation")
     net.load_state_dict(theirs)
-
-
-IMITATION_PARTS = 8  # the warm start's matches in this many seeded parts, whatever the worker count
-
-
-def warm_start(net, settings: DMCSettings, workers: WorkerGroup, log) -> None:
-    """Fit the ranker to the rule bot's (or teacher's) choices (ranking) and their returns (values)."""
-    s = settings
-    parts = min(s.imitate, IMITATION_PARTS)  # exactly s.imitate matches
-    requests = [ImitationRequest(s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i, s.returns,
-                                 s.imitate_from, s.init) for i in range(parts)]
-    samples, played = [], 0
-    for start in range(0, parts, workers.count):  # a few parts at a time, so that a slow teacher shows progress
-        chunk = requests[start:start + workers.count]
-        samples += [x for part in workers.map(chunk) for x in part]
-        played += sum(r.matches for r in chunk)
-        if played < s.imitate:
-            log(f"warm start: {played}/{s.imitate} matches played")
-    who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
-    log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
-    rng = np.random.default_rng(s.seed)
-    optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
-    for epoch in range(s.imitate_epochs):
-        order = rng.permutation(len(samples))
-        hits = 0
-        for start in range(0, len(order), 256):
-            loss, hit = imitation_loss(net, [samples[i] for i in order[start:start + 256]], s.imitate_targets)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            optimizer.step()
-            hits += hit
-        log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the {who}'s move {hits / len(samples):.0%}")
-
-
-def imitation_loss(net, batch: list, targets: str = "choice") -> tuple:
-    """(loss, decisions whose highest Q is the imitated move) of a batch of warm-start samples.
-    ``targets="choice"``: rank the imitated move first (cross-entropy over the candidates' Q / 0.1)
-    and fit its Q to the seat's return; ``"values"``: fit every candidate the expert searched to
-    the search's value of it (expert iteration's value targets)."""
-    sizes = torch.as_tensor([len(b[1]) for b in batch])
-    obs = torch.as_tensor(np.stack([b[0] for b in batch]))
-    q_flat = net(obs.repeat_interleave(sizes, dim=0), torch.as_tensor(np.concatenate([b[1] for b in batch])))
-    # candidates of each decision side by side, padded with -inf: one softmax per decision
-    row_of = torch.repeat_interleave(torch.arange(len(batch)), sizes)
-    col_of = torch.arange(len(q_flat)) - torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)
-    q = torch.full((len(batch), int(sizes.max())), float("-inf")).index_put((row_of, col_of), q_flat)
-    chosen = torch.as_tensor([b[2] for b in batch])
-    hits = int((q.argmax(dim=1) == chosen).sum())
-    if targets == "values":
-        values = torch.as_tensor(np.concatenate([b[4] for b in batch]))
-        searched = ~torch.isnan(values)
-        return torch.nn.functional.mse_loss(q_flat[searched], values[searched]), hits
-    returns = torch.as_tensor([b[3] for b in batch], dtype=torch.float32)
-    chosen_q = q[torch.arange(len(batch)), chosen]
-    return torch.nn.functional.cross_entropy(q / 0.1, chosen) + torch.nn.functional.mse_loss(chosen_q, returns), hits
 
 
 class Replay:
@@ -377,16 +325,20 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
                                                                 s.variants))
 
         replay = Replay(s.replay, net_args[0], net_args[1])
-        if resume:
+        if resume and run.saved():
             state = load_run_state(run.state_dir, net, optimizer, None)
             replay.from_state(state)
             log(f"resuming {run.out} at {state.decisions:,} samples")
-        else:
+        else:  # a new run, or one stopped before its first save (in its warm start): its finished parts are kept
+            if resume:
+                log(f"resuming {run.out} from its start: it stopped before its first save")
+                if s.init:
+                    start_from(net, s.init, s.game)
             state = RunState(next_eval=s.eval_every, learner={"credit": 0.0, "rules_ema": None})
             if s.init:  # read once: the file may be replaced (a model published over it) before a resume
                 state.learner["started_from"] = started_from(s.init)
             if s.imitate:
-                warm_start(net, s, workers, log)
+                state.elapsed += warm_start(net, s, workers, log, run.out / "warm_start")
                 path = run.write_checkpoint(net, "imitation", state, {})
                 if s.eval_games:  # the learning curve starts where the warm start left the network
                     evaluation = evaluate_async(path, 0, s.seed * 1_000_003)
