@@ -49,7 +49,9 @@ def register(sub) -> argparse.ArgumentParser:
                         "with --quick: the game's default)")
     p.add_argument("--quick", action="store_true",
                    help="a few seconds in all: 1 short run per section (figures are rough)")
-    p.add_argument("--runs", type=int, default=None, help="timed runs per section (default 5; quick 1)")
+    p.add_argument("--runs", type=int, default=None,
+                   help="timed runs per section (default 5; quick 1); with --train: PPO and DMC runs per game, "
+                        "alternated, DMC / PPO their median ratio (default 1)")
     p.add_argument("--seconds", type=float, default=None, help="seconds per timed run (default 1.0; quick 0.05)")
     p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per section (default 0.5)")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
@@ -270,14 +272,17 @@ def run_train(args) -> int:
         raise UserError(f"--workers must be >= 0, got {args.workers}")
     if args.ray is not None and args.workers == 0:
         raise UserError("--ray needs --workers 1 or more")
+    if args.runs is not None and args.runs < 1:
+        raise UserError(f"--runs must be >= 1, got {args.runs}")
     started = time.time()
     with ray_session_of(args):
-        result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray)
+        result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray, runs=args.runs or 1)
     print("\n" + render_table(result))
     print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")
     result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
                                    + (["--workers", str(args.workers)] if args.workers is not None else [])
+                                   + (["--runs", str(args.runs)] if args.runs is not None else [])
                                    + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])),
                   machine=machine_info(None))
     _write_json(args.json_path, result)

@@ -177,6 +177,24 @@ def test_bench_train_quick_measures_every_trainer(tmp_path, capsys):
     assert "| siantappo | 4 | SB3 MaskablePPO |" in printed and "| siantappo | 4 | cardzoo DMC (0 workers) |" in printed
 
 
+def test_bench_train_runs_alternate_and_give_the_median_ratio(tmp_path, capsys):
+    from cardzoo.scripts.cli import main
+
+    out = tmp_path / "train.json"
+    assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0", "--runs", "2", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    runs = sorted((r["algo"], r.get("run")) for r in result["train"])
+    assert runs == [("dmc", 1), ("dmc", 2), ("ppo", 1), ("ppo", 2), ("sb3", None)]
+    by = {(r["algo"], r.get("run")): r["decisions_per_s"] for r in result["train"]}
+    ratio = result["ratios"][0]
+    each = [by["dmc", k] / by["ppo", k] for k in (1, 2)]
+    assert ratio["dmc_over_ppo_runs"] == [round(x, 2) for x in each]
+    assert ratio["dmc_over_ppo"] == round(sum(each) / 2, 2)  # the median of two
+    assert "cardzoo DMC (0 workers), run 2 |" in capsys.readouterr().out
+    assert "--runs 2" in result["command"]
+    assert main(["bench", "--train", "--quick", "--runs", "0"]) == 2
+
+
 def _bench_json(path, raw_runs):
     report = {"ours": [{"short": "siantappo 4p", "sections": {"raw": {"runs": raw_runs}}}]}
     path.write_text(json.dumps(report))

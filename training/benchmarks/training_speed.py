@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -135,30 +136,36 @@ def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> di
 
 
 def bench_training(games: list[str], quick: bool = False, workers: int | None = None, log=print,
-                   ray: str | None = None) -> dict:
+                   ray: str | None = None, runs: int = 1) -> dict:
     """{"train": [rows], "ratios": [...], "peak_memory_mib": ...} for the given games; with ``ray``
-    (a cluster address, "" for this machine's) PPO and DMC also on Ray, beside their process runs."""
+    (a cluster address, "" for this machine's) PPO and DMC also on Ray, beside their process runs.
+    With ``runs`` > 1, PPO and DMC train that many times each, alternated (PPO, DMC, PPO, DMC, ...),
+    every run a row of its own (``"run"``: 1, 2, ...), and DMC / PPO is the median of the runs'
+    ratios (each DMC run over the PPO run just before it), with every run's ratio beside it: a
+    whole run's speed drifts by up to a quarter on a shared machine, a ratio of neighbours less."""
     budget = QUICK if quick else FULL
     workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     rows, ratios = [], []
     for game in games:
         players = game_spec(game).default_players
-        ppo = bench_ppo(game, players, budget["ppo"], workers, quick)
-        log(f"{game} {players}p  ppo: {ppo['decisions_per_s']:>9,.0f} decisions/s "
-            f"({ppo['decisions']:,} in {ppo['seconds']} s, {workers} workers)")
         sb3 = bench_sb3(game, players, budget["sb3"])
         log(f"{game} {players}p  sb3: {sb3['decisions_per_s']:>9,.0f} decisions/s "
             f"({sb3['decisions']:,} in {sb3['seconds']} s)")
-        dmc = bench_dmc(game, players, budget["dmc"], workers, quick)
-        log(f"{game} {players}p  dmc: {dmc['samples_per_s']:>9,.0f} samples/s, {dmc['decisions_per_s']:,.0f} "
-            f"decisions/s ({dmc['samples']:,} samples in {dmc['seconds']} s: {dmc['wait_s']} s waiting for the "
-            f"collectors, {dmc['learn_s']} s learning; {workers} workers)")
-        rows += [ppo, sb3, dmc]
-        ratio = ppo["decisions_per_s"] / sb3["decisions_per_s"]
-        dmc_ratio = dmc["decisions_per_s"] / ppo["decisions_per_s"]
+        pairs = [_ppo_then_dmc(game, players, budget, workers, quick, log) for _ in range(runs)]
+        if runs > 1:
+            for k, pair in enumerate(pairs, 1):
+                for row in pair:
+                    row["run"] = k
+        rows += [pairs[0][0], sb3, pairs[0][1]] + [row for pair in pairs[1:] for row in pair]
+        ppo, dmc = pairs[0]
+        ratio = statistics.median(p["decisions_per_s"] for p, _ in pairs) / sb3["decisions_per_s"]
+        each = [d["decisions_per_s"] / p["decisions_per_s"] for p, d in pairs]
+        dmc_ratio = statistics.median(each)
         ratios.append({"game": game, "players": players, "ppo_over_sb3": round(ratio, 2),
-                       "dmc_over_ppo": round(dmc_ratio, 2)})
-        log(f"{game} {players}p  ppo / sb3 = {ratio:.1f}x, dmc / ppo (decisions/s) = {dmc_ratio:.2f}x")
+                       "dmc_over_ppo": round(dmc_ratio, 2),
+                       **({"dmc_over_ppo_runs": [round(x, 2) for x in each]} if runs > 1 else {})})
+        log(f"{game} {players}p  ppo / sb3 = {ratio:.1f}x, dmc / ppo (decisions/s) = {dmc_ratio:.2f}x"
+            + (f" (median of {', '.join(f'{x:.2f}' for x in each)})" if runs > 1 else ""))
         if ray is not None:
             for base, bench in ((ppo, bench_ppo), (dmc, bench_dmc)):
                 row = bench(game, players, budget[base["algo"]], workers, quick, ray=ray)
@@ -177,6 +184,22 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
     return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
 
 
+def _ppo_then_dmc(game: str, players: int, budget: dict, workers: int, quick: bool, log) -> tuple[dict, dict]:
+    ppo = bench_ppo(game, players, budget["ppo"], workers, quick)
+    log(f"{game} {players}p  ppo: {ppo['decisions_per_s']:>9,.0f} decisions/s "
+        f"({ppo['decisions']:,} in {ppo['seconds']} s, {workers} workers)")
+    dmc = bench_dmc(game, players, budget["dmc"], workers, quick)
+    log(f"{game} {players}p  dmc: {dmc['samples_per_s']:>9,.0f} samples/s, {dmc['decisions_per_s']:,.0f} "
+        f"decisions/s ({dmc['samples']:,} samples in {dmc['seconds']} s: {dmc['wait_s']} s waiting for the "
+        f"collectors, {dmc['learn_s']} s learning; {workers} workers)")
+    return ppo, dmc
+
+
+def _runs_text(ratio: dict) -> str:
+    each = ratio.get("dmc_over_ppo_runs")
+    return f" (the median of the runs' {', '.join(f'{x:.2f}' for x in each)})" if each else ""
+
+
 def _traffic_text(row: dict) -> str:
     b = row["bytes_per_iteration"]
     return f"{b['to_workers'] / 2**20:.2f} MiB out, {b['from_workers'] / 2**20:.2f} MiB back"
@@ -192,11 +215,14 @@ def render_table(result: dict) -> str:
                "rllib": f"RLlib PPO ({r['workers']} env runners)"}[r["algo"]]
         if r.get("via") == "ray":
             who = who.replace("workers)", f"Ray actors; {_traffic_text(r)} per iteration)")
+        if "run" in r:
+            who += f", run {r['run']}"
         samples = f"{r['samples_per_s']:,.0f}" if "samples_per_s" in r else "–"
         rows.append(f"| {r['game']} | {r['players']} | {who} | {r['decisions_per_s']:,.0f} | {r['decisions']:,} | "
                     f"{samples} | {r.get('seconds', '–')} |")
     ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"])
-    dmc = ", ".join(f"{x['game']} {x['dmc_over_ppo']:.2f}×" for x in result["ratios"] if "dmc_over_ppo" in x)
+    dmc = ", ".join(f"{x['game']} {x['dmc_over_ppo']:.2f}×" + _runs_text(x) for x in result["ratios"]
+                    if "dmc_over_ppo" in x)
     on_ray = "; ".join(f"{x['game']} PPO {x['ppo_ray_over_processes']:.2f}×, DMC {x['dmc_ray_over_processes']:.2f}×"
                        for x in result["ratios"] if "ppo_ray_over_processes" in x)
     on_ray = f"; on Ray / with processes (decisions/s, same workers): {on_ray}" if on_ray else ""
