@@ -356,6 +356,23 @@ def test_the_expert_iteration_figures_are_the_kept_reports():
         assert f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])}" in text
 
 
+def test_the_expert_iteration_rounds_table_is_the_kept_reports():
+    """docs/training.md's table of the expert-iteration rounds behind models/suipi-2p quotes
+    docs/baselines/exit-suipi-2p-{values1200-t05,round3-*,shipped-vs-rules}*.json (1000 games each)."""
+    import json
+
+    text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
+    kinds = ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules", "values1200-t05-vs-rules",
+             "round3-t05-vs-rules")
+    for kind in kinds:
+        r = json.loads((ROOT / f"docs/baselines/exit-suipi-2p-{kind}.json").read_text())
+        pair, first = r["pairs"][0], r["entrants"][0]
+        assert r["games_played"] == 1000 and r["players"] == 2
+        row = (f"| {r['seed']} | {pair['advantage']:+.2f} [{pair['advantage_ci'][0]:+.2f}, "
+               f"{pair['advantage_ci'][1]:+.2f}] | {100 * first['win_rate']:.0f}% |")
+        assert row in text, (kind, row)
+
+
 def test_the_first_model_table_is_the_kept_reports():
     import json
 

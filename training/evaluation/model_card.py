@@ -109,7 +109,8 @@ def _ci(lo: float, hi: float, pct: bool = False) -> str:
     return f"[{lo:.1%}, {hi:.1%}]" if pct else f"[{lo:+.3f}, {hi:+.3f}]"
 
 
-def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str = "", probe: dict | None = None) -> str:
+def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str = "", probe: dict | None = None,
+                curve: bool = True) -> str:
     """The model card, from the sidecar and the measurements only (and the probe's, when one was run)."""
     game = meta["game"]
     counts = [int(n) for n in ev["per_players"]]
@@ -186,13 +187,18 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
   {_architecture(meta)},
   default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
 * Command: {_command(train_command)}
-{speed_line}* Learning curve (the model's mean reward per match against each baseline during training):
-  ![learning curve]({name}.png)
-{_probe_section(probe)}
+{speed_line}{_curve_line(name) if curve else ""}{_probe_section(probe)}
 ## Where it is still weak
 
 {weak}
 """
+
+
+def _curve_line(name: str) -> str:
+    """The learning curve's line (``curve``: the run left one; a warm start alone, or a run without
+    evaluations, leaves none)."""
+    return (f"* Learning curve (the model's mean reward per match against each baseline during training):\n"
+            f"  ![learning curve]({name}.png)\n")
 
 
 def _command(text: str) -> str:
@@ -330,7 +336,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     ev.update(name=name, train_command=train_command, notes=notes)
     atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
     (out / f"{name}.probe.json").unlink(missing_ok=True)  # an earlier model's probe says nothing of this one
-    atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes))
+    atomic_write_text(out / f"{name}.md", render_card(name, meta, ev, train_command, notes, curve=curve is not None))
     return out / f"{name}.md"
 
 
@@ -349,7 +355,8 @@ def rerender(name: str, folder: Path | None = None) -> str:
     ev = json.loads((folder / f"{name}.eval.json").read_text())
     probe = folder / f"{name}.probe.json"
     return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""),
-                       json.loads(probe.read_text()) if probe.is_file() else None)
+                       json.loads(probe.read_text()) if probe.is_file() else None,
+                       curve=(folder / f"{name}.png").is_file())
 
 
 def probe_table() -> str:
