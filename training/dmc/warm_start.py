@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors import SafetensorError
-from safetensors.numpy import load, save
+from safetensors import SafetensorError, safe_open
+from safetensors.numpy import load_file, save
 
 from cardzoo.training.agents.checkpoint import atomic_write_bytes
 from cardzoo.training.dmc.collector import ImitationRequest
@@ -42,10 +42,9 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
     reused = sum(f[1] for f in found if f is not None)
     if any(f is not None for f in found):
         log(f"warm start: {sum(f is not None for f in found)} of {parts} parts reused from {parts_dir}")
-    samples, played = [], 0
     todo = [i for i in range(parts) if found[i] is None]
-    for start in range(0, len(todo), max(workers.count, 1)):  # a few parts at a time: a slow teacher shows progress
-        chunk = todo[start:start + max(workers.count, 1)]
+    for start in range(0, len(todo), workers.count):  # a few parts at a time: a slow teacher shows progress
+        chunk = todo[start:start + workers.count]
         t0 = time.monotonic()
         answers = workers.map([requests[i] for i in chunk])
         seconds = (time.monotonic() - t0) / len(chunk)
@@ -55,8 +54,7 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
         played = sum(requests[i].matches for i in range(parts) if found[i] is not None)
         if played < s.imitate:
             log(f"warm start: {played}/{s.imitate} matches played")
-    for part, _ in found:
-        samples += part
+    samples = [x for part, _ in found for x in part]
     who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
     log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
     rng = np.random.default_rng(s.seed)
@@ -123,11 +121,11 @@ def load_part(path: Path, request: ImitationRequest) -> tuple[list, float] | Non
     if not path.is_file():
         return None
     try:
-        data = path.read_bytes()
-        meta = _metadata(data)
+        with safe_open(str(path), framework="numpy") as f:
+            meta = f.metadata() or {}
         if meta.get("request") != json.dumps(asdict(request), sort_keys=True):
             return None
-        a = load(data)
+        a = load_file(str(path))
         if not len(a["sizes"]):
             return [], float(meta.get("seconds", 0.0))
         ends = np.cumsum(a["sizes"])
@@ -140,10 +138,3 @@ def load_part(path: Path, request: ImitationRequest) -> tuple[list, float] | Non
     except (SafetensorError, KeyError, ValueError, OSError):
         return None
 
-
-def _metadata(data: bytes) -> dict:
-    """The ``__metadata__`` of a safetensors file's bytes (its JSON header)."""
-    size = int.from_bytes(data[:8], "little")
-    if not 0 < size <= len(data) - 8:
-        raise ValueError("not a safetensors file")
-    return json.loads(data[8:8 + size]).get("__metadata__") or {}
