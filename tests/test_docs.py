@@ -358,12 +358,12 @@ def test_the_expert_iteration_figures_are_the_kept_reports():
 
 def test_the_expert_iteration_rounds_table_is_the_kept_reports():
     """docs/training.md's table of the expert-iteration rounds behind models/suipi-2p quotes
-    docs/baselines/exit-suipi-2p-{values1200-t05,round3-*,shipped-vs-rules}*.json (1000 games each)."""
+    docs/baselines/exit-suipi-2p-{values1200-t05,round3-*,round4-*,shipped-vs-rules}*.json (1000 games each)."""
     import json
 
     text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
     kinds = ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules", "values1200-t05-vs-rules",
-             "round3-t05-vs-rules")
+             "round3-t05-vs-rules", "round4-t05", "round4-vs-round3", "round4-t05-vs-rules")
     for kind in kinds:
         r = json.loads((ROOT / f"docs/baselines/exit-suipi-2p-{kind}.json").read_text())
         pair, first = r["pairs"][0], r["entrants"][0]
