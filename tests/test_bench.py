@@ -225,3 +225,20 @@ def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("cardzoo bench-compare: error: ") and "not a `cardzoo bench --json` file" in err
     assert err.count("\n") == 1
+
+
+def test_an_rllib_row_that_cannot_load_rllib_stops_the_ray_it_started(monkeypatch):
+    """Ray core without RLlib (the dev install): `bench --train` skips the RLlib rows, and the local
+    Ray started for them is shut down again (it used to keep running, on the CPUs the rest of the
+    bench measures)."""
+    ray = pytest.importorskip("ray")
+    from cardzoo.training.benchmarks.training_speed import bench_rllib
+    from cardzoo.training.integrations import rllib_train
+
+    def no_rllib(settings):
+        raise ImportError("No module named 'tree'")
+
+    monkeypatch.setattr(rllib_train, "ppo_config", no_rllib)
+    assert not ray.is_initialized()
+    assert bench_rllib("siantappo", 4, 100, 1) is None
+    assert not ray.is_initialized()

@@ -269,14 +269,16 @@ def rllib_train_speed(game: str, players: int, decisions: int, env_runners: int)
                              batch=min(int(decisions), 4000), minibatch=min(256, int(decisions)),
                              epochs=4, eval_games=0, verify_matches=0, out="unused")
     started = not ray.is_initialized()
-    start_ray("local", env_runners)
-    algo = ppo_config(settings).build_algo()
-    try:
-        t0, sampled = time.perf_counter(), 0
-        while sampled < decisions:
-            sampled = env_steps(algo.train())
-        return sampled / (time.perf_counter() - t0)
+    try:  # Ray is shut down even when RLlib fails to load or build (its extras not installed)
+        start_ray("local", env_runners)
+        algo = ppo_config(settings).build_algo()
+        try:
+            t0, sampled = time.perf_counter(), 0
+            while sampled < decisions:
+                sampled = env_steps(algo.train())
+            return sampled / (time.perf_counter() - t0)
+        finally:
+            algo.stop()
     finally:
-        algo.stop()
         if started:
             ray.shutdown()
