@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from safetensors import SafetensorError, safe_open
-from safetensors.numpy import load_file, save
+from safetensors.numpy import save
 
 from cardzoo.training.agents.checkpoint import atomic_write_bytes
 from cardzoo.training.dmc.collector import ImitationRequest
@@ -121,11 +121,11 @@ def load_part(path: Path, request: ImitationRequest) -> tuple[list, float] | Non
     if not path.is_file():
         return None
     try:
-        with safe_open(str(path), framework="numpy") as f:
+        with safe_open(str(path), framework="numpy") as f:  # one open: the request checked before any tensor is read
             meta = f.metadata() or {}
-        if meta.get("request") != json.dumps(asdict(request), sort_keys=True):
-            return None
-        a = load_file(str(path))
+            if meta.get("request") != json.dumps(asdict(request), sort_keys=True):
+                return None
+            a = {k: f.get_tensor(k) for k in f.keys()}
         if not len(a["sizes"]):
             return [], float(meta.get("seconds", 0.0))
         ends = np.cumsum(a["sizes"])
