@@ -15,7 +15,7 @@ from cardzoo.envs.siantappo.actions import (
     ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO,
 )
 from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
-from cardzoo.envs.siantappo.engine import SWAP, fill_cards, hand_keys
+from cardzoo.envs.siantappo.engine import fill_cards
 
 
 def _runs(present: int) -> tuple:
@@ -92,21 +92,6 @@ class RuleBot:
         scores = self.move_scores(observation, legal)
         return legal[int(np.argmin(scores))]  # the first of equal scores, as listed
 
-    def act_seat(self, engine, seat: int, action_mask) -> int:
-        """``act(encode(engine, seat), action_mask)`` without the vector: the same move, from the
-        fields of the engine that the seat's observation shows (its hand, the hand sizes, the
-        table's type, the swap); the collectors' fast path for rule-bot opponents."""
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if len(legal) == 1:
-            return legal[0]
-        if engine.phase == SWAP and engine.swap_queue[0][0] == seat:
-            return legal[0]  # swap_choice: the lowest card, as ``scored_moves`` scores it
-        n = engine.n
-        sizes = [engine.counts[(seat + r) % n] for r in range(1, n)]
-        bomb_quad = engine.current >= 0 and ACTION_TYPE[engine.current] == PAIR
-        scores = self._scores(legal, hand_keys(engine.hands[seat]), sizes, bomb_quad)[0]
-        return legal[int(np.argmin(scores))]
-
     def move_scores(self, observation, legal: list[int]) -> np.ndarray:
         """The bot's score of each legal action (lower is better; going out is -inf).
 
@@ -123,12 +108,6 @@ class RuleBot:
         hand = decode_hand(observation) if hand is None else hand
         n = 3 + int(observation[NUM_PLAYERS:NUM_PLAYERS + 4].argmax())
         sizes = np.rint(observation[HAND_SIZES + 1:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int).tolist()
-        return self._scores(legal, hand, sizes, observation[TABLE_TYPE + PAIR] > 0)
-
-    @staticmethod
-    def _scores(legal: list[int], hand: list[int], sizes: list[int], bomb_quad: bool) -> tuple[list, list]:
-        """``scored_moves`` out of the swap phase, from what it reads: the seat's hand (keys), the
-        other seats' hand sizes and whether a pair is on the table (a quad on it is a bomb)."""
         size = len(hand)
         endgame = any(0 < x <= ENDGAME_CARDS for x in sizes) or size <= ENDGAME_OWN_CARDS
         counts = [0] * 13
@@ -141,6 +120,7 @@ class RuleBot:
             else:
                 present |= 1 << r
         base = pieces_of(present, multi)
+        bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb
         pieces = [base] * len(legal)
         scores = [0.0] * len(legal)
         for i, a in enumerate(legal):
