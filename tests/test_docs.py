@@ -357,17 +357,20 @@ def test_the_expert_iteration_figures_are_the_kept_reports():
 
 
 def test_the_expert_iteration_rounds_table_is_the_kept_reports():
-    """docs/training.md's table of the expert-iteration rounds behind models/suipi-2p quotes
-    docs/baselines/exit-suipi-2p-{values1200-t05,round3-*,round4-*,shipped-vs-rules}*.json (1000 games each)."""
+    """docs/training.md's tables of the expert-iteration rounds behind models/suipi-2p and
+    models/suipi quote docs/baselines/exit-suipi-2p-{values1200-t05,round3-*,round4-*,shipped-vs-rules}*.json
+    and exit-suipi-4p-round1-*.json (1000 games each)."""
     import json
 
     text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
-    kinds = ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules", "values1200-t05-vs-rules",
-             "round3-t05-vs-rules", "round4-t05", "round4-vs-round3", "round4-t05-vs-rules")
-    for kind in kinds:
-        r = json.loads((ROOT / f"docs/baselines/exit-suipi-2p-{kind}.json").read_text())
+    kinds = [(2, k) for k in ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules",
+                              "values1200-t05-vs-rules", "round3-t05-vs-rules", "round4-t05", "round4-vs-round3",
+                              "round4-t05-vs-rules")]
+    kinds += [(4, "round1-vs-shipped"), (4, "round1-vs-rules")]
+    for players, kind in kinds:
+        r = json.loads((ROOT / f"docs/baselines/exit-suipi-{players}p-{kind}.json").read_text())
         pair, first = r["pairs"][0], r["entrants"][0]
-        assert r["games_played"] == 1000 and r["players"] == 2
+        assert r["games_played"] == 1000 and r["players"] == players
         row = (f"| {r['seed']} | {pair['advantage']:+.2f} [{pair['advantage_ci'][0]:+.2f}, "
                f"{pair['advantage_ci'][1]:+.2f}] | {100 * first['win_rate']:.0f}% |")
         assert row in text, (kind, row)
