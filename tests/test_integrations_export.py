@@ -13,6 +13,7 @@ import pytest
 import torch
 from torch import nn
 
+from cardzoo.envs.errors import UserError
 from cardzoo.training.integrations.rllib_export import ExportError, actor_state_dict, greedy_actions, policy_net_from_rllib
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.integrations import rllib_train
@@ -134,6 +135,31 @@ def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
     assert rllib("siantappo") == 0  # the defaults are the trainer's own
     assert (started[1].out, started[1].players, started[1].batch, started[1].minibatch) == \
         ("runs/rllib-siantappo-4p", 4, 4000, 256)
+
+
+def test_a_run_that_sampled_nothing_exports_nothing(monkeypatch, tmp_path):
+    """Iterations whose env runners never answered (RLlib then reports no new decisions) are said
+    as they happen, and a run that sampled nothing at all is a one-line error, not a checkpoint
+    (RLlib replaced by a stand-in)."""
+    class Algo:
+        stopped = False
+
+        def train(self):
+            return {"env_runners": {"num_env_steps_sampled_lifetime": 0}}
+
+        def stop(self):
+            Algo.stopped = True
+
+    monkeypatch.setattr(rllib_train, "start_ray", lambda *args: None)
+    monkeypatch.setattr(rllib_train, "ppo_config", lambda s: types.SimpleNamespace(build_algo=Algo))
+    said = []
+    settings = RLlibSettings(game="samsip", players=2, iterations=2, out=str(tmp_path / "r"))
+    with pytest.raises(UserError, match=r"^RLlib sampled no decisions in 2 iterations .*nothing was exported$"):
+        rllib_train.train_rllib(settings, log=said.append)
+    assert [s for s in said if "no decisions" in s] == [
+        f"iteration {i}: no decisions sampled (no env runner answered within 600 s)" for i in (1, 2)]
+    assert Algo.stopped and not (tmp_path / "r" / "final.json").exists()
+    assert not (tmp_path / "r" / "rllib_checkpoint").exists()
 
 
 @pytest.mark.skipif(all(importlib.util.find_spec(m) for m in ("ray", "tree")), reason="RLlib is installed here")

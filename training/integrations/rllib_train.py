@@ -88,6 +88,11 @@ def _shared_policy(agent_id, episode, **kwargs) -> str:
     return POLICY_ID
 
 
+# RLlib drops an env runner's sample that takes longer than this (its default, 60 s, lets an iteration
+# on a busy machine sample nothing at all); ours wait for it.
+SAMPLE_TIMEOUT_S = 600.0
+
+
 def ppo_config(settings: RLlibSettings):
     """The RLlib ``PPOConfig``: one shared action-masking policy for every seat."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -106,7 +111,8 @@ def ppo_config(settings: RLlibSettings):
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=_shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             POLICY_ID: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
-        .env_runners(num_env_runners=settings.env_runners, num_envs_per_env_runner=1)
+        .env_runners(num_env_runners=settings.env_runners, num_envs_per_env_runner=1,
+                     sample_timeout_s=SAMPLE_TIMEOUT_S)
         .training(lr=settings.learning_rate, gamma=settings.gamma, entropy_coeff=settings.entropy,
                   train_batch_size_per_learner=settings.batch, minibatch_size=settings.minibatch,
                   num_epochs=settings.epochs)
@@ -223,7 +229,9 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
         steps = 0
         for i in range(1, settings.iterations + 1):
             result = algo.train()
-            steps = env_steps(result)
+            before, steps = steps, env_steps(result)
+            if steps == before:
+                log(f"iteration {i}: no decisions sampled (no env runner answered within {SAMPLE_TIMEOUT_S:.0f} s)")
             values = scalars(result)
             for tag, value in values.items():
                 writer.add_scalar(tag, value, steps)
@@ -232,6 +240,9 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
             log(f"iteration {i}/{settings.iterations}: {steps} decisions, "
                 f"episode length {values.get('rollout/episode_len_mean', float('nan')):.0f}, "
                 f"{values.get('time/iteration_s', float('nan')):.1f} s")
+        if steps == 0:
+            raise UserError(f"RLlib sampled no decisions in {settings.iterations} iterations (its env runners "
+                            f"never answered within {SAMPLE_TIMEOUT_S:.0f} s); nothing was exported")
         algo.save_to_path(str((out / "rllib_checkpoint").resolve()))
         final = export(algo, settings, out / "final", steps)
         checked = verify_export(algo, final, settings)
