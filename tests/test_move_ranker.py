@@ -421,6 +421,9 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     assert cli(["model", "trust", str(path), "--trust", "0.05", "--out", str(tmp_path / "t")]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 't.safetensors'} (trust 0.05)\n"
     assert json.loads((tmp_path / "t.json").read_text())["trust"] == 0.05
+    assert cli(["model", "trust", str(path), "--trust", "0.1", "--out", str(tmp_path / "t0.1")]) == 0  # a dot of its own
+    assert capsys.readouterr().out == f"wrote {tmp_path / 't0.1.safetensors'} (trust 0.1)\n"
+    assert load_agent(tmp_path / "t0.1", env.config).trust == 0.1 and not (tmp_path / "t0.safetensors").exists()
     agent = load_agent(tmp_path / "t", env.config)
     assert agent.trust == 0.05 and load_agent(path, env.config).trust == 0.0
     assert all(torch.equal(a, b) for a, b in zip(agent.net.state_dict().values(),

@@ -339,10 +339,11 @@ def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, torch.T
 # Public API
 
 def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
-    """(weights, sidecar) for a path given as NAME, NAME.safetensors or NAME.json."""
+    """(weights, sidecar) for a path given as NAME, NAME.safetensors or NAME.json (a NAME with a
+    dot of its own, such as ``trust0.05``, keeps it)."""
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".safetensors", ".json") else p
-    return stem.with_suffix(".safetensors"), stem.with_suffix(".json")
+    return stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
 
 
 def save_checkpoint(path, net, meta: dict) -> Path:
