@@ -109,6 +109,10 @@ def register(sub) -> argparse.ArgumentParser:
     dmc.add_argument("--imitate-targets", choices=("choice", "values"), default=S,
                      help="what the warm start fits: the imitated player's choice (default), or with "
                           "--imitate-from expert the search's value of every move it searched")
+    dmc.add_argument("--expert-answer", choices=("scripted", "model"), default=S,
+                     help="with --imitate-from expert, who plays the other seats in the search's sampled deals: "
+                          "the game's scripted player or the model searched with (default: the game's, "
+                          "model in siantappo and suipi)")
     dmc.add_argument("--init", default=S, metavar="CKPT",
                      help="start the network from this checkpoint's weights (same --hidden/--activation), "
                           "e.g. a shipped model to improve on")
@@ -126,7 +130,8 @@ def register(sub) -> argparse.ArgumentParser:
 _PPO_FIELDS = {"matches": "matches_per_worker", "ent": "ent_coef"}
 _SB3_ONLY = ("envs", "value_warmup")
 _RLLIB_ONLY = ("address", "env_runners", "iterations", "num_cpus")
-_DMC_ONLY = ("epsilon", "vs_rules", "opponent", "replay", "reuse", "returns", "imitate_from", "imitate_targets", "init", "trust")
+_DMC_ONLY = ("epsilon", "vs_rules", "opponent", "replay", "reuse", "returns", "imitate_from", "imitate_targets", "expert_answer",
+            "init", "trust")
 _DMC_FLAGS = ("players", "steps", "seed", "imitate", "eval_every", "eval_games", "lr", "variants", "workers",
               "matches", "batch", "minibatch", "hidden", "activation", "save_every", "max_minutes",
               "threads") + _DMC_ONLY

@@ -154,15 +154,18 @@ def test_bench_agents_times_real_decisions(tmp_path, capsys):
 # ------------------------------------------------------------------ expert iteration: the warm start copies it
 def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     """``imitate_from="expert"``: every seat is an expert, and each of its real choices becomes one
-    sample whose chosen index is the expert's complete move among the reader's candidates."""
+    sample whose chosen index is the expert's complete move among the reader's candidates; the
+    other seats of its sampled deals are played by the answer asked for."""
     from cardzoo.training.agents import expert as expert_module
     from cardzoo.training.agents.ranker import whole_moves_reader
     from cardzoo.training.dmc.play import imitation_task
 
     made = {}  # seat -> [(observation, mask, chosen move)] in order
+    answered = set()  # the kinds of player that answered in the sampled deals
     original = expert_module.ExpertAgent.act_in
 
     def act_in(self, env, seat):
+        answered.update(type(bot).__name__ for bot in self.bots)
         before = self.planned_move()
         action = original(self, env, seat)
         if self.planned_move() is not before:
@@ -172,7 +175,8 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
         return action
 
     monkeypatch.setattr(expert_module.ExpertAgent, "act_in", act_in)
-    samples = imitation_task("suipi", (2,), {}, 1, seed=5, imitate_from="expert")
+    samples = imitation_task("suipi", (2,), {}, 1, seed=5, imitate_from="expert", answer="scripted")
+    assert answered == {"RuleBot"}
     reader = whole_moves_reader("suipi", game_spec("suipi").raw_env(num_players=2).config)
     expected = []
     for seat in sorted(made):
@@ -228,12 +232,14 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
 
 
 def test_who_answers_in_the_leaves():
-    """Siantappo's expert lets the model answer for the other seats (measured stronger there); the
-    other games' the scripted player; an unknown answer is a one-line error."""
+    """Siantappo's and Suipi's experts let the model answer for the other seats (measured stronger
+    there); Sam Sip's its lookahead player; an unknown answer is a one-line error. Expert iteration
+    writes the answer it had into the run's settings."""
     from cardzoo.training.agents.ranker import RankerAgent
+    from cardzoo.training.dmc.trainer import DMCSettings
 
     assert all(isinstance(bot, RankerAgent) for bot in _expert("siantappo", 4, seed=0).bots)
-    assert all(type(bot).__name__ == "RuleBot" for bot in _expert("suipi", 2, seed=0).bots)
+    assert all(isinstance(bot, RankerAgent) for bot in _expert("suipi", 2, seed=0).bots)
     assert all(type(bot).__name__ == "LookaheadBot" for bot in _expert("samsip", 2, seed=0).bots)
     from cardzoo.training.agents.expert import ExpertAgent
 
@@ -241,4 +247,12 @@ def test_who_answers_in_the_leaves():
     model = make_agent("model", module, module.raw_env(num_players=2).config, seed=0)
     with pytest.raises(UserError, match="answer must be one of"):
         ExpertAgent(module, model.reader.config, model, answer="oracle")
-    assert all(isinstance(b, RankerAgent) for b in ExpertAgent(module, model.reader.config, model, answer="model").bots)
+    scripted = ExpertAgent(module, model.reader.config, model, answer="scripted")
+    assert all(type(b).__name__ == "RuleBot" for b in scripted.bots)
+    assert DMCSettings(game="suipi", players=(2,), imitate_from="expert").expert_answer == "model"
+    assert DMCSettings(game="samsip", players=(2,), imitate_from="expert").expert_answer == "scripted"
+    assert DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="scripted").expert_answer == "scripted"
+    with pytest.raises(UserError, match="--expert-answer must be one of scripted, model"):
+        DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="oracle")
+    with pytest.raises(UserError, match="--expert-answer needs --imitate-from expert"):
+        DMCSettings(game="suipi", players=(2,), expert_answer="model")

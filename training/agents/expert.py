@@ -9,8 +9,8 @@ At a real decision (more than one complete move) the expert
    card the seat has not seen dealt anew (and the future shuffles), so a determinization depends
    only on what the seat knows and on the expert's own random stream;
 3. in each, plays every kept move, then the other seats (``answer``) by the game's strongest
-   scripted player (its teacher where it declares one, else the rule bot) or, in Siantappo by
-   default, by the model itself (forced moves play themselves) up to the seat's next real decision
+   scripted player (its teacher where it declares one, else the rule bot) or, in Siantappo and
+   Suipi by default, by the model itself (forced moves play themselves) up to the seat's next real decision
    or the end of the match, and values the leaf as the reward the seat
    earned on the way plus the model's best Q there (its return to come). A game settled deal by
    deal (Sam Sip: it declares ``deal_index``) is played on by the scripted player at every seat to
@@ -40,10 +40,17 @@ from cardzoo.training.agents.ranker import RankerAgent
 DEFAULT_SAMPLES = 8
 DEFAULT_WIDTH = 5
 ANSWERS = ("scripted", "model")  # who plays the other seats in the leaves' play
-# The game's default answer, by measurement (docs/evaluation.md): in Siantappo, the model answering
-# for the other seats took the expert from +0.29 [-0.05, +0.62] to +0.86 [+0.52, +1.20] per match
-# against the model (4 players, the same 200 deals); elsewhere the scripted player answers.
-DEFAULT_ANSWER = {"siantappo": "model"}
+# The game's default answer, by measurement (docs/evaluation.md): the model answering for the other
+# seats took the expert against the model from +0.29 [-0.05, +0.62] to +0.86 [+0.52, +1.20] per match
+# in Siantappo (4 players, the same 200 deals), from +0.63 [+0.48, +0.78] to +0.86 [+0.69, +1.03] in
+# Suipi 2 players and from +0.27 [+0.03, +0.51] to +0.62 [+0.37, +0.87] at 4; in Sam Sip the
+# scripted player (its lookahead teacher) answers.
+DEFAULT_ANSWER = {"siantappo": "model", "suipi": "model"}
+
+
+def default_answer(game: str) -> str:
+    """Who answers for the other seats in a game's expert when nobody says."""
+    return DEFAULT_ANSWER.get(game, "scripted")
 
 
 class ExpertAgent:
@@ -55,7 +62,7 @@ class ExpertAgent:
                  width: int = DEFAULT_WIDTH, margin: float = 0.0, answer: str | None = None):
         if samples < 1 or width < 1:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
-        answer = answer or DEFAULT_ANSWER.get(game_module.GAME, "scripted")
+        answer = answer or default_answer(game_module.GAME)
         if answer not in ANSWERS:
             raise UserError(f"expert: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
         self.model, self.samples, self.width, self.margin = model, samples, width, margin

@@ -61,6 +61,7 @@ class ImitationRequest:
     returns: str = "match"
     imitate_from: str = "rules"
     model: str = ""  # the checkpoint the expert searches with (imitate_from="expert"; default: the shipped model)
+    answer: str = ""  # who answers in the expert's sampled deals ("scripted" or "model"; imitate_from="expert")
 
 
 class SparseRows:
@@ -179,7 +180,8 @@ class DMCCollector:
     def collect(self, request):
         if isinstance(request, ImitationRequest):
             return imitation_task(self.game, tuple(self.player_counts), self.variants, request.matches,
-                                  request.seed, request.returns, request.imitate_from, request.model)
+                                  request.seed, request.returns, request.imitate_from, request.model,
+                                  request.answer)
         return self.play(request)
 
     # ------------------------------------------------------------------ matches

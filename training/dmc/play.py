@@ -116,8 +116,8 @@ class _Players:
     """Builds the imitated player of a seat: a rule bot, the game's teacher, or the expert searching
     with the checkpoint ``model`` (default: the game's shipped model for the player count)."""
 
-    def __init__(self, game: str, imitate_from: str, model: str = ""):
-        self.spec, self.kind, self.model = game_spec(game), imitate_from, model
+    def __init__(self, game: str, imitate_from: str, model: str = "", answer: str = ""):
+        self.spec, self.kind, self.model, self.answer = game_spec(game), imitate_from, model, answer
         self.rankers: dict = {}  # (player count, seat) -> the expert's model, loaded once per task
 
     def make(self, config, seat: int, seed: int):
@@ -133,16 +133,17 @@ class _Players:
         if key not in self.rankers:
             path = self.model or shipped_model_path(self.spec.name, config.num_players)
             self.rankers[key] = load_checkpoint_agent(str(path), config=config, seed=seed)
-        return ExpertAgent(self.spec.module, config, self.rankers[key], seed=seed)
+        return ExpertAgent(self.spec.module, config, self.rankers[key], seed=seed, answer=self.answer or None)
 
 
 def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
-                   returns: str = "match", imitate_from: str = "rules", model: str = "") -> list:
+                   returns: str = "match", imitate_from: str = "rules", model: str = "", answer: str = "") -> list:
     """[(observation, candidate rows [K, F], index the bot chose, return-to-go, the expert's value of
     each candidate [K] (NaN where it did not search it; None for the other bots))] of bot-only matches;
     the bots are rule bots, the game's teacher with ``imitate_from="teacher"``, or the expert over
-    the checkpoint ``model`` (default: the shipped model) with ``imitate_from="expert"``."""
-    made = _Players(game, imitate_from, model)
+    the checkpoint ``model`` (default: the shipped model) with ``imitate_from="expert"``, the
+    other seats of its sampled deals played by ``answer`` (default: the game's)."""
+    made = _Players(game, imitate_from, model, answer)
     rng = np.random.default_rng(seed)
     deal_of = _deal_of(game, returns)
     samples = []

@@ -74,6 +74,7 @@ class DMCSettings(TrainerSettings):
     imitate_from: str = "rules"  # whose moves the warm start imitates: "rules", the game's "teacher" or "expert"
     imitate_targets: str = "choice"  # or "values": the expert's searched values of the candidates
     init: str = ""  # a checkpoint whose weights the network starts from (and the expert searches with)
+    expert_answer: str = ""  # who answers in the expert's sampled deals: "scripted" or "model" (default: the game's)
     imitate_epochs: int = 6
     trust: float = 0.0  # the checkpoints' trust margin over the rule bot's move (``RankerAgent``; 0: none)
     eval_every: int = 500_000
@@ -109,6 +110,7 @@ class DMCSettings(TrainerSettings):
             raise UserError(f"--imitate-targets must be choice or values, not {self.imitate_targets!r}")
         if self.imitate_targets == "values" and self.imitate_from != "expert":
             raise UserError("--imitate-targets values needs --imitate-from expert (only a search values its moves)")
+        self._check_expert_answer()
         if self.init and not checkpoint_paths(self.init)[0].is_file():
             raise UserError(f"--init: checkpoint file not found: {self.init}")
         if self.imitate_from == "expert" and not self.init:
@@ -126,6 +128,19 @@ class DMCSettings(TrainerSettings):
         self.hidden = tuple(int(h) for h in self.hidden)
         if not self.hidden or min(self.hidden) < 1:
             raise UserError(f"--hidden {self.hidden} is out of range: layer widths must be >= 1")
+
+    def _check_expert_answer(self) -> None:
+        """The expert's answering player, written out (the game's default where none is given) so
+        that the run's settings say which teacher it had."""
+        from cardzoo.training.agents.expert import ANSWERS, default_answer
+
+        if self.imitate_from != "expert":
+            if self.expert_answer:
+                raise UserError("--expert-answer needs --imitate-from expert")
+            return
+        self.expert_answer = self.expert_answer or default_answer(self.game)
+        if self.expert_answer not in ANSWERS:
+            raise UserError(f"--expert-answer must be one of {', '.join(ANSWERS)}, not {self.expert_answer!r}")
 
 
 class DMCRun(RunDir):

@@ -37,7 +37,7 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
     the seconds that earlier attempts of this run spent on the parts reused from ``parts_dir``."""
     parts = min(s.imitate, IMITATION_PARTS)  # exactly s.imitate matches
     requests = [ImitationRequest(s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i, s.returns,
-                                 s.imitate_from, s.init) for i in range(parts)]
+                                 s.imitate_from, s.init, s.expert_answer) for i in range(parts)]
     found = [load_part(parts_dir / f"part-{i}.safetensors", r) for i, r in enumerate(requests)]
     reused = sum(f[1] for f in found if f is not None)
     if any(f is not None for f in found):
