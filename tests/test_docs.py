@@ -359,14 +359,14 @@ def test_the_expert_iteration_figures_are_the_kept_reports():
 def test_the_expert_iteration_rounds_table_is_the_kept_reports():
     """docs/training.md's tables of the expert-iteration rounds behind models/suipi-2p and
     models/suipi quote docs/baselines/exit-suipi-2p-{values1200-t05,round3-*,round4-*,shipped-vs-rules}*.json
-    and exit-suipi-4p-round1-*.json (1000 games each)."""
+    and exit-suipi-4p-round{1,2}-*.json (1000 games each)."""
     import json
 
     text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
     kinds = [(2, k) for k in ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules",
                               "values1200-t05-vs-rules", "round3-t05-vs-rules", "round4-t05", "round4-vs-round3",
                               "round4-t05-vs-rules")]
-    kinds += [(4, "round1-vs-shipped"), (4, "round1-vs-rules")]
+    kinds += [(4, k) for k in ("round1-vs-shipped", "round1-vs-rules", "round2-vs-round1", "round2-vs-rules")]
     for players, kind in kinds:
         r = json.loads((ROOT / f"docs/baselines/exit-suipi-{players}p-{kind}.json").read_text())
         pair, first = r["pairs"][0], r["entrants"][0]
