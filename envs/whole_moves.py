@@ -41,6 +41,10 @@ class SingleActionMoves:
     def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
         raise NotImplementedError
 
+    def features_many(self, observations: list, legals: list) -> list[np.ndarray]:
+        """``features`` of several decisions (a reader may share work between them: Sam Sip's)."""
+        return [self.features(o, legal) for o, legal in zip(observations, legals)]
+
     def rule_bot_moves(self, rows: np.ndarray) -> np.ndarray:
         """Which candidates the rule bot would play (bool per row), read from their feature rows."""
         return rows[:, self.choice_column] > 0

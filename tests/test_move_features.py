@@ -39,18 +39,11 @@ def test_the_batched_collector_records_what_a_per_move_ranker_reads_and_chooses(
     args = (env.obs_size, reader.feature_size, [32, 16], "relu", env.num_actions)
     net = MoveRankerNet(*args)
     weights = {k: v.numpy() for k, v in net.state_dict().items()}
-    seen = []
-    original = type(reader).candidates
-
-    def candidates(self, state, mask):
-        seqs, rows = original(self, state, mask)
-        seen.append((np.asarray(mask).copy(), rows.copy()))
-        return seqs, rows
-
-    monkeypatch.setattr(type(reader), "candidates", candidates)
+    seen = _record_reads(monkeypatch, reader, env.num_actions)
     out = DMCCollector(game, (players,), {}, 4, args).collect(DMCRequest(weights, (3,), 200, 0.0, 0.5))
     fresh = whole_moves_reader(game, env.config)
-    real = [(m, r) for m, r in seen if len(r) > 1]
+    monkeypatch.undo()  # the fresh reads below are not the collector's
+    real = [(m, r) for m, r, _ in seen if len(r) > 1]
     assert len(real) == len(out.rows) > 0
     for (mask, rows), obs, row in zip(real, out.obs.dense(), out.rows):
         _, again = fresh.candidates(fresh.read(obs), mask)
@@ -58,3 +51,58 @@ def test_the_batched_collector_records_what_a_per_move_ranker_reads_and_chooses(
         q = net.scores(obs, rows)
         picked = [j for j in range(len(rows)) if np.array_equal(rows[j], row)]
         assert picked and max(q[j] for j in picked) >= q.max() - 1e-5
+
+
+def _record_reads(monkeypatch, reader, num_actions: int) -> list:
+    """(mask, rows, observation or None) of every decision the collector reads, in the order it
+    reads them: through ``candidates``, or (one action per move) ``features_many``, one round's
+    decisions at once."""
+    seen: list = []
+    if hasattr(reader, "features_many"):
+        original_many = type(reader).features_many
+
+        def features_many(self, observations, legals):
+            read = original_many(self, observations, legals)
+            for obs, legal, rows in zip(observations, legals, read):
+                mask = np.zeros(num_actions, np.int8)
+                mask[legal] = 1
+                seen.append((mask, rows.copy(), np.array(obs)))
+            return read
+
+        monkeypatch.setattr(type(reader), "features_many", features_many)
+        return seen
+    original = type(reader).candidates
+
+    def candidates(self, state, mask):
+        seqs, rows = original(self, state, mask)
+        seen.append((np.asarray(mask).copy(), rows.copy(), None))
+        return seqs, rows
+
+    monkeypatch.setattr(type(reader), "candidates", candidates)
+    return seen
+
+
+@pytest.mark.parametrize("game,players,matches", [("siantappo", 3, 6), ("samsip", 3, 3)])
+def test_explored_samples_get_their_rows_from_the_rounds_batch(game, players, matches, monkeypatch):
+    """With exploration, a one-action-per-move game's explored choices are recorded before their
+    round's rows are read together: each sample's row is a candidate row of its own observation,
+    and those rows are what a fresh reader reads one by one; a seed gives the same collection."""
+    env = game_spec(game).raw_env(num_players=players)
+    reader = whole_moves_reader(game, env.config)
+    torch.manual_seed(players)
+    args = (env.obs_size, reader.feature_size, [32, 16], "relu", env.num_actions)
+    weights = {k: v.numpy() for k, v in MoveRankerNet(*args).state_dict().items()}
+    request = DMCRequest(weights, (5,), 100, 0.5, 0.5)
+    again = DMCCollector(game, (players,), {}, matches, args).collect(request)
+    seen = _record_reads(monkeypatch, reader, env.num_actions)
+    out = DMCCollector(game, (players,), {}, matches, args).collect(request)
+    assert np.array_equal(out.rows, again.rows) and np.array_equal(out.returns, again.returns)
+    monkeypatch.undo()  # the fresh reads below are not the collector's
+    assert len(seen) == len(out.rows) >= 100  # every read choice is one sample
+    fresh = whole_moves_reader(game, env.config)
+    by_obs: dict = {}
+    for mask, rows, obs in seen:
+        by_obs.setdefault(obs.tobytes(), []).append(rows)
+        assert np.array_equal(rows, fresh.features(obs, np.flatnonzero(mask).tolist()))
+    for obs, row in zip(out.obs.dense(), out.rows):
+        assert any(np.array_equal(row, r) for rows in by_obs[obs.tobytes()] for r in rows)

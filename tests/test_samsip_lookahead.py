@@ -184,3 +184,20 @@ def test_teacher_agent_spec():
 
     with pytest.raises(UserError, match="suipi has no teacher agent"):
         make_agent("teacher", suipi_v0, None, seed=0)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_chances_of_several_distributions_solved_together_are_each_ones_alone(depth):
+    """``solve_each`` (the collector's one solve for a round's decisions) fills each decision's
+    tables with the very bits that decision's own ``Chances(p).solve`` gives."""
+    rng = np.random.default_rng(20 + depth)
+    ps = rng.random((9, NUM_TYPES))
+    ps[rng.random(ps.shape) < 0.3] = 0
+    ps /= ps.sum(axis=1, keepdims=True)
+    asked = [rng.integers(0, len(tables().index5), rng.integers(1, 7)) for _ in range(len(ps))]
+    together = Chances(ps, 0.85).solve_each(depth, asked)
+    assert len(together) == depth and together[0].shape == (len(ps), len(tables().index5))
+    for d, (p, hands) in enumerate(zip(ps, asked)):
+        alone = Chances(p, 0.85).solve(depth, hands)
+        for level in range(depth):
+            assert np.array_equal(together[level][d][hands].view(np.uint32), alone[level][hands].view(np.uint32))

@@ -161,6 +161,11 @@ class _Collection:
         self.returns: list[float] = []
         self.results: list[dict] = []
         self.decisions = self.moves = self.played = 0
+        # this round's choices whose feature rows wait for one ``features_many`` call per player
+        # count: (reader, observation, legal ids, players); the explored ones' (row in ``rows``,
+        # choice, candidate)
+        self.unread: list[tuple] = []
+        self.explored: list[tuple] = []
 
 
 class DMCCollector:
@@ -244,6 +249,7 @@ class DMCCollector:
             queued, frozen = [], []
             for i in running:
                 self._run_up(c, i, queued, frozen)
+            self._read(c, queued)
             chosen: dict[int, int] = {}
             self._score(c, queued, chosen)
             self._score_frozen(frozen, chosen, c.matches)
@@ -297,16 +303,51 @@ class DMCCollector:
         obs = env.encode_seat(seat)
         state = read_state(m.reader, env.engine, seat, obs)
         k = len(state.prefix)
-        seqs, rows = m.reader.candidates(state, mask)
-        if len(seqs) == 1:
-            return self._play(m, seat, seqs[0], k)
+        if hasattr(m.reader, "features_many"):  # one action per move (>1 legal): rows read with the round's others
+            seqs = [(a,) for a in sorted(legal)]  # the candidates' order: the mask's
+            rows = len(c.unread)
+            c.unread.append((m.reader, state.view, sorted(legal), len(m.mine)))
+        else:
+            seqs, rows = m.reader.candidates(state, mask)
+            if len(seqs) == 1:
+                return self._play(m, seat, seqs[0], k)
         if c.request.epsilon and c.rng.random() < c.request.epsilon:
             best = int(c.rng.integers(len(seqs)))
             c.obs.append(np.asarray(obs, np.float32))
-            self._record(c, m, seat, rows[best])
+            if isinstance(rows, int):
+                c.explored.append((len(c.rows), rows, best))
+                self._record(c, m, seat, None)
+            else:
+                self._record(c, m, seat, rows[best])
             return self._play(m, seat, seqs[best], k)
         queued.append((i, obs, seqs, rows, k))
         return None
+
+    @staticmethod
+    def _read(c: "_Collection", queued: list) -> None:
+        """The feature rows of the round's choices left unread, one ``features_many`` call per
+        player count (the match slots' readers of one count are alike: a row is a function of the
+        observation and the legal moves; Sam Sip's completion chances are solved for all of them
+        together, the same rows as one by one, tests/test_move_features.py): into the queued
+        choices and the explored samples."""
+        if not c.unread:
+            return
+        rows: list = [None] * len(c.unread)
+        by_count: dict[int, list[int]] = {}
+        for j, (_, _, _, players) in enumerate(c.unread):
+            by_count.setdefault(players, []).append(j)
+        for js in by_count.values():
+            reader = c.unread[js[0]][0]
+            read = reader.features_many([c.unread[j][1] for j in js], [c.unread[j][2] for j in js])
+            for j, r in zip(js, read):
+                rows[j] = r
+        for at, j, best in c.explored:
+            c.rows[at] = rows[j][best]
+        for n, (i, obs, seqs, unread, k) in enumerate(queued):
+            if isinstance(unread, int):
+                queued[n] = (i, obs, seqs, rows[unread], k)
+        c.unread.clear()
+        c.explored.clear()
 
     @staticmethod
     def _play(m: _Match, seat: int, seq: tuple, k: int) -> int:

@@ -91,23 +91,26 @@ def tables() -> HandTables:
 
 
 def expected(values: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``p @ values`` over the first axis (the 15 draw types), as float32, with each column's
-    result depending on that column alone: a matrix product's rounding depends on how many rows
-    share the batch (BLAS blocks them differently), which made a hand's chance depend on the other
-    hands asked with it. Here the terms are added in float64, type by type, in one fixed order
-    (``+ 0.0`` at the end turns a -0.0 into 0.0, as adding the first term to zero would)."""
+    """``sum_t values[t] * p[t]`` over the first axis (the 15 draw types), as float32, with each
+    column's result depending on that column alone: a matrix product's rounding depends on how
+    many rows share the batch (BLAS blocks them differently), which made a hand's chance depend on
+    the other hands asked with it. Here the terms are added in float64, type by type, in one fixed
+    order (``+ 0.0`` at the end turns a -0.0 into 0.0, as adding the first term to zero would).
+    ``p``: one distribution [15], or one per column (any shape whose rows broadcast against
+    ``values[t]``)."""
     p = np.asarray(p, dtype=np.float64)
-    if values.shape[-1] <= _FEW:  # one call: a running sum down the columns (slow on wide arrays)
-        total = np.add.accumulate(values * p[:, None], axis=0)[-1]
+    if p.ndim == 1 and values.shape[-1] <= _FEW:  # one call: a running sum down the columns (slow on wide arrays)
+        total = np.add.accumulate(values * p.reshape((-1,) + (1,) * (values.ndim - 1)), axis=0)[-1]
     else:  # the same sums, one draw type at a time over every column
-        total = values[0] * p[0]  # float32 times a float64 scalar: the float64 product
+        total = values[0] * p[0]  # float32 times float64: the float64 product
         for t in range(1, len(p)):
             total += values[t] * p[t]
     return (total + 0.0).astype(np.float32)
 
 
 class Chances:
-    """Completion chances for one draw distribution ``p`` (15 types) and discount ``gamma``.
+    """Completion chances for draw distributions ``p`` (15 types; [D, 15]: D decisions' at once)
+    and discount ``gamma``.
 
     ``levels(depth, hands)``: the discounted chance that each 5-card hand index completes within
     1, 2, ..., ``depth`` draws (one row per depth). The one-draw chance is computed for every hand
@@ -116,49 +119,81 @@ class Chances:
     gathered once, deduplicated in a table of every hand, and each level is a handful of array
     operations over all of them. ``of(depth, hands)`` is the last row, ``best_kept(depth, hands6)``
     the same for the best 5 cards to keep of 6.
-    Each hand's chance is a function of that hand alone, rounded the same way whatever is asked
-    with it: a miss's value is ``gamma`` times the best kept hand's (float32) and the 15 draws'
-    terms are added in float64 in one fixed order (``expected``).
+    Each hand's chance is a function of that hand and its own ``p`` alone, rounded the same way
+    whatever is asked with it: a miss's value is ``gamma`` times the best kept hand's (float32)
+    and the 15 draws' terms are added in float64 in one fixed order (``expected``). So D
+    decisions solved together (``solve_each``, the collector's batch) give each the very bits it
+    gets alone, in a few array operations for all of them instead of a few per decision.
     """
 
     def __init__(self, p: np.ndarray, gamma: float):
         self.t = tables()
         self.p = np.asarray(p, dtype=np.float32)
         self.gamma = np.float32(gamma)
-        self.one = expected(self.t.win_patterns, self.p)[self.t.win_pattern_of]  # every hand's one-draw chance
+        self.hands = len(self.t.index5)  # a table holds every hand, D tables one after the other
+        p64 = self.p.reshape(-1, NUM_TYPES).T.astype(np.float64)[:, :, None]  # [type, decision, 1]
+        one = expected(self.t.win_patterns, p64 if self.p.ndim > 1 else self.p)  # [D, pattern] (or [pattern])
+        self.one = one[..., self.t.win_pattern_of].reshape(-1)  # every hand's one-draw chance, D tables
 
     def solve(self, depth: int, hands) -> list[np.ndarray]:
         """The chance within 1, 2, ..., ``depth`` draws as one table of every hand per depth,
         filled (at depth ``d``) at ``hands`` and, below ``depth``, at every hand a draw from
-        those of the next depth can keep; the other entries are undefined."""
+        those of the next depth can keep; the other entries are undefined. With D
+        distributions the tables hold D tables one after the other, ``hands`` indexes them
+        (decision d's hand h at ``d * self.hands + h``, as ``solve_each`` asks)."""
         hands = np.asarray(hands, dtype=np.int64).reshape(-1)
-        t = self.t
+        t, n = self.t, self.hands
         needed = [np.unique(hands)] if depth > 1 else []  # where the tables of depth, depth - 1, ..., 2 are needed
         for _ in range(depth - 2):
             mark = np.zeros(len(self.one), dtype=bool)
             mark[hands] = True
-            mark[t.kept[t.draw[needed[-1]]]] = True
+            local, base = self._split(needed[-1])
+            reach = t.kept[t.draw[local]]  # [hand, draw type, kept]
+            mark[reach if base is None else reach + base[:, None, None]] = True
             needed.append(np.flatnonzero(mark))
         solved = [self.one]
         for at in reversed(needed):
             solved.append(self._deeper(solved[-1], at))
         return solved
 
+    def solve_each(self, depth: int, asked: list) -> list[np.ndarray]:
+        """``solve`` for D distributions at once, ``asked[d]`` the hands decision d asks: per
+        depth a [D, hands] table, row d filled where ``Chances(p[d], gamma).solve`` fills its
+        table, with the same bits."""
+        at = [np.asarray(h, dtype=np.int64).reshape(-1) + d * self.hands for d, h in enumerate(asked)]
+        return [table.reshape(-1, self.hands) for table in self.solve(depth, np.concatenate(at))]
+
+    def _split(self, at: np.ndarray) -> tuple:
+        """Table positions as (hand indices, each one's table start, or None with one table)."""
+        if len(self.one) == self.hands:
+            return at, None
+        base = at - at % self.hands
+        return at - base, base
+
     def levels(self, depth: int, hands) -> np.ndarray:
         """[depth, len(hands)]: each hand's chance within 1, 2, ..., ``depth`` draws."""
         hands = np.asarray(hands, dtype=np.int64).reshape(-1)
         return np.stack([table[hands] for table in self.solve(depth, hands)])
 
-    def _deeper(self, table: np.ndarray, hands: np.ndarray) -> np.ndarray:
-        """Every hand's chance one draw deeper than ``table``'s (filled at ``hands`` only; the
+    def _deeper(self, table: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Every hand's chance one draw deeper than ``table``'s (filled at ``at`` only; the
         table must hold every hand a draw from them can keep)."""
         t = self.t
-        best = table[t.after_draw[0][hands]]  # [hand, draw type]: the best hand to keep after it
-        for keep in t.after_draw[1:]:
-            np.maximum(best, table[keep[hands]], out=best)
+        hands, base = self._split(at)
+        if base is None:
+            best = table[t.after_draw[0][hands]]  # [hand, draw type]: the best hand to keep after it
+            for keep in t.after_draw[1:]:
+                np.maximum(best, table[keep[hands]], out=best)
+            p = self.p.reshape(-1)  # the one distribution
+        else:
+            column = base[:, None]
+            best = table[t.after_draw[0][hands] + column]
+            for keep in t.after_draw[1:]:
+                np.maximum(best, table[keep[hands] + column], out=best)
+            p = self.p[base // self.hands].T  # [type, hand]: each hand's own decision's distribution
         value = np.empty(len(self.one), dtype=np.float32)
         miss = np.where(t.draw_wins[hands], np.float32(1.0), self.gamma * best)
-        value[hands] = expected(miss.T, self.p)
+        value[at] = expected(miss.T, p)
         return value
 
     def of(self, depth: int, hands) -> np.ndarray:
