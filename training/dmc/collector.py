@@ -304,9 +304,10 @@ class DMCCollector:
         state = read_state(m.reader, env.engine, seat, obs)
         k = len(state.prefix)
         if hasattr(m.reader, "features_many"):  # one action per move (>1 legal): rows read with the round's others
-            seqs = [(a,) for a in sorted(legal)]  # the candidates' order: the mask's
+            ids = sorted(legal)  # the candidates' order: the mask's
+            seqs = [(a,) for a in ids]
             rows = len(c.unread)
-            c.unread.append((m.reader, state.view, sorted(legal), len(m.mine)))
+            c.unread.append((m.reader, state.view, ids, len(m.mine)))
         else:
             seqs, rows = m.reader.candidates(state, mask)
             if len(seqs) == 1:
