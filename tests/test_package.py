@@ -206,3 +206,19 @@ def test_cardzoo_models_searches_the_users_folders_first(tmp_path, monkeypatch):
     monkeypatch.setenv(MODELS_ENV, str(tmp_path / "missing"))
     with pytest.raises(ValueError, match="CARDZOO_MODELS: .*missing is not a folder"):
         shipped_model_file("siantappo", 4)
+
+
+def test_a_specialist_plays_its_count_before_the_general_model(tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    from cardzoo.training.agents.shipped import MODELS_ENV, package_models_dir, shipped_model_file
+
+    for name in ("general", "zz-3p"):  # the specialist sorts after the general model by name
+        shutil.copy(package_models_dir() / "siantappo.safetensors", tmp_path / f"{name}.safetensors")
+        meta = json.loads((package_models_dir() / "siantappo.json").read_text())
+        meta["player_counts"] = [3] if name == "zz-3p" else [3, 4, 5, 6]
+        (tmp_path / f"{name}.json").write_text(json.dumps(meta))
+    monkeypatch.setenv(MODELS_ENV, str(tmp_path))
+    assert shipped_model_file("siantappo", 3) == str(tmp_path / "zz-3p.safetensors")
+    assert shipped_model_file("siantappo", 4) == str(tmp_path / "general.safetensors")

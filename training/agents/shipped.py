@@ -31,10 +31,11 @@ def models_dirs() -> list[Path]:
     return [*extra, package_models_dir()]
 
 
-def shipped_models() -> list[tuple[str, str, list[int]]]:
-    """(weights path, game, player counts) of every model in the model folders, from their sidecars."""
+def shipped_models(folders: list[Path] | None = None) -> list[tuple[str, str, list[int]]]:
+    """(weights path, game, player counts) of every model in the model folders (``folders``, else
+    ``models_dirs()``), from their sidecars."""
     out = []
-    for folder in models_dirs():
+    for folder in models_dirs() if folders is None else folders:
         for sidecar in sorted(folder.glob("*.json")):
             if sidecar.name.endswith((".eval.json", ".probe.json")):  # measurements, not sidecars
                 continue
@@ -48,12 +49,16 @@ def shipped_models() -> list[tuple[str, str, list[int]]]:
     return out
 
 
-def shipped_model_file(game: str, players) -> str | None:
-    """The first model in the model folders whose sidecar lists the game and player count (one
-    network may serve several counts), or None."""
-    for weights, g, counts in shipped_models():
-        if g == game and players in counts and os.path.isfile(weights):
-            return weights
+def shipped_model_file(game: str, players, folders: list[Path] | None = None) -> str | None:
+    """The model that plays the game at that player count: from the first model folder
+    (``folders``, else ``models_dirs()``) that has one whose sidecar lists the count, the one that
+    lists the fewest counts — a specialist such as ``siantappo-3p`` before the general
+    ``siantappo`` (ties: the first by name) — or None."""
+    for folder in models_dirs() if folders is None else folders:
+        fitting = [(len(counts), weights) for weights, g, counts in shipped_models([folder])
+                   if g == game and players in counts and os.path.isfile(weights)]
+        if fitting:
+            return min(fitting)[1]
     return None
 
 

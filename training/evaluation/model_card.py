@@ -22,7 +22,7 @@ import shutil
 from pathlib import Path
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.shipped import models_dirs, package_models_dir
+from cardzoo.training.agents.shipped import models_dirs, package_models_dir, shipped_model_file
 from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
 
 
@@ -375,13 +375,18 @@ def probe_table() -> str:
 
 
 def readme_table() -> str:
-    """README's "Trained models" table, from every models/NAME.eval.json (tests keep them equal)."""
+    """README's "Trained models" table, from every models/NAME.eval.json (tests keep them equal):
+    a row per model and player count that the ``model`` agent plays with it (a count that a
+    specialist such as ``siantappo-3p`` takes over is left out of the general model's rows)."""
     rows = ["| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
             "| wins vs random |", "|---|---:|---:|---:|---:|"]
     for path in sorted(package_models_dir().glob("*.eval.json")):
         ev = json.loads(path.read_text())
         name = ev["name"]
+        weights = str(path.with_name(name + ".safetensors"))
         for n, per in ev["per_players"].items():
+            if shipped_model_file(per["vs_rules"]["game"], int(n), [path.parent]) != weights:
+                continue
             pair = per["vs_rules"]["pairs"][0]
             rows.append(f"| [{name}](models/{name}.md) | {n} | {pair['advantage']:+.3f} {_ci(*pair['advantage_ci'])} | "
                         f"{per['vs_rules']['entrants'][0]['win_rate']:.1%} | "
