@@ -200,3 +200,47 @@ def test_suipi_rule_bot_reads_the_same_moves_from_the_engine(n):
         env.advance(move)
         steps += 1
     assert steps > 100
+
+
+@pytest.mark.parametrize("n", game_spec("samsip").player_counts)
+def test_samsip_view_of_the_engine_is_the_decoded_observation(n):
+    """Sam Sip's ``encoding.view_of(engine, seat)`` is ``decode`` of the seat's observation, key for
+    key, for every seat after every move of whole matches (eliminations, jokers, reshuffles of the
+    variants included)."""
+    spec = game_spec("samsip")
+    enc = spec.part("encoding")
+    for k, variant in enumerate(_variants("samsip", n) + [{"on_stock_empty": "reshuffle", "wild_scheme": "khi"}]):
+        env = spec.raw_env(num_players=n, **variant)
+        rng = random.Random(60 + k)
+        env.reset(seed=k)
+        steps = 0
+        while not env.engine.done and steps < 3000:
+            for seat in range(n):
+                assert enc.view_of(env.engine, seat) == enc.decode(env.encode_seat(seat)), (variant, steps, seat)
+            _random_step(env, rng)
+            steps += 1
+        assert steps > 20  # a short match still ends in an elimination
+
+
+@pytest.mark.parametrize("bot", ["rule_bot", "teacher"])
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_samsip_scripted_players_read_the_same_moves_from_the_engine(bot, n):
+    """``act_seat(engine, seat, mask)`` of Sam Sip's rule bot and lookahead teacher plays what
+    ``act`` plays on the seat's observation: two players with one seed, one reading each way, make
+    the same moves through whole matches (tie breaks and all)."""
+    spec = game_spec("samsip")
+    env = spec.raw_env(num_players=n)
+    by_obs = [getattr(spec, bot)(env.config, seed=s) for s in range(n)]
+    by_engine = [getattr(spec, bot)(env.config, seed=s) for s in range(n)]
+    steps = 0
+    for match in range(3):
+        env.reset(seed=10 * n + match)
+        while not env.engine.done:
+            seat = env.acting_seat
+            mask = np.zeros(env.num_actions, np.int8)
+            mask[env.legal_now()] = 1
+            move = by_obs[seat].act(env.encode_seat(seat), mask)
+            assert by_engine[seat].act_seat(env.engine, seat, mask) == move, (match, steps)
+            env.advance(move)
+            steps += 1
+    assert steps > 150

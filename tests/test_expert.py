@@ -256,3 +256,22 @@ def test_who_answers_in_the_leaves():
         DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="oracle")
     with pytest.raises(UserError, match="--expert-answer needs --imitate-from expert"):
         DMCSettings(game="suipi", players=(2,), expert_answer="model")
+
+
+def test_scripted_players_that_read_the_engine_leave_the_search_unchanged(monkeypatch):
+    """In the leaves, a scripted player that reads the engine as its seat sees it (``act_seat``:
+    Sam Sip's lookahead player, which plays every hand out) makes the moves it makes on the seat's
+    observation: the searched values are the very same floats either way."""
+    from cardzoo.envs.samsip.bot import RuleBot
+
+    def search(env):
+        expert = _expert("samsip", 3, seed=4)
+        seat = env.engine.acting_seat
+        agent_move(expert, env, seat, env.encode_seat(seat), None)
+        return expert.searched
+
+    envs = [env for env, _ in zip(_decisions("samsip", 3, 21, 12), range(3))]
+    fast = [search(env) for env in envs]
+    monkeypatch.delattr(RuleBot, "act_seat")
+    slow = [search(env) for env in envs]
+    assert fast == slow and any(len(values) > 1 for values in fast)

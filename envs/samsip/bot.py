@@ -16,7 +16,7 @@ import numpy as np
 
 from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.config import JOKER_KIND, SamSipConfig
-from cardzoo.envs.samsip.encoding import decode
+from cardzoo.envs.samsip.encoding import decode, view_of
 from cardzoo.envs.samsip.engine import PARTNER, classify, pairs_formed
 
 
@@ -39,6 +39,19 @@ class RuleBot:
         if len(legal) == 1:
             return legal[0]
         return self.choose(decode(observation), legal)
+
+    def act_seat(self, engine, seat: int, action_mask) -> int:
+        """``act(encode(engine, seat), action_mask)`` without the vector: the same move, read from
+        the view of what ``seat`` sees (``encoding.view_of``, equal to the decoded observation key
+        for key); the fast path of the collectors' and the expert's scripted players."""
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        if not legal:
+            raise ValueError(f"{type(self).__name__} got an empty action mask: this seat is not acting")
+        if DECLARE in legal:
+            return DECLARE
+        if len(legal) == 1:
+            return legal[0]
+        return self.choose(view_of(engine, seat), legal)
 
     def choose(self, d: dict, legal: list[int]) -> int:
         """The move for the decoded view ``d`` (``decode``) among the ids ``legal``."""

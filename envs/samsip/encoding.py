@@ -6,7 +6,7 @@ A *kind* block has 53 entries: entry c for standard card c, entry 52 for "a joke
 count / 3 where several jokers can be meant. The pieces are declared once, in ``LAYOUT`` below
 (docs/samsip.md shows its ``table()``). ``encode`` computes a seat's vector from scratch (the
 definition), ``Encoder`` gives the same vectors faster (see its docstring), ``decode`` reads one
-back for the bots.
+back for the bots, and ``view_of`` reads the same from the engine without a vector.
 """
 
 from __future__ import annotations
@@ -369,6 +369,36 @@ def _kinds(obs, off, on=None) -> list[int]:
 def _ones(on: list[int], off: int, size: int) -> list[int]:
     """The entries above 0.5 of the block at ``off``, relative to it."""
     return [i - off for i in on[bisect_left(on, off):bisect_left(on, off + size)]]
+
+
+def _kinds_of(cards) -> list[int]:
+    """Cards as ``decode`` reads a kind block back: the standard ones in order, a joker kind per joker."""
+    return sorted(c for c in cards if c < NUM_STANDARD) + [JOKER_KIND] * sum(c >= NUM_STANDARD for c in cards)
+
+
+def view_of(engine: SamSipEngine, seat: int) -> dict:
+    """``decode(encode(engine, seat))`` without the vector: the same dict, key for key
+    (tests/test_encoders.py checks it after every move), built from the public state and the seat's
+    own hand only — what ``encode`` writes for this seat. The bots' ``act_seat`` reads it."""
+    g, n = engine, engine.n
+    known: list[list[int]] = [[] for _ in range(MAX_PLAYERS)]
+    for r in range(1, n):
+        known[r] = _kinds_of(g.known[(seat + r) % n])
+    live = g.live
+    return {
+        "num_players": n,
+        "phase": "draw" if g.phase == PHASE_DRAW else "discard",
+        "hand": _kinds_of(g.hands[seat]),
+        "indicator": min(g.indicator, JOKER_KIND),
+        "wild": {min(c, JOKER_KIND) for c in g.wild},
+        "dead": set(g.dead),
+        "live": min(live, JOKER_KIND) if live >= 0 else -1,
+        "live_for": (g.live_for - seat) % n if live >= 0 else -1,
+        "dead_pile": _kinds_of(g.dead_cards),
+        "known": known,
+        "present": [r < n and g.active[(seat + r) % n] for r in range(MAX_PLAYERS)],
+        "stock": len(g.stock),
+    }
 
 
 def decode(obs) -> dict:

@@ -174,12 +174,17 @@ class ExpertAgent:
             else:
                 mask = np.zeros(scratch.num_actions, np.int8)
                 mask[legal] = 1
-                obs = scratch.encode_seat(mover)
-                if mover == seat and deal is None:
-                    reader = self.model.reader
-                    _, candidate_rows = reader.candidates(read_state(reader, engine, seat, obs), mask)
-                    return earned, (obs, candidate_rows)
-                action = self.bots[mover].act(obs, mask)
+                bot = self.bots[mover]
+                fast = getattr(bot, "act_seat", None)  # a scripted player that reads the engine as the seat sees it
+                if fast is not None and (mover != seat or deal is not None):
+                    action = fast(engine, mover, mask)  # the move act() makes on the seat's observation
+                else:
+                    obs = scratch.encode_seat(mover)
+                    if mover == seat and deal is None:
+                        reader = self.model.reader
+                        _, candidate_rows = reader.candidates(read_state(reader, engine, seat, obs), mask)
+                        return earned, (obs, candidate_rows)
+                    action = bot.act(obs, mask)
             earned += engine.apply_action(action).rewards.get(seat, 0.0)
             steps += 1
         return earned, None
