@@ -31,19 +31,15 @@ class RuleBot:
         pass
 
     def act(self, observation, action_mask) -> int:
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if not legal:
-            raise ValueError(f"{type(self).__name__} got an empty action mask: this seat is not acting")
-        if DECLARE in legal:
-            return DECLARE
-        if len(legal) == 1:
-            return legal[0]
-        return self.choose(decode(observation), legal)
+        return self._act(action_mask, lambda: decode(observation))
 
     def act_seat(self, engine, seat: int, action_mask) -> int:
         """``act(encode(engine, seat), action_mask)`` without the vector: the same move, read from
         the view of what ``seat`` sees (``encoding.view_of``, equal to the decoded observation key
         for key); the fast path of the collectors' and the expert's scripted players."""
+        return self._act(action_mask, lambda: view_of(engine, seat))
+
+    def _act(self, action_mask, read_view) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if not legal:
             raise ValueError(f"{type(self).__name__} got an empty action mask: this seat is not acting")
@@ -51,7 +47,7 @@ class RuleBot:
             return DECLARE
         if len(legal) == 1:
             return legal[0]
-        return self.choose(view_of(engine, seat), legal)
+        return self.choose(read_view(), legal)
 
     def choose(self, d: dict, legal: list[int]) -> int:
         """The move for the decoded view ``d`` (``decode``) among the ids ``legal``."""
