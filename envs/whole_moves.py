@@ -52,9 +52,9 @@ class SingleActionMoves:
 
 def read_state(reader, engine, seat: int, observation) -> SeatState:
     """``seat``'s state at its decision in ``engine``: ``reader.read(observation)``, or the same
-    state from the reader's ``read_seat(engine, seat)`` where it has one (Suipi: the view built
-    from what the seat sees, without decoding the vector: tests/test_encoders.py checks the view
-    after every move, tests/test_move_features.py the rows the collector records).
+    state from the reader's ``read_seat(engine, seat)`` where it has one (Suipi, Sam Sip: the view
+    built from what the seat sees, without decoding the vector: tests/test_encoders.py checks the
+    view after every move, tests/test_move_features.py the rows the collector records).
     ``observation`` is ``seat``'s encoding of ``engine``."""
     fast = getattr(reader, "read_seat", None)
     return fast(engine, seat) if fast is not None else reader.read(observation)

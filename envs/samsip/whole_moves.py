@@ -32,10 +32,10 @@ import numpy as np
 from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.config import JOKER_KIND
-from cardzoo.envs.samsip.encoding import decode
+from cardzoo.envs.samsip.encoding import decode, view_of
 from cardzoo.envs.samsip.extras.lookahead import LookaheadBot, kept_after
 from cardzoo.envs.samsip.extras.outs import Chances, card_type, tables
-from cardzoo.envs.whole_moves import SingleActionMoves
+from cardzoo.envs.whole_moves import SeatState, SingleActionMoves
 
 MOVE_FEATURES = 70
 _TYPE, _WILD, _DEAD, _PAIRS, _SCORE, _CHOICE, _FEEDS, _WINS = 53, 57, 58, 59, 60, 61, 62, 63
@@ -56,7 +56,14 @@ class WholeMoves(SingleActionMoves):
         self.bot = RuleBot(config)  # its choices and discard scores are features
         self.lookahead = LookaheadBot(config, gamma=GAMMA)  # reads the draw probabilities
 
-    def features(self, observation: np.ndarray, legal: list[int]) -> np.ndarray:
+    def read_seat(self, engine, seat: int) -> SeatState:
+        """``read(encode(engine, seat))`` without the vector: its view is the decoded observation
+        (``encoding.view_of``, equal key for key), which ``features`` reads as it would the
+        vector; the collectors' fast path."""
+        return SeatState(view_of(engine, seat), (), None)
+
+    def features(self, observation, legal: list[int]) -> np.ndarray:
+        """The legal moves' rows, from the seat's observation vector or its decoded view (a dict)."""
         return self.features_many([observation], [legal])[0]
 
     def features_many(self, observations: list, legals: list) -> list[np.ndarray]:
@@ -75,7 +82,7 @@ class WholeMoves(SingleActionMoves):
         """(the decoded view, legal, the rows with every column but the chances')."""
         bot = self.bot
         rows = np.zeros((len(legal), MOVE_FEATURES), dtype=np.float32)
-        d = decode(observation)
+        d = observation if isinstance(observation, dict) else decode(observation)
         hand, wild, dead = d["hand"], d["wild"], d["dead"]
         bot._wild, bot._dead = wild, dead  # the helpers below read the view's wild and dead kinds
         discards = [a for a in legal if a <= DISCARD_JOKER]
