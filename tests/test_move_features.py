@@ -104,9 +104,11 @@ def test_explored_samples_get_their_rows_from_the_rounds_batch(game, players, ma
     for mask, rows, obs in seen:  # an observation, or (Sam Sip) its decoded view read from the engine
         assert np.array_equal(rows, fresh.features(obs, np.flatnonzero(mask).tolist()))
 
-    def read_for(read, obs) -> bool:
-        """Was ``read`` (what the reader got) the decision of the sample observation ``obs``?"""
-        return read == decode(obs) if isinstance(read, dict) else np.array_equal(read, obs)
-
     for obs, row in zip(out.obs.dense(), out.rows):
-        assert any(read_for(read, obs) and any(np.array_equal(row, r) for r in rows) for _, rows, read in seen)
+        view = decode(obs) if decode is not None else None  # once per sample, not once per read
+
+        def read_for(read) -> bool:
+            """Was ``read`` (what the reader got) the decision of this sample's observation?"""
+            return read == view if isinstance(read, dict) else np.array_equal(read, obs)
+
+        assert any(read_for(read) and any(np.array_equal(row, r) for r in rows) for _, rows, read in seen)
