@@ -12,6 +12,7 @@ from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.encoding import decode
 from cardzoo.envs.samsip.engine import is_three_pairs, wild_sets
 from cardzoo.envs.samsip.extras.lookahead import LookaheadBot
 from cardzoo.envs.samsip.extras.outs import NUM_TYPES, Chances, card_type, tables
@@ -114,6 +115,65 @@ def test_a_hands_chance_does_not_depend_on_the_hands_asked_with_it(depth):
     six = tables().draw[hands[:40], rng.integers(0, NUM_TYPES, 40)]
     kept_alone = np.array([chances.best_kept(depth, [h])[0] for h in six])
     assert np.array_equal(chances.best_kept(depth, six), kept_alone)
+
+
+def _undefined_is_nan(monkeypatch):
+    """The tables' undefined entries NaN (``np.empty`` may hand back memory that holds the right
+    numbers by chance), so that a read of one shows."""
+    real = np.empty
+    monkeypatch.setattr(np, "empty", lambda shape, dtype=float: np.full(shape, np.nan, dtype=dtype)
+                        if np.dtype(dtype).kind == "f" else real(shape, dtype=dtype))
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_solve_fills_each_level_where_it_promises(depth, monkeypatch):
+    """``solve(depth, hands)``: level k >= 2 is filled at the hands reachable from ``hands``
+    within ``depth - k`` draws, level 1 where level 2 is (at ``hands`` when depth is 1), each
+    entry with the bits that hand's own ``of(k, [h])`` gives (what the take of the lookahead and
+    the move features read)."""
+    _undefined_is_nan(monkeypatch)
+    rng = np.random.default_rng(30 + depth)
+    p = rng.random(NUM_TYPES)
+    p[rng.random(NUM_TYPES) < 0.3] = 0
+    p /= p.sum()
+    chances, t = Chances(p, 0.85), tables()
+    hands = rng.integers(0, len(t.index5), 3)
+    solved = chances.solve(depth, hands)
+    within = [np.unique(hands)]  # within[j]: the hands reachable within j draws
+    for _ in range(depth):
+        within.append(np.union1d(within[-1], t.kept[t.draw[within[-1]]].reshape(-1)))
+    for level in range(1, depth + 1):
+        at = within[max(depth - max(level, 2), 0)]
+        at = at[rng.permutation(len(at))[:60]]  # a sample: the chances alone cost a solve each
+        alone = np.array([chances.of(level, [h])[0] for h in at])
+        assert np.array_equal(solved[level - 1][at].view(np.uint32), alone.view(np.uint32))
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_lookahead_takes_the_discard_by_the_chances_alone(depth, monkeypatch):
+    """The teacher's take-or-draw at every depth is the comparison of the chances, each asked
+    alone: the take keeps the best hand after the discard (a draw later, ``gamma`` less)."""
+    _undefined_is_nan(monkeypatch)
+    e = raw_env(num_players=3)
+    bot, rng, checked = LookaheadBot(e.config, seed=0, depth=depth), np.random.default_rng(depth), 0
+    e.reset(seed=40 + depth)
+    while checked < 25:
+        if not e.agents:
+            e.reset()
+        o = e.observe(e.agent_selection)
+        if TAKE_DISCARD in np.flatnonzero(o["action_mask"]) and o["action_mask"][DRAW_STOCK]:
+            d = decode(o["observation"])
+            bot._wild, bot._dead = d["wild"], d["dead"]
+            if not bot._wins(d["hand"] + [d["live"]]):
+                p = bot.draw_probabilities(d)
+                here = bot.hand_index(d, d["hand"])
+                keeps = tables().kept[tables().draw[here, card_type(d["live"], d["wild"], d["dead"])]]
+                chances = Chances(p, bot.gamma)
+                take = bot.gamma * max(chances.of(depth, [k])[0] for k in keeps)
+                assert bot._take_beats_stock(d, p) == (take > chances.of(depth + 1, [here])[0] + 1e-9)
+                checked += 1
+        mask = o["action_mask"]
+        e.step(int(rng.choice(np.flatnonzero(mask))))
 
 
 def _deck(n, hands, indicator, stock_top):

@@ -63,7 +63,10 @@ class LookaheadBot(RuleBot):
             return True
         here = self.hand_index(d, hand)
         keeps = tables().kept[tables().draw[here, card_type(live, d["wild"], d["dead"])]]
-        solved = Chances(p, self.gamma).solve(self.depth + 1, [here])  # the hands a take keeps are in it
+        # the hands a take keeps are filled at depth `self.depth` as reachable from `here`, except
+        # at depth 1 (filled where depth 2 is): asked with it there
+        asked = [here] if self.depth > 1 else [here, *keeps]
+        solved = Chances(p, self.gamma).solve(self.depth + 1, asked)
         take = self.gamma * solved[self.depth - 1][keeps].max()
         stock = solved[self.depth][here]
         return take > stock + 1e-9

@@ -61,6 +61,9 @@ class HandTables:
         # after_draw[j][i5, t]: the j-th hand kept of the 6-card hand drawing type t makes; the two
         # lookups of every deeper chance (draw, then keep) done once here
         self.after_draw = np.ascontiguousarray(self.kept[self.draw].transpose(2, 0, 1), dtype=np.intp)
+        # the same hands' one-draw patterns: a two-draw chance reads the one-draw chances of its
+        # [332] patterns, not of every hand (a table 35x smaller, gathered from cache)
+        self.pattern_after_draw = np.ascontiguousarray(self.win_pattern_of[self.after_draw], dtype=np.intp)
 
     @staticmethod
     def _counts(hand) -> tuple:
@@ -131,29 +134,34 @@ class Chances:
         self.p = np.asarray(p, dtype=np.float32)
         self.gamma = np.float32(gamma)
         self.hands = len(self.t.index5)  # a table holds every hand, D tables one after the other
+        self.size = self.p.size // NUM_TYPES * self.hands
         p64 = self.p.reshape(-1, NUM_TYPES).T.astype(np.float64)[:, :, None]  # [type, decision, 1]
         one = expected(self.t.win_patterns, p64 if self.p.ndim > 1 else self.p)  # [D, pattern] (or [pattern])
-        self.one = one[..., self.t.win_pattern_of].reshape(-1)  # every hand's one-draw chance, D tables
+        self.patterns = self.t.win_patterns.shape[1]
+        self.one_by_pattern = one.reshape(-1)  # each pattern's one-draw chance, D rows one after the other
 
     def solve(self, depth: int, hands) -> list[np.ndarray]:
         """The chance within 1, 2, ..., ``depth`` draws as one table of every hand per depth,
-        filled (at depth ``d``) at ``hands`` and, below ``depth``, at every hand a draw from
-        those of the next depth can keep; the other entries are undefined. With D
-        distributions the tables hold D tables one after the other, ``hands`` indexes them
-        (decision d's hand h at ``d * self.hands + h``, as ``solve_each`` asks)."""
+        filled (at depth ``d`` >= 2) at ``hands`` and every hand reachable from them within
+        ``depth - d`` draws (a draw, then a hand kept), and at depth 1 where depth 2 is (at
+        ``hands`` when ``depth`` is 1); the other entries are undefined. With D distributions
+        the tables hold D tables one after the other, ``hands`` indexes them (decision d's hand h
+        at ``d * self.hands + h``, as ``solve_each`` asks)."""
         hands = np.asarray(hands, dtype=np.int64).reshape(-1)
-        t, n = self.t, self.hands
-        needed = [np.unique(hands)] if depth > 1 else []  # where the tables of depth, depth - 1, ..., 2 are needed
+        t = self.t
+        needed = [np.unique(hands)]  # where the tables of depth, depth - 1, ..., 2 are needed
         for _ in range(depth - 2):
-            mark = np.zeros(len(self.one), dtype=bool)
+            mark = np.zeros(self.size, dtype=bool)
             mark[hands] = True
             local, base = self._split(needed[-1])
             reach = t.kept[t.draw[local]]  # [hand, draw type, kept]
             mark[reach if base is None else reach + base[:, None, None]] = True
             needed.append(np.flatnonzero(mark))
-        solved = [self.one]
-        for at in reversed(needed):
-            solved.append(self._deeper(solved[-1], at))
+        solved = [self._one(needed[-1])]
+        if depth > 1:
+            solved.append(self._second(needed[-1]))
+            for at in reversed(needed[:-1]):
+                solved.append(self._deeper(solved[-1], at))
         return solved
 
     def solve_each(self, depth: int, asked: list) -> list[np.ndarray]:
@@ -165,7 +173,7 @@ class Chances:
 
     def _split(self, at: np.ndarray) -> tuple:
         """Table positions as (hand indices, each one's table start, or None with one table)."""
-        if len(self.one) == self.hands:
+        if self.size == self.hands:
             return at, None
         base = at - at % self.hands
         return at - base, base
@@ -175,23 +183,42 @@ class Chances:
         hands = np.asarray(hands, dtype=np.int64).reshape(-1)
         return np.stack([table[hands] for table in self.solve(depth, hands)])
 
+    def _one(self, at: np.ndarray) -> np.ndarray:
+        """The one-draw chance table, filled at ``at``."""
+        hands, base = self._split(at)
+        pattern = self.t.win_pattern_of[hands]
+        value = np.empty(self.size, dtype=np.float32)
+        value[at] = self.one_by_pattern[pattern if base is None else pattern + base // self.hands * self.patterns]
+        return value
+
+    def _second(self, at: np.ndarray) -> np.ndarray:
+        """The two-draw chance table, filled at ``at``: ``_deeper`` of the one-draw table, read
+        by pattern (the same float32 values, so the same bits)."""
+        hands, base = self._split(at)
+        offset = None if base is None else (base // self.hands * self.patterns)[:, None]
+        return self._level(at, hands, base, self.one_by_pattern, self.t.pattern_after_draw, offset)
+
     def _deeper(self, table: np.ndarray, at: np.ndarray) -> np.ndarray:
         """Every hand's chance one draw deeper than ``table``'s (filled at ``at`` only; the
         table must hold every hand a draw from them can keep)."""
-        t = self.t
         hands, base = self._split(at)
-        if base is None:
-            best = table[t.after_draw[0][hands]]  # [hand, draw type]: the best hand to keep after it
-            for keep in t.after_draw[1:]:
-                np.maximum(best, table[keep[hands]], out=best)
+        return self._level(at, hands, base, table, self.t.after_draw, None if base is None else base[:, None])
+
+    def _level(self, at, hands, base, below: np.ndarray, after_draw: np.ndarray, offset) -> np.ndarray:
+        """The chance table one draw deeper than ``below`` (read at ``after_draw[j][hand, type]``,
+        plus ``offset`` per hand with D tables), filled at ``at``."""
+        t = self.t
+        if offset is None:
+            best = below[after_draw[0][hands]]  # [hand, draw type]: the best hand to keep after it
+            for keep in after_draw[1:]:
+                np.maximum(best, below[keep[hands]], out=best)
             p = self.p.reshape(-1)  # the one distribution
         else:
-            column = base[:, None]
-            best = table[t.after_draw[0][hands] + column]
-            for keep in t.after_draw[1:]:
-                np.maximum(best, table[keep[hands] + column], out=best)
+            best = below[after_draw[0][hands] + offset]
+            for keep in after_draw[1:]:
+                np.maximum(best, below[keep[hands] + offset], out=best)
             p = self.p[base // self.hands].T  # [type, hand]: each hand's own decision's distribution
-        value = np.empty(len(self.one), dtype=np.float32)
+        value = np.empty(self.size, dtype=np.float32)
         miss = np.where(t.draw_wins[hands], np.float32(1.0), self.gamma * best)
         value[at] = expected(miss.T, p)
         return value
