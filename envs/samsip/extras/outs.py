@@ -61,9 +61,15 @@ class HandTables:
         # after_draw[j][i5, t]: the j-th hand kept of the 6-card hand drawing type t makes; the two
         # lookups of every deeper chance (draw, then keep) done once here
         self.after_draw = np.ascontiguousarray(self.kept[self.draw].transpose(2, 0, 1), dtype=np.intp)
-        # the same hands' one-draw patterns: a two-draw chance reads the one-draw chances of its
-        # [332] patterns, not of every hand (a table 35x smaller, gathered from cache)
-        self.pattern_after_draw = np.ascontiguousarray(self.win_pattern_of[self.after_draw], dtype=np.intp)
+        # Two draws from the end a 6-card hand that misses is worth its best kept hand's one-draw
+        # chance: the most of the one-draw chances of the patterns it can keep. keep_sets[:, s]:
+        # each distinct set of them (1,739, padded by repeating one), set_after_draw[i5, t]: the
+        # set of the 6-card hand drawing type t makes (any, where it wins)
+        keep_sets = [sorted(set(row)) if not win else [0]
+                     for row, win in zip(self.win_pattern_of[self.kept].tolist(), self.wins6)]
+        sets, set_of_six = np.unique([k + k[:1] * (6 - len(k)) for k in keep_sets], axis=0, return_inverse=True)
+        self.keep_sets = np.ascontiguousarray(sets.T, dtype=np.intp)  # [6, set]
+        self.set_after_draw = np.ascontiguousarray(set_of_six.reshape(-1)[self.draw], dtype=np.intp)
 
     @staticmethod
     def _counts(hand) -> tuple:
@@ -116,11 +122,12 @@ class Chances:
     and discount ``gamma``.
 
     ``levels(depth, hands)``: the discounted chance that each 5-card hand index completes within
-    1, 2, ..., ``depth`` draws (one row per depth). The one-draw chance is computed for every hand
-    at once (one sum per pattern of completing draws); a deeper one for the hands asked and those reachable from them,
-    level by level from the deepest: the hands whose chance within ``d`` draws is needed are
-    gathered once, deduplicated in a table of every hand, and each level is a handful of array
-    operations over all of them. ``of(depth, hands)`` is the last row, ``best_kept(depth, hands6)``
+    1, 2, ..., ``depth`` draws (one row per depth). The one-draw chance is one sum per pattern of
+    completing draws (332 of them); the two-draw chance of a miss is the best one-draw chance
+    among the patterns its 6 cards can keep, found once per set of them; a deeper one is computed
+    for the hands asked and those reachable from them, level by level from the deepest: the hands
+    whose chance within ``d`` draws is needed are gathered once, deduplicated in a table of every
+    hand, and each level is a handful of array operations over all of them. ``of(depth, hands)`` is the last row, ``best_kept(depth, hands6)``
     the same for the best 5 cards to keep of 6.
     Each hand's chance is a function of that hand and its own ``p`` alone, rounded the same way
     whatever is asked with it: a miss's value is ``gamma`` times the best kept hand's (float32)
@@ -192,34 +199,37 @@ class Chances:
         return value
 
     def _second(self, at: np.ndarray) -> np.ndarray:
-        """The two-draw chance table, filled at ``at``: ``_deeper`` of the one-draw table, read
-        by pattern (the same float32 values, so the same bits)."""
+        """The two-draw chance table, filled at ``at``: a miss is worth ``gamma`` times the best
+        one-draw chance among the patterns the 6-card hand can keep, found once per set of them
+        (the same float32 values as ``_deeper`` of the one-draw table reads, so the same bits)."""
+        t = self.t
         hands, base = self._split(at)
-        offset = None if base is None else (base // self.hands * self.patterns)[:, None]
-        return self._level(at, hands, base, self.one_by_pattern, self.t.pattern_after_draw, offset)
+        one = self.one_by_pattern.reshape(-1, self.patterns)
+        by_set = one[:, t.keep_sets[0]]  # [D, set]: the best one-draw chance a set keeps
+        for column in t.keep_sets[1:]:
+            np.maximum(by_set, one[:, column], out=by_set)
+        by_set = by_set.reshape(-1)
+        sets = t.set_after_draw[hands]
+        best = by_set[sets if base is None else sets + (base // self.hands * t.keep_sets.shape[1])[:, None]]
+        return self._miss_or_win(at, hands, base, best)
 
     def _deeper(self, table: np.ndarray, at: np.ndarray) -> np.ndarray:
         """Every hand's chance one draw deeper than ``table``'s (filled at ``at`` only; the
         table must hold every hand a draw from them can keep)."""
-        hands, base = self._split(at)
-        return self._level(at, hands, base, table, self.t.after_draw, None if base is None else base[:, None])
-
-    def _level(self, at, hands, base, below: np.ndarray, after_draw: np.ndarray, offset) -> np.ndarray:
-        """The chance table one draw deeper than ``below`` (read at ``after_draw[j][hand, type]``,
-        plus ``offset`` per hand with D tables), filled at ``at``."""
         t = self.t
-        if offset is None:
-            best = below[after_draw[0][hands]]  # [hand, draw type]: the best hand to keep after it
-            for keep in after_draw[1:]:
-                np.maximum(best, below[keep[hands]], out=best)
-            p = self.p.reshape(-1)  # the one distribution
-        else:
-            best = below[after_draw[0][hands] + offset]
-            for keep in after_draw[1:]:
-                np.maximum(best, below[keep[hands] + offset], out=best)
-            p = self.p[base // self.hands].T  # [type, hand]: each hand's own decision's distribution
+        hands, base = self._split(at)
+        column = 0 if base is None else base[:, None]
+        best = table[t.after_draw[0][hands] + column]  # [hand, draw type]: the best hand to keep after it
+        for keep in t.after_draw[1:]:
+            np.maximum(best, table[keep[hands] + column], out=best)
+        return self._miss_or_win(at, hands, base, best)
+
+    def _miss_or_win(self, at, hands, base, best: np.ndarray) -> np.ndarray:
+        """The table filled at ``at``: each hand's draws summed, a winning draw worth 1, a miss
+        ``gamma`` times ``best`` [hand, draw type], the value of the hand kept after it."""
+        miss = np.where(self.t.draw_wins[hands], np.float32(1.0), self.gamma * best)
+        p = self.p.reshape(-1) if base is None else self.p[base // self.hands].T  # [type, hand] with D
         value = np.empty(self.size, dtype=np.float32)
-        miss = np.where(t.draw_wins[hands], np.float32(1.0), self.gamma * best)
         value[at] = expected(miss.T, p)
         return value
 
