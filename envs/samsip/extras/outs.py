@@ -200,17 +200,25 @@ class Chances:
 
     def _second(self, at: np.ndarray) -> np.ndarray:
         """The two-draw chance table, filled at ``at``: a miss is worth ``gamma`` times the best
-        one-draw chance among the patterns the 6-card hand can keep, found once per set of them
-        (the same float32 values as ``_deeper`` of the one-draw table reads, so the same bits)."""
+        one-draw chance among the patterns the 6-card hand can keep (the same float32 values as
+        ``_deeper`` of the one-draw table reads, so the same bits): found once per set of them
+        for every distribution when the draws asked outnumber the sets (the collector's batch),
+        else draw by draw (a lookahead's few discards)."""
         t = self.t
         hands, base = self._split(at)
+        sets = t.set_after_draw[hands]  # [hand, draw type]
+        count = t.keep_sets.shape[1]
+        if sets.size < count * (self.size // self.hands):
+            offset = 0 if base is None else (base // self.hands * self.patterns)[:, None]
+            best = self.one_by_pattern[t.keep_sets[0][sets] + offset]
+            for column in t.keep_sets[1:]:
+                np.maximum(best, self.one_by_pattern[column[sets] + offset], out=best)
+            return self._miss_or_win(at, hands, base, best)
         one = self.one_by_pattern.reshape(-1, self.patterns)
         by_set = one[:, t.keep_sets[0]]  # [D, set]: the best one-draw chance a set keeps
         for column in t.keep_sets[1:]:
             np.maximum(by_set, one[:, column], out=by_set)
-        by_set = by_set.reshape(-1)
-        sets = t.set_after_draw[hands]
-        best = by_set[sets if base is None else sets + (base // self.hands * t.keep_sets.shape[1])[:, None]]
+        best = by_set.reshape(-1)[sets if base is None else sets + (base // self.hands * count)[:, None]]
         return self._miss_or_win(at, hands, base, best)
 
     def _deeper(self, table: np.ndarray, at: np.ndarray) -> np.ndarray:
