@@ -127,8 +127,8 @@ class Chances:
     among the patterns its 6 cards can keep, found once per set of them; a deeper one is computed
     for the hands asked and those reachable from them, level by level from the deepest: the hands
     whose chance within ``d`` draws is needed are gathered once, deduplicated in a table of every
-    hand, and each level is a handful of array operations over all of them. ``of(depth, hands)`` is the last row, ``best_kept(depth, hands6)``
-    the same for the best 5 cards to keep of 6.
+    hand, and each level is a handful of array operations over all of them. ``of(depth, hands)``
+    is the last row, ``best_kept(depth, hands6)`` the same for the best 5 cards to keep of 6.
     Each hand's chance is a function of that hand and its own ``p`` alone, rounded the same way
     whatever is asked with it: a miss's value is ``gamma`` times the best kept hand's (float32)
     and the 15 draws' terms are added in float64 in one fixed order (``expected``). So D
