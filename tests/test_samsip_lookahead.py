@@ -160,7 +160,10 @@ def test_lookahead_takes_the_discard_by_the_chances_alone(depth, monkeypatch):
     while checked < 25:
         if not e.agents:
             e.reset()
-        o = e.observe(e.agent_selection)
+        o, _, terminated, truncated, _ = e.last()
+        if terminated or truncated:
+            e.step(None)
+            continue
         if TAKE_DISCARD in np.flatnonzero(o["action_mask"]) and o["action_mask"][DRAW_STOCK]:
             d = decode(o["observation"])
             bot._wild, bot._dead = d["wild"], d["dead"]
@@ -172,8 +175,7 @@ def test_lookahead_takes_the_discard_by_the_chances_alone(depth, monkeypatch):
                 take = bot.gamma * max(chances.of(depth, [k])[0] for k in keeps)
                 assert bot._take_beats_stock(d, p) == (take > chances.of(depth + 1, [here])[0] + 1e-9)
                 checked += 1
-        mask = o["action_mask"]
-        e.step(int(rng.choice(np.flatnonzero(mask))))
+        e.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
 
 
 def _deck(n, hands, indicator, stock_top):
