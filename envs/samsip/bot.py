@@ -101,9 +101,9 @@ class RuleBot:
             unseen[k] = max(0, unseen[k] - 1)
         return unseen
 
-    def _score(self, kinds, unseen_rank, unseen_wild) -> float:
-        """Pairs formed, then the chance of pairing the leftover singles."""
-        counts, w, dead = self._split(kinds)
+    def _score(self, counts, w: int, dead: int, unseen_rank, unseen_wild) -> tuple[int, float]:
+        """(pairs formed, the score: pairs, then the chance of pairing the leftover singles) of the
+        cards split as ``_split`` does."""
         pairs = pairs_formed(counts, w, dead)
         singles: list[int] = []  # outs for each leftover single
         for r in range(13):
@@ -118,13 +118,16 @@ class RuleBot:
         singles.sort()
         singles = singles[w:]  # wild cards pair the hardest singles
         potential = sum(singles) / (1 + len(singles))
-        return pairs * 100 + potential
+        return pairs, pairs * 100 + potential
 
     def discard_scores(self, d: dict, legal: list[int]) -> list[float]:
-        """The bot's score of each legal discard of the decoded view ``d`` (higher is better).
+        """The bot's score of each legal discard of the decoded view ``d`` (higher is better)."""
+        return self.discard_facts(d, legal)[0]
 
-        Move rankers (``cardzoo.envs.samsip.whole_moves``) read these scores as a feature.
-        """
+    def discard_facts(self, d: dict, legal: list[int]) -> tuple[list[float], list[int], list[bool]]:
+        """Of each legal discard of the decoded view ``d``: the bot's score (higher is better), the
+        pairs the cards kept form, and whether the card pairs with one the next player is known to
+        hold. Move rankers (``cardzoo.envs.samsip.whole_moves``) read all three as features."""
         hand = d["hand"]
         self._wild, self._dead = d["wild"], d["dead"]
         unseen = self._unseen(d, hand)
@@ -134,18 +137,27 @@ class RuleBot:
             if k not in self._wild and k not in self._dead:
                 unseen_rank[k >> 2] += unseen[k]
         nxt_known = d["known"][1] if d["num_players"] > 1 else []
-        scores = []
+        nxt_pairs = self._pairs(nxt_known) if nxt_known else 0
+        counts, w, dead = self._split(hand)  # the whole hand's, one card taken off per discard below
+        scores, pairs, feeds = [], [], []
         for a in legal:
             card = JOKER_KIND if a == DISCARD_JOKER else a
-            rem = list(hand)
-            rem.remove(card)
-            score = self._score(rem, unseen_rank, unseen_wild)
+            kept = list(counts)
             if card in self._wild:
+                p, score = self._score(kept, w - 1, dead, unseen_rank, unseen_wild)
                 score -= 50  # never give away a wild card while another choice is as good
-            if nxt_known and self._pairs(nxt_known + [card]) > self._pairs(nxt_known):
+            elif card in self._dead:
+                p, score = self._score(kept, w, dead - 1, unseen_rank, unseen_wild)
+            else:
+                kept[card >> 2] -= 1
+                p, score = self._score(kept, w, dead, unseen_rank, unseen_wild)
+            feeding = bool(nxt_known) and self._pairs(nxt_known + [card]) > nxt_pairs
+            if feeding:
                 score -= 5
             scores.append(score)
-        return scores
+            pairs.append(p)
+            feeds.append(feeding)
+        return scores, pairs, feeds
 
     def _choose_discard(self, d, hand, legal) -> int:
         best, best_score = [], None

@@ -86,23 +86,21 @@ class WholeMoves(SingleActionMoves):
         hand, wild, dead = d["hand"], d["wild"], d["dead"]
         bot._wild, bot._dead = wild, dead  # the helpers below read the view's wild and dead kinds
         discards = [a for a in legal if a <= DISCARD_JOKER]
-        scores = dict(zip(discards, bot.discard_scores(d, discards))) if discards else {}
-        best = max(scores.values(), default=0.0)
+        facts = dict(zip(discards, zip(*bot.discard_facts(d, discards)))) if discards else {}
+        best = max((score for score, _, _ in facts.values()), default=0.0)
         if DECLARE in legal or not discards:  # the bot's choice is deterministic here
             bot_move = bot.choose(d, legal)
         else:
             bot_move = None  # it picks among its equally best discards at random: flag them all
-        nxt_known = d["known"][1] if d["num_players"] > 1 else []
         for row, a in zip(rows, legal):
             if a <= DISCARD_JOKER:
                 card = JOKER_KIND if a == DISCARD_JOKER else a
-                rem = list(hand)
-                rem.remove(card)
+                score, pairs, feeds = facts[a]
                 row[_TYPE + _DISCARD] = 1.0
-                row[_PAIRS] = bot._pairs(rem) / 3.0
-                row[_SCORE] = max(-5.0, (scores[a] - best) / 20.0)
-                row[_CHOICE] = float(bot_move is None and scores[a] >= best - _TIE)
-                row[_FEEDS] = float(bool(nxt_known) and bot._pairs(nxt_known + [card]) > bot._pairs(nxt_known))
+                row[_PAIRS] = pairs / 3.0
+                row[_SCORE] = max(-5.0, (score - best) / 20.0)
+                row[_CHOICE] = float(bot_move is None and score >= best - _TIE)
+                row[_FEEDS] = float(feeds)
             elif a == TAKE_DISCARD:
                 card = d["live"]
                 row[_TYPE + _TAKE] = 1.0
