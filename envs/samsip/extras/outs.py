@@ -160,9 +160,9 @@ class Chances:
         for _ in range(depth - 2):
             mark = np.zeros(self.size, dtype=bool)
             mark[hands] = True
-            local, base = self._split(needed[-1])
+            local, decision = self._split(needed[-1])
             reach = t.kept[t.draw[local]]  # [hand, draw type, kept]
-            mark[reach if base is None else reach + base[:, None, None]] = True
+            mark[reach if decision is None else reach + (decision * self.hands)[:, None, None]] = True
             needed.append(np.flatnonzero(mark))
         solved = [self._one(needed[-1])]
         if depth > 1:
@@ -179,11 +179,11 @@ class Chances:
         return [table.reshape(-1, self.hands) for table in self.solve(depth, np.concatenate(at))]
 
     def _split(self, at: np.ndarray) -> tuple:
-        """Table positions as (hand indices, each one's table start, or None with one table)."""
+        """Table positions as (hand indices, each one's decision: the table it is in, or None with
+        one table)."""
         if self.size == self.hands:
             return at, None
-        base = at - at % self.hands
-        return at - base, base
+        return at % self.hands, at // self.hands
 
     def levels(self, depth: int, hands) -> np.ndarray:
         """[depth, len(hands)]: each hand's chance within 1, 2, ..., ``depth`` draws."""
@@ -192,10 +192,10 @@ class Chances:
 
     def _one(self, at: np.ndarray) -> np.ndarray:
         """The one-draw chance table, filled at ``at``."""
-        hands, base = self._split(at)
+        hands, decision = self._split(at)
         pattern = self.t.win_pattern_of[hands]
         value = np.empty(self.size, dtype=np.float32)
-        value[at] = self.one_by_pattern[pattern if base is None else pattern + base // self.hands * self.patterns]
+        value[at] = self.one_by_pattern[pattern if decision is None else pattern + decision * self.patterns]
         return value
 
     def _second(self, at: np.ndarray) -> np.ndarray:
@@ -205,38 +205,38 @@ class Chances:
         for every distribution when the draws asked outnumber the sets (the collector's batch),
         else draw by draw (a lookahead's few discards)."""
         t = self.t
-        hands, base = self._split(at)
+        hands, decision = self._split(at)
         sets = t.set_after_draw[hands]  # [hand, draw type]
         count = t.keep_sets.shape[1]
         if sets.size < count * (self.size // self.hands):
-            offset = 0 if base is None else (base // self.hands * self.patterns)[:, None]
+            offset = 0 if decision is None else (decision * self.patterns)[:, None]
             best = self.one_by_pattern[t.keep_sets[0][sets] + offset]
             for column in t.keep_sets[1:]:
                 np.maximum(best, self.one_by_pattern[column[sets] + offset], out=best)
-            return self._miss_or_win(at, hands, base, best)
+            return self._miss_or_win(at, hands, decision, best)
         one = self.one_by_pattern.reshape(-1, self.patterns)
         by_set = one[:, t.keep_sets[0]]  # [D, set]: the best one-draw chance a set keeps
         for column in t.keep_sets[1:]:
             np.maximum(by_set, one[:, column], out=by_set)
-        best = by_set.reshape(-1)[sets if base is None else sets + (base // self.hands * count)[:, None]]
-        return self._miss_or_win(at, hands, base, best)
+        best = by_set.reshape(-1)[sets if decision is None else sets + (decision * count)[:, None]]
+        return self._miss_or_win(at, hands, decision, best)
 
     def _deeper(self, table: np.ndarray, at: np.ndarray) -> np.ndarray:
         """Every hand's chance one draw deeper than ``table``'s (filled at ``at`` only; the
         table must hold every hand a draw from them can keep)."""
         t = self.t
-        hands, base = self._split(at)
-        column = 0 if base is None else base[:, None]
+        hands, decision = self._split(at)
+        column = 0 if decision is None else (decision * self.hands)[:, None]
         best = table[t.after_draw[0][hands] + column]  # [hand, draw type]: the best hand to keep after it
         for keep in t.after_draw[1:]:
             np.maximum(best, table[keep[hands] + column], out=best)
-        return self._miss_or_win(at, hands, base, best)
+        return self._miss_or_win(at, hands, decision, best)
 
-    def _miss_or_win(self, at, hands, base, best: np.ndarray) -> np.ndarray:
+    def _miss_or_win(self, at, hands, decision, best: np.ndarray) -> np.ndarray:
         """The table filled at ``at``: each hand's draws summed, a winning draw worth 1, a miss
         ``gamma`` times ``best`` [hand, draw type], the value of the hand kept after it."""
         miss = np.where(self.t.draw_wins[hands], np.float32(1.0), self.gamma * best)
-        p = self.p.reshape(-1) if base is None else self.p[base // self.hands].T  # [type, hand] with D
+        p = self.p.reshape(-1) if decision is None else self.p[decision].T  # [type, hand] with D
         value = np.empty(self.size, dtype=np.float32)
         value[at] = expected(miss.T, p)
         return value
