@@ -75,6 +75,9 @@ def register(sub) -> argparse.ArgumentParser:
     ppo.add_argument("--max-grad-norm", type=float, default=S, help="gradient clipping (default 0.5)")
     ppo.add_argument("--target-kl", type=float, default=S, help="early stop past this KL (default 0.05; 0 = off)")
     ppo.add_argument("--selfplay", type=float, default=S, help="share of pure self-play matches (default 0.7)")
+    ppo.add_argument("--critic", choices=("seat", "perfect"), default=S,
+                     help="the value's input: seat (its own observation, default) or perfect (every seat's, "
+                          "during training only: PerfectDou's critic; the exported actor sees its seat alone)")
     ppo.add_argument("--snapshot-every", type=int, default=S, help="decisions between pool snapshots")
     ppo.add_argument("--max-snapshots", type=int, default=S, help="snapshots kept in the pool (default 8)")
     ppo.add_argument("--save-every", type=float, default=S, help="seconds between resumable saves (default 120)")

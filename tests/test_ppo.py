@@ -17,7 +17,8 @@ from safetensors.torch import load_file
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.scripts.cli import main as cli
-from cardzoo.training.ppo.actor_critic import ActorCritic
+from cardzoo.training.agents.policy import MaskedPolicyNet
+from cardzoo.training.ppo.actor_critic import ActorCritic, critic_input
 from cardzoo.training.agents.checkpoint import load_agent
 from cardzoo.training.ppo.collector import Collector, CollectRequest
 from cardzoo.training.ppo.trainer import PPOSettings, ppo_update, stream_advantages
@@ -86,6 +87,42 @@ def test_collector_is_reproducible_and_plays_opponents():
     # only the learner's seat is sampled: far fewer samples per match than in self-play
     selfplay = c.collect(CollectRequest(weights, (1, 2, 3), 200, 1.0, {}))
     assert len(selfplay.actions) / len(selfplay.matches) > 2.5 * len(a.actions) / len(a.matches)
+
+
+@pytest.mark.parametrize("game,counts", [("siantappo", (3, 6)), ("suipi", (2, 4)), ("samsip", (2, 5))])
+def test_the_perfect_critic_reads_every_seat_and_the_actor_its_own(game, counts):
+    """--critic perfect: a sample's critic input is every seat's observation, the deciding seat's
+    first, then the others in turn order, zeros for the seats a smaller match lacks; the actor's
+    input is the seat's own observation, and the exported weights are a plain MaskedPolicyNet's."""
+    s = PPOSettings(game=game, players=counts, matches_per_worker=4, workers=0, critic="perfect")
+    c = Collector(*s.collector_args())
+    weights = {k: v.numpy() for k, v in c.learner.state_dict().items()}
+    rollout = c.collect(CollectRequest(weights, (3, 0, 0), 200, 1.0, {}))
+    size, most = c.obs_size, max(counts)
+    assert rollout.critic_obs.shape == (len(rollout.actions), most * size)
+    assert np.array_equal(rollout.critic_obs[:, :size], rollout.obs)
+    seats = (rollout.critic_obs.reshape(len(rollout.actions), most, size) != 0).any(axis=2).sum(axis=1)
+    assert set(seats.tolist()) == set(counts)  # both counts were played, each with its own seats filled
+    for n in counts:
+        env = game_spec(game).module.raw_env(num_players=n)
+        env.begin(11)
+        env.advance(env.legal_now()[0])
+        seat = env.acting_seat
+        out = np.full(most * size, np.nan, np.float32)
+        critic_input(env, seat, out)
+        expected = np.concatenate([env.encode_seat((seat + k) % n) for k in range(n)])
+        assert np.array_equal(out[:n * size], expected) and not out[n * size:].any()
+    actor = ActorCritic(size, c.num_actions, (16,), "relu", critic_size=most * size).actor_state()
+    assert set(actor) == set(MaskedPolicyNet(size, c.num_actions, [16], "relu").state_dict())
+
+
+def test_a_perfect_critic_run_trains_and_exports_the_actor(tmp_path):
+    out = tmp_path / "perfect"
+    assert cli(["train", "siantappo", "--players", "4", "--steps", "600", "--critic", "perfect", "--out", str(out)]
+               + SMALL) == 0
+    agent = load_agent(out / "final.safetensors", game_spec("siantappo").module.raw_env(num_players=4).config)
+    assert agent.meta["settings"]["critic"] == "perfect"
+    assert not any(k.startswith("value_net.") for k in load_file(out / "final.safetensors"))
 
 
 def test_stream_advantages_are_monte_carlo_returns_with_gamma_one():
@@ -199,6 +236,8 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
         (["train", "siantappo", "--out", str(tmp_path / "y"), "--resume"] + SMALL, "nothing to resume"),
         (["train", "siantappo", "--envs", "3", "--out", str(tmp_path / "x")] + SMALL, "--algo sb3"),
         (["train", "siantappo", "--out", "/proc/cardzoo-run"] + SMALL, "cannot write the run directory"),
+        (["train", "siantappo", "--critic", "perfect", "--imitate", "5", "--out", str(tmp_path / "x")] + SMALL,
+         "--imitate fits the seat critic"),
     ]
     for argv, expected in cases:
         assert cli(argv) == 2, argv

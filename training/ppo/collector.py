@@ -28,6 +28,7 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.specs import RandomAgent
+from cardzoo.training.ppo.actor_critic import critic_input
 
 LEARNER = "learner"
 MAX_MOVES_PER_MATCH = 50_000  # a last line of defence: the envs themselves end every match far sooner
@@ -58,6 +59,7 @@ class Rollout:
     decisions: int  # every learner move, forced ones included
     moves: int  # every move of every seat
     matches: list  # per finished match: {"players", "opponent", "learner_reward", "learner_won"}
+    critic_obs: np.ndarray | None = None  # float32 [N, critic_size]: the perfect critic's inputs (else None)
 
 
 class _Match:
@@ -73,8 +75,9 @@ class Collector:
         self.player_counts = list(player_counts)
         self.variants = dict(variants)
         self.num_matches = num_matches
-        self.make_net = make_net  # () -> a fresh network with forward(obs) -> (logits, value)
+        self.make_net = make_net  # () -> a fresh ActorCritic: forward(obs[, critic_obs]) -> (logits, value)
         self.learner = make_net()
+        self.critic_size = self.learner.critic_size  # 0: the seat's own critic; else the perfect one's input
         self.snapshot_nets: dict[str, torch.nn.Module] = {}
         probe = self.module.raw_env(num_players=self.player_counts[0], **self.variants)
         self.obs_size, self.num_actions = probe.obs_size, probe.num_actions
@@ -146,7 +149,8 @@ class Collector:
 
         obs_buf = np.zeros((self.num_matches, self.obs_size), np.float32)
         mask_buf = np.zeros((self.num_matches, self.num_actions), bool)
-        cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values")}
+        critic_buf = np.zeros((self.num_matches, self.critic_size), np.float32)
+        cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values", "critic")}
         rewards: list[float] = []
         dones: list[bool] = []
         streams: list[int] = []
@@ -180,8 +184,11 @@ class Collector:
                     seat = m.env.acting_seat
                     obs_buf[j] = m.env.encode_seat(seat)
                     mask_buf[j, m.env.legal_now()] = True
+                    if self.critic_size and ctrl == LEARNER:
+                        critic_input(m.env, seat, critic_buf[j])
                 net = self.learner if ctrl == LEARNER else self.snapshot_nets[ctrl.split(":", 1)[1]]
-                logits, value = net(torch.from_numpy(obs_buf[:b]))
+                critic = torch.from_numpy(critic_buf[:b]) if self.critic_size and ctrl == LEARNER else None
+                logits, value = net(torch.from_numpy(obs_buf[:b]), critic)
                 logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
                 logp_all = torch.log_softmax(logits, dim=1).numpy()
                 # exp in float32: the masked ~-1e9 entries underflow to exactly 0 on its fast path
@@ -197,6 +204,8 @@ class Collector:
                     cols["actions"].append(acts.astype(np.int64))
                     cols["logprobs"].append(logp_all[np.arange(b), acts].astype(np.float32))
                     cols["values"].append(value.reshape(-1).numpy().astype(np.float32))
+                    if self.critic_size:
+                        cols["critic"].append(critic_buf[:b].copy())
                     for j, i in enumerate(rows):
                         m = matches[i]
                         seat = m.env.acting_seat
@@ -249,7 +258,8 @@ class Collector:
             actions=cat("actions", np.int64), logprobs=cat("logprobs", np.float32),
             values=cat("values", np.float32), rewards=np.asarray(rewards, np.float32),
             dones=np.asarray(dones, bool), streams=np.asarray(streams, np.int64),
-            decisions=decisions, moves=moves, matches=finished)
+            decisions=decisions, moves=moves, matches=finished,
+            critic_obs=cat("critic", np.float32, self.critic_size) if self.critic_size else None)
 
     def _result(self, m: _Match) -> dict:
         """How the learner fared in a finished match (against an opponent, not in self-play)."""

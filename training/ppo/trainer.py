@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.ppo.actor_critic import ActorCritic
+from cardzoo.training.ppo.actor_critic import CRITICS, ActorCritic
 from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.common.opponents import OpponentMix
 from cardzoo.training.common.progress import Progress
@@ -73,6 +73,7 @@ class PPOSettings(TrainerSettings):
     save_every: float = 120.0  # seconds between resumable saves
     max_minutes: float = 0.0  # stop (saved, final checkpoint written) after this much training; 0 = no limit
     imitate: int = 0  # warm start: clone the rule bot on this many bot-only matches
+    critic: str = "seat"  # the value's input: "seat" (its own observation) or "perfect" (every seat's, training only)
     threads: int = 1  # torch threads of the learner (more only fight the rollout workers for cores)
     variants: dict = field(default_factory=dict)
 
@@ -102,15 +103,24 @@ class PPOSettings(TrainerSettings):
         from cardzoo.training.agents.policy import ACTIVATIONS
         if self.activation not in ACTIVATIONS:
             raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
+        if self.critic not in CRITICS:
+            raise UserError(f"critic must be one of {', '.join(CRITICS)}, got {self.critic!r}")
+        if self.critic == "perfect" and self.imitate:
+            raise UserError("--imitate fits the seat critic: with --critic perfect, start without it (--imitate 0)")
         OpponentMix.check_weights(self.opponents)
         if self.selfplay < 1 and not any(self.opponents.get(k) for k in ("rules", "random")):
             raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
         self.check_variants(self.players)
 
-    def collector_args(self) -> tuple:
+    def net_factory(self) -> functools.partial:
+        """() -> a fresh ``ActorCritic`` for this run (the perfect critic sized for its most players)."""
         probe = game_spec(self.game).module.raw_env(num_players=self.players[0], **self.variants)
-        make_net = functools.partial(ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation)
-        return (self.game, self.players, self.variants, self.matches_per_worker, make_net)
+        critic_size = max(self.players) * probe.obs_size if self.critic == "perfect" else 0
+        return functools.partial(ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation,
+                                 critic_size)
+
+    def collector_args(self) -> tuple:
+        return (self.game, self.players, self.variants, self.matches_per_worker, self.net_factory())
 
 
 # ------------------------------------------------------------------------------- 2. advantages
@@ -145,6 +155,7 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
     """Clipped-objective PPO epochs over one iteration's samples; returns the logged statistics."""
     n = len(batch["actions"])
     obs = torch.from_numpy(batch["obs"])
+    critic_obs = None if batch.get("critic_obs") is None else torch.from_numpy(batch["critic_obs"])
     masks = torch.from_numpy(batch["masks"])
     actions = torch.from_numpy(batch["actions"])
     old_logp = torch.from_numpy(batch["logprobs"])
@@ -157,7 +168,7 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
         kls = []
         for start in range(0, n, s.minibatch):
             idx = torch.from_numpy(order[start:start + s.minibatch])
-            logits, value = net(obs[idx])
+            logits, value = net(obs[idx], None if critic_obs is None else critic_obs[idx])
             logits = logits.masked_fill(~masks[idx], -1e9)
             logp_all = torch.log_softmax(logits, dim=1)
             logp = logp_all.gather(1, actions[idx, None]).squeeze(1)
@@ -209,7 +220,8 @@ def merge(rollouts: list[Rollout]) -> Rollout:
         values=np.concatenate([r.values for r in rollouts]), rewards=np.concatenate([r.rewards for r in rollouts]),
         dones=np.concatenate([r.dones for r in rollouts]), streams=np.concatenate(streams),
         decisions=sum(r.decisions for r in rollouts), moves=sum(r.moves for r in rollouts),
-        matches=[m for r in rollouts for m in r.matches])
+        matches=[m for r in rollouts for m in r.matches],
+        critic_obs=None if rollouts[0].critic_obs is None else np.concatenate([r.critic_obs for r in rollouts]))
 
 
 # ------------------------------------------------------------------------------- 4. the loop
@@ -232,8 +244,7 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
     # Started first, so that their start-up (importing torch, building collectors: ~2.5 s)
     # overlaps the learner's.
     with worker_group(s.workers, Collector, s.collector_args(), ray) as workers:
-        obs_size, num_actions = run.probe.obs_size, run.probe.num_actions
-        net = ActorCritic(obs_size, num_actions, s.hidden, s.activation)
+        net = s.net_factory()()
         optimizer = None
         state = RunState(next_snapshot=s.snapshot_every, next_eval=s.eval_every)
         mix = OpponentMix(s.opponents, s.max_snapshots)
@@ -295,7 +306,8 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
                     for g in optimizer.param_groups:
                         g["lr"] = s.lr * max(0.0, 1 - state.decisions / s.steps)
                 adv, ret = stream_advantages(rollout, s.gamma, s.gae_lambda)
-                batch = {"obs": rollout.obs, "masks": rollout.masks, "actions": rollout.actions,
+                batch = {"obs": rollout.obs, "critic_obs": rollout.critic_obs, "masks": rollout.masks,
+                         "actions": rollout.actions,
                          "logprobs": rollout.logprobs, "values": rollout.values, "advantages": adv,
                          "returns": ret}
                 rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
