@@ -74,9 +74,9 @@ class WholeMoves(SingleActionMoves):
         p = np.stack([self.lookahead.draw_probabilities(d) for d, _, _ in decisions])
         asked = [self._asked(d, legal) for d, legal, _ in decisions]
         solved = Chances(p[0] if len(p) == 1 else p, GAMMA).solve_each(DRAWS, [hands for hands, _ in asked])
-        for i, ((d, legal, rows), (hands, here)) in enumerate(zip(decisions, asked)):
-            self._chances(d, legal, rows, [table[i] for table in solved], hands, here)
-        return [rows for _, _, rows in decisions]
+        rows = np.concatenate([rows for _, _, rows in decisions])
+        self._chances(decisions, asked, solved, rows)
+        return np.split(rows, np.cumsum([len(legal) for legal in legals])[:-1])
 
     def _rows(self, observation: np.ndarray, legal: list[int]) -> tuple:
         """(the decoded view, legal, the rows with every column but the chances')."""
@@ -126,26 +126,30 @@ class WholeMoves(SingleActionMoves):
         here = index(d, d["hand"]) if DRAW_STOCK in legal or TAKE_DISCARD in legal else -1
         return hands + [here] * (here >= 0), here
 
-    def _chances(self, d: dict, legal: list[int], rows: np.ndarray, solved: list, hands: list[int],
-                 here: int) -> None:
-        """Columns 64..69 from the decision's solved tables: the chance of completing within
-        1..DRAWS draws, counted from each move, then relative to the best candidate's."""
-        discards = [i for i, a in enumerate(legal) if a <= DISCARD_JOKER]
-        if discards:
-            kept = hands[:len(discards)]
-            rows[discards, _CHANCE:_CHANCE + DRAWS] = np.stack([table[kept] for table in solved]).T
-        for i, a in enumerate(legal):
-            if a == DRAW_STOCK:
-                rows[i, _CHANCE:_CHANCE + DRAWS] = [table[here] for table in solved]
-            elif a == TAKE_DISCARD:
-                if rows[i, _WINS]:
-                    rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
-                    continue
-                keeps = tables().kept[tables().draw[here, card_type(d["live"], d["wild"], d["dead"])]]
-                for k in range(2, DRAWS + 1):
-                    rows[i, _CHANCE + k - 1] = GAMMA * solved[k - 2][keeps].max()
-            elif a == DECLARE:
-                rows[i, _CHANCE:_CHANCE + DRAWS] = 1.0
+    def _chances(self, decisions: list, asked: list, solved: list, rows: np.ndarray) -> None:
+        """Columns 64..69 of every decision's rows (``rows``: theirs one after the other) from the
+        solved tables ([D, hands] per depth): the chance of completing within 1..DRAWS draws,
+        counted from each move, then relative to the best candidate's of its decision."""
+        at, decision, hand = [], [], []  # the rows whose chances are a solved hand's: a discard, a draw
+        row = 0
+        for i, ((d, legal, _), (hands, here)) in enumerate(zip(decisions, asked)):
+            kept = iter(hands)
+            for a in legal:
+                if a <= DISCARD_JOKER or a == DRAW_STOCK:
+                    at.append(row)
+                    decision.append(i)
+                    hand.append(next(kept) if a <= DISCARD_JOKER else here)
+                elif a == DECLARE or rows[row, _WINS]:
+                    rows[row, _CHANCE:_CHANCE + DRAWS] = 1.0
+                else:  # taking the discard: that card, then the best hand to keep
+                    keeps = tables().kept[tables().draw[here, card_type(d["live"], d["wild"], d["dead"])]]
+                    for k in range(2, DRAWS + 1):
+                        rows[row, _CHANCE + k - 1] = GAMMA * solved[k - 2][i, keeps].max()
+                row += 1
+        if at:
+            rows[at, _CHANCE:_CHANCE + DRAWS] = np.stack([table[decision, hand] for table in solved], axis=1)
         absolute = rows[:, _CHANCE:_CHANCE + DRAWS]
-        best = absolute.max(axis=0)
+        starts = np.cumsum([0] + [len(legal) for _, legal, _ in decisions[:-1]])
+        best = np.repeat(np.maximum.reduceat(absolute, starts, axis=0), [len(legal) for _, legal, _ in decisions],
+                         axis=0)
         rows[:, _RELATIVE:_RELATIVE + DRAWS] = np.where(best > 0, absolute / np.where(best > 0, best, 1.0), 1.0)
