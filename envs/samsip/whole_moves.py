@@ -75,8 +75,9 @@ class WholeMoves(SingleActionMoves):
         asked = [self._asked(d, legal) for d, legal, _ in decisions]
         solved = Chances(p[0] if len(p) == 1 else p, GAMMA).solve_each(DRAWS, [hands for hands, _ in asked])
         rows = np.concatenate([rows for _, _, rows in decisions])
-        self._chances(decisions, asked, solved, rows)
-        return np.split(rows, np.cumsum([len(legal) for legal in legals])[:-1])
+        starts = np.cumsum([0] + [len(legal) for legal in legals])[:-1]  # each decision's first row
+        self._chances(decisions, asked, solved, rows, starts)
+        return np.split(rows, starts[1:])
 
     def _rows(self, observation: np.ndarray, legal: list[int]) -> tuple:
         """(the decoded view, legal, the rows with every column but the chances')."""
@@ -126,10 +127,11 @@ class WholeMoves(SingleActionMoves):
         here = index(d, d["hand"]) if DRAW_STOCK in legal or TAKE_DISCARD in legal else -1
         return hands + [here] * (here >= 0), here
 
-    def _chances(self, decisions: list, asked: list, solved: list, rows: np.ndarray) -> None:
-        """Columns 64..69 of every decision's rows (``rows``: theirs one after the other) from the
-        solved tables ([D, hands] per depth): the chance of completing within 1..DRAWS draws,
-        counted from each move, then relative to the best candidate's of its decision."""
+    def _chances(self, decisions: list, asked: list, solved: list, rows: np.ndarray, starts: np.ndarray) -> None:
+        """Columns 64..69 of every decision's rows (``rows``: theirs one after the other, decision
+        d's from ``starts[d]``) from the solved tables ([D, hands] per depth): the chance of
+        completing within 1..DRAWS draws, counted from each move, then relative to the best
+        candidate's of its decision."""
         at, decision, hand = [], [], []  # the rows whose chances are a solved hand's: a discard, a draw
         row = 0
         for i, ((d, legal, _), (hands, here)) in enumerate(zip(decisions, asked)):
@@ -149,7 +151,5 @@ class WholeMoves(SingleActionMoves):
         if at:
             rows[at, _CHANCE:_CHANCE + DRAWS] = np.stack([table[decision, hand] for table in solved], axis=1)
         absolute = rows[:, _CHANCE:_CHANCE + DRAWS]
-        starts = np.cumsum([0] + [len(legal) for _, legal, _ in decisions[:-1]])
-        best = np.repeat(np.maximum.reduceat(absolute, starts, axis=0), [len(legal) for _, legal, _ in decisions],
-                         axis=0)
+        best = np.repeat(np.maximum.reduceat(absolute, starts, axis=0), np.diff(starts, append=len(rows)), axis=0)
         rows[:, _RELATIVE:_RELATIVE + DRAWS] = np.where(best > 0, absolute / np.where(best > 0, best, 1.0), 1.0)
