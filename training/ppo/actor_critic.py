@@ -29,11 +29,10 @@ def critic_input(env, seat: int, out: np.ndarray) -> None:
     """The perfect critic's input for ``seat`` into ``out`` (``max_players * obs_size``): every
     seat's observation, ``seat``'s first and then the others in turn order, zeros for seats the
     match does not have (so one critic serves every player count of a run)."""
-    size = env.obs_size
-    out[:] = 0.0
-    n = env.num_players
+    size, n = env.obs_size, env.num_players
     for k in range(n):
         out[k * size:(k + 1) * size] = env.encode_seat((seat + k) % n)
+    out[n * size:] = 0.0
 
 
 class ActorCritic(MaskedPolicyNet):

@@ -178,16 +178,17 @@ class Collector:
             # 2. one forward pass per network
             for ctrl, rows in batches.items():
                 b = len(rows)
+                perfect = bool(self.critic_size) and ctrl == LEARNER  # the perfect critic's inputs are the learner's
                 mask_buf[:b] = False
                 for j, i in enumerate(rows):
                     m = matches[i]
                     seat = m.env.acting_seat
                     obs_buf[j] = m.env.encode_seat(seat)
                     mask_buf[j, m.env.legal_now()] = True
-                    if self.critic_size and ctrl == LEARNER:
+                    if perfect:
                         critic_input(m.env, seat, critic_buf[j])
                 net = self.learner if ctrl == LEARNER else self.snapshot_nets[ctrl.split(":", 1)[1]]
-                critic = torch.from_numpy(critic_buf[:b]) if self.critic_size and ctrl == LEARNER else None
+                critic = torch.from_numpy(critic_buf[:b]) if perfect else None
                 logits, value = net(torch.from_numpy(obs_buf[:b]), critic)
                 logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
                 logp_all = torch.log_softmax(logits, dim=1).numpy()
@@ -204,7 +205,7 @@ class Collector:
                     cols["actions"].append(acts.astype(np.int64))
                     cols["logprobs"].append(logp_all[np.arange(b), acts].astype(np.float32))
                     cols["values"].append(value.reshape(-1).numpy().astype(np.float32))
-                    if self.critic_size:
+                    if perfect:
                         cols["critic"].append(critic_buf[:b].copy())
                     for j, i in enumerate(rows):
                         m = matches[i]
