@@ -22,7 +22,8 @@ from rich.text import Text
 
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.lines import Leave, LineReader
-from cardzoo.training.evaluation.records import check_rewards, env_from_header, play_moves, read_records, reset_to_header
+from cardzoo.training.evaluation.records import (WholeMoveWalker, check_rewards, env_from_header, play_moves,
+                                                  read_records, reset_to_header)
 
 QUIT_WORDS = {"q", "quit", "exit", ":q"}
 
@@ -43,48 +44,6 @@ def register(sub) -> argparse.ArgumentParser:
                                                "move, the table as a spectator sees it: no hidden hand)")
     p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
     return p
-
-
-class WholeMoves:
-    """Groups recorded env steps into whole moves while ``play_moves`` replays them: a move is
-    complete when its action ids form one of the acting seat's ``full_moves()`` (Suipi composes a
-    move in sub-steps; the other games move in one step)."""
-
-    def __init__(self, env, on_whole_move=None):
-        self.env = env
-        self.on_whole_move = on_whole_move  # (number, seat, ids, text, view snapshot before it)
-        self.count = 0
-        self.view = None
-        self._start()
-
-    def _start(self) -> None:
-        self.full = {tuple(ids): text for ids, text in self.env.full_moves()} if self.env.agents else {}
-        self.ids: list[int] = []
-        self.texts: list[str] = []
-        self.before = None
-
-    def begin(self, view) -> None:
-        """Show the moves with ``view``: its snapshot is taken before every whole move."""
-        self.view = view
-        self.before = view.snapshot()
-
-    def __call__(self, index, seat, action, text) -> None:
-        self.ids.append(int(action))
-        self.texts.append(text)
-        ids = tuple(self.ids)
-        env = self.env
-        over = not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
-        if not (ids in self.full or over or env.agent_seat[env.agent_selection] != seat):
-            return  # a sub-step: the move goes on
-        whole_text = self.full.get(ids, " ".join(self.texts))
-        if len(ids) == 1 and text != whole_text:
-            whole_text = text  # the exact cards a person chose (Siantappo suits): the record's "cards"
-        self.count += 1
-        if self.on_whole_move is not None:
-            self.on_whole_move(self.count, seat, ids, whole_text, self.before)
-        self._start()
-        if self.view is not None:
-            self.before = self.view.snapshot()
 
 
 def run(args, stdin=None, console: Console | None = None) -> int:
@@ -114,7 +73,7 @@ def run(args, stdin=None, console: Console | None = None) -> int:
 
     # First pass: check the record and count its whole moves.
     env = fresh_env()
-    counter = WholeMoves(env)
+    counter = WholeMoveWalker(env)
     try:
         totals = play_moves(env, rec["moves"], on_move=counter)
         check_rewards(totals, rec["rewards"])
@@ -124,7 +83,7 @@ def run(args, stdin=None, console: Console | None = None) -> int:
     if args.gif:
         from cardzoo.scripts.replay_gif import write_gif
 
-        frames = write_gif(fresh_env(), rec, n, args.gif, args.fps, WholeMoves)
+        frames = write_gif(fresh_env(), rec, n, args.gif, args.fps)
         console.print(f"wrote {args.gif}: {where}, {frames} frames ({n} moves) at {args.fps:g} per second")
         return 0
 
@@ -158,8 +117,8 @@ def run(args, stdin=None, console: Console | None = None) -> int:
         elif args.delay > 0:
             time.sleep(args.delay)
 
-    walker = WholeMoves(env, show)
-    walker.begin(view)
+    walker = WholeMoveWalker(env, show)
+    walker.begin(view.snapshot)
     try:
         totals = play_moves(env, rec["moves"], on_move=walker)
     except Leave as stop:

@@ -15,14 +15,14 @@ from PIL import Image
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.picture import picture
 from cardzoo.envs.seatview import match_over, public_view
-from cardzoo.training.evaluation.records import play_moves
+from cardzoo.training.evaluation.records import WholeMoveWalker, play_moves
 
 MAX_FRAMES = 3000  # frames are held in memory until the GIF is written (0.7 MB each)
 LAST_HOLD = 4  # the last frame stays this many frame times
 
 
 class _Snapshots:
-    """The game view's ``snapshot`` (public state before a move), as ``WholeMoves.begin`` wants."""
+    """The game view's ``snapshot`` (public state before a move) and public move line."""
 
     def __init__(self, env):
         self.env = env
@@ -35,12 +35,9 @@ class _Snapshots:
         return self.view.move_lines(self.env, before, seat, ids, text)["public"]
 
 
-def write_gif(env, rec: dict, moves: int, out: str, fps: float, whole_moves_cls) -> int:
+def write_gif(env, rec: dict, moves: int, out: str, fps: float) -> int:
     """Replay ``rec`` through ``env`` (reset to its header) into the GIF ``out``; the frame count.
-
-    ``moves`` is the record's number of whole moves; ``whole_moves_cls`` groups env steps into
-    them (``replay_cmd.WholeMoves``).
-    """
+    ``moves`` is the record's number of whole moves."""
     if moves + 1 > MAX_FRAMES:
         raise UserError(f"the match has {moves} moves; --gif draws at most {MAX_FRAMES - 1}")
     snaps = _Snapshots(env)
@@ -50,8 +47,8 @@ def write_gif(env, rec: dict, moves: int, out: str, fps: float, whole_moves_cls)
         line = snaps.public_line(before, seat, ids, text)
         frames.append(_frame(env, f"{k}/{moves} · player_{seat}: {line}"))
 
-    walker = whole_moves_cls(env, on_move)
-    walker.begin(snaps)
+    walker = WholeMoveWalker(env, on_move)
+    walker.begin(snaps.snapshot)
     play_moves(env, rec["moves"], on_move=walker)
     _save(frames, out, fps)
     return len(frames)

@@ -95,3 +95,64 @@ def test_bad_records_one_line_exit_2(make, needle, siantappo_records, tmp_path, 
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("cardzoo replay: error:") and needle in err, err
+
+
+def _record_with_typed_suits(seed: int) -> dict:
+    """A Siantappo match of random legal moves in which every pair whose player holds a third card
+    of the rank is played with that third card typed in (the action id alone plays the lowest
+    suits), recorded as `cardzoo play --save` records a person's typed cards."""
+    import random
+
+    from cardzoo.envs import siantappo_v0
+    from cardzoo.envs.siantappo.actions import key_str
+    from cardzoo.envs.siantappo.engine import hand_keys
+    from cardzoo.envs.seatview import match_over
+    from cardzoo.training.evaluation.records import skip_dead_steps
+
+    env = siantappo_v0.raw_env(num_players=4, rounds=1)
+    env.reset(seed=seed)
+    rec, moves, totals, rng = dict(env.record_header()), [], [0.0] * 4, random.Random(seed)
+    while True:
+        skip_dead_steps(env)
+        if match_over(env):
+            break
+        seat = env.agent_seat[env.agent_selection]
+        action = rng.choice([a for a, ok in enumerate(env.observe(env.agent_selection)["action_mask"]) if ok])
+        canon = env.engine.action_cards(action)
+        third = [k for k in hand_keys(env.engine.hands[seat]) if canon and k >> 2 == canon[0] >> 2 and k not in canon]
+        move = {"seat": seat}
+        if len(canon) == 2 and canon[0] >> 2 == canon[1] >> 2 and third:
+            move["cards"] = f"{key_str(third[0])} {key_str(canon[1])}"
+            env.play(move["cards"])
+        else:
+            env.step(action)
+        move["action"] = env.history[-1]
+        moves.append(move)
+        for agent, r in env.rewards.items():
+            totals[env.agent_seat[agent]] += r
+    return {**rec, "moves": moves, "rewards": totals}
+
+
+def test_typed_suits_replay_in_the_terminal_and_the_browser(tmp_path, capsys):
+    """As found: the browser's replay stepped the action ids alone, so a saved game in which a person
+    typed other suits than the lowest showed the wrong cards or was refused as illegal."""
+    from cardzoo.scripts.serve.replay import Replay
+
+    rec = _record_with_typed_suits(17)
+    typed = [i for i, m in enumerate(rec["moves"]) if "cards" in m]
+    assert typed, "the seeded match should type some suits"
+    assert replay_record(rec) == pytest.approx(rec["rewards"])
+    replay = Replay(rec)
+    assert replay.view(len(replay.moves), 0)["over"]
+    shown = 0
+    for i in typed:  # one step is one whole move in Siantappo: the table after move i + 1
+        view = replay.view(i + 1, 0)
+        played = view["table"][0]["items"][0]["cards"]
+        if view["log"][-1]["text"].startswith(rec["moves"][i]["cards"]):  # not a trick just taken
+            assert sorted(played) == sorted(rec["moves"][i]["cards"].split()), (i, played)
+            shown += 1
+    assert shown
+    path = tmp_path / "typed.jsonl"
+    path.write_text(json.dumps(rec, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["replay", str(path), "--quiet"]) == 0
+    assert "the replay matches the recorded rewards" in capsys.readouterr().out

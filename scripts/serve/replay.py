@@ -16,11 +16,11 @@ import re
 import threading
 import time
 
-from cardzoo.envs.seatview import match_over
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
 from cardzoo.scripts.serve.match import log_entry, log_for, spectator_view, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec
-from cardzoo.training.evaluation.records import check_record, check_rewards, env_from_header, reset_to_header
+from cardzoo.training.evaluation.records import (WholeMoveWalker, check_record, check_rewards, env_from_header,
+                                                  play_moves, reset_to_header)
 
 MAX_RECORDS = 10_000  # games read from one uploaded file
 
@@ -69,60 +69,30 @@ class Replay:
         self.last_active = time.monotonic()
 
     def _index(self) -> None:
-        """Group the recorded action ids into whole moves, check them and the rewards."""
-        env = self.env
-        actions = [m["action"] for m in self.record["moves"]]
-        totals = [0.0] * env.num_players
-        i = 0
-        while i < len(actions):
-            self._skip_dead()
-            if match_over(env):
-                raise UserError(f"move {i + 1}: the game is already over, but the record has "
-                                 f"{len(actions) - i} more action(s)")
-            seat = env.acting_seat
-            full = dict((tuple(ids), t) for ids, t in env.full_moves())
-            before = self.view_mod.snapshot(env)
-            ids: list[int] = []
-            while True:
-                if i >= len(actions):
-                    raise UserError("the record ends in the middle of a move")
-                a = int(actions[i])
-                i += 1
-                try:
-                    env.step(a)
-                except ValueError as e:  # IllegalMoveError
-                    raise UserError(f"move {i}: {e}") from None
-                for agent, r in env.rewards.items():
-                    totals[env.agent_seat[agent]] += r
-                ids.append(a)
-                if tuple(ids) in full or not any(k[:len(ids)] == tuple(ids) for k in full):
-                    break
-            text = full.get(tuple(ids), " ".join(env.action_text(a) for a in ids))
-            lines = self.view_mod.move_lines(env, before, seat, tuple(ids), text)
-            self.moves.append((seat, tuple(ids)))
-            self.log.append(log_entry(len(self.moves), seat, lines))
-        self._skip_dead()
-        if not match_over(env):
-            raise UserError(f"the record ends after {len(actions)} actions, but the game is not over")
-        check_rewards(totals, self.record["rewards"])
+        """Replay the record once (its one-line errors), grouping its steps into whole moves."""
+        env, record = self.env, self.record
+        self.ends: list[int] = []  # recorded steps played after each whole move
 
-    def _skip_dead(self) -> None:
-        env = self.env
-        while env.agents and not match_over(env) and (env.terminations[env.agent_selection]
-                                                      or env.truncations[env.agent_selection]):
-            env.step(None)
+        def whole_move(n, seat, ids, text, before):
+            lines = self.view_mod.move_lines(env, before, seat, ids, text)
+            self.moves.append((seat, ids))
+            self.ends.append(walker.steps)
+            self.log.append(log_entry(n, seat, lines))
+
+        walker = WholeMoveWalker(env, whole_move)
+        walker.begin(lambda: self.view_mod.snapshot(env))
+        check_rewards(play_moves(env, record["moves"], on_move=walker), record["rewards"])
 
     def goto(self, k: int) -> None:
-        """Stand the env after ``k`` whole moves (rebuilding from the start to go back)."""
+        """Stand the env after ``k`` whole moves (rebuilding from the start to go back); the
+        recorded steps are played as recorded (a person's typed cards included)."""
         if k < self.pos:
             reset_to_header(self.env, self.record)
             self.pos = 0
-        while self.pos < k:
-            self._skip_dead()
-            for a in self.moves[self.pos][1]:
-                self.env.step(a)
-            self.pos += 1
-        self._skip_dead()
+        if k > self.pos:
+            start = self.ends[self.pos - 1] if self.pos else 0
+            play_moves(self.env, self.record["moves"][start:self.ends[k - 1]], to_the_end=False)
+            self.pos = k
 
     def view(self, k: int, seat: int) -> dict:
         """The table after ``k`` whole moves as ``seat`` sees it, with the log so far."""

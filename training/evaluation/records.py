@@ -21,6 +21,7 @@ import math
 from typing import Callable, Iterator
 
 from cardzoo.envs.registry import game_module
+from cardzoo.envs.seatview import match_over
 
 REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
 
@@ -74,16 +75,18 @@ def check_record(rec, where: str = "record") -> None:
         raise UserError(f"{where}: 'seed' must be an integer episode seed")
 
 
-def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
+def play_moves(env, moves, on_move: Callable | None = None, to_the_end: bool = True) -> list[float]:
     """Apply recorded moves to a freshly reset env; return the total reward per seat.
 
     Dead steps (eliminated seats) are taken as they come. ``on_move(index, seat, action, text)``
-    is called after each move. A move by the wrong seat or an illegal action -> ValueError.
+    is called after each move. A move by the wrong seat or an illegal action -> UserError; so is a
+    record whose game is not over after its last move, unless ``to_the_end`` is False (the first
+    moves of a record already checked whole).
     """
     totals = [0.0] * env.num_players
     for i, move in enumerate(moves):
-        _skip_dead(env)
-        if not env.agents or env.terminations[env.agent_selection]:
+        skip_dead_steps(env)
+        if match_over(env):
             raise UserError(f"move {i + 1}: the game is already over, but the record has "
                              f"{len(moves) - i} more move(s)")
         seat = env.agent_seat[env.agent_selection]
@@ -106,20 +109,62 @@ def play_moves(env, moves, on_move: Callable | None = None) -> list[float]:
             totals[env.agent_seat[agent]] += r
         if on_move is not None:
             on_move(i, seat, action, text)
-    _skip_dead(env)
-    if env.agents and not all(env.terminations[a] or env.truncations[a] for a in env.agents):
+    skip_dead_steps(env)
+    if to_the_end and not match_over(env):
         raise UserError(f"the record ends after {len(moves)} moves, but the game is not over")
     return totals
 
 
-def _skip_dead(env) -> None:
-    while env.agents:
-        agent = env.agent_selection
-        if not (env.terminations[agent] or env.truncations[agent]):
-            return
-        if all(env.terminations[a] or env.truncations[a] for a in env.agents):
-            return  # the match is over
+def skip_dead_steps(env) -> None:
+    """Take the steps of eliminated seats (PettingZoo's ``step(None)``) up to a live seat's turn or
+    the end of the match."""
+    while not match_over(env) and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
         env.step(None)
+
+
+class WholeMoveWalker:
+    """Groups recorded env steps into whole moves while ``play_moves`` replays them (pass it as
+    ``on_move``): a move is complete when its action ids form one of the acting seat's
+    ``full_moves()`` (Suipi composes a move in sub-steps; the other games move in one step), the
+    match ends, or another seat is to move.
+
+    ``on_whole_move(number, seat, ids, text, before)`` is called after each, ``before`` being what
+    the ``snapshot`` callable given to ``begin`` returned before the move (None without one);
+    ``steps`` is the number of recorded steps played so far."""
+
+    def __init__(self, env, on_whole_move: Callable | None = None):
+        self.env = env
+        self.on_whole_move = on_whole_move
+        self.count = self.steps = 0
+        self.snapshot: Callable | None = None
+        self._start()
+
+    def _start(self) -> None:
+        self.full = {tuple(ids): text for ids, text in self.env.full_moves()} if self.env.agents else {}
+        self.ids: list[int] = []
+        self.texts: list[str] = []
+        self.before = self.snapshot() if self.snapshot is not None else None
+
+    def begin(self, snapshot: Callable) -> None:
+        """Take ``snapshot()`` before every whole move from now on (a view's public state)."""
+        self.snapshot = snapshot
+        self.before = snapshot()
+
+    def __call__(self, index, seat, action, text) -> None:
+        self.ids.append(int(action))
+        self.texts.append(text)
+        self.steps = index + 1
+        ids = tuple(self.ids)
+        env = self.env
+        if not (ids in self.full or match_over(env) or env.agent_seat[env.agent_selection] != seat):
+            return  # a sub-step: the move goes on
+        whole_text = self.full.get(ids, " ".join(self.texts))
+        if len(ids) == 1 and text != whole_text:
+            whole_text = text  # the exact cards a person chose (Siantappo suits): the record's "cards"
+        self.count += 1
+        if self.on_whole_move is not None:
+            self.on_whole_move(self.count, seat, ids, whole_text, self.before)
+        self._start()
 
 
 def replay_record(rec: dict, render_mode: str | None = None, on_move: Callable | None = None,
