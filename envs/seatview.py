@@ -89,6 +89,13 @@ def match_over(env) -> bool:
     return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
 
+def skip_dead_steps(env) -> None:
+    """Take the steps of eliminated seats (Sam Sip; PettingZoo's ``step(None)``) up to a live
+    seat's turn or the end of the match."""
+    while not match_over(env) and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(None)
+
+
 def base_view(env, seat: int | None, title: str) -> dict:
     """The fields every game fills the same way."""
     over = match_over(env)

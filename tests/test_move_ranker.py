@@ -471,6 +471,34 @@ def test_a_killed_dmc_run_resumes_to_the_same_weights(tmp_path):
     assert all(np.array_equal(a[k], b[k]) for k in a)
 
 
+def test_ctrl_c_saves_a_dmc_run_at_its_iteration_boundary(tmp_path, monkeypatch, capsys):
+    """Ctrl-C between iterations saves the run (not only the periodic saves), and --resume ends
+    with the weights of the uninterrupted run."""
+    from cardzoo.training.dmc import trainer
+
+    steps = ["--steps", "1200", "--save-every", "1e9"]  # no periodic save after the start
+    assert cli(["train", "suipi", *DMC_RUN, *steps, "--out", str(tmp_path / "whole")]) == 0
+    logged, log_iteration = [], trainer._log_iteration
+
+    def interrupt_on_the_third(*args, **kwargs):
+        log_iteration(*args, **kwargs)
+        logged.append(1)
+        if len(logged) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "_log_iteration", interrupt_on_the_third)
+    stopped = tmp_path / "stopped"
+    capsys.readouterr()
+    assert cli(["train", "suipi", *DMC_RUN, *steps, "--out", str(stopped)]) == 130
+    assert "saved; continue with --resume" in capsys.readouterr().out
+    saved = json.loads((stopped / "state" / "state.json").read_text())["state"]["decisions"]
+    assert 450 <= saved < 1200 and not (stopped / "final.safetensors").exists()
+    monkeypatch.setattr(trainer, "_log_iteration", log_iteration)
+    assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(stopped), "--no-progress"]) == 0
+    a, b = _final_weights(tmp_path / "whole"), _final_weights(stopped)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
 def test_a_dmc_run_stopped_in_its_warm_start_resumes_from_the_finished_parts(tmp_path, capsys):
     """A run stopped before its first save (during the warm start) continues with --resume: the
     warm-start parts it finished are read back (a damaged one is played again), and the weights

@@ -35,7 +35,7 @@ MATCHES = {
 
 @pytest.fixture
 def client():
-    with TestClient(create_app(watch_pace=0.0)) as c:
+    with TestClient(create_app()) as c:
         yield c
 
 

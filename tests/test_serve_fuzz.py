@@ -82,7 +82,7 @@ def check_refusal(r):
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(watch_pace=0.0)) as c:  # raises any server exception in the test
+    with TestClient(create_app()) as c:  # raises any server exception in the test
         yield c
 
 

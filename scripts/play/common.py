@@ -41,10 +41,6 @@ def card_text(text: str, base_style: str = "") -> Text:
     return out
 
 
-def cards_line(cards: Sequence[str], sep: str = " ") -> Text:
-    return card_text(sep.join(cards))
-
-
 def place_names(scores: Sequence[float], higher_is_better: bool = True) -> list[str]:
     """Competition places of every entry: ``1st``, ``tied 2nd``, ``tied 2nd``, ``4th``."""
     sign = -1 if higher_is_better else 1
@@ -81,9 +77,6 @@ class Seats:
 
     def __len__(self) -> int:
         return len(self.specs)
-
-    def is_human(self, seat: int) -> bool:
-        return self.specs[seat] == "human"
 
     def label(self, seat: int) -> str:
         kind = self.specs[seat]

@@ -15,6 +15,7 @@ from rich.text import Text
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
+from cardzoo.envs.seatview import match_over
 from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
 from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser
@@ -109,8 +110,7 @@ class PlaySession:
         return self.seats.humans[0] if len(self.seats.humans) == 1 else None
 
     def _over(self) -> bool:
-        env = self.env
-        return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+        return match_over(self.env)
 
     # ------------------------------------------------------------------- moves
     def _step(self, seat: int, action: int, text: str | None = None, cards: str | None = None) -> dict[int, float]:

@@ -61,10 +61,10 @@ class BadRequest(ValueError):
     """A request the server refuses, with the one line that says why."""
 
 
-def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = None,
-               watch_pace: float = WATCH_PACE) -> Starlette:
+def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = None) -> Starlette:
     """The app. ``allowed_hosts`` (Host header names) guards a localhost server against DNS
-    rebinding; None allows any (tests). ``watch_pace`` spaces the moves of bots-only matches.
+    rebinding; None allows any (tests). A bots-only match spaces its moves by the request's
+    ``pace`` (default ``WATCH_PACE``).
 
     Its one piece of state is ``app.state.store`` (the matches and replays); every handler
     below finds it through its request or socket."""

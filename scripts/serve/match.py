@@ -18,7 +18,7 @@ import time
 from typing import Sequence
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.envs.seatview import match_over
+from cardzoo.envs.seatview import match_over, skip_dead_steps
 from cardzoo.envs.errors import UserError
 from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
                                            parse_agent_spec)
@@ -71,7 +71,7 @@ class Match:
         self.driver: asyncio.Task | None = None
         self.failed: str | None = None
         self.pace = 0.0  # seconds between bot moves (only bots-only matches are paced)
-        self.created = self.last_active = time.monotonic()
+        self.last_active = time.monotonic()
         self.finished_at: float | None = None
         self.adviser = None  # the model that answers hints (loaded on the first one)
 
@@ -112,11 +112,7 @@ class Match:
         self.last_active = time.monotonic()
 
     def _skip_dead(self) -> None:
-        """Eliminated seats (Sam Sip) take PettingZoo's dead step until a live seat acts."""
-        env = self.env
-        while env.agents and not self.over and (env.terminations[env.agent_selection]
-                                                or env.truncations[env.agent_selection]):
-            env.step(None)
+        skip_dead_steps(self.env)
 
     # ------------------------------------------------------------------ moves
     def check_move(self, seat: int, ids, version) -> tuple[int, ...]:

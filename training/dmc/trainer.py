@@ -376,40 +376,52 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
         if state.decisions < s.steps:
             workers.submit(requests(state.inflight or next_collection(state.iteration)))
         last_save = time.monotonic()
-        t0 = time.perf_counter()
-        while state.decisions < s.steps:
-            rollouts = workers.receive()
-            t1 = time.perf_counter()
-            n = sum(len(r.returns) for r in rollouts)
-            more = state.decisions + n < s.steps and state.wall() < limit
-            state.inflight = next_collection(state.iteration + 1) if more else None
-            if more:
-                workers.submit(requests(state.inflight))
-            else:
-                workers.stop()
-            absorb(state, replay, rollouts)
-            loss, steps = learn_iteration(net, optimizer, replay, state, s, n)
-            ema = state.learner["rules_ema"]
-            t2 = time.perf_counter()
-            rate = n / max(t2 - t0, 1e-9)
-            _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts),
-                           versus)
-            log_traffic(writer, workers, state.decisions)
-            t0 = t2
-            bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}")
-            if evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
-                state.next_eval += s.eval_every
-                path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
-                evaluation = evaluate_async(path, state.decisions, s.seed * 1_000_003 + state.decisions)
-            if evaluation is not None and evaluation[1].ready():
-                run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
-                evaluation = None
-            if time.monotonic() - last_save > s.save_every and more:
+        at_boundary = True  # the state is consistent (between iterations): safe to save
+        try:
+            t0 = time.perf_counter()
+            while state.decisions < s.steps:
+                rollouts = workers.receive()
+                at_boundary = False
+                t1 = time.perf_counter()
+                n = sum(len(r.returns) for r in rollouts)
+                more = state.decisions + n < s.steps and state.wall() < limit
+                state.inflight = next_collection(state.iteration + 1) if more else None
+                if more:
+                    workers.submit(requests(state.inflight))
+                else:
+                    workers.stop()
+                absorb(state, replay, rollouts)
+                loss, steps = learn_iteration(net, optimizer, replay, state, s, n)
+                at_boundary = True
+                ema = state.learner["rules_ema"]
+                t2 = time.perf_counter()
+                rate = n / max(t2 - t0, 1e-9)
+                _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts),
+                               versus)
+                log_traffic(writer, workers, state.decisions)
+                t0 = t2
+                bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}")
+                if evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
+                    state.next_eval += s.eval_every
+                    path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
+                    evaluation = evaluate_async(path, state.decisions, s.seed * 1_000_003 + state.decisions)
+                if evaluation is not None and evaluation[1].ready():
+                    run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
+                    evaluation = None
+                if time.monotonic() - last_save > s.save_every and more:
+                    save(state)
+                    last_save = time.monotonic()
+                if not more:  # out of steps or of time: the workers have been told to stop
+                    break
+        except KeyboardInterrupt:
+            if at_boundary:
                 save(state)
-                last_save = time.monotonic()
-            if not more:  # out of steps or of time: the workers have been told to stop
-                break
-        bar.close()
+                log(f"\ninterrupted at {state.decisions:,} samples: saved; continue with --resume")
+            else:
+                log("\ninterrupted in the middle of an update: the last save resumes with --resume")
+            raise
+        finally:
+            bar.close()
         if evaluation is not None:  # one still running: its point belongs on the curve
             run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
         if state.wall() >= limit:

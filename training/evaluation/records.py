@@ -21,7 +21,7 @@ import math
 from typing import Callable, Iterator
 
 from cardzoo.envs.registry import game_module
-from cardzoo.envs.seatview import match_over
+from cardzoo.envs.seatview import match_over, skip_dead_steps
 
 REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
 
@@ -113,13 +113,6 @@ def play_moves(env, moves, on_move: Callable | None = None, to_the_end: bool = T
     if to_the_end and not match_over(env):
         raise UserError(f"the record ends after {len(moves)} moves, but the game is not over")
     return totals
-
-
-def skip_dead_steps(env) -> None:
-    """Take the steps of eliminated seats (PettingZoo's ``step(None)``) up to a live seat's turn or
-    the end of the match."""
-    while not match_over(env) and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-        env.step(None)
 
 
 class WholeMoveWalker:

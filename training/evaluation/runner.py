@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardzoo.envs.registry import game_module, game_spec
+from cardzoo.envs.seatview import match_over
 from cardzoo.training.agents.specs import AgentSpec, agent_move, make_agent
 from cardzoo.training.evaluation.results import GameResult
 
@@ -74,7 +75,7 @@ class Runner:
         while env.agents:
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
-                if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+                if match_over(env):
                     break
                 env.step(None)  # an eliminated seat leaves (PettingZoo dead step)
                 continue

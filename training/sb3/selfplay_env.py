@@ -35,7 +35,6 @@ class SelfPlayEnv(gym.Env):
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (self.aec.obs_size,), np.float32)
         self.action_space = gym.spaces.Discrete(self.aec.num_actions)
         self._rng = random.Random(seed)
-        self._seeded = False
         self.learner_seats: list[int] = []
         self.opponents: dict[int, object] = {}
 
