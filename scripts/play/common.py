@@ -82,7 +82,7 @@ class Seats:
         kind = self.specs[seat]
         if kind == "human":
             return f"player_{seat} (you)" if self.you else f"player_{seat} (human)"
-        from cardzoo.scripts.play.seats import seat_label
+        from cardzoo.training.agents.specs import seat_label
 
         return f"player_{seat} ({seat_label(kind)})"
 

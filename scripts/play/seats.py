@@ -67,7 +67,7 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
     with ``say`` ("loading model …") since loading one takes a moment; a seat that cannot be
     built is a one-line error naming the seat and the spec."""
     from cardzoo.training.agents.shipped import shipped_model_path
-    from cardzoo.training.agents.specs import parse_agent_spec
+    from cardzoo.training.agents.specs import make_agent, parse_agent_spec
 
     announced: set[str] = set()
     agents = []
@@ -86,7 +86,7 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
             seats = ", ".join(f"player_{t}" for t, other in enumerate(specs) if other == spec)
             say(f"loading model {path} for {seats} …")
         try:
-            agents.append(make_agent(spec, module, config, seed + 1000 + s))
+            agents.append(make_agent(spec, module, config=config, seed=seed + 1000 + s))
         except (ValueError, FileNotFoundError) as e:  # CheckpointError is a ValueError
             raise UserError(f"player_{s} ({spec}): {e}") from None
     return agents
@@ -95,23 +95,3 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
 def _short_path(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
-
-
-def make_agent(spec: str, module, config, seed: int | None):
-    """An Agent for one bot seat (act(observation, action_mask) -> int), built by the shared
-    agent-spec parser of `cardzoo eval` (random, rules, model, a checkpoint path, SPEC@SEED)."""
-    from cardzoo.training.agents.specs import make_agent as shared_make_agent
-
-    return shared_make_agent(spec, module, config=config, seed=seed)
-
-
-def seat_label(spec: str) -> str:
-    """Short display name of a seat spec (checkpoints by file name)."""
-    if spec == "human":
-        return spec
-    try:
-        from cardzoo.training.agents.specs import parse_agent_spec
-
-        return parse_agent_spec(spec).label
-    except (ValueError, OSError):
-        return spec

@@ -21,7 +21,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import match_over, skip_dead_steps
 from cardzoo.envs.errors import UserError
 from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
-                                           parse_agent_spec)
+                                           seat_label)
 
 HUMAN = "human"
 LOG_SHOWN = 40  # log entries sent with each view (the newest)
@@ -34,10 +34,6 @@ class MoveRefused(ValueError):
 def view_module(game: str):
     """The game's seat view module, ``envs.<game>.view``."""
     return importlib.import_module(f"cardzoo.envs.{game}.view")
-
-
-def seat_label(spec: str) -> str:
-    return HUMAN if spec == HUMAN else parse_agent_spec(spec).label
 
 
 def new_key() -> str:

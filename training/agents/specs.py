@@ -121,6 +121,17 @@ def parse_agent_spec(text: str) -> AgentSpec:
     return AgentSpec(kind, seed=seed, text=raw, budget=budget)
 
 
+def seat_label(text: str) -> str:
+    """How a seat reads at a table: a person's seat as "human", an agent spec by its ``label``
+    (checkpoints by file name), anything else as written."""
+    if text == "human":
+        return text
+    try:
+        return parse_agent_spec(text).label
+    except (ValueError, OSError):
+        return str(text)
+
+
 def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
     """Parse a comma-separated list (or a list of strings, each possibly comma-separated)."""
     items = [text] if isinstance(text, str) else list(text)
