@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import dataclasses
 from typing import Any, Iterable
+
+from cardzoo.envs.errors import UserError
 
 
 class ConfigError(UserError):

@@ -29,11 +29,11 @@ Pure Python: no gymnasium or pettingzoo imports here or in any engine.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import random
 from dataclasses import dataclass, field
 from typing import Sequence
+
+from cardzoo.envs.errors import UserError
 
 MAX_LISTED_MOVES = 20  # legal moves named in an error message before "… and N more"
 MAX_REASON_CHARS = 300  # an error's reason is cut here (it may echo what the user typed)

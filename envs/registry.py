@@ -22,8 +22,6 @@ Tools ask ``game_spec(name)`` instead of branching on game names; ``register`` a
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import importlib
 import random
 from collections.abc import Mapping
@@ -32,6 +30,7 @@ from types import ModuleType
 from typing import Any, Iterator
 
 from cardzoo.envs.config import ConfigError
+from cardzoo.envs.errors import UserError
 
 # Registry name -> module path. ``register`` / ``unregister`` change it.
 GAME_MODULES: dict[str, str] = {

@@ -13,8 +13,6 @@ docs/benchmarks.md has the latest figures (docs/benchmarks-env.json).
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import datetime
 import gc
@@ -22,6 +20,7 @@ import json
 import sys
 import time
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES
 from cardzoo.scripts.options import add_ray_flag, ray_session_of
 from cardzoo.training.benchmarks.floor import bench_floor

@@ -3,12 +3,11 @@ then show the trained agent playing a match against the rule bots."""
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import shutil
 from pathlib import Path
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 from cardzoo.training.agents.shipped import shipped_model_file
 from cardzoo.training.agents.specs import make_agent

@@ -9,11 +9,10 @@ See docs/evaluation.md.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import os
 
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_ray_flag, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_list
 from cardzoo.training.evaluation.report import print_report, write_csv, write_json, write_plot

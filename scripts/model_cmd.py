@@ -13,11 +13,10 @@ only reads the command line.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 from pathlib import Path
 
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_ray_flag, ray_session_of
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import json
+
+from cardzoo.envs.errors import UserError
 
 
 def add_option_flag(parser, example: str = "rounds=1") -> None:

@@ -10,8 +10,6 @@ See docs/play.md.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import math
 import os
@@ -21,6 +19,7 @@ import sys
 from rich.console import Console
 from rich.text import Text
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
 from cardzoo.scripts.options import add_option_flag, parse_options
 from cardzoo.scripts.play.common import Seats

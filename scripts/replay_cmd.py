@@ -11,8 +11,6 @@ animated GIF instead (scripts/replay_gif.py): the env's pictures, hidden hands f
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import os
 import time
@@ -20,6 +18,7 @@ import time
 from rich.console import Console
 from rich.text import Text
 
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.lines import Leave, LineReader
 from cardzoo.training.evaluation.records import (WholeMoveWalker, check_rewards, env_from_header, play_moves,

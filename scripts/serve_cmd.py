@@ -8,10 +8,10 @@ Needs the `web` extra (pip install -e ".[web]", included in ".[dev]"). See docs/
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import ipaddress
+
+from cardzoo.envs.errors import UserError
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 

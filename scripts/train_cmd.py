@@ -9,12 +9,11 @@ gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``); ``--algo rll
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import argparse
 import json
 from pathlib import Path
 
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_option_flag, add_ray_flag, parse_options
 
 S = argparse.SUPPRESS  # only flags the user gives are passed on (a resume refuses changed ones)

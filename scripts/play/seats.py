@@ -6,10 +6,10 @@ Agent specs are read and built by the shared parser in training/agents/specs.py,
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import os
 from typing import Callable, Sequence
+
+from cardzoo.envs.errors import UserError
 
 HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
 SEATS_HELP = ("Seats: human; rules (the game's rule bot: easy); random; model (the trained model shipped in "

@@ -5,13 +5,12 @@ Built from the registry and each game's config dataclass, so a new game appears 
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import dataclasses
 import os
 import re
 
 from cardzoo.envs.config import config_dict
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES, game_spec
 from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.options import parse_options

@@ -9,13 +9,12 @@ the file holds every deal anyway.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import json
 import re
 import threading
 import time
 
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
 from cardzoo.scripts.serve.match import log_entry, log_for, spectator_view, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec

@@ -14,8 +14,6 @@ either the old checkpoint or a pair whose hash check fails, never a half-written
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import hashlib
 import json
 import math
@@ -31,6 +29,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as safetensors_bytes
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module, game_names, game_of_config, game_spec
 from cardzoo.training.agents.networks import NETWORKS, network_class
 from cardzoo.training.agents.policy import ACTIVATIONS

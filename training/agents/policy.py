@@ -7,11 +7,11 @@ without stable-baselines3 and without unpickling anything.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import numpy as np
 import torch
 from torch import nn
+
+from cardzoo.envs.errors import UserError
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 

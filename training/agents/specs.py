@@ -7,14 +7,14 @@ called at the start of every episode.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import os
 import re
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from cardzoo.envs.errors import UserError
 
 
 @runtime_checkable

@@ -13,14 +13,13 @@ snapshots kept in memory as networks, drawn by fixed weights.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import math
 import random
 from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.specs import RandomAgent

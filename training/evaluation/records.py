@@ -14,12 +14,11 @@ the moves through ``raw_env`` from the same header reproduces the rewards exactl
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import json
 import math
 from typing import Callable, Iterator
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module
 from cardzoo.envs.seatview import match_over, skip_dead_steps
 

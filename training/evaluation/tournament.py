@@ -26,14 +26,13 @@ results are identical for any number of worker processes. How scores and winners
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import json
 import sys
 import time
 from typing import Sequence
 
 from cardzoo.envs.config import config_dict
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 from cardzoo.training.agents.specs import AgentSpec, parse_agent_spec
 from cardzoo.training.evaluation.log import log_key, open_log, read_log, write_game

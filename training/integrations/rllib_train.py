@@ -18,8 +18,6 @@ run starts, so ``--help`` and bad input work without it.
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import json
 import logging
 import time
@@ -27,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from cardzoo.envs.errors import UserError
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.envs.registry import game_module
 

@@ -24,13 +24,12 @@ it does beyond RLlib's own ``PettingZooEnv`` wrapper:
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 from collections import defaultdict
 
 import numpy as np
 from gymnasium import spaces
 
+from cardzoo.envs.errors import UserError
 from cardzoo.training.integrations.game_env import make_game_env
 
 OBS_KEY = "observations"  # what RLlib's ActionMaskingRLModule reads

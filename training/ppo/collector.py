@@ -19,13 +19,12 @@ between processes (so a Ray actor could host a ``Collector`` just as well).
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.specs import RandomAgent
 from cardzoo.training.ppo.actor_critic import critic_input

@@ -16,8 +16,6 @@ during other seats' moves included), so in a zero-sum match each seat learns fro
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import functools
 import math
 import os
@@ -29,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.ppo.actor_critic import CRITICS, ActorCritic
 from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout

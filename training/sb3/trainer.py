@@ -10,8 +10,6 @@ against each baseline), ``checkpoints/step_N.*`` and ``final.*`` (safetensors + 
 
 from __future__ import annotations
 
-from cardzoo.envs.errors import UserError
-
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -22,6 +20,7 @@ from typing import Callable, ClassVar
 import torch
 
 from cardzoo.envs.config import config_dict
+from cardzoo.envs.errors import UserError
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.envs.registry import game_module
 from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
