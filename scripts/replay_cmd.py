@@ -87,7 +87,8 @@ def run(args, stdin=None, console: Console | None = None) -> int:
         return 0
 
     env = fresh_env()
-    agents = [a or "unknown" for a in (rec.get("agents") or [None] * env.num_players)]
+    named = rec.get("agents") or []  # a list (check_record); as long as the seats
+    agents = [(named[s] if s < len(named) else None) or "unknown" for s in range(env.num_players)]
     from cardzoo.scripts.play_cmd import make_view
 
     seats = Seats(agents, you=False)

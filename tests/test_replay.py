@@ -71,6 +71,12 @@ def _bad(tmp_path, text):
     return str(p)
 
 
+def _bad_bytes(tmp_path, data: bytes):
+    p = tmp_path / "bad.jsonl"
+    p.write_bytes(data)
+    return str(p)
+
+
 def _tampered(records_path, tmp_path, change):
     rec = read_records(str(records_path))[0]
     change(rec)
@@ -88,7 +94,15 @@ def _tampered(records_path, tmp_path, change):
     (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("action", 10_000)), "move 1"),
     (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("game", "chess_v0")), "unknown game"),
     (lambda p, t: _tampered(p, t, lambda r: r["config"].__setitem__("rounds", -1)), "rounds"),
-], ids=["missing", "json", "keys", "empty", "range", "rewards", "short", "illegal", "game", "config"])
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", 5)), "'agents' must be a list"),
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", {"a": 1})), "'agents' must be a list"),
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", [None] * 4)), "'rewards' must be a list of numbers"),
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", "x")), "'rewards' must be a list of numbers"),
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("deck", 5)), "'deck' must be a list"),
+    (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("seat", "x")), "'seat' must be an integer"),
+    (lambda p, t: _bad_bytes(t, b'{"game": "\x83"}\n'), "not UTF-8"),
+], ids=["missing", "json", "keys", "empty", "range", "rewards", "short", "illegal", "game", "config", "agents-int",
+        "agents-dict", "rewards-null", "rewards-text", "deck", "seat", "bytes"])
 def test_bad_records_one_line_exit_2(make, needle, siantappo_records, tmp_path, capsys):
     path = make(siantappo_records, tmp_path)
     argv = ["replay", path, "--quiet"] + (["--game", "9"] if needle.startswith("--game") else [])
@@ -106,8 +120,7 @@ def _record_with_typed_suits(seed: int) -> dict:
     from cardzoo.envs import siantappo_v0
     from cardzoo.envs.siantappo.actions import key_str
     from cardzoo.envs.siantappo.engine import hand_keys
-    from cardzoo.envs.seatview import match_over
-    from cardzoo.training.evaluation.records import skip_dead_steps
+    from cardzoo.envs.seatview import match_over, skip_dead_steps
 
     env = siantappo_v0.raw_env(num_players=4, rounds=1)
     env.reset(seed=seed)
@@ -156,3 +169,9 @@ def test_typed_suits_replay_in_the_terminal_and_the_browser(tmp_path, capsys):
     path.write_text(json.dumps(rec, ensure_ascii=False) + "\n", encoding="utf-8")
     assert main(["replay", str(path), "--quiet"]) == 0
     assert "the replay matches the recorded rewards" in capsys.readouterr().out
+
+
+def test_a_record_naming_fewer_agents_than_seats_replays(siantappo_records, tmp_path, capsys):
+    path = _tampered(siantappo_records, tmp_path, lambda r: r.__setitem__("agents", ["rules"]))
+    assert main(["replay", path]) == 0
+    assert "player_0 (rules)" in capsys.readouterr().out

@@ -452,6 +452,13 @@ def test_a_record_with_wrong_rewards_or_game_number_is_refused(client):
     rec["rewards"] = [5.0, -5.0]
     r = client.post("/api/replays", json={"text": json.dumps(rec), "game": 1})
     assert r.status_code == 400 and "differ from the recorded" in r.json()["error"]
+    for field, value, reason in [("rewards", [None, None], "'rewards' must be a list of numbers"),
+                                 ("agents", 5, "'agents' must be a list"), ("agents", {"a": 1}, "'agents' must be a list")]:
+        r = client.post("/api/replays", json={"text": json.dumps({**rec, field: value}), "game": 1})
+        assert r.status_code == 400 and reason in r.json()["error"], (field, value)  # as found: a 500
+    rec["moves"][0]["seat"] = 99
+    r = client.post("/api/replays", json={"text": json.dumps(rec), "game": 1})
+    assert r.status_code == 400 and "the record says player_99 moves" in r.json()["error"]
 
 
 # ---------------------------------------------------------------------------- cleanup, threads

@@ -49,10 +49,12 @@ def read_records(path: str) -> list[dict]:
 
 
 def iter_records(path: str) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as f:  # FileNotFoundError is the caller's one line
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:  # FileNotFoundError is the caller's one line
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
+            if any("\udc80" <= ch <= "\udcff" for ch in line):
+                raise UserError(f"{path} line {lineno}: not UTF-8 text (a game record file is JSON lines)")
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as e:
@@ -70,8 +72,24 @@ def check_record(rec, where: str = "record") -> None:
     if not isinstance(rec["moves"], list) or not all(
             isinstance(m, dict) and isinstance(m.get("action"), int) for m in rec["moves"]):
         raise UserError(f"{where}: 'moves' must be a list of {{\"seat\", \"action\", \"text\"}} objects")
-    if not isinstance(rec["seed"], int):
+    if not all(isinstance(m.get("seat", 0), int) and isinstance(m.get("cards", ""), str) for m in rec["moves"]):
+        raise UserError(f"{where}: a move's 'seat' must be an integer and its 'cards' a text")
+    if not isinstance(rec["seed"], int) or isinstance(rec["seed"], bool):
         raise UserError(f"{where}: 'seed' must be an integer episode seed")
+    rewards = rec["rewards"]
+    values = list(rewards.values()) if isinstance(rewards, dict) else rewards
+    if not isinstance(values, list) or not all(_is_number(r) for r in values):
+        raise UserError(f"{where}: 'rewards' must be a list of numbers, one per seat")
+    deck = rec.get("deck")
+    if deck is not None and not (isinstance(deck, list) and all(isinstance(c, int) for c in deck)):
+        raise UserError(f"{where}: 'deck' must be a list of card numbers (or null)")
+    agents = rec.get("agents")
+    if agents is not None and not (isinstance(agents, list) and all(a is None or isinstance(a, str) for a in agents)):
+        raise UserError(f"{where}: 'agents' must be a list of agent names, one per seat (or null)")
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def play_moves(env, moves, on_move: Callable | None = None, to_the_end: bool = True) -> list[float]:
