@@ -239,7 +239,7 @@ def run(args) -> int:
 
 def run_show(path: str) -> int:
     """The tables of a kept result, as the run that wrote it printed them, and README's share of them."""
-    from cardzoo.training.benchmarks.report import readme_speed
+    from cardzoo.training.benchmarks.report import readme_speed, render_agents
     from cardzoo.training.benchmarks.training_speed import render_table
 
     try:
@@ -247,12 +247,32 @@ def run_show(path: str) -> int:
             result = json.load(f)
     except (OSError, ValueError) as e:
         raise UserError(f"--show: cannot read {path} ({e})") from None
-    if "train" in result:
-        print(render_table(result))
-    else:
-        print(render_report(result))
-        print("\nREADME.md's speed section:\n\n" + readme_speed(result))
+    kind = _kind_of(result)
+    if kind is None:
+        raise UserError(f"--show: {path} is not a result of cardzoo bench --json (of the engines, --train or --agents)")
+    try:
+        if kind == "train":
+            text = render_table(result)
+        elif kind == "agents":
+            text = render_agents(result)
+        else:
+            text = render_report(result) + "\n\nREADME.md's speed section:\n\n" + readme_speed(result)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise UserError(f"--show: {path} is a damaged cardzoo bench result ({type(e).__name__}: {e})") from None
+    print(text)
     return 0
+
+
+def _kind_of(result) -> str | None:
+    """Which ``cardzoo bench --json`` wrote ``result``: "env" (the engines), "train" or "agents"."""
+    if not isinstance(result, dict):
+        return None
+    if result.get("schema") == SCHEMA:
+        return "env"
+    for kind in ("train", "agents"):
+        if isinstance(result.get(kind), list):
+            return kind
+    return None
 
 
 def _write_json(path: str | None, result: dict) -> None:

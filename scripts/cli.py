@@ -8,9 +8,8 @@ import os
 import sys
 
 import cardzoo
-from cardzoo.training.agents.shipped import MODELS_ENV
-
 from cardzoo.envs.errors import UserError
+from cardzoo.training.agents.shipped import MODELS_ENV
 
 # subcommand -> module with register(subparsers) and run(args) -> int
 SUBCOMMANDS = {
@@ -54,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output went into a pipe that closed early (| head): nothing more to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would raise again
+        return 0
     except UserError as e:
         # Bad input: one clear line, no traceback. Anything else is a bug and keeps its traceback.
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)

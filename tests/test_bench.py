@@ -127,6 +127,18 @@ def test_what_the_run_printed_is_rendered_from_its_json(quick_run, capsys):
     assert readme.startswith("| game | players | engine moves/s |")
 
 
+@pytest.mark.parametrize("kept", ["docs/benchmarks-train.json", "docs/benchmarks-agents.json"])
+def test_show_prints_the_kept_training_and_agent_results(kept, capsys):
+    assert main(["bench", "--show", kept]) == 0
+    assert capsys.readouterr().out.lstrip().startswith("|")
+
+
+def test_a_damaged_result_is_one_line(tmp_path, capsys):
+    (tmp_path / "b.json").write_text('{"schema": "cardzoo-bench/1"}')
+    assert main(["bench", "--show", str(tmp_path / "b.json")]) == 2
+    assert "is a damaged cardzoo bench result" in capsys.readouterr().err
+
+
 def test_affinity_restored(quick_run):
     if quick_run["_affinity_before"] is not None:
         assert os.sched_getaffinity(0) == quick_run["_affinity_before"]
@@ -138,6 +150,7 @@ def test_affinity_restored(quick_run):
     (["bench", "siantappo", "--players", "x", "--quick"], "comma-separated"),
     (["bench", "siantappo", "--runs", "0"], "--runs"),
     (["bench", "--show", "no-such-bench.json"], "--show: cannot read no-such-bench.json"),
+    (["bench", "--show", "models/suipi-2p.json"], "is not a result of cardzoo bench --json"),  # as found: KeyError
 ])
 def test_bad_input_is_one_clear_line(argv, message, capsys):
     assert main(argv) == 2

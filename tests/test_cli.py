@@ -144,6 +144,18 @@ def test_python_dash_m_cardzoo_is_the_command():
     assert out.returncode == 0 and out.stdout.startswith("cardzoo ")
 
 
+def test_output_into_a_closed_pipe_ends_quietly():
+    """`cardzoo ... | head`: once the reader has gone, the command stops without a traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "bench", "--show", "docs/benchmarks-env.json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # gone before the command writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0 and "Traceback" not in err, err
+
+
 def test_models_flag_needs_a_folder_and_puts_it_first(tmp_path, capsys, monkeypatch):
     from cardzoo.training.agents.shipped import MODELS_ENV
 
