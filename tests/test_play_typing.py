@@ -133,6 +133,14 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
     assert text.count("player_0 (you): takes 8♣") == 1
 
 
+def test_samsip_discard_with_a_card_waits_for_the_draw():
+    """As found: in the draw phase `discard 10h`, the 10♥ lying in front of you, took it."""
+    text = transcript(["samsip", "--seed", "3"], ["discard 10h", "discard 5d", "quit", "y"], width=120)
+    assert "take 10♥" in text  # the card in front of the player
+    assert text.count("draw first: `draw` (from the stock) or `take`; you discard after that") == 2
+    assert "player_0 (you):" not in text  # nothing was played for them
+
+
 def test_a_mistyped_word_gets_a_suggestion_never_a_move():
     text = transcript(["samsip", "--seed", "1"], ["drwa", "tkae", "hnit", "quit", "y"], width=120)
     flat = " ".join(text.split())

@@ -198,8 +198,16 @@ class SamSipView(GameView):
                                        "one such card (`discard 7`)")
         if len(words) == 1 and words[0] in RANK_WORDS:  # a rank alone (`6`, `q`): a card of yours
             return Move(*self._rank_move(RANK_WORDS[words[0]], seat, discarding))
+        if discarding and self.env.game.phase == PHASE_DRAW:  # as found: `discard 10h` took the 10♥ in front
+            raise IllegalMoveError(self._draw_first())
         action = self.env.move_to_action(text.strip())
         return Move((action,), self.env.action_text(action))
+
+    def _draw_first(self, name: str | None = None) -> str:
+        legal = {tuple(ids) for ids, _ in self.env.full_moves()}
+        after = "you discard after that" if name is None else \
+            f"{'an' if name in ('8', 'A') else 'a'} {name} alone names a card to discard after that"
+        return "draw first: `draw` (from the stock)" + (" or `take`" if (TAKE_DISCARD,) in legal else "") + "; " + after
 
     def _rank_move(self, rank: int, seat: int, discarding: bool = False) -> tuple[tuple[int], str]:
         """The move a rank alone means: the discard in front of you to take (drawing), or your one
@@ -212,9 +220,7 @@ class SamSipView(GameView):
             if (not discarding and 0 <= g.live < NUM_STANDARD and g.live >> 2 == rank
                     and (TAKE_DISCARD,) in legal):
                 return (TAKE_DISCARD,), legal[(TAKE_DISCARD,)]
-            raise IllegalMoveError("draw first: `draw` (from the stock)"
-                                   + (" or `take`" if (TAKE_DISCARD,) in legal else "")
-                                   + f"; {'an' if name in ('8', 'A') else 'a'} {name} alone names a card to discard after that")
+            raise IllegalMoveError(self._draw_first(name))
         held = sorted(c for c in g.hands[seat] if c < NUM_STANDARD and c >> 2 == rank)
         if not held:
             raise IllegalMoveError(f"you hold no {name}")
