@@ -44,8 +44,8 @@ def run(args) -> int:
 
         from cardzoo.scripts.serve.app import create_app
     except ModuleNotFoundError as e:
-        raise UserError(f"cardzoo serve needs the web extra ({e.name} is missing): "
-                         "pip install -e \".[web]\"") from None
+        raise UserError(f"cardzoo serve needs the web extra ({e.name} is missing): pip install \"cardzoo[web]\" "
+                         "(in a source checkout: pip install -e \".[web]\")") from None
     import socket
 
     # Bind first, so the URL printed is the one that works (and --port 0 gets a real port).

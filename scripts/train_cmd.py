@@ -39,7 +39,8 @@ def register(sub) -> argparse.ArgumentParser:
                    help="player count(s); several are mixed in one run, e.g. 3,4,5,6 (default: the game's usual)")
     p.add_argument("--steps", type=int, default=S,
                    help="learner decisions to train for (ppo default 1000000; dmc: samples, default 2000000; "
-                        "a recipe sets its own)")
+                        "a recipe sets its own). Counted in whole iterations of whole matches (--batch), so a run "
+                        "stops at the first iteration that reaches it: a tiny --steps still trains one iteration")
     p.add_argument("--out", default=None,
                    help="run directory (default: ppo runs/GAME-Np, N the --players list joined by '-' or "
                         "'default', e.g. runs/siantappo-3-4-5-6p; dmc (and a recipe) adds -dmc, e.g. "
@@ -262,8 +263,9 @@ def _run_rllib(args, given: dict) -> int:
         import ray
         import ray.rllib  # noqa: F401  (Ray core alone, the `ray` extra, has no RLlib dependencies)
     except ImportError:
-        raise UserError("--algo rllib needs Ray RLlib: `make integrations-venv`, then run "
-                        ".venv-integrations/bin/cardzoo train ... --algo rllib (docs/integrations.md)") from None
+        raise UserError("--algo rllib needs Ray RLlib, which pins its own gymnasium: install cardzoo with the "
+                        "rllib extra in a separate venv (pip install \"cardzoo[rllib]\"; in a source checkout "
+                        "`make integrations-venv`, then .venv-integrations/bin/cardzoo; docs/integrations.md)") from None
     try:
         train_rllib(settings)
     finally:

@@ -236,7 +236,7 @@ def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
     bad.write_text("{}")
     assert main(["bench-compare", "--before", str(bad), "--after", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("cardzoo bench-compare: error: ") and "not a `cardzoo bench --json` file" in err
+    assert err.startswith("cardzoo bench-compare: error: ") and "not a result of `cardzoo bench --json` over the engines" in err
     assert err.count("\n") == 1
 
 

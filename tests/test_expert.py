@@ -208,7 +208,9 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
 def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_path):
     import torch
 
-    from cardzoo.training.agents.checkpoint import load_checkpoint
+    from cardzoo.scripts.cli import main
+    from cardzoo.training.agents.checkpoint import load_checkpoint, save_checkpoint
+    from cardzoo.training.agents.policy import MaskedPolicyNet
     from cardzoo.training.agents.ranker import MoveRankerNet
     from cardzoo.training.agents.shipped import shipped_model_path
     from cardzoo.training.dmc.trainer import DMCSettings, start_from
@@ -218,11 +220,20 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
     net = MoveRankerNet(shipped.obs_size, shipped.move_features, [256, 256], "relu", shipped.num_actions)
     start_from(net, path, "suipi")
     assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), shipped.state_dict().values()))
-    with pytest.raises(UserError, match="not a siantappo move ranker"):
+    with pytest.raises(UserError, match="a suipi checkpoint, not a siantappo one"):
         start_from(net, path, "siantappo")
     narrow = MoveRankerNet(shipped.obs_size, shipped.move_features, [64], "relu", shipped.num_actions)
     with pytest.raises(UserError, match=r"--init .*hidden layers \[256, 256\]"):
         start_from(narrow, path, "suipi")
+    policy = tmp_path / "policy"  # a PPO policy checkpoint (found passing one: the message asked for --hidden)
+    save_checkpoint(policy, MaskedPolicyNet(shipped.obs_size, shipped.num_actions, [8]),
+                    {"game": "suipi", "env": "suipi_v0", "player_counts": [2], "config": {"num_players": 2},
+                     "name": "policy"})
+    with pytest.raises(UserError, match="a policy network .*not a move ranker"):
+        start_from(net, str(policy), "suipi")
+    out = tmp_path / "run"
+    assert main(["train", "suipi", "--algo", "dmc", "--init", path, "--hidden", "64", "--out", str(out)]) == 2
+    assert not out.exists()  # refused before the run directory was made: the same --out works next time
     with pytest.raises(UserError, match="--init: checkpoint file not found"):
         DMCSettings(game="suipi", players=(2,), init=str(tmp_path / "nothing"))
     with pytest.raises(UserError, match="--imitate-from must be one of rules, teacher, expert"):

@@ -220,7 +220,7 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
     (["train", "suipi", "--ent", "0.1"], "--ent is not a flag of --algo dmc, the game's default trainer"),
     (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
     (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
-    (["train", "suipi", "--algo", "dmc", "--imitate-from", "teacher"], "suipi declares no TEACHER player"),
+    (["train", "suipi", "--algo", "dmc", "--imitate-from", "teacher"], "suipi has no teacher"),
 ])
 def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
     assert cli([*argv, "--out", str(tmp_path / "x")]) == 2

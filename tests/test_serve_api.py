@@ -224,6 +224,7 @@ def test_record_only_once_the_match_is_over(client):
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
     ({"game": "suipi", "seats": ["human", "rules"], "options": {"point_game": "12"}}, "point_game"),
     ({"game": "suipi", "seats": ["human", "rules"], "seed": "abc"}, "seed must be"),
+    ({"game": "suipi", "seats": ["human", "rules"], "seed": -5}, "seed must be a whole number from 0"),
     ({"game": "suipi", "seats": ["human", "rules"], "pace": 99}, "pace must be"),
     ([1, 2], "send {"),
 ])

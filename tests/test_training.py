@@ -140,6 +140,8 @@ def test_bad_training_settings():
         TrainSettings(game="suipi", players=3)
     with pytest.raises(ValueError, match="unknown game"):
         TrainSettings(game="poker")
+    with pytest.raises(UserError, match="--players 2,2: each player count once"):  # as found: refused when saving
+        TrainSettings(game="suipi", players=(2, 2))
     with pytest.raises(ValueError, match="steps must be >= 1"):
         TrainSettings(game="siantappo", steps=0)
     with pytest.raises(ValueError, match="rounds"):

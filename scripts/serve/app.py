@@ -478,7 +478,7 @@ def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     options = read_options(spec.name, body.get("options"))
     seed = body.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62):
-        raise BadRequest("seed must be a whole number (or left empty for a random one)")
+        raise BadRequest("seed must be a whole number from 0 to 2**62 - 1 (or left empty for a random one)")
     pace = body.get("pace", WATCH_PACE)
     if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= 10:
         raise BadRequest("pace must be 0..10 seconds")

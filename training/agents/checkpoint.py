@@ -309,9 +309,12 @@ def _check_tensors(header: dict, data_bytes: int, shapes: dict, weights: Path, s
             raise CheckpointError(f"{weights} is not a readable safetensors file (tensor {name} has "
                                   f"data_offsets [{start}, {end}]; expected [{position}, {position + size}])")
         position = end
+    if position > data_bytes:
+        raise CheckpointError(f"{weights} is truncated: its tensors need {position:,} bytes of data, "
+                              f"the file holds {data_bytes:,}")
     if position != data_bytes:
         raise CheckpointError(f"{weights} is not a readable safetensors file "
-                              f"(tensors cover {position:,} of {data_bytes:,} data bytes)")
+                              f"({data_bytes - position:,} bytes after the last tensor)")
 
 
 def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, torch.Tensor]:

@@ -173,8 +173,8 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
 
         teacher = game_spec(game_module.GAME).teacher
         if teacher is None:
-            raise UserError(f"{game_module.GAME} has no teacher agent (it declares no TEACHER); "
-                            f"use rules, random, model or a checkpoint")
+            raise UserError(f"{game_module.GAME} has no teacher agent (no scripted player stronger than its "
+                            f"rule bot); use rules, random, model, expert or a checkpoint")
         return teacher(config, seed=seed)
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)

@@ -33,10 +33,12 @@ def pooled_runs(paths: list[str]) -> dict[tuple[str, str], list[float]]:
     pooled: dict[tuple[str, str], list[float]] = {}
     for path in paths:
         try:
-            report = json.loads(Path(path).read_text())
-            rows = report["ours"]
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise UserError(f"{path}: not a `cardzoo bench --json` file ({err})") from None
+            report = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise UserError(f"{path}: cannot read it ({err})") from None
+        rows = report.get("ours") if isinstance(report, dict) else None
+        if not isinstance(rows, list):
+            raise UserError(f"{path}: not a result of `cardzoo bench --json` over the engines (it has no 'ours' rows)")
         for row in rows:
             for section, figures in row.get("sections", {}).items():
                 if isinstance(figures, dict) and figures.get("runs"):

@@ -45,6 +45,8 @@ class TrainerSettings:
         if bad:
             plays = list(spec.player_counts)
             raise UserError(f"{self.game} plays {plays} players, not {bad[0]} (players must be one of {plays})")
+        if len(set(counts)) < len(counts):
+            raise UserError(f"--players {','.join(map(str, counts))}: each player count once")
         return counts
 
     def check_ranges(self) -> None:

@@ -105,7 +105,8 @@ class DMCSettings(TrainerSettings):
         if self.imitate_from not in IMITATED:
             raise UserError(f"--imitate-from must be one of {', '.join(IMITATED)}, not {self.imitate_from!r}")
         if self.imitate_from == "teacher" and spec.teacher is None:
-            raise UserError(f"--imitate-from teacher: {self.game} declares no TEACHER player")
+            raise UserError(f"--imitate-from teacher: {self.game} has no teacher (no scripted player stronger than "
+                            f"its rule bot); imitate rules or expert")
         if self.imitate_targets not in ("choice", "values"):
             raise UserError(f"--imitate-targets must be choice or values, not {self.imitate_targets!r}")
         if self.imitate_targets == "values" and self.imitate_from != "expert":
@@ -199,9 +200,13 @@ def start_from(net: MoveRankerNet, path: str, game: str) -> None:
     is not a move ranker of this game with the same layers."""
     loaded, meta = load_checkpoint(path)
     theirs, mine = loaded.state_dict(), net.state_dict()
-    if meta.get("game") != game or {k: v.shape for k, v in theirs.items()} != {k: v.shape for k, v in mine.items()}:
-        raise UserError(f"--init {path}: not a {game} move ranker with this run's layers "
-                        f"(it is a {meta.get('game')} checkpoint with hidden layers "
+    if meta.get("game") != game:
+        raise UserError(f"--init {path}: a {meta.get('game')} checkpoint, not a {game} one")
+    if not isinstance(loaded, MoveRankerNet):
+        raise UserError(f"--init {path}: a {meta.get('architecture', 'policy')} network (PPO's or SB3's "
+                        f"trainer), not a move ranker; Deep Monte-Carlo starts from a DMC checkpoint")
+    if {k: v.shape for k, v in theirs.items()} != {k: v.shape for k, v in mine.items()}:
+        raise UserError(f"--init {path}: its layers differ from this run's (it has hidden layers "
                         f"{meta.get('settings', {}).get('hidden')}); give its --hidden and --activation")
     net.load_state_dict(theirs)
 
@@ -320,12 +325,13 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     s = settings
     torch.manual_seed(s.seed)
     torch.set_num_threads(s.threads)
-    run = DMCRun(Path(s.out), s, resume)
-    reader = whole_moves_reader(s.game, run.probe.config)
-    net_args = (run.probe.obs_size, reader.feature_size, list(s.hidden), s.activation, run.probe.num_actions)
+    probe = game_spec(s.game).module.raw_env(num_players=s.players[0], **s.variants)
+    reader = whole_moves_reader(s.game, probe.config)
+    net_args = (probe.obs_size, reader.feature_size, list(s.hidden), s.activation, probe.num_actions)
     net = MoveRankerNet(*net_args)
-    if s.init and not resume:
+    if s.init and not resume:  # before the run directory is made: a wrong --init leaves nothing behind
         start_from(net, s.init, s.game)
+    run = DMCRun(Path(s.out), s, resume)
     optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
     per_worker = -(-s.batch // max(s.workers, 1))
     ctx = mp.get_context("spawn")
