@@ -66,6 +66,10 @@ def run(args) -> int:
     specs = parse_agent_list(args.seats if seats else args.agents)
     if args.no_rotate and not seats:
         raise UserError("--no-rotate works with --seats only")
+    if len(specs) < 2 or (seats and len({sp.text for sp in specs}) < 2):  # as found: one entrant "won" every game
+        other = "random" if specs[0].kind == "rules" else "rules"
+        raise UserError(f"{'--seats' if seats else '--agents'} names one entrant ({specs[0].text}): a tournament "
+                        f"needs two or more to compare, e.g. {specs[0].text},{other}")
     for path in (args.json, args.csv, args.plot, args.records, args.log):
         if path:
             parent = os.path.dirname(os.path.abspath(path))

@@ -71,11 +71,13 @@ def test_checkpoint_specs(tmp_path):
     (["eval", "suipi", "--seats", "rules,random,rules,random", "--players", "4"], "2 seats"),
     (["eval", "siantappo", "--agents", "rules,random", "--players", "2"], "3, 4, 5, 6 players"),
     (["eval", "siantappo", "--agents", "rules,nowhere/model.safetensors"], "not found"),
-    (["eval", "chess", "--agents", "rules"], "unknown game"),
-    (["eval", "siantappo", "--agents", "rules", "--rule", "rounds=0"], "rounds"),
-    (["eval", "siantappo", "--agents", "rules", "--rule", "colour=red"], "unknown option"),
-    (["eval", "siantappo", "--agents", "rules", "--games", "0"], "games"),
-    (["eval", "siantappo", "--agents", "rules", "--json", "/no/such/dir/x.json"], "does not exist"),
+    (["eval", "chess", "--agents", "rules,random"], "unknown game"),
+    (["eval", "siantappo", "--agents", "rules,random", "--rule", "rounds=0"], "rounds"),
+    (["eval", "siantappo", "--agents", "rules,random", "--rule", "colour=red"], "unknown option"),
+    (["eval", "siantappo", "--agents", "rules,random", "--games", "0"], "games"),
+    (["eval", "siantappo", "--agents", "rules,random", "--json", "/no/such/dir/x.json"], "does not exist"),
+    (["eval", "suipi", "--agents", "rules"], "names one entrant (rules)"),  # as found: it "won" 100% of its games
+    (["eval", "suipi", "--seats", "rules,rules"], "names one entrant (rules)"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys):
     assert main(argv) == 2
