@@ -81,8 +81,8 @@ def check_record(rec, where: str = "record") -> None:
     if not isinstance(values, list) or not all(_is_number(r) for r in values):
         raise UserError(f"{where}: 'rewards' must be a list of numbers, one per seat")
     deck = rec.get("deck")
-    if deck is not None and not (isinstance(deck, list) and all(isinstance(c, int) for c in deck)):
-        raise UserError(f"{where}: 'deck' must be a list of card numbers (or null)")
+    if deck is not None and not (isinstance(deck, list) and all(isinstance(c, (int, str)) for c in deck)):
+        raise UserError(f"{where}: 'deck' must be a list of cards, as numbers or names like \"9♦\" (or null)")
     agents = rec.get("agents")
     if agents is not None and not (isinstance(agents, list) and all(a is None or isinstance(a, str) for a in agents)):
         raise UserError(f"{where}: 'agents' must be a list of agent names, one per seat (or null)")
