@@ -316,12 +316,156 @@ def learn(net, optimizer, replay: Replay, steps: int, minibatch: int, rng) -> fl
     return float(loss.detach())
 
 
+class Learner:
+    """The learner's side of a run (DouZero's boundary: the workers get requests — the weights, a
+    seed — and send rollouts back; everything else is here): the network, Adam, the replay buffer,
+    the run directory and its TensorBoard writer, and the evaluation in flight."""
+
+    def __init__(self, s: DMCSettings, net: MoveRankerNet, run: DMCRun, workers, evaluator, log):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.s, self.net, self.run, self.workers, self.evaluator, self.log = s, net, run, workers, evaluator, log
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
+        self.replay = Replay(s.replay, net.obs_size, net.move_features)
+        self.writer = SummaryWriter(str(run.out / "tb"))
+        self.evaluation = None  # (samples, AsyncResult) of the evaluation in flight
+        self.versus = "rules" if s.opponent == "rules" else "opponent"  # whose matches rules_ema follows
+
+    # ------------------------------------------------------------------ the run's state
+    def start(self, resume: bool) -> RunState:
+        """The saved state (``--resume``), or a new one after the warm start (a run stopped in its
+        warm start continues from the parts it finished)."""
+        s, run = self.s, self.run
+        if resume and run.saved():
+            state = load_run_state(run.state_dir, self.net, self.optimizer, None)
+            self.replay.from_state(state)
+            self.log(f"resuming {run.out} at {state.decisions:,} samples")
+            return state
+        if resume:
+            self.log(f"resuming {run.out} from its start: it stopped before its first save")
+            if s.init:
+                start_from(self.net, s.init, s.game)
+        state = RunState(next_eval=s.eval_every, learner={"credit": 0.0, "rules_ema": None})
+        if s.init:  # read once: the file may be replaced (a model published over it) before a resume
+            state.learner["started_from"] = started_from(s.init)
+        if s.imitate:
+            state.elapsed += warm_start(self.net, s, self.workers, self.log, run.out / "warm_start")
+            path = run.write_checkpoint(self.net, "imitation", state, {})
+            if s.eval_games:  # the learning curve starts where the warm start left the network
+                self.evaluate_async(path, 0, s.seed * 1_000_003)
+        return state
+
+    def save(self, state: RunState) -> None:
+        """At an iteration boundary: the network, Adam, the replay and the collection in flight."""
+        self.replay.to_state(state)
+        save_run_state(self.run.state_dir, self.net, self.optimizer, None, state)
+        state.arrays = {}
+
+    # ------------------------------------------------------------------ collection
+    def collection(self, iteration: int) -> dict:
+        return {"iteration": iteration,
+                "weights": {k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}}
+
+    def submit(self, c: dict) -> None:
+        s, count = self.s, self.workers.count
+        per_worker = -(-s.batch // max(s.workers, 1))
+        self.workers.submit([DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.vs_rules,
+                                        s.returns, s.opponent) for w in range(count)])
+
+    # ------------------------------------------------------------------ the loop
+    def loop(self, state: RunState, limit: float, bar: Progress) -> None:
+        """Collection one iteration ahead of learning, up to ``--steps`` or the time limit; saved
+        every ``save_every`` seconds and on Ctrl-C, at an iteration boundary."""
+        s = self.s
+        if state.decisions >= s.steps:
+            return
+        self.submit(state.inflight or self.collection(state.iteration))
+        last_save = time.monotonic()
+        at_boundary = True  # the state is consistent (between iterations): safe to save
+        try:
+            t0 = time.perf_counter()
+            while True:
+                rollouts = self.workers.receive()
+                t1 = time.perf_counter()
+                at_boundary = False
+                n = sum(len(r.returns) for r in rollouts)
+                more = state.decisions + n < s.steps and state.wall() < limit
+                state.inflight = self.collection(state.iteration + 1) if more else None
+                if more:
+                    self.submit(state.inflight)
+                else:
+                    self.workers.stop()
+                absorb(state, self.replay, rollouts)
+                loss, steps = learn_iteration(self.net, self.optimizer, self.replay, state, s, n)
+                at_boundary = True
+                t2 = time.perf_counter()
+                self._report(state, rollouts, loss, steps, t1 - t0, t2 - t1, n / max(t2 - t0, 1e-9), bar)
+                t0 = t2
+                self._evaluate_on_the_way(state, more)
+                if time.monotonic() - last_save > s.save_every and more:
+                    self.save(state)
+                    last_save = time.monotonic()
+                if not more:  # out of steps or of time: the workers have been told to stop
+                    return
+        except KeyboardInterrupt:
+            if at_boundary:
+                self.save(state)
+                self.log(f"\ninterrupted at {state.decisions:,} samples: saved; continue with --resume")
+            else:
+                self.log("\ninterrupted in the middle of an update: the last save resumes with --resume")
+            raise
+
+    def _report(self, state, rollouts, loss, steps, t_wait, t_learn, rate, bar) -> None:
+        ema = state.learner["rules_ema"]
+        _log_iteration(self.writer, state, rate, loss, steps, t_wait, t_learn, sum(r.decisions for r in rollouts),
+                       self.versus)
+        log_traffic(self.writer, self.workers, state.decisions)
+        bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{self.versus}": f"{ema or 0:+.2f}"},
+                   samples_s=f"{rate:,.0f}")
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate_async(self, path: Path, samples: int, seed: int) -> None:
+        s = self.s
+        self.evaluation = samples, self.evaluator.apply_async(
+            _evaluate, (str(path), s.game, s.players, s.eval_games, seed, s.variants))
+
+    def _evaluate_on_the_way(self, state: RunState, more: bool) -> None:
+        """Every ``eval_every`` samples a checkpoint is evaluated in the evaluator's process, one at
+        a time; a finished evaluation goes on the learning curve."""
+        s = self.s
+        if self.evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
+            state.next_eval += s.eval_every
+            path = self.run.write_checkpoint(self.net, f"step_{state.decisions}", state, {})
+            self.evaluate_async(path, state.decisions, s.seed * 1_000_003 + state.decisions)
+        if self.evaluation is not None and self.evaluation[1].ready():
+            self._record_evaluation(state)
+
+    def _record_evaluation(self, state: RunState) -> None:
+        samples, result = self.evaluation
+        self.run.record_evaluation(state, self.writer, samples, result.get(), self.log, unit="samples")
+        self.evaluation = None
+
+    def finish(self, state: RunState, limit: float) -> Path:
+        """The final checkpoint, evaluated (its card's figures) when evaluations are on; the state saved."""
+        s, run = self.s, self.run
+        if self.evaluation is not None:  # one still running: its point belongs on the curve
+            self._record_evaluation(state)
+        if state.wall() >= limit:
+            self.log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
+        final = run.write_checkpoint(self.net, "final", state, {})
+        if s.eval_games:
+            result = _evaluate(str(final), s.game, s.players, s.eval_games, s.seed * 1_000_003 + (1 << 30), s.variants)
+            run.record_evaluation(state, self.writer, state.decisions, result, self.log, unit="samples")
+            final = run.write_checkpoint(self.net, "final", state, {f"{n}p": r for n, r in result.items()})
+        self.save(state)
+        self.writer.close()
+        return final
+
+
 def train(settings: DMCSettings, resume: bool = False, progress: bool = True, log=print,
           ray: str | None = None) -> Path:
     """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
     ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
-    from torch.utils.tensorboard import SummaryWriter
-
     s = settings
     torch.manual_seed(s.seed)
     torch.set_num_threads(s.threads)
@@ -332,114 +476,19 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
     if s.init and not resume:  # before the run directory is made: a wrong --init leaves nothing behind
         start_from(net, s.init, s.game)
     run = DMCRun(Path(s.out), s, resume)
-    optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
-    per_worker = -(-s.batch // max(s.workers, 1))
-    ctx = mp.get_context("spawn")
     collector_args = (s.game, s.players, s.variants, s.matches_per_worker, tuple(net_args))
+    ctx = mp.get_context("spawn")
     with worker_group(s.workers, DMCCollector, collector_args, ray) as workers, \
             (ctx.Pool(1, initializer=_eval_init) if s.eval_games else nullcontext()) as evaluator:  # only when used
-        writer = SummaryWriter(str(run.out / "tb"))
-        evaluation = None  # (samples, AsyncResult)
-
-        def evaluate_async(path: Path, decisions: int, seed: int) -> tuple:
-            return decisions, evaluator.apply_async(_evaluate, (str(path), s.game, s.players, s.eval_games, seed,
-                                                                s.variants))
-
-        replay = Replay(s.replay, net_args[0], net_args[1])
-        if resume and run.saved():
-            state = load_run_state(run.state_dir, net, optimizer, None)
-            replay.from_state(state)
-            log(f"resuming {run.out} at {state.decisions:,} samples")
-        else:  # a new run, or one stopped before its first save (in its warm start): its finished parts are kept
-            if resume:
-                log(f"resuming {run.out} from its start: it stopped before its first save")
-                if s.init:
-                    start_from(net, s.init, s.game)
-            state = RunState(next_eval=s.eval_every, learner={"credit": 0.0, "rules_ema": None})
-            if s.init:  # read once: the file may be replaced (a model published over it) before a resume
-                state.learner["started_from"] = started_from(s.init)
-            if s.imitate:
-                state.elapsed += warm_start(net, s, workers, log, run.out / "warm_start")
-                path = run.write_checkpoint(net, "imitation", state, {})
-                if s.eval_games:  # the learning curve starts where the warm start left the network
-                    evaluation = evaluate_async(path, 0, s.seed * 1_000_003)
-
-        def next_collection(iteration: int) -> dict:
-            return {"iteration": iteration, "weights": {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}}
-
-        def requests(c: dict) -> list[DMCRequest]:
-            return [DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.vs_rules, s.returns,
-                               s.opponent) for w in range(workers.count)]
-
-        def save(state: RunState) -> None:  # at an iteration boundary: the replay and the collection in flight too
-            replay.to_state(state)
-            save_run_state(run.state_dir, net, optimizer, None, state)
-            state.arrays = {}
-
+        learner = Learner(s, net, run, workers, evaluator, log)
+        state = learner.start(resume)
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
-        versus = "rules" if s.opponent == "rules" else "opponent"  # state.learner["rules_ema"] follows its matches
         bar = Progress(s.steps, state.decisions, limit, state.wall, progress, f"dmc {s.game}", "sample")
-        if state.decisions < s.steps:
-            workers.submit(requests(state.inflight or next_collection(state.iteration)))
-        last_save = time.monotonic()
-        at_boundary = True  # the state is consistent (between iterations): safe to save
         try:
-            t0 = time.perf_counter()
-            while state.decisions < s.steps:
-                rollouts = workers.receive()
-                at_boundary = False
-                t1 = time.perf_counter()
-                n = sum(len(r.returns) for r in rollouts)
-                more = state.decisions + n < s.steps and state.wall() < limit
-                state.inflight = next_collection(state.iteration + 1) if more else None
-                if more:
-                    workers.submit(requests(state.inflight))
-                else:
-                    workers.stop()
-                absorb(state, replay, rollouts)
-                loss, steps = learn_iteration(net, optimizer, replay, state, s, n)
-                at_boundary = True
-                ema = state.learner["rules_ema"]
-                t2 = time.perf_counter()
-                rate = n / max(t2 - t0, 1e-9)
-                _log_iteration(writer, state, rate, loss, steps, t1 - t0, t2 - t1, sum(r.decisions for r in rollouts),
-                               versus)
-                log_traffic(writer, workers, state.decisions)
-                t0 = t2
-                bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}")
-                if evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
-                    state.next_eval += s.eval_every
-                    path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
-                    evaluation = evaluate_async(path, state.decisions, s.seed * 1_000_003 + state.decisions)
-                if evaluation is not None and evaluation[1].ready():
-                    run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
-                    evaluation = None
-                if time.monotonic() - last_save > s.save_every and more:
-                    save(state)
-                    last_save = time.monotonic()
-                if not more:  # out of steps or of time: the workers have been told to stop
-                    break
-        except KeyboardInterrupt:
-            if at_boundary:
-                save(state)
-                log(f"\ninterrupted at {state.decisions:,} samples: saved; continue with --resume")
-            else:
-                log("\ninterrupted in the middle of an update: the last save resumes with --resume")
-            raise
+            learner.loop(state, limit, bar)
         finally:
             bar.close()
-        if evaluation is not None:  # one still running: its point belongs on the curve
-            run.record_evaluation(state, writer, evaluation[0], evaluation[1].get(), log, unit="samples")
-        if state.wall() >= limit:
-            log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
-        final = run.write_checkpoint(net, "final", state, {})
-        result = {}
-        if s.eval_games:
-            result = _evaluate(str(final), s.game, s.players, s.eval_games, s.seed * 1_000_003 + (1 << 30), s.variants)
-            run.record_evaluation(state, writer, state.decisions, result, log, unit="samples")
-            final = run.write_checkpoint(net, "final", state, {f"{n}p": r for n, r in result.items()})
-        save(state)
-    writer.close()
+        final = learner.finish(state, limit)
     log(f"final checkpoint: {final}  ({state.decisions:,} samples, {state.matches:,} matches, "
         f"{state.wall() / 60:.1f} min of training)")
     return final
