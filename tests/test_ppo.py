@@ -219,6 +219,32 @@ def test_a_killed_run_resumes_exactly(tmp_path):
     assert ja["training_steps"] == jb["training_steps"] and ja["training_matches"] == jb["training_matches"]
 
 
+def test_ctrl_c_saves_a_run_at_its_iteration_boundary(tmp_path, monkeypatch, capsys):
+    """Ctrl-C between iterations saves the run, and --resume ends with the uninterrupted weights."""
+    from cardzoo.training.ppo import trainer
+
+    argv = _train_cmd(tmp_path / "a", steps=6000)[len(CLI):] + ["--save-every", "1e6"]  # no periodic save
+    assert cli(argv) == 0
+    logged, log_iteration = [], trainer._log_iteration
+
+    def interrupt_on_the_second(*args, **kwargs):
+        log_iteration(*args, **kwargs)
+        logged.append(1)
+        if len(logged) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "_log_iteration", interrupt_on_the_second)
+    b = tmp_path / "b"
+    assert cli(_train_cmd(b, steps=6000)[len(CLI):] + ["--save-every", "1e6"]) == 130
+    assert "saved; continue with --resume" in capsys.readouterr().out
+    saved = json.loads((b / "state" / "state.json").read_text())["state"]["decisions"]
+    assert 2 * 256 <= saved < 6000 and not (b / "final.safetensors").exists()
+    monkeypatch.setattr(trainer, "_log_iteration", log_iteration)
+    assert cli(_train_cmd(b, steps=6000)[len(CLI):] + ["--save-every", "1e6", "--resume"]) == 0
+    wa, wb = load_file(str(tmp_path / "a" / "final.safetensors")), load_file(str(b / "final.safetensors"))
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
 def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
     out = tmp_path / "run"
     assert cli(["train", "siantappo", "--steps", "300", "--out", str(out)] + SMALL) == 0

@@ -35,6 +35,7 @@ from cardzoo.training.common.opponents import OpponentMix
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
+from cardzoo.training.parallel.workers import log_traffic, worker_group
 from cardzoo.training.ppo.run import PPORun
 
 
@@ -228,128 +229,176 @@ def _adam(net: ActorCritic, s: PPOSettings) -> torch.optim.Adam:
     return torch.optim.Adam(net.parameters(), lr=s.lr, eps=1e-5)
 
 
-def train(settings: PPOSettings, resume: bool = False, progress: bool = True, log=print,
-          ray: str | None = None) -> Path:
-    """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
-    ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
-    from torch.utils.tensorboard import SummaryWriter
+class Learner:
+    """The learner's side of a PPO run (the workers get requests — the weights, the opponent mix,
+    a seed — and send rollouts back): the actor-critic, Adam, the opponent pool, the run directory
+    and its TensorBoard writer."""
 
-    s = settings
-    run = PPORun(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
-    torch.set_num_threads(max(s.threads, 1))
-    torch.manual_seed(s.seed)
-    from cardzoo.training.parallel.workers import log_traffic, worker_group
+    def __init__(self, s: PPOSettings, run: PPORun, workers, log):
+        self.s, self.run, self.workers, self.log = s, run, workers, log
+        self.net = s.net_factory()()
+        self.optimizer = None  # made while the first collection runs (see ``begin``)
+        self.writer = None
+        self.mix = OpponentMix(s.opponents, s.max_snapshots)
 
-    # Started first, so that their start-up (importing torch, building collectors: ~2.5 s)
-    # overlaps the learner's.
-    with worker_group(s.workers, Collector, s.collector_args(), ray) as workers:
-        net = s.net_factory()()
-        optimizer = None
-        state = RunState(next_snapshot=s.snapshot_every, next_eval=s.eval_every)
-        mix = OpponentMix(s.opponents, s.max_snapshots)
+    def start(self, resume: bool) -> RunState:
+        """The saved state (``--resume``), or a new one after the warm start (``--imitate``)."""
+        s = self.s
         if resume:
-            optimizer = _adam(net, s)
-            state = load_run_state(run.state_dir, net, optimizer, mix)
-            log(f"resuming {run.out} at {state.decisions:,} decisions (iteration {state.iteration})")
-        elif s.imitate:
+            self.optimizer = _adam(self.net, s)
+            state = load_run_state(self.run.state_dir, self.net, self.optimizer, self.mix)
+            self.log(f"resuming {self.run.out} at {state.decisions:,} decisions (iteration {state.iteration})")
+            return state
+        state = RunState(next_snapshot=s.snapshot_every, next_eval=s.eval_every)
+        if s.imitate:
             from cardzoo.training.common.imitation import clone_into
 
-            accuracy = clone_into(net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=log)
-            log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
-            run.write_checkpoint(net, "imitation", state, {})
+            accuracy = clone_into(self.net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=self.log)
+            self.log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
+            self.run.write_checkpoint(self.net, "imitation", state, {})
+        return state
+
+    def begin(self, state: RunState, resume: bool) -> None:
+        """The rest of the set-up, made while the first collection runs (the optimizer's
+        construction imports torch._dynamo, tensorboard's writer its own stack: ~3 s together, measured)."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.optimizer = self.optimizer or _adam(self.net, self.s)
+        self.writer = SummaryWriter(str(self.run.out / "tb"), purge_step=state.decisions if resume else None)
+
+    # ------------------------------------------------------------------ collection
+    def collection(self, iteration: int) -> dict:
+        """What a collection needs: the weights as they are now, and the opponent mix."""
+        opponents, snapshots = self.mix.request_parts(self.run.pool_dir)
+        return {"iteration": iteration, "opponents": opponents, "snapshots": sorted(snapshots),
+                "weights": {k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}}
+
+    def submit(self, c: dict) -> None:
+        s = self.s
         per_worker = -(-s.batch // max(s.workers, 1))
+        _, snapshots = self.mix.request_parts(self.run.pool_dir)
+        snaps = {sid: snapshots[sid] for sid in c["snapshots"]}
+        self.workers.submit([CollectRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.selfplay,
+                                            c["opponents"], snaps) for w in range(self.workers.count)])
 
-        def next_collection(iteration: int) -> dict:
-            """What the next collection needs: the weights as they are now, and the opponent mix."""
-            opponents, snapshots = mix.request_parts(run.pool_dir)
-            return {"iteration": iteration, "opponents": opponents, "snapshots": sorted(snapshots),
-                    "weights": {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}}
-
-        def requests(c: dict, count: int) -> list[CollectRequest]:
-            _, snapshots = mix.request_parts(run.pool_dir)
-            snaps = {sid: snapshots[sid] for sid in c["snapshots"]}
-            return [CollectRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.selfplay,
-                                   c["opponents"], snaps) for w in range(count)]
-
-        # Collection runs one iteration ahead of learning: while the learner trains on iteration
-        # k, the workers collect k+1 with the weights from before that update (PPO's ratio uses
-        # the logged behaviour probabilities, so the lag is accounted for).
-        inflight = state.inflight or next_collection(state.iteration)
-        if state.decisions < s.steps:
-            workers.submit(requests(inflight, workers.count))
-        # The rest of the set-up overlaps the first collection (the optimizer's construction
-        # imports torch._dynamo, tensorboard's writer its own stack: ~3 s together, measured).
-        optimizer = optimizer or _adam(net, s)
-        writer = SummaryWriter(str(run.out / "tb"), purge_step=state.decisions if resume else None)
-        limit = 60 * s.max_minutes if s.max_minutes else math.inf
-        bar = Progress(s.steps, state.decisions, limit, state.wall, progress, f"train {s.game}", "dec")
+    # ------------------------------------------------------------------ the loop
+    def loop(self, state: RunState, limit: float, bar: Progress) -> None:
+        """Collection runs one iteration ahead of learning: while the learner trains on iteration k,
+        the workers collect k+1 with the weights from before that update (PPO's ratio uses the
+        logged behaviour probabilities, so the lag is accounted for). Saved every ``save_every``
+        seconds, at the end and on Ctrl-C, at an iteration boundary."""
+        s = self.s
         last_save = time.monotonic()
         at_boundary = True  # the state is consistent (between iterations): safe to save
         try:
             t0 = time.perf_counter()
             while state.decisions < s.steps:
-                rollout = merge(workers.receive())
+                rollout = merge(self.workers.receive())
                 out_of_time = state.wall() >= limit
                 t1 = time.perf_counter()
                 at_boundary = False
-                mix.record(rollout.matches)
+                self.mix.record(rollout.matches)
                 more = state.decisions + rollout.decisions < s.steps and not out_of_time
-                state.inflight = next_collection(state.iteration + 1) if more else None
+                state.inflight = self.collection(state.iteration + 1) if more else None
                 if more:
-                    workers.submit(requests(state.inflight, workers.count))
-                else:
-                    # No more rollouts: the workers exit, and the last update takes their cores.
-                    workers.stop()
+                    self.submit(state.inflight)
+                else:  # no more rollouts: the workers exit, and the last update takes their cores
+                    self.workers.stop()
                     torch.set_num_threads(min(os.cpu_count() or 1, max(s.threads, 1) + s.workers))
-                if s.lr_schedule == "linear":
-                    for g in optimizer.param_groups:
-                        g["lr"] = s.lr * max(0.0, 1 - state.decisions / s.steps)
-                adv, ret = stream_advantages(rollout, s.gamma, s.gae_lambda)
-                batch = {"obs": rollout.obs, "critic_obs": rollout.critic_obs, "masks": rollout.masks,
-                         "actions": rollout.actions,
-                         "logprobs": rollout.logprobs, "values": rollout.values, "advantages": adv,
-                         "returns": ret}
-                rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
-                stats = ppo_update(net, optimizer, batch, s, rng) if len(adv) else {}
-                t2 = time.perf_counter()
-                state.iteration += 1
-                state.decisions += rollout.decisions
-                state.samples += len(adv)
-                state.moves += rollout.moves
-                state.matches += len(rollout.matches)
+                stats = self.update(state, rollout)
                 at_boundary = True
-                rate = rollout.decisions / (t2 - t0)
-                _log_iteration(writer, state, stats, rollout, mix, rate, t1 - t0, t2 - t1, optimizer)
-                log_traffic(writer, workers, state.decisions)
+                t2 = time.perf_counter()
+                self._report(state, stats, rollout, t1 - t0, t2 - t1, rollout.decisions / (t2 - t0), bar)
                 t0 = t2
-                bar.update(state.decisions, dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
-                           ent=f"{stats.get('entropy', 0):.2f}")
-                if state.decisions >= state.next_snapshot:
-                    state.next_snapshot += s.snapshot_every
-                    mix.add_snapshot(run.save_snapshot(net, state))
-                if state.decisions >= state.next_eval and state.decisions < s.steps:
-                    state.next_eval += s.eval_every
-                    path = run.write_checkpoint(net, f"step_{state.decisions}", state, {})
-                    run.evaluate(path, state, writer, log)
+                self._on_the_way(state)
                 if time.monotonic() - last_save >= s.save_every or not more:
-                    save_run_state(run.state_dir, net, optimizer, mix, state)
+                    self.save(state)
                     last_save = time.monotonic()
                 if out_of_time:
-                    log(f"\n--max-minutes {s.max_minutes:g} reached at {state.decisions:,} decisions")
-                    break
+                    self.log(f"\n--max-minutes {s.max_minutes:g} reached at {state.decisions:,} decisions")
+                    return
         except KeyboardInterrupt:
             if at_boundary:
-                save_run_state(run.state_dir, net, optimizer, mix, state)
-                log(f"\ninterrupted at {state.decisions:,} decisions: saved; continue with --resume")
+                self.save(state)
+                self.log(f"\ninterrupted at {state.decisions:,} decisions: saved; continue with --resume")
             else:
-                log("\ninterrupted in the middle of an update: the last save resumes with --resume")
+                self.log("\ninterrupted in the middle of an update: the last save resumes with --resume")
             raise
+
+    def update(self, state: RunState, rollout: Rollout) -> dict:
+        """One PPO update on an iteration's rollout (the learning rate decayed first, the minibatch
+        order from (seed, iteration) alone); the run's counters advanced."""
+        s = self.s
+        if s.lr_schedule == "linear":
+            for g in self.optimizer.param_groups:
+                g["lr"] = s.lr * max(0.0, 1 - state.decisions / s.steps)
+        adv, ret = stream_advantages(rollout, s.gamma, s.gae_lambda)
+        batch = {"obs": rollout.obs, "critic_obs": rollout.critic_obs, "masks": rollout.masks,
+                 "actions": rollout.actions, "logprobs": rollout.logprobs, "values": rollout.values,
+                 "advantages": adv, "returns": ret}
+        rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
+        stats = ppo_update(self.net, self.optimizer, batch, s, rng) if len(adv) else {}
+        state.iteration += 1
+        state.decisions += rollout.decisions
+        state.samples += len(adv)
+        state.moves += rollout.moves
+        state.matches += len(rollout.matches)
+        return stats
+
+    def _report(self, state, stats, rollout, t_collect, t_learn, rate, bar) -> None:
+        _log_iteration(self.writer, state, stats, rollout, self.mix, rate, t_collect, t_learn, self.optimizer)
+        log_traffic(self.writer, self.workers, state.decisions)
+        bar.update(state.decisions, dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
+                   ent=f"{stats.get('entropy', 0):.2f}")
+
+    def _on_the_way(self, state: RunState) -> None:
+        """A snapshot into the opponent pool every ``snapshot_every`` decisions, an evaluation
+        against the baselines every ``eval_every``."""
+        s, run = self.s, self.run
+        if state.decisions >= state.next_snapshot:
+            state.next_snapshot += s.snapshot_every
+            self.mix.add_snapshot(run.save_snapshot(self.net, state))
+        if state.decisions >= state.next_eval and state.decisions < s.steps:
+            state.next_eval += s.eval_every
+            path = run.write_checkpoint(self.net, f"step_{state.decisions}", state, {})
+            run.evaluate(path, state, self.writer, self.log)
+
+    def save(self, state: RunState) -> None:
+        save_run_state(self.run.state_dir, self.net, self.optimizer, self.mix, state)
+
+    def finish(self, state: RunState) -> Path:
+        """The final checkpoint, evaluated against the baselines (its card's figures)."""
+        run = self.run
+        final = run.write_checkpoint(self.net, "final", state, {})
+        evaluation = run.evaluate(final, state, self.writer, self.log, final=True)
+        final = run.write_checkpoint(self.net, "final", state, evaluation)
+        self.writer.close()
+        return final
+
+
+def train(settings: PPOSettings, resume: bool = False, progress: bool = True, log=print,
+          ray: str | None = None) -> Path:
+    """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
+    ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
+    s = settings
+    run = PPORun(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
+    torch.set_num_threads(max(s.threads, 1))
+    torch.manual_seed(s.seed)
+    # The workers start first, so that their start-up (importing torch, building collectors: ~2.5 s)
+    # overlaps the learner's.
+    with worker_group(s.workers, Collector, s.collector_args(), ray) as workers:
+        learner = Learner(s, run, workers, log)
+        state = learner.start(resume)
+        if state.decisions < s.steps:
+            learner.submit(state.inflight or learner.collection(state.iteration))
+        learner.begin(state, resume)
+        limit = 60 * s.max_minutes if s.max_minutes else math.inf
+        bar = Progress(s.steps, state.decisions, limit, state.wall, progress, f"train {s.game}", "dec")
+        try:
+            learner.loop(state, limit, bar)
         finally:
             bar.close()
-    final = run.write_checkpoint(net, "final", state, {})
-    evaluation = run.evaluate(final, state, writer, log, final=True)
-    final = run.write_checkpoint(net, "final", state, evaluation)
-    writer.close()
+    final = learner.finish(state)
     log(f"final checkpoint: {final}  ({state.decisions:,} decisions, {state.matches:,} matches, "
         f"{state.elapsed_hint(run)})")
     return final
