@@ -55,6 +55,13 @@ def action_id(action) -> int:
                            "move text goes through env.unwrapped.play(text)")
 
 
+
+def action_mask(num_actions: int, legal) -> np.ndarray:
+    """The int8 action mask (1 = legal) of the legal action ids ``legal``."""
+    mask = np.zeros(num_actions, np.int8)
+    mask[legal] = 1
+    return mask
+
 class CardGameEnv(AECEnv):
     """Shared PettingZoo AEC machinery. Subclasses set ``metadata``, ``num_actions``,
     ``max_players``, ``obs_size`` and implement the hooks below."""
@@ -278,7 +285,7 @@ class CardGameEnv(AECEnv):
     # ------------------------------------------------ fast path (batched self-play)
     # A trusted interface for trainers that drive many matches at once: no PettingZoo dicts, no
     # legality check (the caller picks from ``legal_now()``), no history. ``observe``/``step``
-    # remain the checked path. training/ppo/collector.py relies on these four names.
+    # remain the checked path. The collectors, the expert and the warm starts rely on these names.
     def begin(self, episode_seed: int) -> None:
         """Start a match from ``episode_seed`` (as ``reset(options={"episode_seed": s})``)."""
         self.reset(options={"episode_seed": int(episode_seed)})
@@ -286,6 +293,10 @@ class CardGameEnv(AECEnv):
     def legal_now(self) -> list[int]:
         """The acting seat's legal action ids (computed once per state)."""
         return self._current_legal()
+
+    def mask_now(self) -> np.ndarray:
+        """``legal_now()`` as an action mask (a new int8 array, 1 = legal)."""
+        return action_mask(self.num_actions, self._current_legal())
 
     def encode_seat(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat``, exactly ``observe(agent)["observation"]``."""

@@ -326,6 +326,9 @@ class _TwoDeals:
     def legal_now(self):
         return [0]
 
+    def mask_now(self):
+        return np.ones(1, np.int8)
+
     def encode_seat(self, seat):
         return np.zeros(1, np.float32)
 

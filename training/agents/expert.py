@@ -32,6 +32,7 @@ import random
 
 import numpy as np
 
+from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
@@ -109,8 +110,7 @@ class ExpertAgent:
             return int(action)
         if len(legal) == 1:
             return int(legal[0])
-        mask = np.zeros(env.num_actions, np.int8)
-        mask[legal] = 1
+        mask = env.mask_now()
         observation = env.encode_seat(seat)
         moves = self.model.advise(observation, mask)[:self.width]  # best first, each from here on
         done = tuple(self.model.reader.read(observation).prefix)  # sub-steps of this move already played
@@ -172,8 +172,7 @@ class ExpertAgent:
             if len(legal) == 1:
                 action = legal[0]
             else:
-                mask = np.zeros(scratch.num_actions, np.int8)
-                mask[legal] = 1
+                mask = action_mask(scratch.num_actions, legal)
                 bot = self.bots[mover]
                 fast = getattr(bot, "act_seat", None)  # a scripted player that reads the engine as the seat sees it
                 if fast is not None and (mover != seat or deal is not None):

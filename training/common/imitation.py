@@ -99,8 +99,7 @@ def rule_bot_episodes(game: str, players, variants: dict, matches: int, seed: in
         while True:
             seat = env.acting_seat
             legal = env.legal_now()
-            mask = np.zeros(env.num_actions, np.int8)
-            mask[legal] = 1
+            mask = env.mask_now()
             obs = env.encode_seat(seat)
             action = int(bots[seat].act(obs, mask))
             if len(legal) > 1:

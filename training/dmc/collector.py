@@ -281,8 +281,7 @@ class DMCCollector:
         legal = env.legal_now()
         if len(legal) == 1:
             return legal[0]
-        mask = np.zeros(env.num_actions, np.int8)
-        mask[legal] = 1
+        mask = env.mask_now()
         if not m.mine[seat]:
             bot = m.bots[seat]
             fast = getattr(bot, "act_seat", None)  # a bot that reads the engine from the seat's view (Suipi's)

@@ -19,12 +19,6 @@ from cardzoo.training.agents.ranker import whole_moves_reader
 from cardzoo.training.agents.specs import agent_move
 
 
-def _mask(env) -> np.ndarray:
-    mask = np.zeros(env.num_actions, np.int8)
-    mask[env.legal_now()] = 1
-    return mask
-
-
 def _deal_of(game: str, returns: str):
     """env -> the index of the deal whose end a choice's return stops at (one deal: the match)."""
     return game_spec(game).deal_index if returns == "deal" else (lambda env: 0)
@@ -71,7 +65,7 @@ class _Tracked:
         self._now = (total, deal)
 
     def move(self, env, seat: int) -> int:
-        return self.act(env.encode_seat(seat), _mask(env))
+        return self.act(env.encode_seat(seat), env.mask_now())
 
     def returns(self, seat: int, ends: dict[int, list[float]]) -> list[float]:
         """The seat's return from each recorded choice to the end of that choice's deal."""
@@ -87,7 +81,7 @@ class _BotChoices(_Tracked):
         self.reader, self.out = reader, out
 
     def move(self, env, seat: int) -> int:
-        observation, mask = env.encode_seat(seat), _mask(env)
+        observation, mask = env.encode_seat(seat), env.mask_now()
         planned = getattr(self.agent, "planned_move", None)  # players of composed moves say their whole plan
         before = planned() if planned else None
         action = agent_move(self.agent, env, seat, observation, mask)

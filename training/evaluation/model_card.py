@@ -85,8 +85,7 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
             while not done:
                 seat = env.acting_seat
                 legal = env.legal_now()
-                mask = np.zeros(env.num_actions, np.int8)
-                mask[legal] = 1
+                mask = env.mask_now()
                 obs = env.encode_seat(seat)
                 start = time.perf_counter()
                 action = agent_move(agents[seat], env, seat, obs, mask)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.specs import RandomAgent
@@ -169,8 +170,7 @@ class Collector:
                 if len(legal) == 1:  # forced, for every player (no observation to encode)
                     chosen[i] = legal[0]
                 elif ctrl is None:
-                    mask = np.zeros(self.num_actions, np.int8)
-                    mask[legal] = 1
+                    mask = action_mask(self.num_actions, legal)
                     chosen[i] = int(m.agents[seat].act(m.env.encode_seat(seat), mask))
                 else:
                     batches.setdefault(ctrl, []).append(i)
