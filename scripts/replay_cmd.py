@@ -46,6 +46,20 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def run(args, stdin=None, console: Console | None = None) -> int:
+    rec, where = _chosen_record(args)
+    console = console or Console(highlight=False, emoji=False, soft_wrap=False)
+    n = _checked_moves(rec, where)  # the first pass: the record replays to its rewards
+    if args.gif:
+        from cardzoo.scripts.replay_gif import write_gif
+
+        frames = write_gif(_fresh_env(rec, where), rec, n, args.gif, args.fps)
+        console.print(f"wrote {args.gif}: {where}, {frames} frames ({n} moves) at {args.fps:g} per second")
+        return 0
+    return _show(args, rec, where, n, console, LineReader(console, stdin))
+
+
+def _chosen_record(args) -> tuple[dict, str]:
+    """The record ``--game`` picks from the file, and how to name it; one-line errors for bad flags."""
     if not os.path.isfile(args.file):
         raise UserError(f"record file not found: {args.file}")
     if args.delay < 0 or args.delay > 60:
@@ -58,48 +72,43 @@ def run(args, stdin=None, console: Console | None = None) -> int:
     if not 1 <= args.game <= len(records):
         raise UserError(f"--game must be 1..{len(records)} ({args.file} holds {len(records)} game(s)), "
                          f"got {args.game}")
-    rec = records[args.game - 1]
-    where = f"{args.file} game {args.game}"
-    console = console or Console(highlight=False, emoji=False, soft_wrap=False)
+    return records[args.game - 1], f"{args.file} game {args.game}"
 
-    def fresh_env():
-        try:
-            env = env_from_header(rec)
-            reset_to_header(env, rec)
-        except (ValueError, TypeError, KeyError) as e:
-            raise UserError(f"{where}: cannot rebuild the game ({e})") from None
-        return env
 
-    # First pass: check the record and count its whole moves.
-    env = fresh_env()
+def _fresh_env(rec: dict, where: str):
+    try:
+        env = env_from_header(rec)
+        reset_to_header(env, rec)
+    except (ValueError, TypeError, KeyError) as e:
+        raise UserError(f"{where}: cannot rebuild the game ({e})") from None
+    return env
+
+
+def _checked_moves(rec: dict, where: str) -> int:
+    """The record's number of whole moves, once it has replayed to its recorded rewards."""
+    env = _fresh_env(rec, where)
     counter = WholeMoveWalker(env)
     try:
-        totals = play_moves(env, rec["moves"], on_move=counter)
-        check_rewards(totals, rec["rewards"])
+        check_rewards(play_moves(env, rec["moves"], on_move=counter), rec["rewards"])
     except ValueError as e:
         raise UserError(f"{where}: {e}") from None
-    n = counter.count
-    if args.gif:
-        from cardzoo.scripts.replay_gif import write_gif
+    return counter.count
 
-        frames = write_gif(fresh_env(), rec, n, args.gif, args.fps)
-        console.print(f"wrote {args.gif}: {where}, {frames} frames ({n} moves) at {args.fps:g} per second")
-        return 0
 
-    env = fresh_env()
-    named = rec.get("agents") or []  # a list (check_record); as long as the seats
-    agents = [(named[s] if s < len(named) else None) or "unknown" for s in range(env.num_players)]
+def _show(args, rec: dict, where: str, n: int, console: Console, reader: LineReader) -> int:
+    """The second pass: every whole move with the table after it (``--step``: Enter for the next)."""
     from cardzoo.scripts.play_cmd import make_view
 
-    seats = Seats(agents, you=False)
+    env = _fresh_env(rec, where)
+    named = rec.get("agents") or []  # a list (check_record); as long as the seats
+    seats = Seats([(named[s] if s < len(named) else None) or "unknown" for s in range(env.num_players)], you=False)
     view = make_view(env.game_name, env, seats, show_rewards=True, reveal=True)
     head = f"{view.title} — {where}: seed {rec['seed']}, {n} moves"
-    if rec.get("agents"):
-        head += "; " + ", ".join(seats.label(i) for i in range(len(agents)))
+    if named:
+        head += "; " + ", ".join(seats.label(i) for i in range(env.num_players))
     console.print(Text(head, style="bold"))
     if not args.quiet:
         console.print(view.table(None))
-    reader = LineReader(console, stdin)
 
     def show(k, seat, ids, text, before):
         if args.quiet:
