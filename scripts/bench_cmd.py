@@ -142,10 +142,46 @@ def run(args) -> int:
     if args.agents:
         return run_agents(args)
     settings = _settings(args)
+    skipped: list[dict] = []
+    handles, refs = _our_games(args, skipped), _references(args, skipped)
+    if not handles and not refs:
+        raise UserError("nothing to measure: " + "; ".join(f"{s['name']}: {s['reason']}" for s in skipped))
+    started = time.time()
+    measured = _measure(args, settings, handles, refs)
+    elapsed = time.time() - started
+    for h, _ in handles:
+        for p in h.problems:
+            print(f"note: {h.name}: {p}", file=sys.stderr)
+    ours, ref_entries = measured["ours"], measured["references"]
+    result = {
+        "schema": SCHEMA,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": command_line(args),
+        "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
+                     "clock": settings.clock,
+                     "seed": settings.seed, "quick": bool(args.quick), "memory": settings.memory},
+        "machine": measured["machine"],
+        "elapsed_s": round(elapsed, 2),
+        "ours": [e.to_json() for e in ours],
+        "references": [e.to_json() for e in ref_entries],
+        "floor": measured["floor"].to_json() if measured["floor"] else None,
+        "ratios": ratios(ours, ref_entries),
+        "skipped": skipped,
+        "profiles": measured["profiles"],
+        "hook_breakdown": measured["hook_breakdown"],
+        "peak_rss_kib": maxrss_kib(),
+    }
+    print(render_report(result))
+    _write_json(args.json_path, result)
+    return 0
+
+
+def _our_games(args, skipped: list[dict]) -> list[tuple]:
+    """(game handle, player counts) to measure; games that cannot be measured yet go to ``skipped``
+    (a one-line error when the command named them)."""
     games, explicit = _games(args.games)
     players_wanted = _parse_players(args.players)
     handles = []
-    skipped = []
     for g in games:
         h = load_game(g)
         if not h.usable:
@@ -163,38 +199,46 @@ def run(args) -> int:
             counts = [h.default_players] if args.quick else list(h.players)
         if counts:
             handles.append((h, counts))
-    refs = []
-    if not args.no_reference:
-        wanted = [w.strip().lower() for w in args.references.split(",")] if args.references else None
-        for ref in REFERENCES:
-            if wanted and not any(w and w in ref.name.lower() for w in wanted):
-                continue
-            why = reference_available(ref)
-            if why:
-                skipped.append({"name": ref.name, "reason": why})
-            else:
-                refs.append(ref)
-    if not handles and not refs:
-        raise UserError("nothing to measure: " + "; ".join(f"{s['name']}: {s['reason']}" for s in skipped))
+    return handles
 
+
+def _references(args, skipped: list[dict]) -> list:
+    """The reference environments to measure (``--references`` picks by name); those not installed
+    go to ``skipped``."""
+    if args.no_reference:
+        return []
+    wanted = [w.strip().lower() for w in args.references.split(",")] if args.references else None
+    refs = []
+    for ref in REFERENCES:
+        if wanted and not any(w and w in ref.name.lower() for w in wanted):
+            continue
+        why = reference_available(ref)
+        if why:
+            skipped.append({"name": ref.name, "reason": why})
+        else:
+            refs.append(ref)
+    return refs
+
+
+def _measure(args, settings: Settings, handles: list[tuple], refs: list) -> dict:
+    """Every measurement, on one pinned core (or with the math libraries held to one thread)."""
     def progress(msg: str) -> None:
         print(f"  measuring {msg}", file=sys.stderr, flush=True)
 
     previous, cpu = (None, None) if args.no_pin else pin_one_core(args.cpu)
     if args.no_pin:
         limit_threads()
-    started = time.time()
     # Park everything imported so far (torch etc. when another subcommand pulled it in) in the
     # permanent generation: collections during the runs then only see what the loops allocate,
     # whatever else the process has loaded.
     gc.collect()
     gc.freeze()
     try:
-        machine = machine_info(cpu)
-        ours = [bench_game(h, n, settings, progress) for h, counts in handles for n in counts]
-        floor = None if args.no_floor else bench_floor(settings, progress)
-        ref_entries = [bench_reference(r, settings, progress) for r in refs]
-        profiles, breakdowns = [], []
+        out = {"machine": machine_info(cpu),
+               "ours": [bench_game(h, n, settings, progress) for h, counts in handles for n in counts],
+               "floor": None if args.no_floor else bench_floor(settings, progress),
+               "references": [bench_reference(r, settings, progress) for r in refs],
+               "profiles": [], "hook_breakdown": []}
         if args.profile:
             secs = args.profile_seconds or (0.1 if args.quick else 2.0)
             for h, counts in handles:
@@ -202,39 +246,14 @@ def run(args) -> int:
                     continue
                 n = h.default_players if h.default_players in counts else counts[0]
                 progress(f"{h.name} {n}p: hook timings")
-                breakdowns.append(hook_breakdown(h, n, secs, seed=settings.seed))
+                out["hook_breakdown"].append(hook_breakdown(h, n, secs, seed=settings.seed))
                 for wrapped in (False, True):
                     progress(f"{h.name} {n}p: profile {'wrapped' if wrapped else 'raw'}")
-                    profiles.append(profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
+                    out["profiles"].append(profile_raw(h, n, secs, wrapped=wrapped, seed=settings.seed))
+        return out
     finally:
         gc.unfreeze()
         restore_affinity(previous)
-    elapsed = time.time() - started
-
-    for h, _ in handles:
-        for p in h.problems:
-            print(f"note: {h.name}: {p}", file=sys.stderr)
-    result = {
-        "schema": SCHEMA,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command_line(args),
-        "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
-                     "clock": settings.clock,
-                     "seed": settings.seed, "quick": bool(args.quick), "memory": settings.memory},
-        "machine": machine,
-        "elapsed_s": round(elapsed, 2),
-        "ours": [e.to_json() for e in ours],
-        "references": [e.to_json() for e in ref_entries],
-        "floor": floor.to_json() if floor else None,
-        "ratios": ratios(ours, ref_entries),
-        "skipped": skipped,
-        "profiles": profiles,
-        "hook_breakdown": breakdowns,
-        "peak_rss_kib": maxrss_kib(),
-    }
-    print(render_report(result))
-    _write_json(args.json_path, result)
-    return 0
 
 
 def run_show(path: str) -> int:
