@@ -28,38 +28,46 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from cardzoo.training.evaluation.report import print_report
-    from cardzoo.training.evaluation.tournament import run_tournament
-    from cardzoo.training.dmc.trainer import DMCSettings, train
-    from cardzoo.training.recipes import recipe
-
     module = game_module(args.game)
     game = module.GAME
     players = args.players or DEFAULT_PLAYERS[game]
     if players not in PLAYER_COUNTS[game]:
         raise UserError(f"{game} is played by {', '.join(map(str, PLAYER_COUNTS[game]))} players, not {players}")
+    final = _train(args, game, players)
+    shipped = shipped_model_file(game, players) is not None
+    _evaluate(args, game, players, final, shipped)
+    _show_match(args, module, players, final, shipped)
+    return 0
+
+
+def _train(args, game: str, players: int) -> Path:
+    """Step 1: the game's own training route (cardzoo.training.recipes), in miniature: a shorter
+    warm start and run, no evaluations during training (step 2 is the evaluation). A run this short
+    takes small steps: at Adam 1e-4 its first 150k samples undo the warm start (Siantappo: -2.3 per
+    match against the rule bot, 48 games), at 3e-5 it keeps the rule bot's play it copied."""
+    from cardzoo.training.dmc.trainer import DMCSettings, train
+    from cardzoo.training.recipes import recipe
+
     out = Path(args.out)
     if (out / "settings.json").is_file():
         shutil.rmtree(out)  # the demo's own run directory from an earlier demo
-    # the game's own training route (cardzoo.training.recipes), in miniature: a shorter warm start
-    # and run, no evaluations during training (step 2 is the evaluation). A run this short takes
-    # small steps: at Adam 1e-4 its first 150k samples undo the warm start (Siantappo: -2.3 per
-    # match against the rule bot, 48 games), at 3e-5 it keeps the rule bot's play it copied.
     route = {k: v for k, v in recipe(game).settings.items() if k in ("imitate_from", "returns", "vs_rules", "reuse")}
     route["lr"] = min(recipe(game).settings.get("lr", 3e-5), 3e-5)
     print(f"== 1/3 Training a {game} move ranker: a warm start on 100 bot-only matches, then Deep Monte-Carlo "
           f"self-play for {args.steps:,} samples ({players} players) ==")
     settings = DMCSettings(game=game, players=(players,), steps=args.steps, out=str(out), seed=args.seed,
                            imitate=100, eval_games=0, **route)
-    final = train(settings, progress=True)
+    return train(settings, progress=True)
 
-    opponents = ["rules", "random"]
-    shipped = shipped_model_file(game, players) is not None
-    if shipped:
-        opponents.insert(1, "model")  # the model shipped in models/, trained for much longer
-    # one head-to-head tournament per opponent (the trained agent against that opponent alone, as
-    # `cardzoo eval --agents CKPT,rules` measures it): a field of all of them would seat random
-    # players at every table, where a ranker warm-started on rule-bot matches has seen little
+
+def _evaluate(args, game: str, players: int, final: Path, shipped: bool) -> None:
+    """Step 2: one head-to-head tournament per opponent (the trained agent against that opponent
+    alone, as `cardzoo eval --agents CKPT,rules` measures it): a field of all of them would seat
+    random players at every table, where a ranker warm-started on rule-bot matches has seen little."""
+    from cardzoo.training.evaluation.report import print_report
+    from cardzoo.training.evaluation.tournament import run_tournament
+
+    opponents = ["rules", "model", "random"] if shipped else ["rules", "random"]  # model: trained for much longer
     print(f"\n== 2/3 Evaluating against {', '.join(opponents)} ({args.games} games each, seats rotated, "
           f"duplicate deals) ==")
     for opponent in opponents:
@@ -73,6 +81,10 @@ def run(args) -> int:
                   "to choose. The warm start copies the bot, and a run this short keeps close to what it copied.")
     print(f"A first model that beats the rule bot: `cardzoo train {game}` (about 15 minutes; docs/training.md).")
 
+
+def _show_match(args, module, players: int, final: Path, shipped: bool) -> None:
+    """Step 3: one match of the trained agent against rule bots, move by move (``--quiet``: the result)."""
+    game = module.GAME
     print("\n== 3/3 The trained agent (player_0) against rule bots ==")
     env = module.raw_env(num_players=players, render_mode="ansi")
     env.reset(seed=args.seed)
@@ -101,5 +113,4 @@ def run(args) -> int:
     if shipped:
         print(f"Play against the shipped model:  cardzoo play {game} --seats "
               + ",".join(["human"] + ["model"] * (players - 1)))
-    return 0
 
