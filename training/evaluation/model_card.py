@@ -114,35 +114,10 @@ def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str 
     game = meta["game"]
     counts = [int(n) for n in ev["per_players"]]
     games, seed, other = ev["games"], ev["seed"], ev.get("other_games", ev["games"])
-    head_rows, base_rows, rating_rows = [], [], []
-    for n in counts:
-        per = ev["per_players"][str(n)]
-        pair = per["vs_rules"]["pairs"][0]
-        me_rules = per["vs_rules"]["entrants"][0]
-        me_random = per["vs_random"]["entrants"][0]
-        rand_pair = per["vs_random"]["pairs"][0]
-        head_rows.append(
-            f"| {n} | {pair['games']} | **{pair['advantage']:+.3f}** {_ci(*pair['advantage_ci'])} | "
-            f"{me_rules['win_rate']:.1%} {_ci(*me_rules['win_ci'], pct=True)} |")
-        base_rows.append(
-            f"| {n} | {rand_pair['games']} | {rand_pair['advantage']:+.3f} {_ci(*rand_pair['advantage_ci'])} | "
-            f"{me_random['win_rate']:.1%} {_ci(*me_random['win_ci'], pct=True)} |")
-        for ent in per["field"]["entrants"]:
-            if "rating" in ent:
-                lo, hi = ent["rating_ci"]
-                rating_rows.append(f"| {n} | {ent['name']} | {_f(ent['rating'])} [{_f(lo)}, {_f(hi)}] |")
+    head_rows, base_rows, rating_rows = _table_rows(ev, counts)
     weak = notes.strip() or "No weaknesses were written down for this model."
-    timed = [(n, ev["per_players"][str(n)].get("move_time")) for n in counts]
-    speed = "; ".join(f"{n} players {t['mean_ms']:.2f} ms (p99 {t['p99_ms']:.2f} ms, {t['decisions']:,} calls)"
-                      for n, t in timed if t)
-    speed_line = (f"* Time per `act` call on one core (torch limited to one thread), the model in seat 0 against "
-                  f"rule bots, {timed[0][1]['matches']} matches per count: {speed}.\n" if speed else "")
-    headline = "; ".join(
-        f"{n} players {p['advantage']:+.3f} {_ci(*p['advantage_ci'])}"
-        for n, p in ((n, ev["per_players"][str(n)]["vs_rules"]["pairs"][0]) for n in counts))
-    above = [n for n in counts if ev["per_players"][str(n)]["vs_rules"]["pairs"][0]["advantage_ci"][0] > 0]
-    verdict = (f"clearly stronger than the rule bot at {', '.join(map(str, above))} players (95% interval above 0)"
-               if above else "not clearly stronger than the rule bot at any player count")
+    speed_line = _speed_line(ev, counts)
+    headline, verdict = _headline(ev, counts)
     cmd_counts = " / ".join(str(n) for n in counts)
     return f"""# {name}: {game}, {cmd_counts} players
 
@@ -191,6 +166,47 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 {weak}
 """
+
+
+def _table_rows(ev: dict, counts: list[int]) -> tuple[list[str], list[str], list[str]]:
+    """The rows of the card's three tables: against the rule bot, against random, the ratings."""
+    head_rows, base_rows, rating_rows = [], [], []
+    for n in counts:
+        per = ev["per_players"][str(n)]
+        pair = per["vs_rules"]["pairs"][0]
+        me_rules = per["vs_rules"]["entrants"][0]
+        me_random = per["vs_random"]["entrants"][0]
+        rand_pair = per["vs_random"]["pairs"][0]
+        head_rows.append(
+            f"| {n} | {pair['games']} | **{pair['advantage']:+.3f}** {_ci(*pair['advantage_ci'])} | "
+            f"{me_rules['win_rate']:.1%} {_ci(*me_rules['win_ci'], pct=True)} |")
+        base_rows.append(
+            f"| {n} | {rand_pair['games']} | {rand_pair['advantage']:+.3f} {_ci(*rand_pair['advantage_ci'])} | "
+            f"{me_random['win_rate']:.1%} {_ci(*me_random['win_ci'], pct=True)} |")
+        for ent in per["field"]["entrants"]:
+            if "rating" in ent:
+                lo, hi = ent["rating_ci"]
+                rating_rows.append(f"| {n} | {ent['name']} | {_f(ent['rating'])} [{_f(lo)}, {_f(hi)}] |")
+    return head_rows, base_rows, rating_rows
+
+
+def _speed_line(ev: dict, counts: list[int]) -> str:
+    """The move timer's line, where the measurement timed the model's ``act``."""
+    timed = [(n, ev["per_players"][str(n)].get("move_time")) for n in counts]
+    speed = "; ".join(f"{n} players {t['mean_ms']:.2f} ms (p99 {t['p99_ms']:.2f} ms, {t['decisions']:,} calls)"
+                      for n, t in timed if t)
+    return (f"* Time per `act` call on one core (torch limited to one thread), the model in seat 0 against "
+            f"rule bots, {timed[0][1]['matches']} matches per count: {speed}.\n" if speed else "")
+
+
+def _headline(ev: dict, counts: list[int]) -> tuple[str, str]:
+    """The advantage over the rule bot at every count, and what it says of the model."""
+    pairs = [(n, ev["per_players"][str(n)]["vs_rules"]["pairs"][0]) for n in counts]
+    headline = "; ".join(f"{n} players {p['advantage']:+.3f} {_ci(*p['advantage_ci'])}" for n, p in pairs)
+    above = [n for n, p in pairs if p["advantage_ci"][0] > 0]
+    verdict = (f"clearly stronger than the rule bot at {', '.join(map(str, above))} players (95% interval above 0)"
+               if above else "not clearly stronger than the rule bot at any player count")
+    return headline, verdict
 
 
 def _curve_line(name: str) -> str:
