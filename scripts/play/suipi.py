@@ -217,58 +217,11 @@ class SuipiView(GameView):
         names exactly one legal move is accepted. A rank without a suit (`8 8`, `q`, `5 3 2`) stands
         for a card of that rank (the first in your hand, the others on the floor) when exactly one
         legal move fits; a number right after `build` is the build's value."""
-        e = self.eng
-        tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]=]+", text) if not w.startswith("=")]
-        verb, value, pats = None, None, []  # pats: ("card", id) or ("rank", r)
-        for i, w in enumerate(tokens):
-            low = w.lower()
-            if low in VERBS:
-                if verb is not None and VERBS[low] != verb:
-                    raise IllegalMoveError(f"say one of take, build or drop, not both {verb} and {VERBS[low]}")
-                verb = VERBS[low]
-            elif low in FILLERS:
-                continue
-            elif (low.isdigit() and i and VERBS.get(tokens[i - 1].lower()) == BUILD
-                  and (len(pats) > 1 or tokens[i + 1:i + 2] in (["on"], ["onto"]))):
-                value = int(low)  # `2h build 10 on 8s`, `2h 3s 4d build 9`: the build's value
-            elif low in RANK_WORDS:
-                pats.append(("rank", RANK_WORDS[low]))
-            else:
-                try:
-                    pats.append(("card", parse_card(w)))
-                except ValueError as err:
-                    raise IllegalMoveError(str(err)) from None
+        verb, value, pats = _read_words(text)
         if not pats:
             raise IllegalMoveError("type the card you play, then the floor cards it takes (e.g. 5c 3d 2s, or 8 8)")
-        hand, floor_cards = e.hands[seat], [c for it in e.floor for c in it[CARDS]]
-        kind0, x0 = pats[0]
-        if kind0 == "card":
-            if x0 not in hand:
-                where = "on the floor: start with the card from your hand" if x0 in floor_cards else "not in your hand"
-                raise IllegalMoveError(f"{card_str(x0)} is {where}")
-            heads = [x0]
-        else:
-            heads = sorted(c for c in hand if c >> 2 == x0)
-            if not heads:
-                raise IllegalMoveError(f"you hold no {RANK_NAMES[x0]}: start with a card from your hand")
-        by_card = {c: it for it in e.floor for c in it[CARDS]}
-        choices = []  # per floor pattern: the floor cards it may stand for
-        for kind, x in pats[1:]:
-            if kind == "card":
-                if x not in by_card:
-                    held = " (it is in your hand: play one card at a time)" if x in hand else ""
-                    raise IllegalMoveError(f"{card_str(x)} is not on the floor{held}")
-                choices.append([x])
-            else:
-                # a rank stands for the floor's cards of that rank, else for the build of that value
-                # (`9 9` takes [4♦+5♣=9]; no two floor items share a value, rules S12)
-                here = sorted(c for c in floor_cards if c >> 2 == x) or [
-                    it[REP] for it in e.floor if it[OWNER] >= 0 and it[NVAL] == x + 1]
-                if not here:
-                    raise IllegalMoveError(f"there is no {RANK_NAMES[x]} on the floor")
-                choices.append(here)
-        readings = {frozenset(by_card[c][REP] for c in combo)
-                    for combo in itertools.islice(itertools.product(*choices), 5000) if len(set(combo)) == len(combo)}
+        heads = self._hand_cards(pats[0], seat)
+        readings = self._floor_readings(pats[1:], seat)
         named = bool(pats[1:])
         if verb == DROP and named:
             raise IllegalMoveError("a drop lays the card down alone: name no floor cards")
@@ -279,12 +232,12 @@ class SuipiView(GameView):
             return (kind in kinds and (not named or frozenset(items) in readings)
                     and (kind != BUILD or value is None or v == value))
 
-        kinds = {verb} if verb else {TAKE, DROP}
-        cands = [(ids, t) for ids, t, parts in mine if fits(parts, kinds)]
+        cands = [(ids, t) for ids, t, parts in mine if fits(parts, {verb} if verb else {TAKE, DROP})]
         if len(cands) == 1:
             return Move(*cands[0])
-        what = (card_str(x0) if kind0 == "card" else f"a {RANK_NAMES[x0]}") + (
-            " with " + " ".join(card_str(x) if k == "card" else RANK_NAMES[x] for k, x in pats[1:]) if named else "")
+        what = " ".join(card_str(x) if k == "card" else RANK_NAMES[x] for k, x in pats[1:])
+        what = (card_str(pats[0][1]) if pats[0][0] == "card" else f"a {RANK_NAMES[pats[0][1]]}") + (
+            f" with {what}" if named else "")
         if cands:
             raise IllegalMoveError("that could mean " + " or ".join(f"`{t}`" for _, t in cands)
                                    + " — type one of them (or #N from the list)")
@@ -301,6 +254,67 @@ class SuipiView(GameView):
         played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
         raise IllegalMoveError(f"no legal move plays {what}" + (f"; {played} can: {options}" if options
                                                                 else f"; {played} cannot be played now"))
+
+    def _hand_cards(self, pat: tuple, seat: int) -> list[int]:
+        """The hand cards the first word may stand for (a card, or every card of a rank held)."""
+        e = self.eng
+        kind, x = pat
+        if kind == "card":
+            if x not in e.hands[seat]:
+                on_floor = any(x in it[CARDS] for it in e.floor)
+                where = "on the floor: start with the card from your hand" if on_floor else "not in your hand"
+                raise IllegalMoveError(f"{card_str(x)} is {where}")
+            return [x]
+        heads = sorted(c for c in e.hands[seat] if c >> 2 == x)
+        if not heads:
+            raise IllegalMoveError(f"you hold no {RANK_NAMES[x]}: start with a card from your hand")
+        return heads
+
+    def _floor_readings(self, pats: list[tuple], seat: int) -> set[frozenset]:
+        """Every set of floor items the other words may name (a card names its item; a rank the
+        floor's cards of that rank, else the build of that value)."""
+        e = self.eng
+        by_card = {c: it for it in e.floor for c in it[CARDS]}
+        choices = []  # per floor pattern: the floor cards it may stand for
+        for kind, x in pats:
+            if kind == "card":
+                if x not in by_card:
+                    held = " (it is in your hand: play one card at a time)" if x in e.hands[seat] else ""
+                    raise IllegalMoveError(f"{card_str(x)} is not on the floor{held}")
+                choices.append([x])
+            else:  # `9 9` takes [4♦+5♣=9]: no two floor items share a value, rules S12
+                here = sorted(c for c in by_card if c >> 2 == x) or [
+                    it[REP] for it in e.floor if it[OWNER] >= 0 and it[NVAL] == x + 1]
+                if not here:
+                    raise IllegalMoveError(f"there is no {RANK_NAMES[x]} on the floor")
+                choices.append(here)
+        return {frozenset(by_card[c][REP] for c in combo)
+                for combo in itertools.islice(itertools.product(*choices), 5000) if len(set(combo)) == len(combo)}
+
+
+def _read_words(text: str) -> tuple:
+    """(verb or None, a build's value or None, the card patterns: ("card", id) or ("rank", r))."""
+    tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]=]+", text) if not w.startswith("=")]
+    verb, value, pats = None, None, []
+    for i, w in enumerate(tokens):
+        low = w.lower()
+        if low in VERBS:
+            if verb is not None and VERBS[low] != verb:
+                raise IllegalMoveError(f"say one of take, build or drop, not both {verb} and {VERBS[low]}")
+            verb = VERBS[low]
+        elif low in FILLERS:
+            continue
+        elif (low.isdigit() and i and VERBS.get(tokens[i - 1].lower()) == BUILD
+              and (len(pats) > 1 or tokens[i + 1:i + 2] in (["on"], ["onto"]))):
+            value = int(low)  # `2h build 10 on 8s`, `2h 3s 4d build 9`: the build's value
+        elif low in RANK_WORDS:
+            pats.append(("rank", RANK_WORDS[low]))
+        else:
+            try:
+                pats.append(("card", parse_card(w)))
+            except ValueError as err:
+                raise IllegalMoveError(str(err)) from None
+    return verb, value, pats
 
 
 def _ascii(card: int) -> str:
