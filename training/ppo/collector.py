@@ -66,6 +66,41 @@ class _Match:
     __slots__ = ("env", "controllers", "agents", "pending", "totals", "opponent", "moves", "streams")
 
 
+class _Collection:
+    """One collection in progress: its matches and what it has recorded so far (the rows of the
+    learner's decisions, their rewards, dones and streams, the finished matches)."""
+
+    def __init__(self, collector: "Collector", request: CollectRequest):
+        self.request = request
+        self.rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
+        self.labels = [k for k, w in request.opponents.items() if w > 0]
+        total_w = sum(request.opponents[k] for k in self.labels)
+        self.weights = [request.opponents[k] / total_w for k in self.labels] if self.labels else []
+        self.matches = [collector._new_match(i, self.rng, request, self.labels, self.weights)
+                        for i in range(collector.num_matches)]
+        self.cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values", "critic")}
+        self.rewards: list[float] = []
+        self.dones: list[bool] = []
+        self.streams: list[int] = []
+        self.next_stream = 0
+        self.samples = self.decisions = self.moves = 0
+        self.finished: list[dict] = []
+        n = collector.num_matches  # a tick's inputs to one network, reused
+        self.obs_buf = np.zeros((n, collector.obs_size), np.float32)
+        self.mask_buf = np.zeros((n, collector.num_actions), bool)
+        self.critic_buf = np.zeros((n, collector.critic_size), np.float32)
+
+    def record(self, m: _Match, seat: int) -> None:
+        """A learner decision's row in ``m``'s stream of ``seat`` (its reward filled in as it comes)."""
+        if seat not in m.streams:
+            m.streams[seat] = self.next_stream
+            self.next_stream += 1
+        m.pending[seat] = len(self.rewards)
+        self.rewards.append(0.0)
+        self.dones.append(False)
+        self.streams.append(m.streams[seat])
+
+
 class Collector:
     """Runs matches of one game (any of ``player_counts``) with the given rule variants."""
 
@@ -139,31 +174,17 @@ class Collector:
     # ---------------------------------------------------------------- collect
     @torch.no_grad()
     def collect(self, request: CollectRequest) -> Rollout:
+        """Every tick each unfinished match makes one move: the moves that need no network first,
+        then one forward pass per network over the rest (``_forward``), then all of them played
+        (``_play``); matches end, and new ones start until the request has its samples."""
         self._load(request)
-        rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
-        labels = [k for k, w in request.opponents.items() if w > 0]
-        total_w = sum(request.opponents[k] for k in labels)
-        weights = [request.opponents[k] / total_w for k in labels] if labels else []
-        matches = [self._new_match(i, rng, request, labels, weights) for i in range(self.num_matches)]
+        c = _Collection(self, request)
         active = list(range(self.num_matches))
-
-        obs_buf = np.zeros((self.num_matches, self.obs_size), np.float32)
-        mask_buf = np.zeros((self.num_matches, self.num_actions), bool)
-        critic_buf = np.zeros((self.num_matches, self.critic_size), np.float32)
-        cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values", "critic")}
-        rewards: list[float] = []
-        dones: list[bool] = []
-        streams: list[int] = []
-        next_stream = 0
-        samples = decisions = moves = 0
-        finished: list[dict] = []
-
         while active:
-            # 1. who moves now, and with what
             chosen: dict[int, int] = {}
             batches: dict[str, list[int]] = {}
             for i in active:
-                m = matches[i]
+                m = c.matches[i]
                 seat = m.env.acting_seat
                 legal = m.env.legal_now()
                 ctrl = m.controllers[seat]
@@ -174,91 +195,96 @@ class Collector:
                     chosen[i] = int(m.agents[seat].act(m.env.encode_seat(seat), mask))
                 else:
                     batches.setdefault(ctrl, []).append(i)
-            # 2. one forward pass per network
             for ctrl, rows in batches.items():
-                b = len(rows)
-                perfect = bool(self.critic_size) and ctrl == LEARNER  # the perfect critic's inputs are the learner's
-                mask_buf[:b] = False
-                for j, i in enumerate(rows):
-                    m = matches[i]
-                    seat = m.env.acting_seat
-                    obs_buf[j] = m.env.encode_seat(seat)
-                    mask_buf[j, m.env.legal_now()] = True
-                    if perfect:
-                        critic_input(m.env, seat, critic_buf[j])
-                net = self.learner if ctrl == LEARNER else self.snapshot_nets[ctrl.split(":", 1)[1]]
-                critic = torch.from_numpy(critic_buf[:b]) if perfect else None
-                logits, value = net(torch.from_numpy(obs_buf[:b]), critic)
-                logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
-                logp_all = torch.log_softmax(logits, dim=1).numpy()
-                # exp in float32: the masked ~-1e9 entries underflow to exactly 0 on its fast path
-                # (float64 exp takes a slow underflow path here, ~10x the time, measured)
-                cum = np.cumsum(np.exp(logp_all), axis=1, dtype=np.float64)
-                u = rng.random(b) * cum[:, -1]
-                acts = np.minimum((cum > u[:, None]).argmax(axis=1), self.num_actions - 1)
-                for j, i in enumerate(rows):
-                    chosen[i] = int(acts[j])
-                if ctrl == LEARNER:
-                    cols["obs"].append(obs_buf[:b].copy())
-                    cols["masks"].append(mask_buf[:b].copy())
-                    cols["actions"].append(acts.astype(np.int64))
-                    cols["logprobs"].append(logp_all[np.arange(b), acts].astype(np.float32))
-                    cols["values"].append(value.reshape(-1).numpy().astype(np.float32))
-                    if perfect:
-                        cols["critic"].append(critic_buf[:b].copy())
-                    for j, i in enumerate(rows):
-                        m = matches[i]
-                        seat = m.env.acting_seat
-                        if seat not in m.streams:
-                            m.streams[seat] = next_stream
-                            next_stream += 1
-                        m.pending[seat] = len(rewards)
-                        rewards.append(0.0)
-                        dones.append(False)
-                        streams.append(m.streams[seat])
-                    samples += b
-            # 3. play the moves
-            still = []
-            for i in active:
-                m = matches[i]
-                seat = m.env.acting_seat
-                if m.controllers[seat] == LEARNER:
-                    decisions += 1
-                out = m.env.advance(chosen[i])
-                moves += 1
-                m.moves += 1
-                for s, r in out.rewards.items():
-                    m.totals[s] += r
-                    row = m.pending.get(s)
-                    if row is not None:
-                        rewards[row] += r
-                for s in out.eliminated:
-                    row = m.pending.pop(s, None)
-                    if row is not None:
-                        dones[row] = True
-                over = out.done or getattr(out, "truncated", False) or m.moves >= MAX_MOVES_PER_MATCH
-                if over:
-                    for row in m.pending.values():
-                        dones[row] = True
-                    finished.append(self._result(m))
-                    if samples < request.min_samples:
-                        matches[i] = self._new_match(i, rng, request, labels, weights)
-                        still.append(i)
-                else:
-                    still.append(i)
-            active = still
+                self._forward(c, ctrl, rows, chosen)
+            active = self._play(c, active, chosen)
+        return self._rollout(c)
 
+    def _forward(self, c: _Collection, ctrl: str, rows: list[int], chosen: dict) -> None:
+        """One forward pass of ``ctrl``'s network over the matches ``rows``, each move sampled from
+        its masked policy; the learner's decisions recorded."""
+        b = len(rows)
+        perfect = bool(self.critic_size) and ctrl == LEARNER  # the perfect critic's inputs are the learner's
+        obs_buf, mask_buf, critic_buf = c.obs_buf, c.mask_buf, c.critic_buf
+        mask_buf[:b] = False
+        for j, i in enumerate(rows):
+            m = c.matches[i]
+            seat = m.env.acting_seat
+            obs_buf[j] = m.env.encode_seat(seat)
+            mask_buf[j, m.env.legal_now()] = True
+            if perfect:
+                critic_input(m.env, seat, critic_buf[j])
+        net = self.learner if ctrl == LEARNER else self.snapshot_nets[ctrl.split(":", 1)[1]]
+        critic = torch.from_numpy(critic_buf[:b]) if perfect else None
+        logits, value = net(torch.from_numpy(obs_buf[:b]), critic)
+        logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
+        logp_all = torch.log_softmax(logits, dim=1).numpy()
+        # exp in float32: the masked ~-1e9 entries underflow to exactly 0 on its fast path
+        # (float64 exp takes a slow underflow path here, ~10x the time, measured)
+        cum = np.cumsum(np.exp(logp_all), axis=1, dtype=np.float64)
+        u = c.rng.random(b) * cum[:, -1]
+        acts = np.minimum((cum > u[:, None]).argmax(axis=1), self.num_actions - 1)
+        for j, i in enumerate(rows):
+            chosen[i] = int(acts[j])
+        if ctrl != LEARNER:
+            return
+        cols = c.cols
+        cols["obs"].append(obs_buf[:b].copy())
+        cols["masks"].append(mask_buf[:b].copy())
+        cols["actions"].append(acts.astype(np.int64))
+        cols["logprobs"].append(logp_all[np.arange(b), acts].astype(np.float32))
+        cols["values"].append(value.reshape(-1).numpy().astype(np.float32))
+        if perfect:
+            cols["critic"].append(critic_buf[:b].copy())
+        for i in rows:
+            m = c.matches[i]
+            c.record(m, m.env.acting_seat)
+        c.samples += b
+
+    def _play(self, c: _Collection, active: list[int], chosen: dict) -> list[int]:
+        """Every active match plays its chosen move; the rewards go to each seat's pending row. The
+        matches still running (a finished one replaced while samples are short)."""
+        still = []
+        for i in active:
+            m = c.matches[i]
+            seat = m.env.acting_seat
+            if m.controllers[seat] == LEARNER:
+                c.decisions += 1
+            out = m.env.advance(chosen[i])
+            c.moves += 1
+            m.moves += 1
+            for s, r in out.rewards.items():
+                m.totals[s] += r
+                row = m.pending.get(s)
+                if row is not None:
+                    c.rewards[row] += r
+            for s in out.eliminated:
+                row = m.pending.pop(s, None)
+                if row is not None:
+                    c.dones[row] = True
+            if not (out.done or getattr(out, "truncated", False) or m.moves >= MAX_MOVES_PER_MATCH):
+                still.append(i)
+                continue
+            for row in m.pending.values():
+                c.dones[row] = True
+            c.finished.append(self._result(m))
+            if c.samples < c.request.min_samples:
+                c.matches[i] = self._new_match(i, c.rng, c.request, c.labels, c.weights)
+                still.append(i)
+        return still
+
+    def _rollout(self, c: _Collection) -> Rollout:
         def cat(key, dtype, width=None):
-            if cols[key]:
-                return np.concatenate(cols[key]).astype(dtype, copy=False)
+            if c.cols[key]:
+                return np.concatenate(c.cols[key]).astype(dtype, copy=False)
             return np.zeros((0,) if width is None else (0, width), dtype)
 
         return Rollout(
             obs=cat("obs", np.float32, self.obs_size), masks=cat("masks", bool, self.num_actions),
             actions=cat("actions", np.int64), logprobs=cat("logprobs", np.float32),
-            values=cat("values", np.float32), rewards=np.asarray(rewards, np.float32),
-            dones=np.asarray(dones, bool), streams=np.asarray(streams, np.int64),
-            decisions=decisions, moves=moves, matches=finished,
+            values=cat("values", np.float32), rewards=np.asarray(c.rewards, np.float32),
+            dones=np.asarray(c.dones, bool), streams=np.asarray(c.streams, np.int64),
+            decisions=c.decisions, moves=c.moves, matches=c.finished,
             critic_obs=cat("critic", np.float32, self.critic_size) if self.critic_size else None)
 
     def _result(self, m: _Match) -> dict:
