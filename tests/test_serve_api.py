@@ -569,6 +569,9 @@ def test_the_hard_level_is_the_expert_and_it_plays_a_whole_match(client):
     seat plays through the server's match like any bot."""
     cat = client.get("/api/catalog").json()
     assert cat["levels"] == {"random": "beginner", "rules": "easy", "model": "medium", "expert": "hard"}
+    levels = {g["name"]: g["levels"] for g in cat["games"]}  # where the expert is not shown stronger, it says so
+    assert levels["siantappo"] == levels["suipi"] == cat["levels"]
+    assert levels["samsip"] == {**cat["levels"], "expert": "slow, not yet stronger than medium"}
     assert all("expert" in g["agents"] for g in cat["games"])
     data = new_game(client, "samsip", ["expert", "rules"], {"bankroll": 3}, pace=0)
     with client.websocket_connect(f"/ws/{data['watch']}") as ws:

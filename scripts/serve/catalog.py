@@ -15,11 +15,13 @@ from cardzoo.envs.registry import GAME_MODULES, game_spec
 from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.options import parse_options
 from cardzoo.scripts.serve.match import HUMAN, view_module
+from cardzoo.training.agents.specs import EXPERT_SHOWN_STRONGER
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
 
 AGENT_CHOICES = [HUMAN, "rules", "random", "model", "expert"]
 # where people meet the bots: difficulty levels (the seat menu shows them beside the kinds)
 LEVELS = {"random": "beginner", "rules": "easy", "model": "medium", "expert": "hard"}
+NOT_HARDER = "slow, not yet stronger than medium"  # the expert's level where it has not beaten the model
 MAX_OPTION_TEXT = 200
 _SEAT_RE = re.compile(r"^(?P<body>[A-Za-z0-9_.-]{1,80}?)(?:@(?P<seed>-?\d{1,18}))?$")
 
@@ -42,6 +44,7 @@ def catalog() -> dict:
                       "players": list(spec.player_counts), "default_players": spec.default_players,
                       "options": options, "model_players": model_players, "rules": rules_summary(spec.name),
                       "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
+                      "levels": {**LEVELS, **({} if spec.name in EXPERT_SHOWN_STRONGER else {"expert": NOT_HARDER})},
                       "named_models": [{"name": n, "players": c} for n, g, c in named_models(models)
                                        if g == spec.name]})
     return {"games": games, "agents": AGENT_CHOICES, "levels": LEVELS, "models": model_names(models)}

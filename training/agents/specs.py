@@ -61,6 +61,10 @@ _ALIASES = {"model": "model", "shipped": "model",
             "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
             "bot": "rules", "teacher": "teacher", "expert": "expert", "search": "expert"}
 CHECKPOINT_SUFFIXES = (".safetensors", ".json")
+# The games in which the expert has beaten the shipped model head to head (95% interval above zero,
+# docs/evaluation.md); in Sam Sip it has not (level at 4 players, a little behind at 2), and the
+# browser's seat menu says so beside its "hard" level.
+EXPERT_SHOWN_STRONGER = ("siantappo", "suipi")
 _SEED_RE = re.compile(r"^(?P<body>.+)@(?P<seed>-?\d+)$")
 _BUDGET_RE = re.compile(r"^(?P<body>[a-z]+):(?P<budget>\d+)$", re.IGNORECASE)
 

@@ -194,7 +194,7 @@ function fillSeats() {
     wrap.append(el("span", null, `player_${s}`));
     const sel = el("select");
     sel.name = `seat-${s}`;
-    const levels = state.catalog.levels || {};  // difficulty: easy rules, medium model, hard expert
+    const levels = g.levels || state.catalog.levels || {};  // difficulty: easy rules, medium model, hard expert
     for (const a of agents) sel.append(new Option(levels[a] ? `${a} (${levels[a]})` : a, a));
     sel.append(new Option("other…", "other"));
     const input = el("input");
