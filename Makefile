@@ -46,6 +46,7 @@ integrations-venv: $(INTEG_STAMP)
 
 test-integrations: $(INTEG_STAMP)
 	$(INTEG)/bin/pytest -q -m integrations tests/integrations
+	$(INTEG)/bin/pytest -q "tests/test_docs.py::test_page_runs[docs/integrations.md]"
 
 bench: $(STAMP)
 	$(BIN)/cardzoo bench

@@ -95,6 +95,29 @@ def test_references_measured_or_skipped(quick_run):
         assert set(row) == {r["short"] for r in quick_run["references"]} | {"geomean"}
         if measured:
             assert row["geomean"] > 0
+    for name, reason in skipped.items():  # a reference not measured names the library it lacks
+        if name in {r.name for r in references.REFERENCES}:
+            assert "not importable" in reason and "install the bench extra" in reason, reason
+
+
+def test_a_measured_reference_gets_its_ratios(tmp_path, monkeypatch, capsys):
+    """The measured path of a reference, whatever the bench extra's libraries this machine has: one
+    of our own envs stands in as a reference (the ratio of Suipi to itself, measured twice)."""
+    from cardzoo.envs import suipi_v0
+    from cardzoo.training.benchmarks.timing import aec_player
+
+    stand_in = references.Reference("selftest/suipi", 2, "pettingzoo",
+                                    {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
+    monkeypatch.setattr("cardzoo.scripts.bench_cmd.REFERENCES", [stand_in])
+    out = tmp_path / "b.json"
+    assert main(["bench", "suipi", "--quick", "--no-floor", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (ref,) = data["references"]
+    assert ref["name"] == "selftest/suipi" and not ref.get("errors")
+    _check_section(ref["sections"]["raw"], "steps")
+    row = data["ratios"]["suipi 2p"]
+    assert set(row) == {"self", "geomean"} and row["self"] > 0 and row["geomean"] == pytest.approx(row["self"])
+    assert "self" in capsys.readouterr().out  # the ratio table names it
 
 
 def test_profiles(quick_run):

@@ -181,6 +181,12 @@ def test_page_runs(page, tmp_path, monkeypatch):
         except unittest.SkipTest as e:
             skipped.append(f"line {example.line}: {e}")
     assert not document.namespace.get(SHORTEN_KEY), "docs-test: shorten with no python block after it"
+    # only the blocks the page marks skipped: templates always, an extra's blocks where it is missing
+    # (`make test-integrations` runs docs/integrations.md's with them)
+    text = (ROOT / page).read_text(encoding="utf-8")
+    expected = text.count('<!-- skip: next "') + sum(
+        text.count(f"<!-- skip: next if(not {name},") for name, present in NAMES.items() if not present)
+    assert len(skipped) == expected, skipped
 
 
 def test_unlabelled_blocks_hold_no_commands():

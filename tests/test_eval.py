@@ -43,14 +43,6 @@ def test_unknown_agent_names(bad):
         parse_agent_list(bad)
 
 
-def _have_loader() -> bool:
-    try:
-        from cardzoo.training.agents.checkpoint import load_agent  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def test_checkpoint_specs(tmp_path):
     with pytest.raises(UserError, match="not found"):
         parse_agent_spec(str(tmp_path / "model.safetensors"))
@@ -60,8 +52,7 @@ def test_checkpoint_specs(tmp_path):
     ck.write_text("{}")
     spec = parse_agent_spec(f"{ck}@3")
     assert spec.kind == "checkpoint" and spec.path == str(ck) and spec.seed == 3 and spec.label == "model.json@3"
-    # not a usable checkpoint: "not available yet" until the loader exists, then the loader's error
-    with pytest.raises(ValueError, match=None if _have_loader() else "not available yet"):
+    with pytest.raises(ValueError, match="checkpoint file not found: .*model.safetensors"):  # the sidecar alone
         make_agent(spec, None)
 
 
@@ -86,18 +77,19 @@ def test_bad_input_is_one_line_exit_2(argv, needle, capsys):
 
 
 def test_unusable_checkpoint_is_one_line_exit_2(tmp_path, capsys):
-    ck = tmp_path / "net.safetensors"
+    import shutil
+
+    from cardzoo.training.agents.shipped import shipped_model_path
+
+    ck = tmp_path / "net.safetensors"  # a shipped model's sidecar beside weights that are not safetensors
+    shutil.copy(str(shipped_model_path("siantappo", 3))[:-len(".safetensors")] + ".json", tmp_path / "net.json")
     ck.write_bytes(b"\0")
     assert main(["eval", "siantappo", "--agents", f"rules,{ck}", "--no-progress"]) == 2
-    err = one_error_line(capsys)
-    if not _have_loader():
-        assert "checkpoint agents are not available yet" in err
+    assert f"{ck} is not a readable safetensors file" in one_error_line(capsys)
 
 
 def test_checkpoint_agent_plays(tmp_path):
-    """Once cardzoo.training.agents.checkpoint exists, a checkpoint path is an entrant like any other."""
-    if not _have_loader():
-        pytest.skip("cardzoo.training.agents.checkpoint is not there yet")
+    """A checkpoint path is an entrant like any other."""
     from cardzoo.envs import siantappo_v0
     from cardzoo.training.agents.checkpoint import save_checkpoint
     from cardzoo.training.agents.policy import MaskedPolicyNet

@@ -58,8 +58,21 @@ def take_and_return(env, obs, rng):
     return card if card < DISCARD_JOKER else DISCARD_JOKER
 
 
+def draw_and_return(env, obs, rng):
+    """Sam Sip's passive player (it has no pass): draw from the stock and throw the drawn card away,
+    so its hand never changes."""
+    from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK
+    from cardzoo.envs.samsip.engine import PHASE_DRAW
+
+    g = env.engine
+    if g.phase == PHASE_DRAW:
+        return DRAW_STOCK if obs["action_mask"][DRAW_STOCK] else first_legal(env, obs, rng)
+    card = g.hands[g.turn][-1]
+    return card if card < DISCARD_JOKER else DISCARD_JOKER
+
+
 POLICIES = {"random": random_policy, "first": first_legal, "last": last_legal, "passive": passive}
-GAME_POLICIES = {"samsip": {"take_and_return": take_and_return}}
+GAME_POLICIES = {"samsip": {"take_and_return": take_and_return, "passive": draw_and_return}}
 
 
 def policies(game: str) -> dict:
@@ -212,9 +225,9 @@ def test_fuzz_a_million_steps(game):
 
 @pytest.mark.parametrize("game", list(GAME_MODULES))
 def test_adversaries_end_every_match(game):
-    """Issue 10: first/last legal, always pass (or drop), take-and-return (Sam Sip) and random
-    agents, all seats alike, at every player count with the default rules: every match ends by
-    the rules well inside the step bound, with zero-sum rewards."""
+    """Issue 10: first/last legal, always pass (or drop; in Sam Sip draw and throw the card back),
+    take-and-return (Sam Sip) and random agents, all seats alike, at every player count with the
+    default rules: every match ends by the rules well inside the step bound, with zero-sum rewards."""
     spec = game_spec(game)
     for players in spec.player_counts:
         for name, policy in policies(game).items():

@@ -27,12 +27,6 @@ def _net(env, seed=0):
     return MoveRankerNet(env.obs_size, MOVE_FEATURES, [32, 16], "relu", env.num_actions)
 
 
-def _mask(env):
-    mask = np.zeros(env.num_actions, np.int8)
-    mask[env.legal_now()] = 1
-    return mask
-
-
 @pytest.mark.parametrize("players", [2, 4])
 def test_candidates_are_exactly_the_envs_complete_moves(players):
     env = raw_env(num_players=players)
@@ -42,7 +36,7 @@ def test_candidates_are_exactly_the_envs_complete_moves(players):
     checked = 0
     for _ in range(400):
         seat = env.acting_seat
-        obs, mask = env.encode_seat(seat), _mask(env)
+        obs, mask = env.encode_seat(seat), env.mask_now()
         state = reader.read(obs)
         seqs, rows = reader.candidates(state, mask)
         k = len(state.prefix)
@@ -66,7 +60,7 @@ def test_ranker_agent_plays_legal_matches_and_records_real_choices(players):
     env.begin(3)
     steps = 0
     while True:
-        mask = _mask(env)
+        mask = env.mask_now()
         action = agent.act(env.encode_seat(env.acting_seat), mask)
         assert mask[action] == 1
         steps += 1
@@ -268,7 +262,7 @@ def test_single_action_readers_list_the_legal_moves_and_flag_the_rule_bots(game,
     rng = random.Random(players)
     env.begin(players)
     for _ in range(300):
-        obs, mask = env.encode_seat(env.acting_seat), _mask(env)
+        obs, mask = env.encode_seat(env.acting_seat), env.mask_now()
         seqs, rows = reader.candidates(reader.read(obs), mask)
         assert seqs == [(a,) for a in sorted(env.legal_now())]
         assert rows.shape == (len(seqs), reader.feature_size) and np.isfinite(rows).all()
@@ -297,8 +291,15 @@ def test_dmc_trains_single_action_games_into_loadable_rankers(tmp_path, game, pl
         agent = load_agent(tmp_path / "run" / "final", env.config)
         assert isinstance(agent, RankerAgent)
         env.begin(n)
-        while not env.advance(agent.act(env.encode_seat(env.acting_seat), _mask(env))).done:
-            pass
+        moves = 0
+        while True:  # a whole match of the ranker at every seat, every move legal
+            mask = env.mask_now()
+            action = agent.act(env.encode_seat(env.acting_seat), mask)
+            assert mask[action] == 1, (moves, action)
+            moves += 1
+            if env.advance(action).done:
+                break
+        assert moves > n
 
 
 def test_dmc_on_a_game_without_a_move_reader_is_one_line(tmp_path, monkeypatch, capsys):
@@ -432,7 +433,7 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     assert all(torch.equal(a, b) for a, b in zip(agent.net.state_dict().values(),
                                                  load_agent(path, env.config).net.state_dict().values()))
     env.begin(4)  # plays a legal match
-    while not env.advance(agent.act(env.encode_seat(env.acting_seat), _mask(env))).done:
+    while not env.advance(agent.act(env.encode_seat(env.acting_seat), env.mask_now())).done:
         pass
     capsys.readouterr()
     assert cli(["model", "trust", str(path), "--trust", "-1", "--out", str(tmp_path / "u")]) == 2

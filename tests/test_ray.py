@@ -131,6 +131,7 @@ def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster):
         got = group.receive()
         assert doomed not in group.nodes()  # its actor was started again elsewhere
     want = [DMCCollector(*args).collect(r) for r in requests]
+    assert len(got) == len(want) == 3
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g.returns, w.returns)
         np.testing.assert_array_equal(g.rows, w.rows)
@@ -172,8 +173,8 @@ def test_a_run_killed_on_ray_resumes_without_it_to_the_same_weights(cluster, tmp
 
 def test_without_ray_ray_is_never_imported(tmp_path):
     code = ("import sys; from cardzoo.scripts.cli import main; "
-            f"main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', '--out', {str(tmp_path / 'r')!r}]); "
-            f"main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']); "
+            f"assert main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', '--out', {str(tmp_path / 'r')!r}]) == 0; "
+            f"assert main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']) == 0; "
             "assert 'ray' not in sys.modules, 'ray was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 

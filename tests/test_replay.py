@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 
 import pytest
 
-from cardzoo.envs.registry import GAME_MODULES
 from cardzoo.scripts.cli import main
 from cardzoo.training.evaluation.tournament import run_tournament
 from cardzoo.training.evaluation.records import read_records, replay_record
@@ -15,14 +13,6 @@ from cardzoo.training.evaluation.records import read_records, replay_record
 # (game, players, rule options that keep the matches short)
 CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 5, {"rounds": 2}), ("suipi", 2, {}), ("suipi", 4, {}),
          ("samsip", 2, {}), ("samsip", 5, {})]
-
-
-def _available(game: str) -> bool:
-    try:
-        importlib.import_module(GAME_MODULES[game])
-    except ImportError:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +25,6 @@ def siantappo_records(tmp_path_factory):
 
 @pytest.mark.parametrize("game, players, options", CASES, ids=[f"{g}-{n}p" for g, n, _ in CASES])
 def test_records_replay_to_the_same_rewards(game, players, options, tmp_path):
-    if not _available(game):
-        pytest.skip(f"{game} module does not import yet")
     path = tmp_path / "g.jsonl"
     res = run_tournament(game, ["rules", "random"], players=players, games=4, seed=5, options=options,
                          records=str(path))

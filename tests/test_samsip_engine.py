@@ -60,10 +60,28 @@ def check_match(config: SamSipConfig, rng: random.Random) -> SamSipEngine:
                 assert g.dealer == res.winner
     assert g.n_active == 1 or g.hand_no == config.max_hands
     ranks = g.ranking()
-    assert sorted(ranks) == sorted(ranks) and abs(sum(ranks) - n * (n + 1) / 2) < 1e-9
+    assert all(1 <= r <= n for r in ranks) and abs(sum(ranks) - n * (n + 1) / 2) < 1e-9
+    check_ranks(g, ranks)
     if g.n_active == 1:
         assert ranks[g.active.index(True)] == 1.0
     return g
+
+
+def check_ranks(g, ranks) -> None:
+    """P13: survivors by chips ahead of the eliminated; the eliminated by the hand they went out in
+    (later is better), then by their balance before it where the tie-break says so; equals share."""
+    def key(s):  # bigger is better
+        if g.active[s]:
+            return (1, g.chips[s], 0)
+        balance = g.elim_balance[s] if g.config.elimination_tiebreak == "balance" else 0
+        return (0, g.elim_hand[s], balance)
+
+    for a in range(g.n):
+        for b in range(g.n):
+            if key(a) > key(b):
+                assert ranks[a] < ranks[b], (a, b, key(a), key(b), ranks)
+            elif key(a) == key(b):
+                assert ranks[a] == ranks[b], (a, b, key(a), ranks)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])

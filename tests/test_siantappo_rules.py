@@ -142,13 +142,13 @@ def test_pair_compares_by_higher_card():
 
 
 def test_pass_locks_you_out_until_trick_end():
-    env = make(["3♣ 4♠ 6♠", "5♠ 8♠", "7♠", "9♠"])
+    env = make(["3♣ 4♠ 6♠", "5♠ 10♠", "7♠", "9♠"])
     env.play("4♠")
     env.play("pass")  # B passes
     env.play("7♠")  # C
     env.play("9♠")  # D
     env.play("pass")  # A
-    # B passed earlier: skipped although it holds a higher card; back to C
+    # B passed earlier: skipped although its 10♠ beats the 9♠ on the table; back to C
     assert env.agent_selection == "player_2"
 
 
