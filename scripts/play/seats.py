@@ -14,7 +14,8 @@ from cardzoo.envs.errors import UserError
 HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
 SEATS_HELP = ("Seats: human; rules (the game's rule bot: easy); random; model (the trained model shipped in "
               "models/ for this game and player count, e.g. models/siantappo: medium); expert or expert:N "
-              "(a search over N sampled deals with the model, default 8: hard); teacher (Sam Sip's lookahead "
+              "(a search over N sampled deals with the model, default 8: hard; in Sam Sip not yet stronger than "
+              "the model); teacher (Sam Sip's lookahead "
               "player); or a checkpoint path (NAME.safetensors with its NAME.json sidecar next to it, as "
               "written by cardzoo train). Add @SEED to fix a bot's seed.")
 
