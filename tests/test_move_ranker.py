@@ -111,7 +111,7 @@ def test_every_move_the_collector_plays_is_legal(monkeypatch, game, counts, oppo
 
 def test_sparse_rows_give_back_the_dense_rows_exactly():
     from cardzoo.training.dmc.collector import SparseRows
-    from cardzoo.training.dmc.trainer import Replay
+    from cardzoo.training.dmc.replay import Replay
 
     rng = np.random.default_rng(3)
     dense = (rng.random((9, 40)) < 0.1) * rng.choice([1.0, 0.25, 1 / 3], (9, 40))
@@ -123,16 +123,16 @@ def test_sparse_rows_give_back_the_dense_rows_exactly():
     assert len(rows) == 9 and np.array_equal(rows.dense(), dense.astype(np.float32))
     assert len(rows.values) == np.count_nonzero(dense)
     replay = Replay(5, 40, 2)  # the newest 5 fit, written over a buffer that held other rows
-    replay.obs[:] = 7.0
+    replay.add(np.full((5, 40), 7.0, np.float32), np.zeros((5, 2), np.float32), np.full(5, -1.0, np.float32))
     replay.add(rows, np.zeros((9, 2), np.float32), np.arange(9, dtype=np.float32))
     order = np.argsort(replay.returns)
-    assert np.array_equal(replay.obs[order], dense[4:].astype(np.float32))
+    assert np.array_equal(replay.observations()[order], dense[4:].astype(np.float32))
 
 
 def test_the_replay_is_saved_sparse_and_read_back_exactly_also_from_dense_states():
     from cardzoo.envs.errors import UserError
     from cardzoo.training.common.run_dir import RunState
-    from cardzoo.training.dmc.trainer import Replay
+    from cardzoo.training.dmc.replay import Replay
 
     rng = np.random.default_rng(5)
     replay = Replay(8, 30, 3)
@@ -140,19 +140,47 @@ def test_the_replay_is_saved_sparse_and_read_back_exactly_also_from_dense_states
     replay.add(obs, rng.random((11, 3)).astype(np.float32), rng.random(11).astype(np.float32))
     state = RunState(learner={})
     replay.to_state(state)
-    assert "replay_obs" not in state.arrays and len(state.arrays["replay_obs_values"]) == np.count_nonzero(replay.obs)
+    kept = replay.observations()
+    assert "replay_obs" not in state.arrays and len(state.arrays["replay_obs_values"]) == np.count_nonzero(kept)
+    assert np.array_equal(kept, obs[3:])  # the newest 8 of 11, slot j holding the (3 + j)-th
     saved = dict(state.arrays)
-    dense = dict(saved, replay_obs=replay.obs.copy())  # the layout an earlier cardzoo wrote
+    dense = dict(saved, replay_obs=kept[:replay.size].copy())  # the layout an earlier cardzoo wrote
     for name in ("replay_obs_starts", "replay_obs_columns", "replay_obs_values"):
         dense.pop(name)
     for arrays in (saved, dense):
         back = Replay(8, 30, 3)
         back.from_state(RunState(learner=dict(state.learner), arrays=dict(arrays)))
-        assert np.array_equal(back.obs, replay.obs) and np.array_equal(back.rows, replay.rows)
+        assert np.array_equal(back.observations(), kept) and np.array_equal(back.rows, replay.rows)
         assert (back.size, back.next) == (replay.size, replay.next)
     bad = dict(saved, replay_obs_columns=saved["replay_obs_columns"] + 30)  # past the observation's width
     with pytest.raises(UserError, match="no replay buffer that fits"):
         Replay(8, 30, 3).from_state(RunState(learner=dict(state.learner), arrays=bad))
+
+
+def test_a_minibatch_is_sparse_and_learns_as_its_dense_rows_would():
+    from cardzoo.training.dmc.replay import Replay
+
+    rng = np.random.default_rng(8)
+    replay = Replay(64, 50, 4)
+    for density in (0.05, 0.3, 0.6):  # ever wider rows: the buffer widens, keeping the rows it holds
+        before = replay.observations()
+        obs = ((rng.random((20, 50)) < density) * rng.random((20, 50))).astype(np.float32)
+        replay.add(obs, rng.random((20, 4)).astype(np.float32), rng.random(20).astype(np.float32))
+        assert np.array_equal(replay.observations()[:replay.size - 20], before[:replay.size - 20])
+        assert np.array_equal(replay.observations()[replay.size - 20:replay.size], obs)
+    assert replay.columns.shape[1] >= np.count_nonzero(obs, axis=1).max()
+    sparse, rows, returns = replay.sample(32, np.random.default_rng(1))
+    dense = torch.from_numpy(replay.observations(np.random.default_rng(1).integers(replay.size, size=32)))
+    assert sparse.layout == torch.sparse_csr and torch.equal(sparse.to_dense(), dense)
+    net = MoveRankerNet(50, 4, [16, 16])
+    grads = []
+    for obs in (sparse, dense):
+        net.zero_grad()
+        q = net(obs, rows)
+        torch.nn.functional.mse_loss(q, returns).backward()
+        grads.append([q.detach()] + [p.grad.clone() for p in net.parameters()])
+    for a, b in zip(*grads):
+        assert a.layout == b.layout == torch.strided and torch.allclose(a, b, atol=1e-6)
 
 
 def test_imitation_samples_name_the_rule_bots_choice():
@@ -236,14 +264,15 @@ def test_dmc_warm_start_from_the_teacher_is_evaluated_at_zero_samples(tmp_path, 
 
 
 def test_replay_keeps_the_newest_samples_in_a_ring():
-    from cardzoo.training.dmc.trainer import Replay
+    from cardzoo.training.dmc.replay import Replay
 
     replay = Replay(capacity=5, obs_size=2, row_size=1)
     for start in (0, 3, 6):  # 9 samples through a 5-slot ring, then one batch larger than it
         values = np.arange(start, start + 3, dtype=np.float32)
         replay.add(np.stack([values, values], 1), values[:, None], values)
     assert replay.size == 5 and sorted(replay.returns) == [4, 5, 6, 7, 8]
-    assert np.array_equal(replay.obs[:, 0], replay.returns) and np.array_equal(replay.rows[:, 0], replay.returns)
+    assert np.array_equal(replay.observations()[:, 0], replay.returns)
+    assert np.array_equal(replay.rows[:, 0], replay.returns)
     big = np.arange(100, 107, dtype=np.float32)
     replay.add(np.stack([big, big], 1), big[:, None], big)
     assert sorted(replay.returns) == [102, 103, 104, 105, 106]

@@ -79,8 +79,15 @@ class MoveRankerNet(nn.Module):
                            trust=float(meta.get("trust", 0.0)))
 
     def forward(self, obs: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
-        """Q of each (observation row, move row) pair: [B, O], [B, F] -> [B]."""
-        return self.q_out(self.trunk(self.obs_in(obs) + self.move_in(moves))).squeeze(-1)
+        """Q of each (observation row, move row) pair: [B, O], [B, F] -> [B]. ``obs`` dense or a
+        sparse CSR matrix (the DMC learner's minibatches: a seat sees ~50 of its 633-1333 entries,
+        and the first layer's product over them is a fraction of the dense one; the same function,
+        rounded differently in the last bits)."""
+        if obs.layout == torch.sparse_csr:
+            obs_part = torch.sparse.mm(obs, self.obs_in.weight.t()) + self.obs_in.bias
+        else:
+            obs_part = self.obs_in(obs)
+        return self.q_out(self.trunk(obs_part + self.move_in(moves))).squeeze(-1)
 
     @torch.no_grad()
     def scores(self, observation: np.ndarray, moves: np.ndarray) -> np.ndarray:

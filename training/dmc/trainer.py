@@ -11,7 +11,8 @@ Read top to bottom:
    current weights, epsilon-greedy over complete moves, part against rule bots and part in
    self-play; every real choice of a learner seat is a sample (observation, move row, return).
 3. The learner regresses Q(observation, move) on those returns (mean squared error) from a replay
-   buffer of recent samples. Collection runs one iteration ahead of learning, as in the PPO
+   buffer of recent samples (``cardzoo.training.dmc.replay``: observations kept sparse, and a
+   minibatch's a sparse matrix for the first layer). Collection runs one iteration ahead of learning, as in the PPO
    trainer: while the learner trains on iteration k, the workers collect k+1 with the weights
    from before that update. Each collection is a pure function of (weights, seed, iteration,
    worker), and learning takes a fixed number of steps per iteration, so a seeded run reproduces.
@@ -45,8 +46,9 @@ from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.parallel.workers import _die_with_parent, log_traffic, worker_group
-from cardzoo.training.dmc.collector import DMCCollector, DMCRequest, SparseRows
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.play import IMITATED
+from cardzoo.training.dmc.replay import Replay
 from cardzoo.training.dmc.warm_start import warm_start
 
 
@@ -209,69 +211,6 @@ def start_from(net: MoveRankerNet, path: str, game: str) -> None:
         raise UserError(f"--init {path}: its layers differ from this run's (it has hidden layers "
                         f"{meta.get('settings', {}).get('hidden')}); give its --hidden and --activation")
     net.load_state_dict(theirs)
-
-
-class Replay:
-    """The most recent ``capacity`` samples, as preallocated arrays (saved with the run's state)."""
-
-    def __init__(self, capacity: int, obs_size: int, row_size: int):
-        self.obs = np.zeros((capacity, obs_size), np.float32)
-        self.rows = np.zeros((capacity, row_size), np.float32)
-        self.returns = np.zeros(capacity, np.float32)
-        self.size = self.next = 0
-
-    def add(self, obs, rows: np.ndarray, returns: np.ndarray) -> None:
-        """Append samples (``obs``: dense rows or the collector's ``SparseRows``), overwriting the oldest."""
-        capacity = len(self.returns)
-        first = max(0, len(returns) - capacity)  # only the newest fit
-        rows, returns = rows[first:], returns[first:]
-        idx = (self.next + np.arange(len(returns))) % capacity
-        if isinstance(obs, SparseRows):
-            obs.write_into(self.obs, idx, first)
-        else:
-            self.obs[idx] = obs[first:]
-        self.rows[idx], self.returns[idx] = rows, returns
-        self.next = int((self.next + len(returns)) % capacity)
-        self.size = min(self.size + len(returns), capacity)
-
-    def sample(self, n: int, rng) -> tuple:
-        idx = rng.integers(self.size, size=n)
-        return (torch.from_numpy(self.obs[idx]), torch.from_numpy(self.rows[idx]),
-                torch.from_numpy(self.returns[idx]))
-
-    def to_state(self, state: RunState) -> None:
-        """The buffer into the run's state; the observations as their nonzero entries (a tenth of
-        the dense rows or less, on disk and while saving)."""
-        obs = SparseRows.of_dense(self.obs[:self.size])
-        state.arrays = {"replay_obs_starts": obs.starts, "replay_obs_columns": obs.columns,
-                        "replay_obs_values": obs.values, "replay_rows": self.rows[:self.size],
-                        "replay_returns": self.returns[:self.size]}
-        state.learner["replay_next"] = self.next
-
-    def from_state(self, state: RunState) -> None:
-        """The buffer from a state ``to_state`` wrote (or an earlier cardzoo's, with dense
-        observations); a one-line error when it does not fit this run."""
-        a = state.arrays
-        try:
-            rows, returns = a["replay_rows"], a["replay_returns"]
-            n = len(returns)
-            if "replay_obs" in a:  # written before the observations were kept sparse
-                obs = a["replay_obs"]
-                if obs.shape != (n, self.obs.shape[1]):
-                    raise ValueError
-                obs = SparseRows.of_dense(obs)
-            else:
-                obs = SparseRows.of_parts(self.obs.shape[1], a["replay_obs_starts"], a["replay_obs_columns"],
-                                          a["replay_obs_values"])
-            if n > len(self.returns) or len(obs) != n or rows.shape != (n, self.rows.shape[1]):
-                raise ValueError
-        except (KeyError, ValueError):
-            raise UserError("the resume state holds no replay buffer that fits this run (written by an older "
-                            "cardzoo?): start the run again") from None
-        obs.write_into(self.obs, np.arange(n))
-        self.rows[:n], self.returns[:n] = rows, returns
-        self.size, self.next = n, int(state.learner["replay_next"])
-        state.arrays = {}
 
 
 def absorb(state: RunState, replay: Replay, rollouts: list) -> None:
