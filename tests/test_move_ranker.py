@@ -158,6 +158,7 @@ def test_the_replay_is_saved_sparse_and_read_back_exactly_also_from_dense_states
 
 
 def test_a_minibatch_is_sparse_and_learns_as_its_dense_rows_would():
+    from cardzoo.training.agents.ranker import sparse_csr
     from cardzoo.training.dmc.replay import Replay
 
     rng = np.random.default_rng(8)
@@ -181,6 +182,12 @@ def test_a_minibatch_is_sparse_and_learns_as_its_dense_rows_would():
         grads.append([q.detach()] + [p.grad.clone() for p in net.parameters()])
     for a, b in zip(*grads):
         assert a.layout == b.layout == torch.strided and torch.allclose(a, b, atol=1e-6)
+    sizes = torch.as_tensor([3, 1, 4])  # the warm start's candidates: the observation's share once per decision
+    moves = torch.rand(8, 4)
+    with torch.no_grad():
+        each = net(dense[:3].repeat_interleave(sizes, dim=0), moves)
+        assert torch.allclose(net.candidates_q(sparse_csr(dense[:3]), moves, sizes), each, atol=1e-6)
+        assert torch.allclose(net.candidates_q(dense[:3], moves, sizes), each, atol=1e-6)
 
 
 def test_imitation_samples_name_the_rule_bots_choice():

@@ -14,6 +14,7 @@ computed once per decision and added to every candidate's.
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import torch
@@ -22,6 +23,17 @@ from torch import nn
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.policy import ACTIVATIONS
+
+def sparse_csr(dense: torch.Tensor | None = None, *, parts: tuple = (), size: tuple = ()) -> torch.Tensor:
+    """A sparse CSR matrix of a dense one, or of its ``parts`` (row starts, columns, values) and
+    ``size``, for ``MoveRankerNet``'s first layer; without torch's once-a-process warning that
+    these tensors are "in beta" (what they do here is tested: tests/test_move_ranker.py)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
+        if dense is not None:
+            return dense.to_sparse_csr()
+        return torch.sparse_csr_tensor(*parts, size=size, check_invariants=False)  # callers build them well formed
+
 
 class MoveRankerNet(nn.Module):
     """Q of each complete move from the observation and the move's feature row; the checkpoint
@@ -83,11 +95,18 @@ class MoveRankerNet(nn.Module):
         sparse CSR matrix (the DMC learner's minibatches: a seat sees ~50 of its 633-1333 entries,
         and the first layer's product over them is a fraction of the dense one; the same function,
         rounded differently in the last bits)."""
-        if obs.layout == torch.sparse_csr:
-            obs_part = torch.sparse.mm(obs, self.obs_in.weight.t()) + self.obs_in.bias
-        else:
-            obs_part = self.obs_in(obs)
+        return self.q_out(self.trunk(self._obs_part(obs) + self.move_in(moves))).squeeze(-1)
+
+    def candidates_q(self, obs: torch.Tensor, moves: torch.Tensor, sizes: torch.Tensor) -> torch.Tensor:
+        """``forward`` of every candidate of several decisions, the observation's share computed
+        once per decision: [D, O] (dense or sparse CSR), [sum K_d, F], the K_d [D] -> [sum K_d]."""
+        obs_part = self._obs_part(obs).repeat_interleave(sizes, dim=0)
         return self.q_out(self.trunk(obs_part + self.move_in(moves))).squeeze(-1)
+
+    def _obs_part(self, obs: torch.Tensor) -> torch.Tensor:
+        if obs.layout == torch.sparse_csr:
+            return torch.sparse.mm(obs, self.obs_in.weight.t()) + self.obs_in.bias
+        return self.obs_in(obs)
 
     @torch.no_grad()
     def scores(self, observation: np.ndarray, moves: np.ndarray) -> np.ndarray:

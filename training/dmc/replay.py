@@ -11,12 +11,11 @@ every earlier cardzoo saved (or read back from dense rows, as the earliest did).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 
 from cardzoo.envs.errors import UserError
+from cardzoo.training.agents.ranker import sparse_csr
 from cardzoo.training.common.run_dir import RunState
 from cardzoo.training.dmc.collector import SparseRows
 
@@ -84,11 +83,8 @@ class Replay:
         """``n`` random samples: (observations as a sparse CSR matrix, move rows, returns)."""
         idx = rng.integers(self.size, size=n)
         starts, columns, values = self._entries(idx)
-        with warnings.catch_warnings():  # torch says once that its CSR tensors are "in beta"
-            warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
-            obs = torch.sparse_csr_tensor(torch.from_numpy(starts), torch.from_numpy(columns.astype(np.int64)),
-                                          torch.from_numpy(values), size=(n, self.obs_size),
-                                          check_invariants=False)  # well formed: built right here
+        obs = sparse_csr(parts=(torch.from_numpy(starts), torch.from_numpy(columns.astype(np.int64)),
+                                torch.from_numpy(values)), size=(n, self.obs_size))
         return obs, torch.from_numpy(self.rows[idx]), torch.from_numpy(self.returns[idx])
 
     def to_state(self, state: RunState) -> None:

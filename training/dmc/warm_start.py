@@ -26,6 +26,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save
 
 from cardzoo.training.agents.checkpoint import atomic_write_bytes
+from cardzoo.training.agents.ranker import sparse_csr
 from cardzoo.training.dmc.collector import ImitationRequest
 
 IMITATION_PARTS = 8  # the warm start's matches in this many seeded parts, whatever the worker count
@@ -80,7 +81,7 @@ def imitation_loss(net, batch: list, targets: str = "choice") -> tuple:
     the search's value of it (expert iteration's value targets)."""
     sizes = torch.as_tensor([len(b[1]) for b in batch])
     obs = torch.as_tensor(np.stack([b[0] for b in batch]))
-    q_flat = net(obs.repeat_interleave(sizes, dim=0), torch.as_tensor(np.concatenate([b[1] for b in batch])))
+    q_flat = net.candidates_q(sparse_csr(obs), torch.as_tensor(np.concatenate([b[1] for b in batch])), sizes)
     # candidates of each decision side by side, padded with -inf: one softmax per decision
     row_of = torch.repeat_interleave(torch.arange(len(batch)), sizes)
     col_of = torch.arange(len(q_flat)) - torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)
