@@ -4,9 +4,9 @@ evaluation and play.
     from cardzoo import siantappo_v0, suipi_v0, samsip_v0   # like pettingzoo.classic
 
 The layers are subpackages, each mapped from the repository folder of the same name:
-``cardzoo.envs`` (the games), ``cardzoo.training`` (agents, trainers, evaluation, benchmarks),
-``cardzoo.scripts`` (the ``cardzoo`` command, terminal play, browser table) and
-``cardzoo.models`` (the shipped models, package data). docs/ARCHITECTURE.md draws the map.
+``cardzoo.envs`` (the games), ``cardzoo.training`` (agents, trainers, evaluation),
+``cardzoo.benchmarks`` (speed), ``cardzoo.scripts`` (the ``cardzoo`` command, terminal play,
+browser table) and ``cardzoo.models`` (the shipped models, package data). docs/ARCHITECTURE.md draws the map.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
     cardzoo bench --profile                # + cProfile of the raw AEC loop per game
     cardzoo bench --train [--quick]        # training decisions/s: our PPO vs the SB3 path
 
-The measurement lives in training/benchmarks/ (timing.py: the loops; games.py, references.py, floor.py,
+The measurement lives in benchmarks/ (timing.py: the loops; games.py, references.py, floor.py,
 profiles.py, machine.py, schema.py; report.py: what it prints, from the JSON it writes);
 docs/benchmarks.md has the latest figures (docs/benchmarks-env.json).
 """
@@ -23,14 +23,14 @@ import time
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES
 from cardzoo.scripts.options import add_ray_flag, ray_session_of
-from cardzoo.training.benchmarks.floor import bench_floor
-from cardzoo.training.benchmarks.games import bench_game, load_game
-from cardzoo.training.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
-from cardzoo.training.benchmarks.profiles import hook_breakdown, profile_raw
-from cardzoo.training.benchmarks.references import REFERENCES, bench_reference, reference_available
-from cardzoo.training.benchmarks.report import render_report
-from cardzoo.training.benchmarks.schema import SCHEMA, Settings, ratios
-from cardzoo.training.benchmarks.timing import maxrss_kib
+from cardzoo.benchmarks.floor import bench_floor
+from cardzoo.benchmarks.games import bench_game, load_game
+from cardzoo.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
+from cardzoo.benchmarks.profiles import hook_breakdown, profile_raw
+from cardzoo.benchmarks.references import REFERENCES, bench_reference, reference_available
+from cardzoo.benchmarks.report import render_report
+from cardzoo.benchmarks.schema import SCHEMA, Settings, ratios
+from cardzoo.benchmarks.timing import maxrss_kib
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -258,8 +258,8 @@ def _measure(args, settings: Settings, handles: list[tuple], refs: list) -> dict
 
 def run_show(path: str) -> int:
     """The tables of a kept result, as the run that wrote it printed them, and README's share of them."""
-    from cardzoo.training.benchmarks.report import readme_speed, render_agents
-    from cardzoo.training.benchmarks.training_speed import render_table
+    from cardzoo.benchmarks.report import readme_speed, render_agents
+    from cardzoo.benchmarks.training_speed import render_table
 
     try:
         with open(path, encoding="utf-8") as f:
@@ -303,7 +303,7 @@ def _write_json(path: str | None, result: dict) -> None:
 
 
 def run_train(args) -> int:
-    from cardzoo.training.benchmarks.training_speed import bench_training, render_table
+    from cardzoo.benchmarks.training_speed import bench_training, render_table
 
     games, _ = _games(args.games)
     if args.workers is not None and args.workers < 0:
@@ -331,7 +331,7 @@ def run_agents(args) -> int:
     """``--agents``: each agent's thinking time per real decision, game by game."""
     from cardzoo.envs.registry import game_spec
     from cardzoo.training.agents.specs import parse_agent_list
-    from cardzoo.training.benchmarks.report import render_agents
+    from cardzoo.benchmarks.report import render_agents
     from cardzoo.training.evaluation.model_card import move_time
 
     specs = [sp.text for sp in parse_agent_list(args.agents)]

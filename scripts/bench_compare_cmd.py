@@ -2,7 +2,7 @@
 
     cardzoo bench-compare --before runs/before*.json --after runs/after*.json
 
-The pooling lives in training/benchmarks/compare.py, whose docstring (this command's --help) shows
+The pooling lives in benchmarks/compare.py, whose docstring (this command's --help) shows
 how to alternate the two versions; docs/benchmarks.md has an example. A separate command rather than `cardzoo bench compare`,
 since `cardzoo bench` takes game names as its positional arguments.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from cardzoo.training.benchmarks import compare
+from cardzoo.benchmarks import compare
 
 
 def register(sub) -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ import pytest
 
 from cardzoo.envs.registry import DEFAULT_PLAYERS, GAME_MODULES
 from cardzoo.scripts.cli import main
-from cardzoo.training.benchmarks import references, schema
+from cardzoo.benchmarks import references, schema
 
 SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
                 "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}
@@ -104,7 +104,7 @@ def test_a_measured_reference_gets_its_ratios(tmp_path, monkeypatch, capsys):
     """The measured path of a reference, whatever the bench extra's libraries this machine has: one
     of our own envs stands in as a reference (the ratio of Suipi to itself, measured twice)."""
     from cardzoo.envs import suipi_v0
-    from cardzoo.training.benchmarks.timing import aec_player
+    from cardzoo.benchmarks.timing import aec_player
 
     stand_in = references.Reference("selftest/suipi", 2, "pettingzoo",
                                     {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
@@ -238,7 +238,7 @@ def _bench_json(path, raw_runs):
 
 
 def test_compare_pools_every_run_of_each_side(tmp_path):
-    from cardzoo.training.benchmarks.compare import comparison_table
+    from cardzoo.benchmarks.compare import comparison_table
 
     before = [_bench_json(tmp_path / "b1.json", [10.0, 30.0]), _bench_json(tmp_path / "b2.json", [20.0])]
     after = [_bench_json(tmp_path / "a1.json", [25.0, 35.0, 30.0])]
@@ -268,7 +268,7 @@ def test_an_rllib_row_that_cannot_load_rllib_stops_the_ray_it_started(monkeypatc
     Ray started for them is shut down again (it used to keep running, on the CPUs the rest of the
     bench measures)."""
     ray = pytest.importorskip("ray")
-    from cardzoo.training.benchmarks.training_speed import bench_rllib
+    from cardzoo.benchmarks.training_speed import bench_rllib
     from cardzoo.training.integrations import rllib_train
 
     def no_rllib(settings):

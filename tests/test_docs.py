@@ -225,7 +225,7 @@ def test_the_environment_speed_figures_are_the_kept_report():
     `cardzoo bench --show docs/benchmarks-env.json` prints them again)."""
     import json
 
-    from cardzoo.training.benchmarks.report import findings, readme_speed, render_summary
+    from cardzoo.benchmarks.report import findings, readme_speed, render_summary
 
     result = json.loads((ROOT / "docs/benchmarks-env.json").read_text())
     assert result["command"] == "cardzoo bench --profile --json docs/benchmarks-env.json"
@@ -330,7 +330,7 @@ def test_the_training_speed_table_is_the_kept_report():
     (`cardzoo bench --train --json docs/benchmarks-train.json`)."""
     import json
 
-    from cardzoo.training.benchmarks.training_speed import render_table
+    from cardzoo.benchmarks.training_speed import render_table
 
     doc = json.loads((ROOT / "docs/benchmarks-train.json").read_text())
     result = doc.get("result", doc)
@@ -399,7 +399,7 @@ def test_the_first_model_table_is_the_kept_reports():
 def test_the_readme_training_table_is_the_kept_report_too():
     import json
 
-    from cardzoo.training.benchmarks.training_speed import render_table
+    from cardzoo.benchmarks.training_speed import render_table
 
     table = render_table(json.loads((ROOT / "docs/benchmarks-train.json").read_text()))
     assert table in (ROOT / "README.md").read_text(encoding="utf-8")
@@ -410,7 +410,7 @@ def test_the_ray_table_is_the_kept_report():
     (`cardzoo bench --train --ray --json docs/benchmarks-ray.json`)."""
     import json
 
-    from cardzoo.training.benchmarks.training_speed import render_ray_table
+    from cardzoo.benchmarks.training_speed import render_ray_table
 
     doc = json.loads((ROOT / "docs/benchmarks-ray.json").read_text())
     assert "--ray" in doc["command"] and any(r.get("via") == "ray" for r in doc["train"])
@@ -441,7 +441,7 @@ def test_the_expert_table_is_the_kept_reports():
 def test_the_thinking_time_table_is_the_kept_report():
     import json
 
-    from cardzoo.training.benchmarks.report import render_agents
+    from cardzoo.benchmarks.report import render_agents
 
     doc = json.loads((ROOT / "docs/benchmarks-agents.json").read_text())
     assert {r["agent"] for r in doc["agents"]} == {"model", "expert"}

@@ -138,7 +138,7 @@ def test_bench_agents_times_real_decisions(tmp_path, capsys):
     import json
 
     from cardzoo.scripts.cli import main as cli
-    from cardzoo.training.benchmarks.report import render_agents
+    from cardzoo.benchmarks.report import render_agents
 
     out = tmp_path / "a.json"
     assert cli(["bench", "samsip", "--players", "2", "--agents", "rules,random", "--matches", "1",

@@ -78,7 +78,7 @@ def main(only=()) -> list:
     (pkg / "cardzoo").mkdir(parents=True)
     for f in (root / "cardzoo").glob("*.py"):
         shutil.copy(f, pkg / "cardzoo")
-    for folder in ("envs", "training", "scripts", "models"):
+    for folder in ("envs", "training", "benchmarks", "scripts", "models"):
         shutil.copytree(root / folder, pkg / "cardzoo" / folder)
     repo.mkdir()
     for folder in ("tests", "docs"):

@@ -2,7 +2,7 @@
 ``DMCCollector`` process, this checkout against a git revision, alternated in fresh processes on
 the same seeds, with a check that both sides collected the very same rollout.
 
-    python -m cardzoo.training.benchmarks.collector_ab suipi 2 HEAD~1 --runs 4
+    python -m cardzoo.benchmarks.collector_ab suipi 2 HEAD~1 --runs 4
 
 Each run is one process per side: it builds a 32-match collector with a seeded 256-256 ranker,
 warms it up on one small collection, then times ``collect`` of 3,000+ samples (epsilon 0.05, half
@@ -51,8 +51,9 @@ def _old_tree(rev: str, work: Path) -> Path:
     package.mkdir(parents=True)
     for f in (tree / "cardzoo").glob("*.py"):
         (package / f.name).write_bytes(f.read_bytes())
-    for part in ("envs", "training", "scripts", "models"):
-        (package / part).symlink_to(tree / part)
+    for part in ("envs", "training", "benchmarks", "scripts", "models"):
+        if (tree / part).is_dir():  # benchmarks/ was training/benchmarks/ before 2026-12-05
+            (package / part).symlink_to(tree / part)
     return work / "pkg"
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardzoo.training.benchmarks.schema import Entry, Settings
-from cardzoo.training.benchmarks.timing import aec_player, measure
+from cardzoo.benchmarks.schema import Entry, Settings
+from cardzoo.benchmarks.timing import aec_player, measure
 
 
 def _null_env_class():

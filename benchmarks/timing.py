@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cardzoo.training.benchmarks.schema import Section, Settings
+from cardzoo.benchmarks.schema import Section, Settings
 
 CHECK_EVERY = 256  # steps between clock checks inside an episode
 

@@ -18,8 +18,8 @@ from typing import Callable
 
 import numpy as np
 
-from cardzoo.training.benchmarks.schema import Entry, Settings
-from cardzoo.training.benchmarks.timing import CHECK_EVERY, Player, aec_player, measure
+from cardzoo.benchmarks.schema import Entry, Settings
+from cardzoo.benchmarks.timing import CHECK_EVERY, Player, aec_player, measure
 
 
 @dataclass

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.benchmarks.schema import Entry, Settings
-from cardzoo.training.benchmarks.timing import aec_player, engine_player, measure
+from cardzoo.benchmarks.schema import Entry, Settings
+from cardzoo.benchmarks.timing import aec_player, engine_player, measure
 
 
 @dataclass

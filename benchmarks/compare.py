@@ -5,7 +5,7 @@ check alternates the two versions several times and pools every timed run of eac
 
     git worktree add /tmp/before <old-commit>
     mkdir -p /tmp/before-pkg/cardzoo && cp /tmp/before/cardzoo/*.py /tmp/before-pkg/cardzoo/
-    for d in envs training scripts models; do ln -s /tmp/before/$d /tmp/before-pkg/cardzoo/$d; done
+    for d in envs training benchmarks scripts models; do [ -d /tmp/before/$d ] && ln -s /tmp/before/$d /tmp/before-pkg/cardzoo/$d; done
     PYTHONPATH=/tmp/before-pkg .venv/bin/python -c "import cardzoo.envs; print(cardzoo.envs.__file__)"
     for i in 1 2 3; do
       PYTHONPATH=/tmp/before-pkg .venv/bin/python -m cardzoo bench --players 4 --no-reference --no-floor --no-memory --json runs/before$i.json

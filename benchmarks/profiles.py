@@ -11,9 +11,9 @@ import pstats
 import random
 import time
 
-from cardzoo.training.benchmarks.games import GameHandle
-from cardzoo.training.benchmarks.machine import REPO_ROOT
-from cardzoo.training.benchmarks.timing import aec_player
+from cardzoo.benchmarks.games import GameHandle
+from cardzoo.benchmarks.machine import REPO_ROOT
+from cardzoo.benchmarks.timing import aec_player
 
 HOOKS = ("_encode", "_legal_actions", "_apply", "_acting_seat")
 
@@ -98,7 +98,7 @@ def _area(filename: str, func: str, game: str) -> str:
         return "pettingzoo (other)"
     if "/numpy/" in f:
         return "numpy (python side)"
-    if f.endswith("training/benchmarks/timing.py"):  # the AEC loop itself
+    if f.endswith("benchmarks/timing.py"):  # the AEC loop itself
         return "bench loop"
     return "other"
 
