@@ -425,8 +425,13 @@ def test_a_saved_record_replays_move_by_move(client):
     assert first["seat"] == 1 and first["replay"] == {"move": 0, "moves": 48, "next_seat": match.log[0]["seat"]}
     mid = client.get(f"/api/replays/{key}?move=10&seat=0").json()
     assert len(mid["log"]) == 10 and mid["moves"] == [] and not mid["over"]
-    end = client.get(f"/api/replays/{key}?move=999&seat=0").json()
+    end = client.get(f"/api/replays/{key}?move=48&seat=0").json()
     assert end["over"] and end["result"]["lines"]
+    for query, message in (("move=49&seat=0", "move must be 0..48 (this game has 48 whole moves), not 49"),
+                           ("move=-1&seat=0", "move must be 0..48 (this game has 48 whole moves), not -1"),
+                           ("move=0&seat=2", "seat must be 0..1 (this game has 2 players), not 2")):
+        r = client.get(f"/api/replays/{key}?{query}")  # refused, not clamped to a table not asked for
+        assert (r.status_code, r.json()["error"]) == (400, message)
     again = client.get(f"/api/replays/{key}?move=10&seat=0").json()  # going back rebuilds the same table
     assert again == mid
     assert client.get(f"/api/replays/{key}?move=x").status_code == 400

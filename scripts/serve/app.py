@@ -247,6 +247,9 @@ async def get_replay(request: Request) -> Response:
         seat = int(request.query_params.get("seat", "0"))
     except ValueError:
         return error("move and seat must be numbers")
+    wrong = replay.out_of_range(k, seat)
+    if wrong:
+        return error(wrong)
     return ok(await asyncio.to_thread(replay.view, k, seat))
 
 

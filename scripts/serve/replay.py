@@ -93,12 +93,20 @@ class Replay:
             play_moves(self.env, self.record["moves"][start:self.ends[k - 1]], to_the_end=False)
             self.pos = k
 
+    def out_of_range(self, k: int, seat: int) -> str | None:
+        """What is wrong with asking for the table after ``k`` whole moves as ``seat`` sees it, or None."""
+        moves, players = len(self.moves), self.env.num_players
+        if not 0 <= k <= moves:
+            return f"move must be 0..{moves} (this game has {moves} whole moves), not {k}"
+        if not 0 <= seat < players:
+            return f"seat must be 0..{players - 1} (this game has {players} players), not {seat}"
+        return None
+
     def view(self, k: int, seat: int) -> dict:
-        """The table after ``k`` whole moves as ``seat`` sees it, with the log so far."""
+        """The table after ``k`` whole moves as ``seat`` sees it, with the log so far (``k`` and
+        ``seat`` in range: ``out_of_range``)."""
         with self.lock:  # requests run in worker threads; one env per replay
             self.last_active = time.monotonic()
-            k = max(0, min(int(k), len(self.moves)))
-            seat = max(0, min(int(seat), self.env.num_players - 1))
             self.goto(k)
             v = self.view_mod.seat_view(self.env, seat)
             v["log"] = log_for(self.log[max(0, k - 40):k], seat)
