@@ -1,5 +1,7 @@
-"""Benchmarks: env and engine speed against reference libraries (``cardzoo bench``) and training
-speed of our PPO against the SB3 path (``training_speed``, ``cardzoo bench --train``).
+"""Benchmarks: env and engine speed against reference libraries (``cardzoo bench``), training
+speed of our PPO and Deep Monte-Carlo against the SB3 path (``training_speed``, ``cardzoo bench
+--train``), and before/after one change (``compare``: ``cardzoo bench-compare``; ``collector_ab``:
+one DMC collector against a git revision).
 
 The env bench is random legal play on one core, in modules with one job each: ``schema`` (settings,
 result records, JSON, targets, ratios), ``timing`` (the AEC and engine loops and how a section is
