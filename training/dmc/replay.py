@@ -5,8 +5,8 @@ as its nonzero entries, padded per row to the widest row seen so far (``columns`
 [capacity, width]; ``counts``: the entries of each row), and a minibatch's observations are a
 sparse CSR matrix: the network's first layer multiplies it in a fraction of the dense product's
 time (``MoveRankerNet.forward`` takes either), and the buffer holds less than half the dense
-rows' memory (the widest rows seen in random play have 83-220 entries, padded here to a power of
-two). What is saved with the run's state is the same nonzero entries, in the layout
+rows' memory (the widest rows seen in random play have 83-220 entries; the padding grows by
+doubling). What is saved with the run's state is the same nonzero entries, in the layout
 every earlier cardzoo saved (or read back from dense rows, as the earliest did).
 """
 
