@@ -4,9 +4,9 @@ A seat's observation has ~50 of its 633-1333 entries set, so the buffer keeps ea
 as its nonzero entries, padded per row to the widest row seen so far (``columns``, ``values``:
 [capacity, width]; ``counts``: the entries of each row), and a minibatch's observations are a
 sparse CSR matrix: the network's first layer multiplies it in a fraction of the dense product's
-time (``MoveRankerNet.forward`` takes either), and the buffer holds less than half the dense
-rows' memory (the widest rows seen in random play have 83-220 entries; the padding grows by
-doubling). What is saved with the run's state is the same nonzero entries, in the layout
+time (``MoveRankerNet.forward`` takes either), and the buffer holds a fraction of the dense
+rows' memory (a third to two-fifths in random play of our games, whose widest rows have 83-220
+entries; the padding grows by doubling). What is saved with the run's state is the same nonzero entries, in the layout
 every earlier cardzoo saved (or read back from dense rows, as the earliest did).
 """
 
