@@ -127,3 +127,27 @@ def test_clone_is_independent():
     while not c.done:
         c.play_move(c.legal_moves()[0])
     assert (repr(e.hands), repr(e.floor), e.top, repr(e.captured)) == snapshot
+
+
+@pytest.mark.parametrize("cfg", [CONFIGS["2p"], CONFIGS["4p-23"], *VARIANTS], ids=lambda c: f"{c.num_players}p")
+def test_sub_steps_play_the_move_they_spell(cfg):
+    """Composing a random legal move sub-step by sub-step (``apply_action``, which writes the
+    finished move out without the card's trie) plays the move ``finishing_move`` names, every
+    move of random matches: the same engine afterwards as ``play_move`` of that move."""
+    rng = random.Random(cfg.num_players * 31 + len(cfg.deal_sizes))
+    for _ in range(3):
+        e = SuipiEngine(cfg, random.Random(rng.getrandbits(32)))
+        e.start_match()
+        while not e.done:
+            twin = e.clone()
+            while True:
+                action = rng.choice(e.legal_actions())
+                if action >= 104:  # a finishing id
+                    move = e.finishing_move(action)
+                    assert e._composed_move(action) == move
+                    break
+                e.apply_action(action)
+            e.apply_action(action)
+            twin.play_move(move)
+            assert (e.hands, e.floor, e.captured, e.turn, e.deal_index) == \
+                   (twin.hands, twin.floor, twin.captured, twin.turn, twin.deal_index)

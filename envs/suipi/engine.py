@@ -25,7 +25,8 @@ import random
 
 from cardzoo.envs.protocol import GameEngine, StepOutcome, ranks_from_scores
 from cardzoo.envs.suipi.actions import (
-    BUILD, CAPTURE, CAPTURE_ACTION, CARDS, DROP, ITEM0, KEY, LOCKED, NVAL, OWNER, move_actions, move_text,
+    BUILD, BUILD0, CAPTURE, CAPTURE_ACTION, CARDS, DROP, DROP_ACTION, ITEM0, KEY, LOCKED, NVAL, OWNER, REP,
+    move_actions, move_text,
 )
 from cardzoo.envs.suipi.config import MAX_DEALS, SuipiConfig
 
@@ -522,6 +523,22 @@ class SuipiEngine(GameEngine):
         """The complete move that the finishing id ``action`` plays now."""
         return self._card_steps(self.partial_card)[1][self.partial_prefix() + (action,)]
 
+    def _composed_move(self, action: int) -> tuple:
+        """The complete move that the finishing id ``action`` plays now, written out from the
+        move being composed (trusted: it is legal); ``finishing_move`` without the card's trie,
+        which the collectors' queued sub-steps never need."""
+        chosen = self.partial_items
+        mask = 0
+        if chosen:
+            for i, it in enumerate(self.floor):
+                if it[REP] in chosen:
+                    mask |= 1 << i
+        if action == CAPTURE_ACTION:
+            return (self.partial_card, mask, CAPTURE, 0)
+        if action == DROP_ACTION:
+            return (self.partial_card, 0, DROP, 0)
+        return (self.partial_card, mask, BUILD, action - BUILD0)
+
     def _card_steps(self, card: int | None) -> tuple[dict, dict]:
         """(prefix -> sorted next ids, complete ids -> move) of the legal moves that play ``card``
         (None: the first step, the cards that have a move), made once per position and card. A
@@ -560,7 +577,7 @@ class SuipiEngine(GameEngine):
         if action < CAPTURE_ACTION:
             self.partial_items.append(action - ITEM0)
             return StepOutcome()
-        res = self.play_move(self.finishing_move(action))
+        res = self.play_move(self._composed_move(action))
         if res is None:
             return StepOutcome(done=self.done)
         pg = float(self.config.point_game)

@@ -147,7 +147,8 @@ class DMCRollout:
 
 
 class _Match:
-    __slots__ = ("env", "reader", "bots", "mine", "queued", "totals", "ends", "deal", "samples", "moves", "vs_rules")
+    __slots__ = ("env", "reader", "bots", "mine", "queued", "parted", "totals", "ends", "deal", "samples", "moves",
+                 "vs_rules")
 
 
 class _Collection:
@@ -180,6 +181,7 @@ class DMCCollector:
         self.net = MoveRankerNet(*net_args)
         self.net.eval()
         self.tables: dict[tuple[int, int], tuple] = {}  # (slot, players) -> (env, reader), reused
+        self.composed = not hasattr(whole_moves_reader(game), "features_many")  # moves in sub-steps (Suipi)
         self.frozen: dict[tuple[str, int], tuple] = {}  # (checkpoint spec, players) -> (net, meta), loaded once
 
     def collect(self, request):
@@ -208,6 +210,7 @@ class DMCCollector:
                   for s in range(n)]
         m.env.begin(int(rng.integers(2**63 - 1)))
         m.queued = [()] * n  # per seat: the sub-steps of its chosen composed move still to play
+        m.parted = [None] * n  # per learner seat: its complete moves, read where they part (``_composed_turn``)
         m.totals = [0.0] * n
         m.ends = {}  # deal -> every seat's total reward when that deal ended
         m.deal = self._deal_of(m.env)
@@ -278,6 +281,8 @@ class DMCCollector:
         if rest:  # a composed move's next sub-step: legal, as the move was (the seat acts until it is made)
             m.queued[seat] = rest[1:]
             return rest[0]
+        if self.composed and m.mine[seat]:
+            return self._composed_turn(c, m, i, seat, queued)
         legal = env.legal_now()
         if len(legal) == 1:
             return legal[0]
@@ -300,17 +305,40 @@ class DMCCollector:
             m.queued[seat] = _rest_of_move(bot)
             return move
         obs = env.encode_seat(seat)
-        state = read_state(m.reader, env.engine, seat, obs)
-        k = len(state.prefix)
-        if hasattr(m.reader, "features_many"):  # one action per move (>1 legal): rows read with the round's others
-            ids = sorted(legal)  # the candidates' order: the mask's
-            seqs = [(a,) for a in ids]
-            rows = len(c.unread)
-            c.unread.append((m.reader, state.view, ids, len(m.mine)))
-        else:
-            seqs, rows = m.reader.candidates(state, mask)
+        ids = sorted(legal)  # one action per move: the candidates' order is the mask's
+        c.unread.append((m.reader, read_state(m.reader, env.engine, seat, obs).view, ids, len(m.mine)))
+        return self._choose(c, m, i, seat, queued, obs, [(a,) for a in ids], len(c.unread) - 1, 0)
+
+    def _composed_turn(self, c: "_Collection", m: _Match, i: int, seat: int, queued: list) -> int | None:
+        """A learner seat's move in a game that composes moves in sub-steps (Suipi), as
+        ``_decide``'s: its complete moves are read from its view once, at the move's first
+        sub-step, without asking the env for its legal ids. The sub-steps that every move starts
+        with are forced (played without a sample, as the env's one legal id would be); the
+        choice is made where the moves part, from the seat's observation there, with the same
+        candidates and rows (``candidates`` of a later sub-step keeps those that extend it)."""
+        env = m.env
+        parted, m.parted[seat] = m.parted[seat], None
+        if parted is None:
+            obs = env.encode_seat(seat)
+            state = read_state(m.reader, env.engine, seat, obs)
+            seqs, rows = m.reader.candidates(state, np.ones(env.num_actions, bool))
             if len(seqs) == 1:
-                return self._play(m, seat, seqs[0], k)
+                return self._play(m, seat, seqs[0], 0)
+            k = _shared_steps(seqs)
+            if k:
+                m.parted[seat] = seqs, rows, k
+                m.queued[seat] = seqs[0][1:k]
+                return seqs[0][0]
+        else:
+            seqs, rows, k = parted
+            obs = env.encode_seat(seat)
+        return self._choose(c, m, i, seat, queued, obs, seqs, rows, k)
+
+    def _choose(self, c: "_Collection", m: _Match, i: int, seat: int, queued: list, obs, seqs: list, rows,
+                k: int) -> int | None:
+        """A learner's choice among ``seqs`` (sub-step ``k`` on; ``rows``: their feature rows, or
+        the index of the round's unread rows that will hold them): explored at once with
+        probability epsilon, else queued for the round's forward pass (None)."""
         if c.request.epsilon and c.rng.random() < c.request.epsilon:
             best = int(c.rng.integers(len(seqs)))
             c.obs.append(np.asarray(obs, np.float32))
@@ -431,6 +459,15 @@ class DMCCollector:
             best_other = max(scores[s] for s in range(n) if not m.mine[s])
             c.results.append({"opponent": c.request.opponent, "reward": m.totals[me],
                             "won": float(scores[me] > best_other)})
+
+
+def _shared_steps(seqs: list) -> int:
+    """How many sub-steps all the complete moves ``seqs`` (two or more) start with."""
+    k = 0
+    first = seqs[0]
+    while all(seq[k] == first[k] for seq in seqs):
+        k += 1
+    return k
 
 
 def _rest_of_move(agent) -> tuple:
