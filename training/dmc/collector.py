@@ -4,7 +4,8 @@ The worker side of ``cardzoo.training.dmc.trainer``, the way ``cardzoo.training.
 PPO's: a ``DMCCollector`` plays ``num_matches`` matches side by side through the envs' trusted
 fast path, in rounds. Each round plays every unfinished match up to its next choice that needs a
 network: forced moves, the later sub-steps of a chosen composed move (Suipi; legal as the move
-was, so the env is not asked again), the rule bots' seats and explored moves go on the way; every
+was, so the env is not asked again; a learner seat's complete moves are read once, at the move's
+first sub-step), the rule bots' seats and explored moves go on the way; every
 learner seat with a real choice reads its candidates (the game's ``WHOLE_MOVES`` reader, from the
 seat's own observation) and ONE forward pass of the move ranker scores the candidates of all of
 them. Epsilon-greedy over complete moves, as ``RankerAgent`` plays.
