@@ -87,13 +87,15 @@ class RuleBot:
                 return int(nxt)
         cfg = self._config_for(view)
         floor = view.floor
-        best, best_score = None, None
-        odds = self.odds(view, cfg)
+        seqs, moves = [], []
         for mv in legal_moves(cfg, view.hand, floor, 0):
             seq = move_actions(floor, mv)
-            if seq[:len(prefix)] != prefix or not mask[seq[len(prefix)]]:
-                continue
-            s = self._score(cfg, view, mv, odds) + self.rng.random() * 1e-3
+            if seq[:len(prefix)] == prefix and mask[seq[len(prefix)]]:
+                seqs.append(seq)
+                moves.append(mv)
+        best, best_score = None, None
+        for seq, score in zip(seqs, self.scores(cfg, view, moves)):
+            s = score + self.rng.random() * 1e-3
             if best_score is None or s > best_score:
                 best, best_score = seq, s
         if best is None:  # should not happen; stay legal
@@ -119,45 +121,60 @@ class RuleBot:
         return sum(map(_WORTH[cfg.court_values].__getitem__, cards))
 
     def odds(self, view, cfg) -> "_Odds":
-        """What ``_score`` needs of the unseen cards, computed once per decision."""
+        """What ``scores`` needs of the unseen cards, computed once per decision."""
         return _Odds(self._unknown(view), card_values(cfg), max(1, view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1))
 
-    def _score(self, cfg, view, mv, odds: "_Odds | None" = None) -> float:
-        h, mask, kind, v = mv
+    def scores(self, cfg, view, moves: list, odds: "_Odds | None" = None) -> list[float]:
+        """The score of each of ``moves`` (complete moves on ``view``'s floor; the scheme in the
+        module docstring). What a move leaves on the floor is read from per-item facts worked out
+        once per decision (the sweep test's key of each item, its exposed points)."""
         floor = view.floor
-        used = [floor[i] for i in range(len(floor)) if mask >> i & 1]
-        rest = [floor[i] for i in range(len(floor)) if not mask >> i & 1]
+        n = len(floor)
         odds = odds or self.odds(view, cfg)
-        nv = odds.nv
-        score = 0.0
-        if kind == CAPTURE:
-            cards = [h] + [c for it in used for c in it[CARDS]]
-            score += self._card_value(cfg, cards) + 2.0
-            if not rest:
-                final = view.stock == 0 and all(s <= 1 for s in view.hand_sizes) and len(view.hand) == 1 \
-                    and all(s == 0 for s in view.hand_sizes[1:])
-                if not final or cfg.final_capture_is_suipi:
+        nv, worth, pts = odds.nv, _WORTH[cfg.court_values], card_points(cfg)
+        sweep_keys = [(it[0], it[NVAL], it[OWNER] < 0) for it in floor]
+        exposed_of = [pts[it[CARDS][0]] if it[OWNER] < 0 else 0 for it in floor]
+        out = []
+        for h, mask, kind, v in moves:
+            kept = [i for i in range(n) if not mask >> i & 1]  # the items the move leaves
+            cards = [h]  # the hand card and the items the move takes or builds on
+            for i in range(n):
+                if mask >> i & 1:
+                    cards.extend(floor[i][CARDS])
+            keys = [sweep_keys[i] for i in kept]
+            exposed = sum(exposed_of[i] for i in kept)  # loose point cards left (an int: exact)
+            added = None  # the item the move lays on the floor
+            if kind == CAPTURE:
+                score = sum(map(worth.__getitem__, cards)) + 2.0
+                if not kept and (not self._final_capture(view) or cfg.final_capture_is_suipi):
                     score += SUIPI_BONUS
-        elif kind == BUILD:
-            cards = [h] + [c for it in used for c in it[CARDS]]
-            p_opp = odds.p_holds(v)
-            score += 0.7 * self._card_value(cfg, cards) * (1.0 - 0.8 * p_opp) - 0.5
-            rest = rest + [(v, v, tuple(cards), 0, True, min(cards))]
-        else:  # DROP
-            score -= 0.6 * self._card_value(cfg, [h]) + 1.0
-            key = (h >> 2) + 1
-            rest = rest + [(key, nv[h], (h,), -1, False, h)]
-        # leaving an easy suipi to the next player?
-        if rest:
-            sweep_vals = self._sweep_values(cfg, rest)
-            if sweep_vals:
-                p = min(1.0, sum(odds.p_holds(w, key=w) for w in sweep_vals))
-                floor_val = self._card_value(cfg, [c for it in rest for c in it[CARDS] if it[OWNER] != 0])
-                score -= p * (SUIPI_BONUS + 0.5 * floor_val)
-            # exposed point cards in loose form
-            pts = card_points(cfg)
-            score -= 1.5 * sum(pts[it[CARDS][0]] for it in rest if it[OWNER] < 0)
-        return score
+            elif kind == BUILD:
+                score = 0.7 * sum(map(worth.__getitem__, cards)) * (1.0 - 0.8 * odds.p_holds(v)) - 0.5
+                added = (v, v, tuple(cards), 0, True, min(cards))
+                keys.append((v, v, False))
+            else:  # DROP
+                score = -(0.6 * worth[h] + 1.0)
+                key = (h >> 2) + 1
+                added = (key, nv[h], (h,), -1, False, h)
+                keys.append((key, nv[h], True))
+                exposed += pts[h]
+            if keys:
+                rest = lambda: [floor[i] for i in kept] + ([added] if added else [])  # noqa: E731
+                sweep_vals = self._sweep_values(cfg, keys, rest)  # leaving an easy suipi to the next player?
+                if sweep_vals:
+                    p = min(1.0, sum(odds.p_holds(w, key=w) for w in sweep_vals))
+                    floor_val = self._card_value(cfg, [c for it in rest() for c in it[CARDS] if it[OWNER] != 0])
+                    score -= p * (SUIPI_BONUS + 0.5 * floor_val)
+                score -= 1.5 * exposed  # exposed point cards in loose form
+            out.append(score)
+        return out
+
+    @staticmethod
+    def _final_capture(view) -> bool:
+        """Whether a capture now is the deal's last move, by what the seat sees (a suipi then
+        only where the ``final_capture_is_suipi`` variant says so)."""
+        return view.stock == 0 and all(s <= 1 for s in view.hand_sizes) and len(view.hand) == 1 \
+            and all(s == 0 for s in view.hand_sizes[1:])
 
     @staticmethod
     def _unknown(view) -> set[int]:
@@ -167,15 +184,16 @@ class RuleBot:
         return unseen
 
     @staticmethod
-    def _sweep_values(cfg, items) -> tuple[int, ...]:
-        """Values w such that one card of value w could take every item in ``items``: a function
-        of the items' keys, values and looseness (and two rule options), remembered by them."""
-        key = (cfg.vmax, cfg.sum_group_size, *[(it[0], it[NVAL], it[OWNER] < 0) for it in items])
+    def _sweep_values(cfg, keys: list, items) -> tuple[int, ...]:
+        """Values w such that one card of value w could take every item of a floor: a function of
+        the items' ``keys`` (key, value, loose) and two rule options, remembered by them;
+        ``items()`` lists the items themselves, for a floor not seen before."""
+        key = (cfg.vmax, cfg.sum_group_size, *keys)
         out = _SWEEPS.get(key)
         if out is None:
             if len(_SWEEPS) >= _SWEEPS_KEPT:
                 _SWEEPS.clear()
-            out = _SWEEPS[key] = tuple(RuleBot._find_sweep_values(cfg, items))
+            out = _SWEEPS[key] = tuple(RuleBot._find_sweep_values(cfg, items()))
         return out
 
     @staticmethod

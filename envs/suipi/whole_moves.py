@@ -83,8 +83,8 @@ class WholeMoves:
                 moves.append(mv)
         rows = np.zeros((len(moves), MOVE_FEATURES), dtype=np.float32)
         flat = memoryview(rows).cast("B").cast("f")  # item writes: a third of numpy's cost, same float32 rounding
-        odds = self.bot.odds(view, cfg)
-        for at, mv in zip(range(0, len(moves) * MOVE_FEATURES, MOVE_FEATURES), moves):
+        scores = self.bot.scores(cfg, view, moves)
+        for at, mv, score in zip(range(0, len(moves) * MOVE_FEATURES, MOVE_FEATURES), moves, scores):
             h, mask, kind, v = mv
             used = [c for i, it in enumerate(floor) if mask >> i & 1 for c in it[CARDS]]
             left = len(floor) - bin(mask).count("1")
@@ -105,5 +105,5 @@ class WholeMoves:
                 left += 1
             flat[at + _KIND + kind] = 1.0
             flat[at + _LEFT] = left / 12.0
-            flat[at + _SCORE] = self.bot._score(cfg, view, mv, odds) / 50.0
+            flat[at + _SCORE] = score / 50.0
         return seqs, rows
