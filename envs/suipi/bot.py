@@ -16,8 +16,6 @@ Scoring (in "card points x 10" units):
 from __future__ import annotations
 
 import random
-from collections import Counter
-
 import numpy as np
 
 from cardzoo.envs.suipi import encoding as enc
@@ -232,14 +230,17 @@ class _Odds:
 
     def __init__(self, unknown, nv, k: int):
         self.nv, self.k, self.total = nv, k, len(unknown)
-        self.by_value: dict[int, int] = Counter(map(nv.__getitem__, unknown))
-        self.by_rank: dict[int, int] = Counter(map(CARD_KEY.__getitem__, unknown))
+        by_value, by_rank = [0] * 14, [0] * 14  # unseen cards per numeric value (0: valueless) / per rank key
+        for c in unknown:
+            by_value[nv[c]] += 1
+            by_rank[CARD_KEY[c]] += 1
+        self.by_value, self.by_rank = by_value, by_rank
 
     def p_holds(self, v: int, key: int | None = None) -> float:
         if not self.total:
             return 0.0
         if key is not None and key > 10 and self.nv[4 * (key - 1)] == 0:
-            cnt = self.by_rank.get(key, 0)
+            cnt = self.by_rank[key]
         else:
-            cnt = self.by_value.get(v, 0)
+            cnt = self.by_value[v]
         return min(1.0, self.k * cnt / self.total)
