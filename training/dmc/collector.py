@@ -27,6 +27,7 @@ the warm start.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -322,7 +323,7 @@ class DMCCollector:
         if parted is None:
             obs = env.encode_seat(seat)
             state = read_state(m.reader, env.engine, seat, obs)
-            seqs, rows = m.reader.candidates(state, np.ones(env.num_actions, bool))
+            seqs, rows = m.reader.candidates(state, _any_action(env.num_actions))
             if len(seqs) == 1:
                 return self._play(m, seat, seqs[0], 0)
             k = _shared_steps(seqs)
@@ -460,6 +461,14 @@ class DMCCollector:
             best_other = max(scores[s] for s in range(n) if not m.mine[s])
             c.results.append({"opponent": c.request.opponent, "reward": m.totals[me],
                             "won": float(scores[me] > best_other)})
+
+
+@lru_cache(maxsize=None)
+def _any_action(num_actions: int) -> np.ndarray:
+    """An action mask that allows every id: the first sub-step's candidates are all the moves."""
+    mask = np.ones(num_actions, bool)
+    mask.flags.writeable = False
+    return mask
 
 
 def _shared_steps(seqs: list) -> int:
