@@ -20,6 +20,9 @@ from cardzoo.envs.samsip.encoding import decode, view_of
 from cardzoo.envs.samsip.engine import PARTNER, classify, pairs_formed
 
 
+_CLASSES = tuple(r for r in range(13) if PARTNER[r] >= r)  # each pairing class by its lower rank
+
+
 class RuleBot:
     name = "rules"
 
@@ -101,15 +104,14 @@ class RuleBot:
             unseen[k] = max(0, unseen[k] - 1)
         return unseen
 
-    def _score(self, counts, w: int, dead: int, unseen_rank, unseen_wild) -> tuple[int, float]:
+    def _score(self, counts, w: int, dead: int, unseen_rank, unseen_wild, classes=_CLASSES) -> tuple[int, float]:
         """(pairs formed, the score: pairs, then the chance of pairing the leftover singles) of the
-        cards split as ``_split`` does."""
+        cards split as ``_split`` does; ``classes``: the pairing classes (each rank r with its
+        partner p >= r) to look at, by default all, or those of a hand that holds these cards."""
         pairs = pairs_formed(counts, w, dead)
-        singles: list[int] = []  # outs for each leftover single
-        for r in range(13):
+        singles: list[int] = []  # outs for each leftover single (sorted below: their order is free)
+        for r in classes:
             p = PARTNER[r]
-            if p < r:
-                continue
             left = counts[r] % 2 if p == r else max(0, counts[r] - counts[p])
             singles += [unseen_rank[p] + unseen_wild] * left
             if p != r:
@@ -139,18 +141,19 @@ class RuleBot:
         nxt_known = d["known"][1] if d["num_players"] > 1 else []
         nxt_pairs = self._pairs(nxt_known) if nxt_known else 0
         counts, w, dead = self._split(hand)  # the whole hand's, one card taken off per discard below
+        classes = sorted({min(r, PARTNER[r]) for r in range(13) if counts[r]})  # the only ones with singles
         scores, pairs, feeds = [], [], []
         for a in legal:
             card = JOKER_KIND if a == DISCARD_JOKER else a
             kept = list(counts)
             if card in self._wild:
-                p, score = self._score(kept, w - 1, dead, unseen_rank, unseen_wild)
+                p, score = self._score(kept, w - 1, dead, unseen_rank, unseen_wild, classes)
                 score -= 50  # never give away a wild card while another choice is as good
             elif card in self._dead:
-                p, score = self._score(kept, w, dead - 1, unseen_rank, unseen_wild)
+                p, score = self._score(kept, w, dead - 1, unseen_rank, unseen_wild, classes)
             else:
                 kept[card >> 2] -= 1
-                p, score = self._score(kept, w, dead, unseen_rank, unseen_wild)
+                p, score = self._score(kept, w, dead, unseen_rank, unseen_wild, classes)
             feeding = bool(nxt_known) and self._pairs(nxt_known + [card]) > nxt_pairs
             if feeding:
                 score -= 5
