@@ -202,13 +202,14 @@ class Chances:
         """The two-draw chance table, filled at ``at``: a miss is worth ``gamma`` times the best
         one-draw chance among the patterns the 6-card hand can keep (the same float32 values as
         ``_deeper`` of the one-draw table reads, so the same bits): found once per set of them
-        for every distribution when the draws asked outnumber the sets (the collector's batch),
-        else draw by draw (a lookahead's few discards)."""
+        for every distribution when the draws asked are more than half as many as the sets (the
+        collector's batch: a draw by draw lookup costs about twice a set's, measured), else draw
+        by draw (a lookahead's few discards)."""
         t = self.t
         hands, decision = self._split(at)
         sets = t.set_after_draw[hands]  # [hand, draw type]
         count = t.keep_sets.shape[1]
-        if sets.size < count * (self.size // self.hands):
+        if 2 * sets.size < count * (self.size // self.hands):
             offset = 0 if decision is None else (decision * self.patterns)[:, None]
             best = self.one_by_pattern[t.keep_sets[0][sets] + offset]
             for column in t.keep_sets[1:]:
