@@ -19,7 +19,7 @@ from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD
 from cardzoo.envs.samsip.extras.outs import NUM_TYPES, Chances, card_type, tables
 
-_RANK_OF_KIND = np.arange(JOKER_KIND + 1) >> 2  # a card kind's pairing type when neither wild nor dead
+_RANK_OF_KIND = tuple(kind >> 2 for kind in range(JOKER_KIND + 1))  # a kind's pairing type when neither wild nor dead
 _TIE = 1e-6  # weight of the rule bot's score: it only breaks ties between equal chances
 
 
@@ -33,10 +33,15 @@ class LookaheadBot(RuleBot):
 
     def draw_probabilities(self, d: dict) -> np.ndarray:
         """Chance that a card this seat has not seen is of each pairing type."""
-        types = _RANK_OF_KIND.copy()  # card_type of every kind, at once
-        types[list(d["dead"])] = TOK_DEAD
-        types[list(d["wild"])] = TOK_WILD
-        p = np.bincount(types, weights=self._unseen(d, d["hand"]), minlength=NUM_TYPES).astype(np.float32)
+        types = list(_RANK_OF_KIND)  # card_type of every kind
+        for kind in d["dead"]:
+            types[kind] = TOK_DEAD
+        for kind in d["wild"]:
+            types[kind] = TOK_WILD
+        counts = [0] * NUM_TYPES
+        for kind, n in enumerate(self._unseen(d, d["hand"])):
+            counts[types[kind]] += n
+        p = np.array(counts, dtype=np.float32)
         total = p.sum()  # counts: exact in float32
         return p / total if total else p
 
