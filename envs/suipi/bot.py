@@ -16,6 +16,7 @@ Scoring (in "card points x 10" units):
 from __future__ import annotations
 
 import random
+
 import numpy as np
 
 from cardzoo.envs.suipi import encoding as enc
@@ -120,7 +121,8 @@ class RuleBot:
 
     def odds(self, view, cfg) -> "_Odds":
         """What ``scores`` needs of the unseen cards, computed once per decision."""
-        return _Odds(self._unknown(view), card_values(cfg), max(1, view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1))
+        nxt = view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1  # the next player's cards
+        return _Odds(self._unknown(view), card_values(cfg), max(1, nxt))
 
     def scores(self, cfg, view, moves: list, odds: "_Odds | None" = None) -> list[float]:
         """The score of each of ``moves`` (complete moves on ``view``'s floor; the scheme in the
@@ -157,11 +159,11 @@ class RuleBot:
                 keys.append((key, nv[h], True))
                 exposed += pts[h]
             if keys:
-                rest = lambda: [floor[i] for i in kept] + ([added] if added else [])  # noqa: E731
-                sweep_vals = self._sweep_values(cfg, keys, rest)  # leaving an easy suipi to the next player?
+                sweep_vals = self._sweep_values(cfg, keys, floor, kept, added)  # an easy suipi left to the next player?
                 if sweep_vals:
                     p = min(1.0, sum(odds.p_holds(w, key=w) for w in sweep_vals))
-                    floor_val = self._card_value(cfg, [c for it in rest() for c in it[CARDS] if it[OWNER] != 0])
+                    rest = _left(floor, kept, added)
+                    floor_val = self._card_value(cfg, [c for it in rest for c in it[CARDS] if it[OWNER] != 0])
                     score -= p * (SUIPI_BONUS + 0.5 * floor_val)
                 score -= 1.5 * exposed  # exposed point cards in loose form
             out.append(score)
@@ -182,16 +184,16 @@ class RuleBot:
         return unseen
 
     @staticmethod
-    def _sweep_values(cfg, keys: list, items) -> tuple[int, ...]:
-        """Values w such that one card of value w could take every item of a floor: a function of
-        the items' ``keys`` (key, value, loose) and two rule options, remembered by them;
-        ``items()`` lists the items themselves, for a floor not seen before."""
+    def _sweep_values(cfg, keys: list, floor, kept: list, added) -> tuple[int, ...]:
+        """Values w such that one card of value w could take every item a move leaves on the floor
+        (``_left``): a function of those items' ``keys`` (key, value, loose) and two rule
+        options, remembered by them."""
         key = (cfg.vmax, cfg.sum_group_size, *keys)
         out = _SWEEPS.get(key)
         if out is None:
             if len(_SWEEPS) >= _SWEEPS_KEPT:
                 _SWEEPS.clear()
-            out = _SWEEPS[key] = tuple(RuleBot._find_sweep_values(cfg, items()))
+            out = _SWEEPS[key] = tuple(RuleBot._find_sweep_values(cfg, _left(floor, kept, added)))
         return out
 
     @staticmethod
@@ -212,6 +214,11 @@ class RuleBot:
             if full in _unions(groups):
                 out.append(w)
         return out
+
+
+def _left(floor, kept: list, added) -> list:
+    """The floor items a move leaves: those at ``kept``, then the one it lays (``added``, or None)."""
+    return [floor[i] for i in kept] + ([added] if added else [])
 
 
 _DECK = range(52)
