@@ -56,10 +56,18 @@ class LookaheadBot(RuleBot):
 
     def _choose_discard(self, d: dict, hand: list[int], legal: list[int]) -> int:
         discards = [a for a in legal if a <= DISCARD_JOKER]
+        return self.best(discards, self.discard_values(d, hand, discards))
+
+    def discard_values(self, d: dict, hand: list[int], discards: list[int]) -> np.ndarray:
+        """The value of each discard: the chance the cards kept complete, ties broken by the rule
+        bot's score."""
         kept = [self.hand_index(d, kept_after(hand, a)) for a in discards]
         chances = Chances(self.draw_probabilities(d), self.gamma).of(self.depth, kept)
-        value = chances + _TIE * np.asarray(self.discard_scores(d, discards))
-        best = [a for a, v in zip(discards, value) if v >= value.max() - 1e-12]
+        return chances + _TIE * np.asarray(self.discard_scores(d, discards))
+
+    def best(self, moves: list[int], value: np.ndarray) -> int:
+        """The move of highest value; equals broken at random."""
+        best = [a for a, v in zip(moves, value) if v >= value.max() - 1e-12]
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _take_beats_stock(self, d: dict, p: np.ndarray) -> bool:
