@@ -63,8 +63,8 @@ class Replay:
         width = min(max(needed, 2 * self.columns.shape[1]), self.obs_size)
         for name in ("columns", "values"):
             old = getattr(self, name)
-            wider = np.zeros((len(old), width), old.dtype)
-            wider[:, :old.shape[1]] = old
+            wider = np.zeros((len(old), width), old.dtype)  # untouched pages cost nothing until written
+            wider[:self.size, :old.shape[1]] = old[:self.size]  # slots from ``size`` on were never written
             setattr(self, name, wider)
 
     def _entries(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
