@@ -67,7 +67,6 @@ class GuardedBot(LookaheadBot):
     def feeding(self, discards: list[int]) -> np.ndarray:
         """For each discard, the chance that it completes the next player's hand."""
         engine, seat = self._at
-        cfg = engine.config
         nxt = engine.next_active(seat)
         if self.source == "true":
             hands = [list(engine.hands[nxt])]
@@ -78,9 +77,15 @@ class GuardedBot(LookaheadBot):
         wins = np.zeros(len(cards))
         for h in hands:
             for i, c in enumerate(cards):
-                wins[i] += bool(classify(h + [c], engine.wild, engine.dead, cfg.wild_in_specials,
-                                         cfg.special_multiplier))
+                wins[i] += wins_with(engine, h, c)
         return wins / max(1, len(hands))
+
+
+def wins_with(engine: SamSipEngine, hand: list[int], card: int) -> bool:
+    """Whether five cards and one more win in ``engine``'s hand (its wild and dead cards, its
+    rule options)."""
+    cfg = engine.config
+    return bool(classify(hand + [card], engine.wild, engine.dead, cfg.wild_in_specials, cfg.special_multiplier))
 
 
 def next_hands(engine: SamSipEngine, seat: int, rng: random.Random, samples: int) -> list[list[int]]:
@@ -103,12 +108,10 @@ def next_hands(engine: SamSipEngine, seat: int, rng: random.Random, samples: int
     shown = None
     if last:
         shown = last[-1] if last[-1] < JOKER_KIND else min(c for c in engine.wild if c >= JOKER_KIND)
-    cfg = engine.config
     out = []
     for _ in range(samples):
         h = held + rng.sample(pool, 5 - len(held))
-        if shown is None or not classify(h + [shown], engine.wild, engine.dead, cfg.wild_in_specials,
-                                         cfg.special_multiplier):
+        if shown is None or not wins_with(engine, h, shown):
             out.append(h)
     return out
 
