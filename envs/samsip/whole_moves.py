@@ -33,8 +33,8 @@ from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE
 from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.envs.samsip.encoding import decode, view_of
-from cardzoo.envs.samsip.extras.lookahead import LookaheadBot
-from cardzoo.envs.samsip.extras.outs import NUM_TYPES, Chances, card_type, tables
+from cardzoo.envs.samsip.extras.lookahead import LookaheadBot, kept_indices
+from cardzoo.envs.samsip.extras.outs import Chances, card_type, tables
 from cardzoo.envs.whole_moves import SeatState, SingleActionMoves
 
 MOVE_FEATURES = 70
@@ -122,18 +122,8 @@ class WholeMoves(SingleActionMoves):
     def _asked(self, d: dict, legal: list[int]) -> tuple[list[int], int]:
         """(the hands whose chances the moves need: each discard's kept hand, then the hand
         itself where the seat may draw; the hand's index, or -1)."""
-        index5, wild, dead = tables().index5, d["wild"], d["dead"]
-        counts = [0] * NUM_TYPES  # the hand's cards by pairing type (``hand_index``'s key)
-        for kind in d["hand"]:
-            counts[card_type(kind, wild, dead)] += 1
-        hands = []
-        for a in legal:
-            if a <= DISCARD_JOKER:  # the hand kept: one card of the discarded kind's type fewer
-                gone = card_type(JOKER_KIND if a == DISCARD_JOKER else a, wild, dead)
-                counts[gone] -= 1
-                hands.append(index5[tuple(counts)])
-                counts[gone] += 1
-        here = index5[tuple(counts)] if DRAW_STOCK in legal or TAKE_DISCARD in legal else -1
+        hands, here = kept_indices(d, [a for a in legal if a <= DISCARD_JOKER],
+                                   itself=DRAW_STOCK in legal or TAKE_DISCARD in legal)
         return hands + [here] * (here >= 0), here
 
     def _chances(self, decisions: list, asked: list, solved: list, rows: np.ndarray, starts: np.ndarray) -> None:

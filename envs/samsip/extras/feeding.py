@@ -61,7 +61,7 @@ class GuardedBot(LookaheadBot):
 
     def _choose_discard(self, d: dict, hand: list[int], legal: list[int]) -> int:
         discards = [a for a in legal if a <= DISCARD_JOKER]
-        value = self.discard_values(d, hand, discards) - self.weight * self.feeding(discards)
+        value = self.discard_values(d, discards) - self.weight * self.feeding(discards)
         return self.best(discards, value)
 
     def feeding(self, discards: list[int]) -> np.ndarray:

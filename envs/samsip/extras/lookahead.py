@@ -56,12 +56,12 @@ class LookaheadBot(RuleBot):
 
     def _choose_discard(self, d: dict, hand: list[int], legal: list[int]) -> int:
         discards = [a for a in legal if a <= DISCARD_JOKER]
-        return self.best(discards, self.discard_values(d, hand, discards))
+        return self.best(discards, self.discard_values(d, discards))
 
-    def discard_values(self, d: dict, hand: list[int], discards: list[int]) -> np.ndarray:
-        """The value of each discard: the chance the cards kept complete, ties broken by the rule
-        bot's score."""
-        kept = [self.hand_index(d, kept_after(hand, a)) for a in discards]
+    def discard_values(self, d: dict, discards: list[int]) -> np.ndarray:
+        """The value of each discard of the hand in ``d``: the chance the cards kept complete,
+        ties broken by the rule bot's score."""
+        kept, _ = kept_indices(d, discards)
         chances = Chances(self.draw_probabilities(d), self.gamma).of(self.depth, kept)
         return chances + _TIE * np.asarray(self.discard_scores(d, discards))
 
@@ -85,8 +85,18 @@ class LookaheadBot(RuleBot):
         return take > stock + 1e-9
 
 
-def kept_after(hand: list[int], action: int) -> list[int]:
-    """The hand left after the discard ``action``."""
-    kept = list(hand)
-    kept.remove(JOKER_KIND if action == DISCARD_JOKER else action)
-    return kept
+def kept_indices(d: dict, discards: list[int], itself: bool = False) -> tuple[list[int], int]:
+    """(the ``hand_index`` of the hand each of ``discards`` leaves; with ``itself``, that of the
+    5-card hand itself, else -1), from the hand's counts by pairing type (the tables' key): one
+    card of the discarded kind's type fewer for each discard."""
+    index5, wild, dead = tables().index5, d["wild"], d["dead"]
+    counts = [0] * NUM_TYPES
+    for kind in d["hand"]:
+        counts[card_type(kind, wild, dead)] += 1
+    kept = []
+    for a in discards:
+        gone = card_type(JOKER_KIND if a == DISCARD_JOKER else a, wild, dead)
+        counts[gone] -= 1
+        kept.append(index5[tuple(counts)])
+        counts[gone] += 1
+    return kept, index5[tuple(counts)] if itself else -1
