@@ -138,21 +138,7 @@ def encode(eng: SiantappoEngine, seat: int) -> np.ndarray:
     played_rounds = min(eng.round_index, eng.cfg.rounds)
     v[ROUND] = played_rounds / eng.cfg.rounds
     v[ROUNDS_LEFT] = (eng.cfg.rounds - played_rounds) / eng.cfg.rounds
-    if eng.phase == SWAP and eng.swap_queue[0][0] == seat:
-        v[SWAP_PHASE] = 1.0
-        v[TO_GIVE] = eng.swap_queue[0][2] / 2.0
-    for who, trick, _action, keys in reversed(eng.log):
-        if trick != eng.trick:
-            break
-        for k in keys:
-            v[TRICK_CARDS + k] = 1.0
-    if eng.phase != "over" and eng.acting == seat:
-        v[ACTING] = 1.0
-    if eng.cfg.trick_history:
-        scale = 1.0 / (eng.trick + 1)
-        for _who, trick, _action, keys in eng.log:
-            for k in keys:
-                v[TRICKS + k] = (trick + 1) * scale
+    _write_the_trick(v, eng, seat)
     return v
 
 
@@ -271,6 +257,12 @@ def _write_the_step(v: memoryview, eng: SiantappoEngine, seat: int) -> None:
         v[FINISHED + (s - seat) % n] = (p + 1) / n
     for i, s in enumerate(eng.finish_bottom):
         v[FINISHED + (s - seat) % n] = (n - i) / n
+    _write_the_trick(v, eng, seat)
+
+
+def _write_the_trick(v, eng: SiantappoEngine, seat: int) -> None:
+    """The pieces of a step both encoders write alike: the swap the seat owes, the current
+    trick's cards, whether the seat acts, and the trick history (where the config keeps it)."""
     if eng.phase == SWAP and eng.swap_queue[0][0] == seat:
         v[SWAP_PHASE] = 1.0
         v[TO_GIVE] = eng.swap_queue[0][2] / 2.0
