@@ -243,8 +243,18 @@ def readme_speed(result: dict) -> str:
 
 
 def render_agents(result: dict) -> str:
-    """``cardzoo bench --agents``'s table: each agent's thinking time per real decision."""
-    rows = ["| game | players | agent | mean ms | p99 ms | real decisions |", "|---|---:|---|---:|---:|---:|"]
+    """``cardzoo bench --agents``'s table: each agent's thinking time per real decision, and for a
+    searcher how often it played another move than the model's first choice (of the decisions it
+    searched: those with more than one complete move)."""
+    rows = ["| game | players | agent | mean ms | p99 ms | real decisions | other move than the model's |",
+            "|---|---:|---|---:|---:|---:|---:|"]
     rows += [f"| {r['game']} | {r['players']} | {r['agent']} | {r['mean_ms']:.1f} | {r['p99_ms']:.1f} | "
-             f"{r['decisions']} |" for r in result["agents"]]
+             f"{r['decisions']} | {_departed(r)} |" for r in result["agents"]]
     return "\n".join(rows)
+
+
+def _departed(row: dict) -> str:
+    if "searched" not in row:
+        return "–"
+    share = row["departed"] / row["searched"] if row["searched"] else 0.0
+    return f"{share:.1%} ({row['departed']} of {row['searched']})"

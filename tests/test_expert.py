@@ -151,6 +151,29 @@ def test_bench_agents_times_real_decisions(tmp_path, capsys):
     assert render_agents(doc) in capsys.readouterr().out
 
 
+def test_the_expert_counts_the_searches_that_overrode_the_model():
+    """``searches`` / ``departures``: the decisions it searched, and those where it played another
+    complete move than the model's first choice (what ``cardzoo bench --agents`` reports)."""
+    from cardzoo.training.evaluation.model_card import move_time
+
+    agent, searched, departed = _expert("suipi", 2, seed=4), 0, 0
+    for env in _decisions("suipi", 2, 31, 5):
+        seat = env.engine.acting_seat
+        obs = env.encode_seat(seat)
+        moves = agent.model.advise(obs, env.mask_now())[:agent.width]  # each from here on
+        done = tuple(agent.model.reader.read(obs).prefix)  # the sub-steps of this move already played
+        agent.reset()  # a fresh choice, not the rest of a planned move
+        agent_move(agent, env, seat, None, None)
+        if len(moves) > 1:
+            searched += 1
+            departed += agent.planned_move() != done + tuple(moves[0][0])
+    assert agent.searches == searched > 10 and agent.departures == departed
+    assert departed > 0  # the search does override the model here (3 of the 14 decisions)
+    row = move_time("expert:2", "suipi", 2, matches=1, seed=3, real_only=True)
+    assert 0 <= row["departed"] <= row["searched"] <= row["decisions"]
+    assert "searched" not in move_time("rules", "suipi", 2, matches=1, seed=3, real_only=True)
+
+
 # ------------------------------------------------------------------ expert iteration: the warm start copies it
 def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     """``imitate_from="expert"``: every seat is an expert, and each of its real choices becomes one

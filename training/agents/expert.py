@@ -71,6 +71,9 @@ class ExpertAgent:
         self._config = config
         self._player = self._model_player if answer == "model" else spec.teacher or game_module.RuleBot
         self.deal_index = spec.deal_index  # settled deal by deal: leaves are played out to the deal's end
+        # Over the agent's life (not reset between matches): the decisions it searched, and those
+        # where it played another move than the model's first choice (``cardzoo bench --agents``).
+        self.searches = self.departures = 0
         self.seed(seed)
 
     def _model_player(self, config, seed: int):
@@ -124,6 +127,8 @@ class ExpertAgent:
         noise = 2 * gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0
         if gain.mean() <= max(self.margin, noise):
             best = 0  # not clearly better than the model's own choice
+        self.searches += 1
+        self.departures += best != 0
         return self._play(done, moves[best][0])
 
     def _play(self, done: tuple, rest: tuple) -> int:

@@ -95,8 +95,11 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
     finally:
         torch.set_num_threads(threads)
     ms = np.array(times) * 1000
-    return {"mean_ms": round(float(ms.mean()), 3), "p99_ms": round(float(np.percentile(ms, 99)), 3),
-            "decisions": len(ms), "matches": matches}
+    out = {"mean_ms": round(float(ms.mean()), 3), "p99_ms": round(float(np.percentile(ms, 99)), 3),
+           "decisions": len(ms), "matches": matches}
+    if hasattr(agents[0], "departures"):  # a searcher: how often its search overrode the model
+        out.update(searched=agents[0].searches, departed=agents[0].departures)
+    return out
 
 
 def _f(x) -> str:
