@@ -60,7 +60,9 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
               variants: dict | None = None, real_only: bool = False) -> dict:
     """Milliseconds per decision of the model (any agent spec) on one core (torch limited to one
     thread), over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th
-    percentile, count; ``real_only`` times only decisions with more than one legal action."""
+    percentile, count; ``real_only`` times only decisions with more than one legal action. For a
+    searcher (the expert) also ``searched`` and ``departed``: the decisions it searched, and those
+    where it played another move than the model's first choice."""
     import time
 
     import numpy as np
