@@ -10,7 +10,7 @@ import pytest
 from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, NUM_ACTIONS
-from cardzoo.envs.samsip.config import SamSipConfig
+from cardzoo.envs.samsip.config import JOKER_KIND, SamSipConfig
 from cardzoo.envs.samsip.engine import PHASE_DISCARD, SamSipEngine, classify
 from cardzoo.envs.samsip.extras.feeding import GuardedBot, measure, next_hands
 from cardzoo.envs.samsip.extras.lookahead import LookaheadBot
@@ -45,7 +45,7 @@ def test_the_honest_reading_sees_only_the_seat_and_the_record(players):
         other = engine.resample_hidden(seat, random.Random(6))
         assert next_hands(other, seat, random.Random(5), 100) == hands
         last = [kind for who, kind, _ in engine.events if who == nxt][-1]
-        shown = last if last < 52 else min(c for c in engine.wild if c >= 52)
+        shown = last if last < JOKER_KIND else min(c for c in engine.wild if c >= JOKER_KIND)
         for h in hands:
             assert len(h) == 5 and not set(h) & set(engine.hands[seat])
             assert not classify(h + [shown], engine.wild, engine.dead)  # the default rules: specials count
