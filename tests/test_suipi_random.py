@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+import zlib
+from pathlib import Path
 
 import pytest
 
 from cardzoo.envs.suipi.config import SuipiConfig
 from cardzoo.envs.suipi.engine import SuipiEngine, legal_moves
 
+ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {
     "2p": SuipiConfig(),
     "4p": SuipiConfig(num_players=4),
@@ -57,39 +63,75 @@ def _check_round_ends(e: SuipiEngine) -> None:
     e._deal_round, e._end_deal = checked_round, checked_end
 
 
+def stable_seed(name: str) -> int:
+    """A seed from a test's name, the same in every process (``hash`` of a str is not: PYTHONHASHSEED)."""
+    return zlib.crc32(name.encode()) & 0xFFFF
+
+
 def run_matches(cfg: SuipiConfig, count: int, seed: int) -> int:
+    """``count`` random matches from ``seed``; a failure names the seed and the match, so it reproduces."""
     rng = random.Random(seed)
     total_moves = 0
+    for k in range(count):
+        try:
+            total_moves += _random_match(cfg, rng)
+        except Exception as e:
+            raise AssertionError(f"run_matches(seed={seed}), match {k} of {count}: {type(e).__name__}: {e}") from e
+    return total_moves
+
+
+def _random_match(cfg: SuipiConfig, rng: random.Random) -> int:
+    """One match of random moves from ``rng``, every invariant checked on the way; its moves."""
+    total_moves = 0
     point_total = cfg.point_game
-    for _ in range(count):
-        e = SuipiEngine(cfg, random.Random(rng.getrandbits(32)))
-        _check_round_ends(e)
-        e.start_match()
-        check_state(e)
-        while not e.done:
-            moves = e.legal_moves()
-            assert len(set(moves)) == len(moves), "moves are deduplicated"
-            res = e.play_move(moves[rng.randrange(len(moves))])
-            total_moves += 1
-            if res is not None:
-                expected = point_total - (3 if res.cards.count(max(res.cards)) > 1 else 0)
-                expected -= 1 if res.spades.count(max(res.spades)) > 1 else 0
-                if e.ns == 2 and sum(res.cards) == 52:
-                    assert sum(res.points) in (point_total, point_total - 3)  # 11 or 8 / 23 or 20
-                if sum(res.cards) == 52:
-                    assert sum(res.points) == expected
-                assert abs(sum(res.deltas)) < 1e-9, "zero-sum"
-                assert min(res.scores) == 0
-            if not e.done:
-                check_state(e)
-        assert len(e.deal_results) >= 1
-        assert sum(sum(r.scores) for r in e.deal_results) == sum(e.match_scores)
+    e = SuipiEngine(cfg, random.Random(rng.getrandbits(32)))
+    _check_round_ends(e)
+    e.start_match()
+    check_state(e)
+    while not e.done:
+        moves = e.legal_moves()
+        assert len(set(moves)) == len(moves), "moves are deduplicated"
+        res = e.play_move(moves[rng.randrange(len(moves))])
+        total_moves += 1
+        if res is not None:
+            expected = point_total - (3 if res.cards.count(max(res.cards)) > 1 else 0)
+            expected -= 1 if res.spades.count(max(res.spades)) > 1 else 0
+            if e.ns == 2 and sum(res.cards) == 52:
+                assert sum(res.points) in (point_total, point_total - 3)  # 11 or 8 / 23 or 20
+            if sum(res.cards) == 52:
+                assert sum(res.points) == expected
+            assert abs(sum(res.deltas)) < 1e-9, "zero-sum"
+            assert min(res.scores) == 0
+        if not e.done:
+            check_state(e)
+    assert len(e.deal_results) >= 1
+    assert sum(sum(r.scores) for r in e.deal_results) == sum(e.match_scores)
     return total_moves
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_random_matches_invariants(name):
-    run_matches(CONFIGS[name], 50 if name.endswith("23") else 100, seed=hash(name) & 0xFFFF)
+    run_matches(CONFIGS[name], 50 if name.endswith("23") else 100, seed=stable_seed(name))
+
+
+def test_a_tests_seed_is_the_same_in_every_process():
+    """The invariants test's seeds do not depend on PYTHONHASHSEED, so a failure reproduces."""
+    code = "from tests.test_suipi_random import CONFIGS, stable_seed; print([stable_seed(n) for n in CONFIGS])"
+    seen = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": h}, cwd=ROOT,
+                           check=True, capture_output=True, text=True).stdout for h in ("1", "2")}
+    assert seen == {f"{[stable_seed(n) for n in CONFIGS]}\n"}
+
+
+def test_a_failing_random_match_names_its_seed_and_match(monkeypatch):
+    calls = []
+
+    def fails_in_the_third_match(e):
+        calls.append(e)
+        assert len({id(c) for c in calls}) < 3, "planted"
+
+    monkeypatch.setattr(sys.modules[__name__], "check_state", fails_in_the_third_match)
+    with pytest.raises(AssertionError, match=r"run_matches\(seed=4321\), match 2 of 5: AssertionError: planted"):
+        run_matches(CONFIGS["2p"], 5, seed=4321)
 
 
 @pytest.mark.parametrize("i", range(len(VARIANTS)))
