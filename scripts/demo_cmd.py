@@ -12,6 +12,11 @@ from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 from cardzoo.training.agents.shipped import shipped_model_file
 from cardzoo.training.agents.specs import make_agent
 
+DEMO_MARK = ".cardzoo-demo"  # written into each run directory a demo makes: only such a folder is reused
+# what a demo's training run writes into its folder (cardzoo.training.common.run_dir), replaced by the next demo
+DEMO_WRITES = ("settings.json", "state", "pool", "checkpoints", "warm_start", "tb", "final.safetensors",
+               "final.json", "learning_curve.png", "learning_curve.tmp.png")
+
 
 def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="train briefly, evaluate against random and the rule bot, show a game")
@@ -21,7 +26,9 @@ def register(sub) -> argparse.ArgumentParser:
                    help="samples (real choices) to train on after the warm start (default 150000; with the "
                         "warm start about a minute on 2 cores)")
     p.add_argument("--games", type=int, default=48, help="evaluation games (default 48)")
-    p.add_argument("--out", default="runs/demo", help="run directory, replaced on each demo (default runs/demo)")
+    p.add_argument("--out", default="runs/demo",
+                   help="run directory: a new or empty folder, or one an earlier demo made, whose run is "
+                        "replaced (default runs/demo); any other folder is refused")
     p.add_argument("--seed", type=int, default=0, help="seed of training, evaluation and the shown match")
     p.add_argument("--quiet", action="store_true", help="do not print the shown match move by move")
     return p
@@ -49,8 +56,7 @@ def _train(args, game: str, players: int) -> Path:
     from cardzoo.training.recipes import recipe
 
     out = Path(args.out)
-    if (out / "settings.json").is_file():
-        shutil.rmtree(out)  # the demo's own run directory from an earlier demo
+    _fresh_out(out)
     route = {k: v for k, v in recipe(game).settings.items() if k in ("imitate_from", "returns", "vs_rules", "reuse")}
     route["lr"] = min(recipe(game).settings.get("lr", 3e-5), 3e-5)
     print(f"== 1/3 Training a {game} move ranker: a warm start on 100 bot-only matches, then Deep Monte-Carlo "
@@ -58,6 +64,29 @@ def _train(args, game: str, players: int) -> Path:
     settings = DMCSettings(game=game, players=(players,), steps=args.steps, out=str(out), seed=args.seed,
                            imitate=100, eval_games=0, **route)
     return train(settings, progress=True)
+
+
+def _fresh_out(out: Path) -> None:
+    """Make ``out`` ready for a new demo run. An earlier demo's folder (it holds ``DEMO_MARK``) loses
+    the run a demo writes there and nothing else; any other folder that is not empty is refused, so
+    a demo never deletes a training run or a user's own files."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a folder")
+    try:
+        if out.is_dir() and any(out.iterdir()):
+            if not (out / DEMO_MARK).is_file():
+                raise UserError(f"--out {out} is not empty and was not made by `cardzoo demo`: "
+                                f"give a new or empty folder")
+            for name in DEMO_WRITES:
+                path = out / name
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                elif path.exists() or path.is_symlink():
+                    path.unlink()
+        out.mkdir(parents=True, exist_ok=True)
+        (out / DEMO_MARK).write_text("made by `cardzoo demo`: a later demo with this --out replaces its run\n")
+    except OSError as e:
+        raise UserError(f"cannot use --out {out} ({e.strerror or e})") from None
 
 
 def _evaluate(args, game: str, players: int, final: Path, shipped: bool) -> None:

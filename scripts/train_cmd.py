@@ -10,7 +10,6 @@ gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``); ``--algo rll
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from cardzoo.envs.errors import UserError
@@ -294,7 +293,9 @@ def _run_sb3(args, given: dict) -> int:
               "ent_coef": 0.01, "value_warmup": 0}
     saved_path = Path(out) / "settings.json"
     if args.resume and saved_path.is_file():  # unspecified flags keep the run's own values
-        saved = json.loads(saved_path.read_text())
+        from cardzoo.training.common.settings import read_json
+
+        saved = read_json(saved_path)
         fields.update({k: saved[k] for k in fields if k in saved})
     renamed = {"imitate": "imitation_matches", "lr": "learning_rate", "ent": "ent_coef"}
     for key, value in given.items():

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save
 
 from cardzoo.envs.config import config_dict
@@ -94,15 +95,64 @@ def save_run_state(state_dir: Path, net, optimizer, pool, state: RunState) -> No
             stale.unlink(missing_ok=True)
 
 
-def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
-    doc = read_json(state_dir / "state.json", MAX_STATE_JSON)
+# RunState's counters as state.json holds them: whole numbers, bounded so a damaged file cannot
+# smuggle in a 5,000-digit integer
+_COUNTERS = ("iteration", "decisions", "samples", "moves", "matches", "next_snapshot", "next_eval")
+_MAX_COUNTER = 1 << 62
+
+
+def check_run_state(state_dir: Path) -> dict:
+    """The saved state's JSON, checked whole — its format, its counters' types, a weights file that
+    is all there — before a resume writes anything; one line naming the damaged file otherwise."""
+    path = state_dir / "state.json"
+    doc = read_json(path, MAX_STATE_JSON)
     if doc.get("format") != STATE_FORMAT:
-        raise UserError(f"{state_dir / 'state.json'} is not a cardzoo training state ({doc.get('format')!r})")
+        raise UserError(f"{path} is not a cardzoo training state ({str(doc.get('format'))[:40]!r})")
+    saved = doc.get("state")
+    problem = _state_problem(doc, saved if isinstance(saved, dict) else {})
+    if problem:
+        raise UserError(f"{path} is damaged: {problem}")
+    weights = state_dir / doc["weights"]
     try:
-        weights = state_dir / str(doc["weights"])
-        if weights.parent != state_dir or not weights.name.endswith(".safetensors"):
-            raise UserError("bad weights file name")
-        tensors = load_file(str(weights))
+        with safe_open(str(weights), "pt"):
+            pass
+    except (SafetensorError, OSError) as e:  # truncated, a bad header, missing
+        raise UserError(f"{weights} is damaged ({str(e).splitlines()[0][:200]})") from None
+    return doc
+
+
+def _state_problem(doc: dict, saved: dict) -> str:
+    """What is wrong with a state.json's fields, or ''."""
+    name = doc.get("weights")
+    if not isinstance(name, str) or "/" in name or "\\" in name or not name.endswith(".safetensors"):
+        return "bad weights file name"
+    if not isinstance(doc.get("state"), dict):
+        return "no counters"
+    generation = doc.get("generation")
+    if not isinstance(generation, int) or isinstance(generation, bool) or not 0 <= generation <= _MAX_COUNTER:
+        return f"generation must be a whole number >= 0, not {str(generation)[:40]!r}"
+    for key in _COUNTERS:
+        value = saved.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MAX_COUNTER:
+            return f"{key} must be a whole number >= 0, not {str(value)[:40]!r}"
+    elapsed = saved.get("elapsed")
+    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not 0 <= elapsed < 1e12:
+        return f"elapsed must be seconds >= 0, not {str(elapsed)[:40]!r}"
+    for key, kind in (("evals", list), ("learner", dict), ("inflight", (dict, type(None)))):
+        if key in saved and not isinstance(saved[key], kind):
+            return f"{key} has the wrong type"
+    optimizer = doc.get("optimizer")
+    if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
+        return "no optimizer settings"
+    if not isinstance(doc.get("pool", {}), dict):
+        return "bad opponent pool"
+    return ""
+
+
+def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
+    doc = check_run_state(state_dir)
+    try:
+        tensors = load_file(str(state_dir / doc["weights"]))
         net.load_state_dict({k[4:]: v for k, v in tensors.items() if k.startswith("net.")})
         opt_state: dict = {}
         for key, value in tensors.items():
@@ -124,7 +174,7 @@ def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
             if set(inflight["weights"]) != set(net.state_dict()):
                 raise UserError("the behaviour weights do not fit the network")
             state.inflight = inflight
-    except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
+    except (KeyError, TypeError, ValueError, RuntimeError, OSError, SafetensorError) as e:
         raise UserError(f"the resume state in {state_dir} is damaged ({str(e).splitlines()[0][:200]})") from None
     return state
 
@@ -145,6 +195,8 @@ class RunDir:
             raise UserError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
         if not resume and (has_run or (out / "settings.json").exists()):
             raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
+        if resume and has_run:
+            check_run_state(self.state_dir)  # a damaged state is refused before anything is written
         try:
             for d in (out, self.state_dir, self.pool_dir, self.ckpt_dir):
                 d.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import ClassVar
 
@@ -80,10 +80,35 @@ class TrainerSettings:
 
     @classmethod
     def from_json(cls, doc: dict, where: str):
+        """The settings a run directory saved, or one line naming the file: a hand-edited or damaged
+        settings.json never reaches the trainer with a value of the wrong type."""
+        kinds = {f.name: _JSON_KINDS.get(str(f.type).split("[")[0]) for f in fields(cls)}
+        for name, value in doc.items():
+            kind = kinds.get(name)
+            if kind is not None and not _is_kind(value, kind):
+                raise UserError(f"{where}: {name} must be {kind}, not {str(value)[:40]!r}")
         try:
             return cls(**doc)
-        except TypeError as e:
-            raise UserError(f"{where} does not hold {cls.NAME} settings ({e})") from None
+        except UserError as e:
+            raise UserError(f"{where}: {e}") from None
+        except (TypeError, ValueError) as e:
+            raise UserError(f"{where} does not hold {cls.NAME} settings ({str(e).splitlines()[0][:200]})") from None
+
+
+# a settings field's declared type -> what its value in settings.json must be
+_JSON_KINDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
+               "tuple": "a list of integers", "dict": "an object"}
+
+
+def _is_kind(value, kind: str) -> bool:
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return {"an integer": whole,
+            "a number": whole or isinstance(value, float),
+            "a string": isinstance(value, str),
+            "true or false": isinstance(value, bool),
+            "a list of integers": isinstance(value, list) and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value),
+            "an object": isinstance(value, dict)}[kind]
 
 
 def read_json(path: Path, limit: int = MAX_SETTINGS_JSON) -> dict:
@@ -92,7 +117,7 @@ def read_json(path: Path, limit: int = MAX_SETTINGS_JSON) -> dict:
         if path.stat().st_size > limit:
             raise UserError(f"{path} is larger than {limit} bytes")
         doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+    except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, a 5,000-digit number
         raise UserError(f"cannot read {path} ({str(e).splitlines()[0][:200]})") from None
     if not isinstance(doc, dict):
         raise UserError(f"{path} must hold a JSON object")
@@ -109,6 +134,7 @@ def resume_settings(cls: type[TrainerSettings], out, given: dict):
     if not path.is_file():
         raise UserError(f"nothing to resume: {path} does not exist")
     settings = cls.from_json(read_json(path), str(path))
+    settings.out = str(out)  # the run is where --out says: a copied run resumes in the copy, not the original
     for key, value in given.items():
         if key in cls.RESUMABLE:
             setattr(settings, key, value)

@@ -21,7 +21,7 @@ import torch
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
-from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.training.common.settings import TrainerSettings, read_json
 from cardzoo.envs.registry import game_module
 from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
@@ -127,9 +127,9 @@ def check_run_dir(out: Path, settings: TrainSettings, resume: bool) -> None:
         raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
     if not resume:
         return
-    saved = json.loads((out / "settings.json").read_text())
-    if saved["game"] != settings.game or saved["players"] != settings.players:
-        raise UserError(f"{out} holds a {saved['game']} {saved['players']}-player run")
+    saved = read_json(out / "settings.json")
+    if saved.get("game") != settings.game or saved.get("players") != settings.players:
+        raise UserError(f"{out} holds a {str(saved.get('game'))[:20]} {str(saved.get('players'))[:20]}-player run")
     mine = asdict(settings)
     for key in ("hidden", "variants", "learning_rate", "ent_coef", "seed", "envs", "n_steps", "batch_size",
                 "opponents", "imitation_matches", "value_warmup"):
