@@ -43,6 +43,7 @@ def run(args) -> int:
         import uvicorn
 
         from cardzoo.scripts.serve.app import create_app
+        from cardzoo.scripts.serve.limits import MAX_FRAME
     except ModuleNotFoundError as e:
         raise UserError(f"cardzoo serve needs the web extra ({e.name} is missing): pip install \"cardzoo[web]\" "
                          "(in a source checkout: pip install -e \".[web]\")") from None
@@ -69,7 +70,7 @@ def run(args) -> int:
     if not local:
         print("warning: listening beyond this machine: anyone who can reach this address can start games",
               flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20,
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_FRAME, ws_ping_interval=20,
                             ws_ping_timeout=20, timeout_graceful_shutdown=2)
     uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -115,13 +115,14 @@ class LiveServer:
         import uvicorn
 
         from cardzoo.scripts.serve.app import create_app
+        from cardzoo.scripts.serve.limits import MAX_FRAME
 
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(**app_options)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", ws_max_size=64 * 1024))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", ws_max_size=MAX_FRAME))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self) -> "LiveServer":

@@ -325,7 +325,7 @@ def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
         assert "http://" not in text and "https://" not in text  # no CDN: works offline
     games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
     assert set(games) == {"siantappo", "suipi", "samsip"}
-    assert games["suipi"]["players"] == [2, 4] and {"name": "rounds", "default": 5, "kind": "int"} in games["siantappo"]["options"]
+    assert games["suipi"]["players"] == [2, 4] and {"name": "rounds", "default": 5, "kind": "int", "min": 1, "max": 20} in games["siantappo"]["options"]
     # the seat menu: a shipped model for every count here, and Sam Sip's lookahead player
     assert all(games[g]["model_players"] == games[g]["players"] for g in games)
     assert "teacher" in games["samsip"]["agents"] and "teacher" not in games["suipi"]["agents"]
@@ -618,13 +618,47 @@ def test_undo_takes_back_your_move_and_the_bot_moves_after_it(client, game, seat
         assert after["version"] > before["version"] + 1  # the bots moved after you
         send(ws, type="undo")
         back = ws.receive_json()
-        assert back["type"] == "state" and back["view"] == before  # the very table, log and moves
-        assert match.steps == steps and match.version == before["version"]
+        assert back["type"] == "state" and back["view"]["version"] > after["version"]  # never a version again
+        assert {**back["view"], "version": before["version"]} == before  # the very table, log and moves
+        assert match.steps == steps and match.version == back["view"]["version"]
         # the match goes on from there, and its record still replays to its rewards
-        send(ws, type="move", ids=before["moves"][-1]["ids"], version=before["version"])
-        assert next_turn(ws)["version"] > before["version"]
+        send(ws, type="move", ids=before["moves"][-1]["ids"], version=back["view"]["version"])
+        assert next_turn(ws)["version"] > back["view"]["version"]
     assert match.totals == [sum(float(e.get("rewards", {}).get(str(s), 0)) for e in match.steps)
                             for s in range(len(seats))]
+
+
+def test_a_move_from_before_an_undo_is_stale_even_where_the_log_is_as_long(client):
+    """As found: Siantappo seed 1, a person and three rule bots: play 10♥, pass (at version 6),
+    undo twice, play J♥; the log is as long as when the pass was chosen, and a pass is legal
+    again. The pass sent again with its old version was taken: versions must never repeat."""
+    data = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {}, seed=1)
+    match = match_of(client, data["you"]["key"])
+
+    def play(ws, view, text):
+        ids = next(m["ids"] for m in view["moves"] if m["text"] == text)
+        send(ws, type="move", ids=ids, version=view["version"])
+        return ids, next_turn(ws)
+
+    with client.websocket_connect(f"/ws/{data['you']['key']}") as ws:
+        view = next_turn(ws)
+        _, view = play(ws, view, "10♥")
+        assert view["version"] == 6
+        passed, seen = play(ws, view, "pass")
+        versions = {2, 6, seen["version"]}
+        for _ in range(2):
+            send(ws, type="undo")
+            view = ws.receive_json()["view"]
+            assert view["version"] not in versions
+            versions.add(view["version"])
+        _, view = play(ws, view, "J♥")
+        assert len(view["log"]) == 6 and [m["text"] for m in view["moves"]] == ["pass"]
+        assert view["version"] not in versions
+        before = (match.version, list(match.steps))
+        send(ws, type="move", ids=passed, version=6)
+        reply = ws.receive_json()
+        assert reply["type"] == "error" and reply["message"].startswith("stale move: it was chosen on table version 6,")
+        assert (match.version, match.steps) == before
 
 
 def test_undo_is_refused_in_one_line_unless_every_other_seat_is_a_bot(client):

@@ -51,3 +51,34 @@ def test_bad_addresses_are_one_line_errors(argv, reason, capsys):
 def test_local_addresses():
     assert is_local("127.0.0.1") and is_local("localhost") and is_local("::1") and is_local("127.0.0.2")
     assert not is_local("0.0.0.0") and not is_local("192.168.1.5") and not is_local("example.com")
+
+
+def test_a_client_that_leaves_mid_body_gives_no_traceback(tmp_path):
+    """As found: a request that announces ``Content-Length: 100``, sends less and closes was logged
+    as "ERROR: Exception in ASGI application … ClientDisconnect" (40 lines a request). The server
+    (the real command, uvicorn and all) logs at most one quiet line for it and answers on."""
+    import socket
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with open(tmp_path / "err", "w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
+                                stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        try:
+            line = proc.stdout.readline()
+            assert line.startswith("cardzoo serve: open http://127.0.0.1:"), line
+            url = line.split()[3]
+            port = int(url.rsplit(":", 1)[1].strip("/"))
+            for path in ("/api/games", "/api/replays"):
+                with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+                    raw.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                                f"Content-Length: 100\r\n\r\n{{\"game\": \"su".encode())
+            with urllib.request.urlopen(url + "api/catalog", timeout=30) as r:  # it answers on
+                assert r.status == 200
+        finally:
+            proc.terminate()  # uvicorn finishes the requests in hand before it stops
+            proc.wait(timeout=30)
+            proc.stdout.close()
+        err.seek(0)
+        log = err.read()
+    assert "Traceback" not in log and "ClientDisconnect" not in log and "ERROR" not in log, log
+    assert len(log.splitlines()) <= 2, log  # at most one quiet line per request

@@ -19,30 +19,30 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import re
 import secrets
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cardzoo.scripts.serve.catalog import catalog, read_options, read_seat
-from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
+from cardzoo.scripts.serve.jsoncheck import json_depth_ok
+from cardzoo.scripts.serve.limits import (MAX_DEPTH, MAX_IDS, MAX_MESSAGE, MAX_NEW_GAME, MAX_PACE,
+                                          MAX_RECORD_UPLOAD, MAX_SPEC, Limits)
 from cardzoo.scripts.serve.match import Match, MoveRefused
 from cardzoo.scripts.serve.replay import Replay, parse_records
-from cardzoo.scripts.serve.store import WATCH, Full, Limits, Store
+from cardzoo.scripts.serve.store import WATCH, Full, Store
+from cardzoo.training.agents.shipped import MODELS_ENV, package_models_dir
 
 STATIC_DIR = Path(__file__).parent / "static"
-MAX_MESSAGE = 4096  # characters in one WebSocket message from a browser
-MAX_NEW_GAME = 16 * 1024  # bytes of a new-game request
-MAX_RECORD_UPLOAD = 8 * 1024 * 1024  # bytes of an uploaded record file
-MAX_SPEC = 100  # characters of one seat spec (a bot or a model name, maybe @SEED)
-MAX_IDS = 64  # action ids in one move
 WATCH_PACE = 0.6  # default seconds between moves when only bots play (so a person can follow)
 SEND_TIMEOUT = 10.0  # a browser that does not take a message in this long is dropped
 
@@ -95,7 +95,28 @@ def store_of(connection: HTTPConnection) -> Store:
 
 
 def error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
+    return JSONResponse({"error": without_paths(message)}, status_code=status, headers=SECURITY_HEADERS)
+
+
+# the folders of an absolute path (/a/b/, ~/a/, C:\a\): what is left of the path is its file's name
+_PATH_FOLDERS = re.compile(r"(?<![\w.~-])(?:~|[A-Za-z]:)?[/\\](?:[^\s/\\:'\"(),;]+[/\\])+")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with the folders of every path taken out (a checkpoint by its file name): what is
+    sent to a browser never says where the server keeps its files (docs/serve.md, Security).
+    The model folders go first, as they may be given relative to where the server started."""
+    folders = [p for p in os.environ.get(MODELS_ENV, "").split(os.pathsep) if p]
+    for folder in sorted({*folders, str(package_models_dir()), os.getcwd()}, key=len, reverse=True):
+        text = text.replace(folder.rstrip(os.sep) + os.sep, "")
+    return _PATH_FOLDERS.sub("", text)
+
+
+async def client_gone(request: Request) -> Response:
+    """A client that closed its connection in the middle of its request: one quiet log line (no
+    traceback), and an answer nobody reads."""
+    log.info("%s %s: the client went away before sending its whole request", request.method, request.url.path)
+    return error("the request ended before its body did")
 
 
 async def http_error(request: Request, exc) -> JSONResponse:
@@ -165,6 +186,8 @@ async def new_game(request: Request) -> Response:
         body = await read_json(request, MAX_NEW_GAME)
         game, specs, options, seed, pace = read_new_game(body)
         return ok(keys_of(await start_match(store_of(request), game, specs, options, seed, pace)))
+    except ClientDisconnect:
+        return await client_gone(request)
     except (BadRequest, ValueError, FileNotFoundError) as e:
         return error(_one_line(e))
     except Full as e:
@@ -174,9 +197,12 @@ async def new_game(request: Request) -> Response:
 async def start_match(store: Store, game: str, specs, options: dict, seed, pace: float) -> Match:
     """Create a match and keep it. ValueError / FileNotFoundError for a bad game, seat or option;
     Full when the server holds too many."""
+    if len(store.matches) >= store.limits.max_matches:  # refused before any model is loaded
+        raise Full(f"the server already holds {len(store.matches)} matches; try again later")
     # bots and models load off the event loop (a model takes seconds)
     match = await asyncio.to_thread(Match.create, game, specs, options, seed)
     match.pace = pace if match.watch_key else 0.0
+    match.max_moves = store.limits.max_moves
     store.add_match(match)
     return match
 
@@ -214,6 +240,8 @@ async def new_replay(request: Request) -> Response:
     try:
         body = await read_json(request, MAX_RECORD_UPLOAD)
         records, replay = await read_replay(body)
+    except ClientDisconnect:
+        return await client_gone(request)
     except (BadRequest, ValueError) as e:
         return error(_one_line(e))
     key = secrets.token_urlsafe(24)
@@ -393,7 +421,7 @@ async def move(match: Match, seat: int, msg: dict) -> dict | None:
 
 def _refusal(match: Match, message: str) -> dict:
     """The answer to a message that changes nothing, with the version of the table as it is."""
-    return {"type": "error", "message": message, "version": match.version}
+    return {"type": "error", "message": without_paths(message), "version": match.version}
 
 
 async def send(ws: WebSocket, data: dict) -> bool:
@@ -417,16 +445,18 @@ def start_driver(match: Match) -> None:
 
 
 async def drive(match: Match) -> None:
-    """Let the bots move until a person is to move (or the match ends)."""
+    """Let the bots move until a person is to move (or the match ends, or stops at the server's
+    move limit). A match nobody has open is paused: the bots wait for the next browser that
+    connects (``play_socket`` starts the driver again), so nobody's match plays on unseen."""
     while True:
         async with match.lock:
-            if not match.bot_to_move():
+            if not match.sockets or not match.bot_to_move():
                 return
             try:
                 await asyncio.to_thread(match.play_bot_move)
             except Exception as e:  # a broken model must not take the server down
                 log.exception("bot failed in %s match %s", match.game, match.id[:6])
-                match.failed = f"the bot at player_{match.acting()} failed ({type(e).__name__}: {e})"
+                match.failed = without_paths(f"the bot at player_{match.acting()} failed ({type(e).__name__}: {e})")
             await broadcast(match)
         if match.pace:
             await asyncio.sleep(match.pace)
@@ -483,8 +513,8 @@ def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62):
         raise BadRequest("seed must be a whole number from 0 to 2**62 - 1 (or left empty for a random one)")
     pace = body.get("pace", WATCH_PACE)
-    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= 10:
-        raise BadRequest("pace must be 0..10 seconds")
+    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= MAX_PACE:
+        raise BadRequest(f"pace must be 0..{MAX_PACE:g} seconds")
     return spec.name, specs, options, seed, float(pace)
 
 

@@ -14,6 +14,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES, game_spec
 from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.options import parse_options
+from cardzoo.scripts.serve.limits import MAX_OPTION_TEXT, WEB_OPTION_RANGES
 from cardzoo.scripts.serve.match import HUMAN, view_module
 from cardzoo.training.agents.specs import EXPERT_SHOWN_STRONGER
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
@@ -22,7 +23,6 @@ AGENT_CHOICES = [HUMAN, "rules", "random", "model", "expert"]
 # where people meet the bots: difficulty levels (the seat menu shows them beside the kinds)
 LEVELS = {"random": "beginner", "rules": "easy", "model": "medium", "expert": "hard"}
 NOT_HARDER = "slow, not yet stronger than medium"  # the expert's level where it has not beaten the model
-MAX_OPTION_TEXT = 200
 _SEAT_RE = re.compile(r"^(?P<body>[A-Za-z0-9_.-]{1,80}?)(?:@(?P<seed>-?\d{1,18}))?$")
 
 
@@ -38,7 +38,10 @@ def catalog() -> dict:
                 raise
             continue  # a game without a seat view (envs/<game>/view.py) cannot be played here
         defaults = config_dict(spec.module.Config(num_players=spec.default_players))
-        options = [{"name": k, "default": v, "kind": _kind(v)} for k, v in defaults.items() if k != "num_players"]
+        ranges = WEB_OPTION_RANGES.get(spec.name, {})
+        options = [{"name": k, "default": v, "kind": _kind(v),
+                    **({"min": ranges[k][0], "max": ranges[k][1]} if k in ranges else {})}
+                   for k, v in defaults.items() if k != "num_players"]
         model_players = sorted({n for _, game, counts in models if game == spec.name for n in counts})
         games.append({"name": spec.name, "title": title,
                       "players": list(spec.player_counts), "default_players": spec.default_players,
@@ -114,7 +117,8 @@ def _kind(value) -> str:
 
 
 def read_options(game: str, raw) -> dict:
-    """Rule options from the form ({name: value}) as config keywords; ValueError if malformed.
+    """Rule options from the form ({name: value}) as config keywords; UserError if malformed or
+    outside what a web client may ask for (``WEB_OPTION_RANGES``; the config checks the rest).
 
     Text values are read like `-o KEY=VALUE` on the command line (JSON where it parses)."""
     if raw is None:
@@ -136,4 +140,18 @@ def read_options(game: str, raw) -> dict:
             out[key] = tuple(value)
         else:
             raise UserError(f"option {key}: give a number, true/false or text")
+    check_web_ranges(game, out)
     return out
+
+
+def check_web_ranges(game: str, options: dict) -> None:
+    """UserError naming the option and its range for a number a web client may not ask for (a
+    match that would run for hours); the command line and the Python API take the full range."""
+    for key, (low, high) in WEB_OPTION_RANGES.get(game, {}).items():
+        value = options.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue  # not a number: the config says what is wrong with it
+        if not low <= value <= high:
+            shown = repr(value) if len(repr(value)) <= 20 else repr(value)[:12] + "…"
+            raise UserError(f"option {key}: {shown} is outside what this server allows ({low}..{high}; "
+                            f"the command line takes more)")

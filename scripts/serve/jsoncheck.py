@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-MAX_DEPTH = 32  # nesting of [ ] and { } in any JSON from a browser (a record needs about 5)
+from cardzoo.scripts.serve.limits import MAX_DEPTH
 
 # a string, or an unterminated one to the end (it always matches, so the scan is linear)
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)

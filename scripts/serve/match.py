@@ -58,7 +58,10 @@ class Match:
         # a key per human seat; a watch key only when no person plays (bots' hands are no secret)
         self.keys = {s: new_key() for s, sp in enumerate(self.specs) if sp == HUMAN}
         self.watch_key = new_key() if not self.keys else None
-        self.version = 0  # complete moves applied; a move names the version it was chosen at
+        # the table's version: one more after every move and every undo, never repeated, so a
+        # message chosen on an earlier table (a stale or repeated move) is always told apart
+        self.version = 0
+        self.max_moves: int | None = None  # complete moves after which the match stops (the server's)
         self.steps: list[dict] = []  # the record: one entry per env action id
         self.log: list[dict] = []  # per complete move: seat, public text, private texts
         self.totals = [0.0] * len(self.specs)
@@ -118,8 +121,8 @@ class Match:
         if self.over:
             raise MoveRefused("the match is over: no more moves")
         if version != self.version:
-            raise MoveRefused(f"stale move: it was chosen at move {version}, the table is now at move "
-                              f"{self.version}; look at the table again")
+            raise MoveRefused(f"stale move: it was chosen on table version {version}, the table is now at "
+                              f"version {self.version}; look at the table again")
         turn = self.acting()
         if turn != seat:
             raise MoveRefused(f"it is player_{turn}'s turn, not yours (you play player_{seat})")
@@ -135,7 +138,8 @@ class Match:
         if self.over or self.failed:
             raise MoveRefused("the match is over: no hints")
         if version != self.version:
-            raise MoveRefused(f"stale hint: asked at move {version}, the table is now at move {self.version}")
+            raise MoveRefused(f"stale hint: asked on table version {version}, the table is now at version "
+                              f"{self.version}")
         if self.acting() != seat:
             raise MoveRefused("a hint is for your own turn")
         if self.adviser is None:
@@ -169,7 +173,7 @@ class Match:
         upto = self.log[keep - 1]["upto"] if keep else 0
         self._replay(self.steps[:upto])
         self.log = self.log[:keep]
-        self.version = len(self.log)
+        self.version += 1  # a new table: never a version an earlier one had
         self.touch()
 
     def _replay(self, steps: list[dict]) -> None:
@@ -213,11 +217,13 @@ class Match:
 
     def _moved(self, seat: int, ids: tuple[int, ...], text: str, before) -> None:
         lines = self.view_mod.move_lines(self.env, before, seat, ids, text)
-        self.log.append({**log_entry(self.version + 1, seat, lines), "upto": len(self.steps)})
+        self.log.append({**log_entry(len(self.log) + 1, seat, lines), "upto": len(self.steps)})
         self.version += 1
         self._skip_dead()
         self.touch()
-        if self.over and self.finished_at is None:
+        if not self.over and self.max_moves is not None and len(self.log) >= self.max_moves:
+            self.failed = f"it reached this server's limit of {self.max_moves:,} moves a match"
+        if (self.over or self.failed) and self.finished_at is None:
             self.finished_at = time.monotonic()
 
     def _step(self, seat: int, action: int) -> None:
@@ -257,7 +263,8 @@ class Match:
     def record(self) -> dict:
         """The finished match as a game record (training/evaluation/records.py format)."""
         return {**self.env.record_header(), "moves": list(self.steps), "rewards": list(self.totals),
-                "agents": list(self.specs), "source": "cardzoo serve"}
+                "agents": [seat_label(sp) for sp in self.specs],  # a model by its file name, never a path
+                "source": "cardzoo serve"}
 
 
 def log_entry(n: int, seat: int, lines: dict) -> dict:

@@ -8,20 +8,10 @@ finished, abandoned and idle matches so a long-running server does not grow.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+
+from cardzoo.scripts.serve.limits import Limits  # noqa: F401 (the bounds, kept with the others)
 
 WATCH = -1  # the "seat" of a watch key: may look at any seat of a bots-only match
-
-
-@dataclass
-class Limits:
-    max_matches: int = 200  # live matches at once (a new one beyond is refused)
-    max_replays: int = 50
-    finished_ttl: float = 600.0  # a finished match is kept this long for a last look / its record
-    abandoned_ttl: float = 600.0  # no browser connected and no move for this long: abandoned
-    idle_ttl: float = 3600.0  # no move for this long, even with a browser open
-    replay_ttl: float = 1800.0  # a replay nobody looked at for this long
-    sweep_every: float = 30.0  # seconds between sweeps
 
 
 class Full(RuntimeError):

@@ -7,8 +7,8 @@ that ``model`` works from a wheel install in any directory. ``CARDZOO_MODELS`` (
 
 from __future__ import annotations
 
-import json
 import os
+import sys
 from importlib.resources import files
 from pathlib import Path
 
@@ -33,20 +33,48 @@ def models_dirs() -> list[Path]:
 
 def shipped_models(folders: list[Path] | None = None) -> list[tuple[str, str, list[int]]]:
     """(weights path, game, player counts) of every model in the model folders (``folders``, else
-    ``models_dirs()``), from their sidecars."""
+    ``models_dirs()``), from their sidecars. A sidecar that cannot be read (too large, nested too
+    deeply, not JSON: the checkpoint loader's checks) is skipped with one warning on stderr; a
+    JSON file that is no sidecar (no ``game``) is passed over silently."""
     out = []
     for folder in models_dirs() if folders is None else folders:
         for sidecar in sorted(folder.glob("*.json")):
             if sidecar.name.endswith((".eval.json", ".probe.json")):  # measurements, not sidecars
                 continue
-            weights = sidecar.with_suffix(".safetensors")
             try:
-                with open(sidecar, encoding="utf-8") as f:
-                    meta = json.loads(f.read(1 << 20))
-                out.append((str(weights), str(meta["game"]), [int(n) for n in meta["player_counts"]]))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue  # not a model sidecar; loading it by path still reports what is wrong
+                meta = _read_sidecar_json(sidecar)
+                if not isinstance(meta, dict) or "game" not in meta:
+                    continue  # not a model sidecar
+                out.append((str(sidecar.with_suffix(".safetensors")), str(meta["game"]),
+                            [int(n) for n in meta["player_counts"]]))
+            except (UserError, KeyError, TypeError, ValueError, OverflowError) as e:
+                _warn_once(sidecar, str(e).splitlines()[0] if str(e) else type(e).__name__)
     return out
+
+
+def _read_sidecar_json(sidecar: Path):
+    """The sidecar's JSON, read with the checkpoint loader's size and depth checks (a hostile
+    file in a model folder must not take down the scan: ``json.loads`` recurses per level)."""
+    from cardzoo.training.agents.checkpoint import (MAX_SIDECAR_BYTES, CheckpointError, _BadJSON,
+                                                    _parse_json, _read_bounded)
+
+    data = _read_bounded(sidecar, MAX_SIDECAR_BYTES, "a checkpoint sidecar is a small JSON file")
+    try:
+        return _parse_json(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CheckpointError("not UTF-8 text") from None
+    except _BadJSON as e:
+        raise CheckpointError(str(e)) from None
+
+
+_WARNED: set[str] = set()  # sidecars already warned about (the scan runs on every catalog request)
+
+
+def _warn_once(sidecar: Path, why: str) -> None:
+    if str(sidecar) not in _WARNED:
+        _WARNED.add(str(sidecar))
+        print(f"cardzoo: warning: skipping {sidecar} (not a usable model sidecar: {why[:200]})",
+              file=sys.stderr, flush=True)
 
 
 def shipped_model_file(game: str, players, folders: list[Path] | None = None) -> str | None:

@@ -170,6 +170,7 @@ function fillGame() {
       const lab = el("label", null, o.name);
       const input = el("input");
       input.type = o.kind === "int" ? "number" : "text";
+      if (o.min !== undefined) { input.min = String(o.min); input.max = String(o.max); }  // the server's limits
       input.name = "opt-" + o.name;
       input.value = Array.isArray(o.default) ? JSON.stringify(o.default) : String(o.default);
       input.dataset.default = input.value;
@@ -313,7 +314,9 @@ async function pump() {
       const v = state.queue[0];
       const before = state.view;
       const last = v.log.length ? v.log[v.log.length - 1] : null;
-      const botMove = before && last && v.version === before.version + 1
+      // one more move in the log (an undo gives a new version too, but a shorter log)
+      const lastBefore = before && before.log.length ? before.log[before.log.length - 1].n : 0;
+      const botMove = before && last && v.version === before.version + 1 && last.n === lastBefore + 1
         && (state.mode !== "play" || last.seat !== v.seat);
       // knocked out, the rest of the match goes on at the watching pace (or skipped to the end)
       const pace = state.skip ? 0 : before && before.knocked_out && PACE ? Math.max(PACE, WATCH_PACE) : PACE;
