@@ -4,10 +4,12 @@ in one line when it cannot. Ray's processes are stopped after the module, whatev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,14 +25,21 @@ from cardzoo.training.parallel.ray_actors import RayWorkerGroup  # noqa: E402
 from tests.run_helpers import kill_once_saved  # noqa: E402
 
 NODE = {"num_cpus": 2, "object_store_memory": 120 * 2**20}
+ON_NODES = [{f"node_{k}": 1} for k in range(3)]  # RayWorkerGroup(resources=...): actor k on node k
+WAIT = 300  # seconds a step of a Ray test may take on a busy machine before it fails
+
+
+def _node(k: int) -> dict:
+    """Node k: 2 CPUs and a custom resource of its own, ``node_k``, that pins an actor to it."""
+    return {**NODE, "resources": {f"node_{k}": 1}}
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A head and one more node, 2 CPUs each; this process is the driver."""
-    c = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
+    """A head and one more node (nodes 0 and 1), 2 CPUs each; this process is the driver."""
+    c = Cluster(initialize_head=True, head_node_args={**_node(0), "include_dashboard": False})
     try:
-        c.add_node(**NODE)
+        c.add_node(**_node(1))
         c.wait_for_nodes()
         ray.init(address=c.address, logging_level="ERROR", log_to_driver=False)
         yield c
@@ -106,30 +115,63 @@ def _requests(n: int, samples: int):
     return collector, [DMCRequest(weights, (3, 0, w), samples, 0.05, 0.5) for w in range(n)]
 
 
-def _kill_a_node_during(cluster, make_group, requests):
-    """A third node for the group's actors (spread: one per node), lost while they collect."""
-    node = cluster.add_node(**NODE)
-    cluster.wait_for_nodes()
-    try:
-        group = make_group()
-        doomed = node.node_id
-        assert doomed in group.nodes()
-        group.submit(requests)
-        time.sleep(1.5)  # the collections are under way (each takes several seconds)
-    finally:
-        cluster.remove_node(node)
-    return group, doomed
-
-
-def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster):
+def _held_collector(marks: Path):
+    """A DMCCollector whose collections, once started, mark their node (a file named after its id
+    in ``marks``) and wait for ``marks/go``: a node lost in that wait is lost mid-collection."""
     from cardzoo.training.dmc.collector import DMCCollector
 
-    args, requests = _requests(3, 8000)
-    group, doomed = _kill_a_node_during(cluster, lambda: RayWorkerGroup(3, DMCCollector, args,
-                                                                        address=cluster.address), requests)
-    with group:
+    class Held(DMCCollector):  # made here, so Ray ships the class itself to the actors
+        def collect(self, request):
+            import time
+
+            import ray
+
+            (marks / ray.get_runtime_context().get_node_id()).touch()
+            while not (marks / "go").exists():
+                time.sleep(0.05)
+            return super().collect(request)
+
+    return Held
+
+
+def _until(done, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not done():
+        assert time.monotonic() < deadline, f"{what}: not within {WAIT} s"
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _a_node_lost_mid_collection(cluster, marks: Path, args, requests, replace: bool):
+    """Three actors, actor k on node k (node 2 added for this test); node 2 is lost while its
+    actor's collection is under way, and with ``replace`` a new node 2 (its resource) is added.
+    Yields the group, whose collections then go on, and the lost node's id."""
+    added = [cluster.add_node(**_node(2))]
+    cluster.wait_for_nodes()
+    try:
+        with RayWorkerGroup(3, _held_collector(marks), args, address=cluster.address, resources=ON_NODES) as group:
+            doomed = added[0].node_id
+            assert group.nodes()[2] == doomed
+            group.submit(requests)
+            _until((marks / doomed).exists, "the collection on the node to lose did not start")
+            cluster.remove_node(added.pop())
+            if replace:
+                added.append(cluster.add_node(**_node(2)))
+            (marks / "go").touch()
+            yield group, doomed
+    finally:
+        for node in added:
+            cluster.remove_node(node)
+
+
+def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster, tmp_path):
+    from cardzoo.training.dmc.collector import DMCCollector
+
+    args, requests = _requests(3, 1000)
+    with _a_node_lost_mid_collection(cluster, tmp_path, args, requests, replace=True) as (group, doomed):
         got = group.receive()
-        assert doomed not in group.nodes()  # its actor was started again elsewhere
+        now = group.nodes()[2]
+        assert now != doomed and (tmp_path / now).exists()  # its actor started again on the new node, and collected
     want = [DMCCollector(*args).collect(r) for r in requests]
     assert len(got) == len(want) == 3
     for g, w in zip(got, want):
@@ -137,14 +179,11 @@ def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster):
         np.testing.assert_array_equal(g.rows, w.rows)
 
 
-def test_a_worker_that_cannot_be_replaced_stops_the_work_in_one_line(cluster, monkeypatch):
-    from cardzoo.training.dmc.collector import DMCCollector
-
+def test_a_worker_that_cannot_be_replaced_stops_the_work_in_one_line(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(ray_actors, "RESTARTS", 0)
-    args, requests = _requests(3, 8000)
-    group, _ = _kill_a_node_during(cluster, lambda: RayWorkerGroup(3, DMCCollector, args,
-                                                                   address=cluster.address), requests)
-    with group, pytest.raises(UserError) as err:
+    args, requests = _requests(3, 1000)
+    with _a_node_lost_mid_collection(cluster, tmp_path, args, requests, replace=False) as (group, _), \
+            pytest.raises(UserError) as err:
         group.receive()
     message = str(err.value)
     assert "a Ray worker was lost" in message and "--resume" in message and "\n" not in message

@@ -97,9 +97,14 @@ def payload_bytes(obj) -> int:
 class RayWorkerGroup:
     """``n`` Ray actors each holding ``factory(*args)``, with ``WorkerGroup``'s interface, plus
     ``traffic()``: the bytes that crossed to and from the actors (weights once per submit, the
-    requests, the rollouts)."""
+    requests, the rollouts). ``resources``: the custom Ray resources each actor asks for, in
+    worker order (a node's own resource pins its actor there; a restarted actor asks for the
+    same); None spreads the actors over the nodes."""
 
-    def __init__(self, n: int, factory: Callable, args: tuple, address: str | None = None, cpus: float = 1):
+    def __init__(self, n: int, factory: Callable, args: tuple, address: str | None = None, cpus: float = 1,
+                 resources: list[dict] | None = None):
+        if resources is not None and len(resources) != n:
+            raise ValueError(f"{len(resources)} resource sets for {n} actors")
         if n < 1:
             raise UserError("--ray needs --workers 1 or more (the workers are the Ray actors)")
         ray = _ray()
@@ -112,7 +117,8 @@ class RayWorkerGroup:
         # the factory and its arguments (a tournament's checkpoint files) are put once and passed by
         # reference with every call: every actor, restarted ones too, builds from that one copy
         self._packed = [ray.put((factory, args))]
-        self.actors = [host.options(num_cpus=cpus, scheduling_strategy="SPREAD").remote() for _ in range(n)]
+        self.actors = [host.options(num_cpus=cpus, resources=r, scheduling_strategy="SPREAD").remote()
+                       for r in resources or [{}] * n]
         self.n = n
         self.sent = self.received = 0
         self._pending: list = []
