@@ -24,6 +24,7 @@ Two ways to drive an env:
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardzoo.envs.cards import validate_deck
-from cardzoo.envs.config import config_dict
+from cardzoo.envs.config import ConfigError, config_dict, integer
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.seatview import public_view
 from cardzoo.envs.protocol import (  # noqa: F401 - re-exported: callers import these from cardzoo.envs.base
     MAX_LISTED_MOVES, MAX_REASON_CHARS, GameEngine, IllegalMoveError, StepOutcome, list_moves,
@@ -42,17 +44,27 @@ DEFAULT_MAX_STEPS = 1_000_000  # step cap of a game that declares no bound of it
 
 
 def action_id(action) -> int:
-    """``action`` as a Python int if it is an integer (Python or numpy, a 0-d integer array
-    included, bool excluded); otherwise an IllegalMoveError naming the value."""
-    if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
-        return int(action)
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-        return int(action)
-    shown = repr(action)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    raise IllegalMoveError(f"action must be an integer action id, got {shown} ({type(action).__name__}); "
+    """``action`` as a Python int if it is an integer (``envs.config.integer``: Python or numpy, a
+    0-d integer array included, bool excluded); otherwise an IllegalMoveError naming the value."""
+    value = integer(action)
+    if value is not None:
+        return value
+    raise IllegalMoveError(f"action must be an integer action id, got {_short(action)} ({type(action).__name__}); "
                            "move text goes through env.unwrapped.play(text)")
+
+
+def move_text(text) -> str:
+    """``text`` if it is a move text (a string); otherwise an IllegalMoveError naming the value."""
+    if isinstance(text, str):
+        return text
+    raise IllegalMoveError(f"a move must be text such as legal_moves() lists, got {_short(text)} "
+                           f"({type(text).__name__}); action ids go through step(action)")
+
+
+def _short(value) -> str:
+    """A bad value given to the Python API, as Python writes it, cut to fit one line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 
@@ -75,17 +87,19 @@ class CardGameEnv(AECEnv):
 
     def __init__(self, config, render_mode: str | None = None, max_steps: int | None = None):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
-            )
+        if render_mode is not None and (not isinstance(render_mode, str)
+                                        or render_mode not in self.metadata["render_modes"]):
+            raise ConfigError(f"render_mode must be one of {', '.join(map(repr, self.metadata['render_modes']))} "
+                              f"or None, got {_short(render_mode)}")
         self.config = config
         self.render_mode = render_mode
         if max_steps is None:
             max_steps = self._step_bound()
-        elif isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer (or None for the game's bound), "
-                             f"got {max_steps!r}")
+        elif integer(max_steps) is None or max_steps < 1:
+            raise ConfigError(f"max_steps must be a positive integer (or None for the game's bound), "
+                              f"got {_short(max_steps)}")
+        else:
+            max_steps = integer(max_steps)
         # The last safety net: an episode that reaches this many steps is truncated. The default
         # is an upper bound the game's rules guarantee, so only a bug (or a smaller max_steps)
         # can reach it.
@@ -172,27 +186,20 @@ class CardGameEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = self._reset_options(seed, options)
+        deck = options.get("deck")
+        deck = self._validate_deck(deck) if deck is not None else None  # a bad deck changes nothing
         if seed is not None:
-            self._seed_rng = random.Random(seed)
+            self._seed_rng = random.Random(integer(seed))
         elif self._seed_rng is None:
             self._seed_rng = random.Random()
-        options = options or {}
-        # Other option keys are ignored with a warning: PettingZoo's api_test passes unknown keys.
-        unknown = sorted(k for k in options if k not in ("deck", "episode_seed"))
-        if unknown:
-            logger.warn(f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; "
-                        "the options are 'deck' and 'episode_seed'")
         if "episode_seed" in options:  # rebuild a recorded episode exactly
-            episode_seed = options["episode_seed"]
-            if isinstance(episode_seed, bool) or not isinstance(episode_seed, int) or episode_seed < 0:
-                raise ValueError(f"episode_seed must be a non-negative integer, got {episode_seed!r}")
-            self.episode_seed = episode_seed
+            self.episode_seed = integer(options["episode_seed"])
         else:
             # Every episode gets a concrete seed drawn from the env's stream, so any episode
             # (seeded or not) can be recorded and replayed exactly.
             self.episode_seed = self._seed_rng.getrandbits(63)
-        deck = options.get("deck")
-        self.episode_deck = self._validate_deck(deck) if deck is not None else None
+        self.episode_deck = deck
         self.history = []
         self.step_count = 0
         self._legal_cache = None
@@ -206,12 +213,37 @@ class CardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._acting_seat()]
 
+    def _reset_options(self, seed, options) -> Mapping:
+        """``reset``'s arguments checked before anything changes: ConfigError naming the bad one."""
+        if seed is not None and integer(seed) is None:
+            raise ConfigError(f"seed must be an integer (or None), got {_short(seed)}")
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise ConfigError(f"reset options must be a dict such as {{'deck': [...], 'episode_seed': 7}}, "
+                              f"got {_short(options)}")
+        # Other option keys are ignored with a warning: PettingZoo's api_test passes unknown keys.
+        unknown = sorted(map(str, (k for k in options if k not in ("deck", "episode_seed"))))
+        if unknown:
+            logger.warn(f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; "
+                        "the options are 'deck' and 'episode_seed'")
+        if "episode_seed" in options:
+            episode_seed = integer(options["episode_seed"])
+            if episode_seed is None or episode_seed < 0:
+                raise ConfigError(f"episode_seed must be a non-negative integer, got {_short(options['episode_seed'])}")
+        return options
+
     def observe(self, agent):
-        seat = self.agent_seat[agent]
+        seat = self.agent_seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise UserError(f"observe: unknown agent {_short(agent)}; the agents are {', '.join(self.possible_agents)}")
         # The mask is written into a bytearray, one item per legal id, and viewed as int8: cheaper
         # than numpy's scatter for the few ids of a step (a writable array that owns no data).
         mask = bytearray(self.num_actions)
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+        # A seat that has left (its dead step taken, gone from ``agents``) still gets its
+        # observation, with no legal move, as PettingZoo's classic envs give it.
+        if agent == self.agent_selection and agent in self.terminations \
+                and not (self.terminations[agent] or self.truncations[agent]):
             for a in self._legal_cache or self._current_legal():
                 mask[a] = 1
         return {"observation": self._encode(seat), "action_mask": np.frombuffer(mask, dtype=np.int8)}
@@ -325,10 +357,18 @@ class CardGameEnv(AECEnv):
         return [(a, self._action_text(a)) for a in self._legal_actions()]
 
     def action_text(self, action: int) -> str:
-        return self._action_text(int(action))
+        """The text of an action id (IllegalMoveError for anything but an id 0..num_actions-1)."""
+        action = action_id(action)
+        if not 0 <= action < self.num_actions:
+            raise IllegalMoveError(f"action {action} is out of range 0..{self.num_actions - 1}")
+        return self._action_text(action)
 
     def move_to_action(self, text: str) -> int:
         """Turn a move text (as listed by ``legal_moves``) into its action id."""
+        return self._move_to_action(move_text(text))
+
+    def _move_to_action(self, text: str) -> int:
+        """``move_to_action`` of a string (a game with more ways to write a move overrides this)."""
         key = _normalise_move_text(text)
         for a, t in self.legal_moves():
             if _normalise_move_text(t) == key:
@@ -349,7 +389,11 @@ class CardGameEnv(AECEnv):
 
     def parse_move(self, text: str) -> tuple[int, ...]:
         """Turn a complete move text into the action ids that play it."""
-        return (self.move_to_action(text),)
+        return self._parse_move(move_text(text))
+
+    def _parse_move(self, text: str) -> tuple[int, ...]:
+        """``parse_move`` of a string (a game whose move takes several steps overrides this)."""
+        return (self._move_to_action(text),)
 
     def play(self, text: str) -> None:
         """Apply a complete move given as text (through ``step``)."""

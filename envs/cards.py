@@ -8,6 +8,7 @@ Games that order cards differently (Siantappo: 3 low, 2 high) keep their own key
 
 from __future__ import annotations
 
+from cardzoo.envs.config import integer
 from cardzoo.envs.errors import UserError
 
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -90,22 +91,30 @@ def parse_cards(texts, *, allow_jokers: bool = False) -> list[int]:
     return out
 
 
+MAX_NAMED = 10  # unreadable cards a deck's error names before "and N more"
+
+
 def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[int]:
     """Parse a stacked deck and check it is exactly the game's cards, each once.
 
+    A card is a name (``"10♦"``, ``"Qs"``, ``"Jk"``) or a card id 0..deck_size-1 (an integer, as
+    ``record_header()["deck"]`` stores it, so a record's deck deals again as it is).
     The error message names the unparseable, duplicated and missing cards.
     """
-    if isinstance(texts, str) or not hasattr(texts, "__iter__"):
-        raise UserError("deck must be a list of card strings such as ['3♣', '10d', 'Qs']")
+    if isinstance(texts, (str, bytes, dict)) or not hasattr(texts, "__iter__"):
+        raise UserError("deck must be a list of card strings such as ['3♣', '10d', 'Qs'] (or card ids)")
     texts = list(texts)
     bad, cards = [], []
     for t in texts:
-        try:
-            cards.append(parse_card(str(t)))
-        except ValueError:
+        card = _deck_card(t, deck_size)
+        if card is None:
             bad.append(str(t))
+        else:
+            cards.append(card)
     if bad:
-        raise UserError(f"deck has unreadable cards: {', '.join(bad)}")
+        shown = ", ".join(bad[:MAX_NAMED]) + (f" and {len(bad) - MAX_NAMED} more" if len(bad) > MAX_NAMED else "")
+        raise UserError(f"deck has unreadable cards: {shown} "
+                        f"(a card is a name like '10♦' or an id 0..{deck_size - 1})")
     # Jokers are interchangeable: number them in order of appearance.
     jokers = iter(JOKERS)
     numbered = []
@@ -134,6 +143,17 @@ def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[
     if problems:
         raise UserError(f"deck must be {deck_size} distinct cards; " + "; ".join(problems))
     return numbered
+
+
+def _deck_card(card, deck_size: int) -> int | None:
+    """A stacked deck's card: an id below ``deck_size``, or a card name; None if it is neither."""
+    if not isinstance(card, str):
+        card_id = integer(card)
+        return card_id if card_id is not None and 0 <= card_id < deck_size else None
+    try:
+        return parse_card(card)
+    except ValueError:
+        return None
 
 
 def standard_deck(with_jokers: bool = False) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 from typing import Any, Iterable
 
 from cardzoo.envs.errors import UserError
@@ -22,8 +23,40 @@ def shown(value: Any) -> str:
         return repr(value)
 
 
+def integer(value: Any) -> int | None:
+    """``value`` as a Python int when it is an integer, else None: the one rule of every game for
+    integers. Python's and numpy's integers (a 0-d integer array too) are integers; a bool, a float
+    (even 2.0), a string or anything else is not."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)  # numpy integers have __index__; np.bool_ and floats do not
+    except TypeError:
+        return None
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays turned into the Python values they hold
+    (``np.int64(4)`` -> 4, ``np.str_`` -> str, an array -> a list), inside lists and tuples too;
+    anything else unchanged, for the checks to judge."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value)
+    return value
+
+
+def plain_fields(config) -> None:
+    """Store every field of a (frozen) config dataclass as ``plain`` values: a config built with
+    numpy integers holds Python ints, as one built from JSON does. Call it first in ``__post_init__``."""
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if type(value).__module__ == "numpy" or isinstance(value, (list, tuple)):
+            object.__setattr__(config, f.name, plain(value))
+
+
 def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if integer(value) is None:
         raise ConfigError(f"{name} must be an integer, got {shown(value)}")
     if value < lo or (hi is not None and value > hi):
         allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
@@ -37,7 +70,8 @@ def check_bool(name: str, value: Any) -> None:
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> None:
     allowed = list(allowed)
-    if value not in allowed:
+    # The type counts too: 11.0 and True are not the integer choices 11 and 1.
+    if not any(type(value) is type(a) and value == a for a in allowed):
         raise ConfigError(f"{name} must be one of {', '.join(map(shown, allowed))}, got {shown(value)}")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
+from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int, plain_fields
 
 DECK_SIZE = 55  # 52 standard cards and 3 jokers
 HAND_SIZE = 5
@@ -35,6 +35,7 @@ class SamSipConfig:
     reward: str = "stake"  # 2.6: "stake" (dchips/(stake*(n_active-1))), "bankroll" (dchips/B), "rank"
 
     def __post_init__(self):
+        plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_int("num_players", self.num_players, 2, 6)
         check_int("bankroll", self.bankroll, 1, 10**9)
         check_int("base_stake", self.base_stake, 1, self.bankroll)

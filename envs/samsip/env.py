@@ -80,7 +80,7 @@ class SamSipEnv(CardGameEnv):
         return actions.action_text(action, self.engine.live if self.engine is not None else -1)
 
     # ------------------------------------------------------------------ text
-    def move_to_action(self, text: str) -> int:
+    def _move_to_action(self, text: str) -> int:
         """Accept the texts of ``legal_moves`` and aliases: ``draw``, ``stock``, ``take``,
         ``take 7h``, ``discard 7h``, ``7h``, ``Jk``, ``declare``; in the draw phase the card of the
         discard in front of you means taking it. Errors say what the acting seat may do now

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardzoo.envs.cards import parse_card
-from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
+from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int, plain_fields
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class SiantappoConfig:
     trick_history: bool = False  # observation: also the trick of every card played this round (3.7)
 
     def __post_init__(self):
+        plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_int("num_players", self.num_players, 3, 6)
         check_int("rounds", self.rounds, 1, 1000)
         for flag in ("first_lead_must_include_3c", "quad_beats_single_2", "long_pair_runs",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 
-from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
+from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome, move_text
 from cardzoo.envs.cards import parse_cards
 from cardzoo.envs.config import build_config
 from cardzoo.envs.siantappo.actions import (
@@ -84,7 +84,7 @@ class SiantappoEnv(CardGameEnv):
         if eng is None or eng.phase == OVER:
             return action_name(action)
         cards = eng.fill(action, eng.hands[eng.turn])
-        if cards is None or any(not eng.hands[eng.turn][k >> 2] >> (k & 3) & 1 for k in cards):
+        if not cards or any(not eng.hands[eng.turn][k >> 2] >> (k & 3) & 1 for k in cards):  # not held: by name
             return action_name(action)
         return keys_str(cards)
 
@@ -92,7 +92,7 @@ class SiantappoEnv(CardGameEnv):
     def legal_moves(self) -> list[tuple[int, str]]:
         return [(a, self._action_text(a)) for a in sorted(self._legal_actions())]
 
-    def move_to_action(self, text: str) -> int:
+    def _move_to_action(self, text: str) -> int:
         """Accept 'pass', a listed move text, or the cards of a combination ('7h 7s', '10♦', '6 6').
 
         The typed cards must be in the acting seat's hand. The id is the canonical one (type and
@@ -107,6 +107,7 @@ class SiantappoEnv(CardGameEnv):
         rank when exactly one reading is a legal move. Keys are () for a pass.
         Raises IllegalMoveError saying what is wrong.
         """
+        text = move_text(text)
         eng = self.engine
         legal = self._legal_actions()
         t = " ".join(text.strip().lower().split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int
+from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int, integer, plain_fields, shown
 
 FLOOR_DUP_RULES = ("spade", "lower_value", "point_card", "no_point_cards")
 SUM_GROUP_SIZES = ("at_least_2", "exactly_2")
@@ -14,11 +14,12 @@ MAX_DEALS = 100  # hard cap on deals per match for target_score / break_ties (te
 
 
 def _check_sizes(name: str, value, total: int) -> tuple:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ConfigError(f"{name} must be a list of positive round sizes summing to {total}, got {value!r}")
+    # A list or tuple only: a dict, a set or a string is iterable too, but holds no round order.
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{name} must be a list of positive round sizes summing to {total}, got {shown(value)}")
     sizes = tuple(value)
-    if not sizes or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
-        raise ConfigError(f"{name} must be a list of positive integers summing to {total}, got {list(sizes)}")
+    if not sizes or any(integer(s) is None or s < 1 for s in sizes):
+        raise ConfigError(f"{name} must be a list of positive integers summing to {total}, got {shown(value)}")
     if sum(sizes) != total:
         raise ConfigError(
             f"{name} must sum to {total} (4 floor cards + players x cards = 52), got {list(sizes)} = {sum(sizes)}"
@@ -49,12 +50,9 @@ class SuipiConfig:
     break_ties: bool = False  # keep dealing while the match is tied
 
     def __post_init__(self):
+        plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_choice("num_players", self.num_players, (2, 3, 4))
-        if isinstance(self.num_players, bool):
-            raise ConfigError("num_players must be one of 2, 3, 4, got True/False")
         check_choice("point_game", self.point_game, (POINT_GAME_PLAIN, POINT_GAME_COURTS))
-        if isinstance(self.point_game, bool):
-            raise ConfigError("point_game must be one of 11, 23")
         object.__setattr__(self, "deal_sizes_2p", _check_sizes("deal_sizes_2p", self.deal_sizes_2p, 24))
         object.__setattr__(self, "deal_sizes_3p", _check_sizes("deal_sizes_3p", self.deal_sizes_3p, 16))
         object.__setattr__(self, "deal_sizes_4p", _check_sizes("deal_sizes_4p", self.deal_sizes_4p, 12))

@@ -77,7 +77,7 @@ class SuipiEnv(CardGameEnv):
         out.sort(key=lambda t: t[0])
         return out
 
-    def parse_move(self, text: str) -> tuple[int, ...]:
+    def _parse_move(self, text: str) -> tuple[int, ...]:
         """Turn ``5♣ take 3♦+2♠`` / ``2♥ build 10 on 8♠`` / ``J♣ drop`` into action ids."""
         e = self.engine
         if e is None or e.done:
@@ -86,7 +86,7 @@ class SuipiEnv(CardGameEnv):
         def fail(why: str):
             return IllegalMoveError(f"{text!r}: {why}", [t for _, t in self.full_moves()])
 
-        if not isinstance(text, str) or not text.strip():
+        if not text.strip():
             raise fail("empty move text")
         toks = text.strip().split(None, 2)
         try:
