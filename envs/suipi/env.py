@@ -7,7 +7,7 @@ import re
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError
 from cardzoo.envs.cards import card_str, cards_str, parse_card
-from cardzoo.envs.config import build_config
+from cardzoo.envs.config import ConfigError, build_config
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi import encoding as enc
 from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, DROP, REP, item_str, move_text
@@ -36,7 +36,9 @@ class SuipiEnv(CardGameEnv):
         if cfg is None:
             cfg = build_config(SuipiConfig, "suipi", **config)
         elif config:
-            raise ValueError("pass either config=SuipiConfig(...) or keyword options, not both")
+            raise ConfigError("pass either config=SuipiConfig(...) or keyword options, not both")
+        elif not isinstance(cfg, SuipiConfig):
+            raise ConfigError(f"config must be a SuipiConfig, got {type(cfg).__name__}")
         super().__init__(cfg, render_mode, max_steps)
         self.engine: SuipiEngine | None = None
 
