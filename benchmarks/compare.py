@@ -21,29 +21,35 @@ would import the new code for them (the check line must print a path under /tmp/
 
 from __future__ import annotations
 
-import json
 import statistics
-from pathlib import Path
 
 from cardzoo.envs.errors import UserError
+from cardzoo.training.agents.jsontext import read_json_file
 
 
 def pooled_runs(paths: list[str]) -> dict[tuple[str, str], list[float]]:
     """(game label, section) -> every timed run's rate across the given bench JSON files."""
     pooled: dict[tuple[str, str], list[float]] = {}
     for path in paths:
-        try:
-            report = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise UserError(f"{path}: cannot read it ({err})") from None
+        report = read_json_file(path)
         rows = report.get("ours") if isinstance(report, dict) else None
         if not isinstance(rows, list):
             raise UserError(f"{path}: not a result of `cardzoo bench --json` over the engines (it has no 'ours' rows)")
         for row in rows:
-            for section, figures in row.get("sections", {}).items():
-                if isinstance(figures, dict) and figures.get("runs"):
-                    pooled.setdefault((row["short"], section), []).extend(figures["runs"])
+            sections = row.get("sections") if isinstance(row, dict) else None
+            for section, figures in (sections.items() if isinstance(sections, dict) else ()):
+                runs = figures.get("runs") if isinstance(figures, dict) else None
+                if not runs:
+                    continue  # a section without timed runs (not measured)
+                if not (isinstance(runs, list) and all(_is_rate(r) for r in runs) and isinstance(row.get("short"), str)):
+                    raise UserError(f"{path}: a damaged cardzoo bench result (section {section!s:.40} of "
+                                    f"{row.get('short')!s:.40} has no list of positive rates)")
+                pooled.setdefault((row["short"], section), []).extend(runs)
     return pooled
+
+
+def _is_rate(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < float("inf")
 
 
 def comparison_table(before: list[str], after: list[str]) -> str:

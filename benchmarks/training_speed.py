@@ -20,8 +20,10 @@ import os
 import resource
 import shutil
 import statistics
+import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from cardzoo.envs.registry import game_spec
@@ -142,56 +144,99 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
     With ``runs`` > 1, PPO and DMC train that many times each, alternated (PPO, DMC, PPO, DMC, ...),
     every run a row of its own (``"run"``: 1, 2, ...), and DMC / PPO is the median of the runs'
     ratios (each DMC run over the PPO run just before it), with every run's ratio beside it: a
-    whole run's speed drifts by up to a quarter on a shared machine, a ratio of neighbours less."""
+    whole run's speed drifts by up to a quarter on a shared machine, a ratio of neighbours less.
+    A row whose trainer fails holds its ``"error"`` instead of figures; the other rows go on."""
     budget = QUICK if quick else FULL
     workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     rows, ratios = [], []
     for game in games:
         players = game_spec(game).default_players
-        sb3 = bench_sb3(game, players, budget["sb3"])
-        log(f"{game} {players}p  sb3: {sb3['decisions_per_s']:>9,.0f} decisions/s "
-            f"({sb3['decisions']:,} in {sb3['seconds']} s)")
+        sb3 = _row(log, {"game": game, "players": players, "algo": "sb3", "workers": 0},
+                   bench_sb3, game, players, budget["sb3"])
         pairs = [_ppo_then_dmc(game, players, budget, workers, quick, log) for _ in range(runs)]
         if runs > 1:
             for k, pair in enumerate(pairs, 1):
                 for row in pair:
                     row["run"] = k
         rows += [pairs[0][0], sb3, pairs[0][1]] + [row for pair in pairs[1:] for row in pair]
-        ppo, dmc = pairs[0]
-        ratio = statistics.median(p["decisions_per_s"] for p, _ in pairs) / sb3["decisions_per_s"]
-        each = [d["decisions_per_s"] / p["decisions_per_s"] for p, d in pairs]
-        dmc_ratio = statistics.median(each)
-        ratios.append({"game": game, "players": players, "ppo_over_sb3": round(ratio, 2),
-                       "dmc_over_ppo": round(dmc_ratio, 2),
-                       **({"dmc_over_ppo_runs": [round(x, 2) for x in each]} if runs > 1 else {})})
-        log(f"{game} {players}p  ppo / sb3 = {ratio:.1f}x, dmc / ppo (decisions/s) = {dmc_ratio:.2f}x"
-            + (f" (median of {', '.join(f'{x:.2f}' for x in each)})" if runs > 1 else ""))
+        ratios.append(_ratios(game, players, sb3, pairs, runs, log))
         if ray is not None:
-            for base, bench in ((ppo, bench_ppo), (dmc, bench_dmc)):
-                row = bench(game, players, budget[base["algo"]], workers, quick, ray=ray)
+            for base, bench in zip(pairs[0], (bench_ppo, bench_dmc)):
+                row = _row(log, {**_head(base), "via": "ray"}, bench, game, players, budget[base["algo"]], workers,
+                           quick, ray=ray)
                 rows.append(row)
-                ratios[-1][f"{base['algo']}_ray_over_processes"] = round(
-                    row["decisions_per_s"] / base["decisions_per_s"], 2)
-                log(f"{game} {players}p  {base['algo']} on Ray: {row['decisions_per_s']:>9,.0f} decisions/s, "
-                    f"{ratios[-1][base['algo'] + '_ray_over_processes']:.2f}x the processes' "
-                    f"({_traffic_text(row)} per iteration)")
+                if not _failed(base, row):
+                    key = f"{base['algo']}_ray_over_processes"
+                    ratios[-1][key] = round(row["decisions_per_s"] / base["decisions_per_s"], 2)
+                    log(f"{game} {players}p  {base['algo']} on Ray: {row['decisions_per_s']:>9,.0f} decisions/s, "
+                        f"{ratios[-1][key]:.2f}x the processes' ({_traffic_text(row)} per iteration)")
         if not quick:
             for runners in (1, 2):
-                row = bench_rllib(game, players, budget["sb3"], runners)
+                row = _row(log, {"game": game, "players": players, "algo": "rllib", "workers": runners},
+                           bench_rllib, game, players, budget["sb3"], runners)
                 if row:
                     rows.append(row)
-                    log(f"{game} {players}p  rllib ({runners} env runners): {row['decisions_per_s']:,.0f} decisions/s")
     return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
 
 
+def _row(log, head: dict, measure, *args, **kwargs) -> dict | None:
+    """``measure(*args, **kwargs)``, the row it measured logged; where it fails, ``head`` with the
+    error instead of figures (its traceback on stderr), so that one failing row loses no other."""
+    try:
+        row = measure(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - kept in the row and printed in full; the other rows go on
+        why = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")[:300]
+        traceback.print_exc(file=sys.stderr)
+        log(f"{head['game']} {head['players']}p  {head['algo']}: failed ({why})")
+        return {**head, "error": why}
+    if row is not None:
+        log(f"{row['game']} {row['players']}p  {_row_text(row)}")
+    return row
+
+
+def _row_text(row: dict) -> str:
+    """A measured row as a log line (after the game and count)."""
+    if row["algo"] == "dmc":
+        return (f"dmc: {row['samples_per_s']:>9,.0f} samples/s, {row['decisions_per_s']:,.0f} decisions/s "
+                f"({row['samples']:,} samples in {row['seconds']} s: {row['wait_s']} s waiting for the collectors, "
+                f"{row['learn_s']} s learning; {row['workers']} workers)")
+    if row["algo"] == "rllib":
+        return f"rllib ({row['workers']} env runners): {row['decisions_per_s']:,.0f} decisions/s"
+    workers = f", {row['workers']} workers" if row["algo"] == "ppo" else ""
+    return (f"{row['algo']}: {row['decisions_per_s']:>9,.0f} decisions/s "
+            f"({row['decisions']:,} in {row['seconds']} s{workers})")
+
+
+def _head(row: dict) -> dict:
+    return {k: row[k] for k in ("game", "players", "algo", "workers")}
+
+
+def _failed(*rows: dict) -> bool:
+    return any("error" in r for r in rows)
+
+
+def _ratios(game: str, players: int, sb3: dict, pairs: list, runs: int, log) -> dict:
+    """PPO / SB3 and DMC / PPO of one game, from the rows that were measured."""
+    out = {"game": game, "players": players}
+    ppo_rates = [p["decisions_per_s"] for p, _ in pairs if not _failed(p)]
+    if ppo_rates and not _failed(sb3):
+        out["ppo_over_sb3"] = round(statistics.median(ppo_rates) / sb3["decisions_per_s"], 2)
+    each = [d["decisions_per_s"] / p["decisions_per_s"] for p, d in pairs if not _failed(p, d)]
+    if each:
+        out["dmc_over_ppo"] = round(statistics.median(each), 2)
+        if runs > 1:
+            out["dmc_over_ppo_runs"] = [round(x, 2) for x in each]
+    ppo_sb3 = f"{out['ppo_over_sb3']:.1f}x" if "ppo_over_sb3" in out else "–"
+    dmc_ppo = f"{out['dmc_over_ppo']:.2f}x" if "dmc_over_ppo" in out else "–"
+    log(f"{game} {players}p  ppo / sb3 = {ppo_sb3}, dmc / ppo (decisions/s) = {dmc_ppo}"
+        + (f" (median of {', '.join(f'{x:.2f}' for x in each)})" if runs > 1 else ""))
+    return out
+
+
 def _ppo_then_dmc(game: str, players: int, budget: dict, workers: int, quick: bool, log) -> tuple[dict, dict]:
-    ppo = bench_ppo(game, players, budget["ppo"], workers, quick)
-    log(f"{game} {players}p  ppo: {ppo['decisions_per_s']:>9,.0f} decisions/s "
-        f"({ppo['decisions']:,} in {ppo['seconds']} s, {workers} workers)")
-    dmc = bench_dmc(game, players, budget["dmc"], workers, quick)
-    log(f"{game} {players}p  dmc: {dmc['samples_per_s']:>9,.0f} samples/s, {dmc['decisions_per_s']:,.0f} "
-        f"decisions/s ({dmc['samples']:,} samples in {dmc['seconds']} s: {dmc['wait_s']} s waiting for the "
-        f"collectors, {dmc['learn_s']} s learning; {workers} workers)")
+    head = {"game": game, "players": players, "workers": workers}
+    ppo = _row(log, {**head, "algo": "ppo"}, bench_ppo, game, players, budget["ppo"], workers, quick)
+    dmc = _row(log, {**head, "algo": "dmc"}, bench_dmc, game, players, budget["dmc"], workers, quick)
     return ppo, dmc
 
 
@@ -214,13 +259,16 @@ def render_table(result: dict) -> str:
                "dmc": f"cardzoo DMC ({r['workers']} workers)",
                "rllib": f"RLlib PPO ({r['workers']} env runners)"}[r["algo"]]
         if r.get("via") == "ray":
-            who = who.replace("workers)", f"Ray actors; {_traffic_text(r)} per iteration)")
+            who = who.replace("workers)", "Ray actors)" if "error" in r else f"Ray actors; {_traffic_text(r)} per iteration)")
         if "run" in r:
             who += f", run {r['run']}"
+        if "error" in r:
+            rows.append(f"| {r['game']} | {r['players']} | {who} | failed: {r['error']} | – | – | – |")
+            continue
         samples = f"{r['samples_per_s']:,.0f}" if "samples_per_s" in r else "–"
         rows.append(f"| {r['game']} | {r['players']} | {who} | {r['decisions_per_s']:,.0f} | {r['decisions']:,} | "
                     f"{samples} | {r.get('seconds', '–')} |")
-    ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"])
+    ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"] if "ppo_over_sb3" in x)
     dmc = ", ".join(f"{x['game']} {x['dmc_over_ppo']:.2f}×" + _runs_text(x) for x in result["ratios"]
                     if "dmc_over_ppo" in x)
     on_ray = "; ".join(f"{x['game']} PPO {x['ppo_ray_over_processes']:.2f}×, DMC {x['dmc_ray_over_processes']:.2f}×"
@@ -235,9 +283,10 @@ def render_ray_table(result: dict) -> str:
     workers, same run), the bytes per iteration, and DMC's learner-bound ceiling."""
     rows = ["| game | trainer | decisions/s, processes | decisions/s, Ray | Ray / processes | "
             "MiB to the workers / iteration | MiB back / iteration |", "|---|---|---:|---:|---:|---:|---:|"]
-    plain = {(r["game"], r["algo"]): r for r in result["train"] if r.get("via") != "ray"}
+    plain = {(r["game"], r["algo"]): r for r in result["train"] if r.get("via") != "ray" and "error" not in r}
     ceilings = []
-    for r in (r for r in result["train"] if r.get("via") == "ray"):
+    for r in (r for r in result["train"] if r.get("via") == "ray" and "error" not in r
+              and (r["game"], r["algo"]) in plain):
         base, b = plain[(r["game"], r["algo"])], r["bytes_per_iteration"]
         rows.append(f"| {r['game']} {r['players']}p | {r['algo'].upper()} ({r['workers']} workers) | "
                     f"{base['decisions_per_s']:,.0f} | {r['decisions_per_s']:,.0f} | "

@@ -22,7 +22,8 @@ import time
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES
-from cardzoo.scripts.options import add_ray_flag, ray_session_of
+from cardzoo.training.agents.jsontext import read_json_file
+from cardzoo.scripts.options import add_ray_flag, check_output_file, ray_session_of
 from cardzoo.benchmarks.floor import bench_floor
 from cardzoo.benchmarks.games import bench_game, load_game
 from cardzoo.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
@@ -31,6 +32,9 @@ from cardzoo.benchmarks.references import REFERENCES, bench_reference, reference
 from cardzoo.benchmarks.report import render_report
 from cardzoo.benchmarks.schema import SCHEMA, Settings, ratios
 from cardzoo.benchmarks.timing import maxrss_kib
+
+# Bounds of the command's numbers (a typo of 10**9 runs is refused rather than measured for ever)
+MAX_RUNS, MAX_MATCHES, MAX_WORKERS, MAX_SECONDS = 1000, 10_000, 256, 3600.0
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -90,16 +94,10 @@ def register(sub) -> argparse.ArgumentParser:
 def _settings(args) -> Settings:
     s = Settings.quick() if args.quick else Settings()
     if args.runs is not None:
-        if args.runs < 1:
-            raise UserError(f"--runs must be >= 1, got {args.runs}")
         s.runs = args.runs
     if args.seconds is not None:
-        if args.seconds <= 0:
-            raise UserError(f"--seconds must be > 0, got {args.seconds}")
         s.seconds = args.seconds
     if args.warmup is not None:
-        if args.warmup < 0:
-            raise UserError(f"--warmup must be >= 0, got {args.warmup}")
         s.warmup = args.warmup
     s.seed = args.seed
     s.clock = args.clock
@@ -119,6 +117,17 @@ def _parse_players(text: str | None) -> list[int] | None:
     return counts
 
 
+def _check_some_game_plays(games: list[str], counts: list[int] | None) -> None:
+    """A one-line error when none of ``games`` is played by any of ``counts`` (nothing of ours to measure)."""
+    from cardzoo.envs.registry import game_spec
+
+    played = {g: game_spec(g).player_counts for g in games}
+    if counts and not any(n in c for c in played.values() for n in counts):
+        which = "; ".join(f"{g} {', '.join(map(str, c))}" for g, c in played.items())
+        raise UserError(f"--players {','.join(map(str, counts))}: no game measured here is played by that "
+                        f"many ({which})")
+
+
 def _games(names: list[str]) -> tuple[list[str], bool]:
     if not names:
         return list(GAME_MODULES), False
@@ -132,11 +141,27 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
     return out, True
 
 
+def check_numbers(args) -> None:
+    """Every count and duration within its bounds, before anything is measured."""
+    for flag, value, lo, hi in (("--runs", args.runs, 1, MAX_RUNS), ("--matches", args.matches, 1, MAX_MATCHES),
+                                ("--workers", args.workers, 0, MAX_WORKERS)):
+        if value is not None and not lo <= value <= hi:
+            raise UserError(f"{flag} must be {lo}..{hi:,}, got {value}")
+    for flag, value, zero_ok in (("--seconds", args.seconds, False), ("--warmup", args.warmup, True),
+                                 ("--profile-seconds", args.profile_seconds, False)):
+        if value is not None and not ((value >= 0 if zero_ok else value > 0) and value <= MAX_SECONDS):  # NaN too
+            raise UserError(f"{flag} must be {'>= 0' if zero_ok else '> 0'} and at most {MAX_SECONDS:g} seconds, "
+                            f"got {value:g}")
+
+
 def run(args) -> int:
     if args.ray is not None and not args.train:
         raise UserError("--ray works with --train only")
     if args.show:
         return run_show(args.show)
+    check_numbers(args)
+    if args.json_path:  # before measuring: a long run must not fail at its end for want of a place to write
+        check_output_file(args.json_path, "--json")
     if args.train:
         return run_train(args)
     if args.agents:
@@ -181,6 +206,8 @@ def _our_games(args, skipped: list[dict]) -> list[tuple]:
     (a one-line error when the command named them)."""
     games, explicit = _games(args.games)
     players_wanted = _parse_players(args.players)
+    if not explicit:  # a game named on the command line says which counts it supports below
+        _check_some_game_plays(games, players_wanted)
     handles = []
     for g in games:
         h = load_game(g)
@@ -261,11 +288,7 @@ def run_show(path: str) -> int:
     from cardzoo.benchmarks.report import readme_speed, render_agents
     from cardzoo.benchmarks.training_speed import render_table
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            result = json.load(f)
-    except (OSError, ValueError) as e:
-        raise UserError(f"--show: cannot read {path} ({e})") from None
+    result = read_json_file(path, "--show")
     kind = _kind_of(result)
     if kind is None:
         raise UserError(f"--show: {path} is not a result of cardzoo bench --json (of the engines, --train or --agents)")
@@ -306,12 +329,8 @@ def run_train(args) -> int:
     from cardzoo.benchmarks.training_speed import bench_training, render_table
 
     games, _ = _games(args.games)
-    if args.workers is not None and args.workers < 0:
-        raise UserError(f"--workers must be >= 0, got {args.workers}")
     if args.ray is not None and args.workers == 0:
         raise UserError("--ray needs --workers 1 or more")
-    if args.runs is not None and args.runs < 1:
-        raise UserError(f"--runs must be >= 1, got {args.runs}")
     started = time.time()
     with ray_session_of(args):
         result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray, runs=args.runs or 1)
@@ -324,6 +343,11 @@ def run_train(args) -> int:
                                    + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])),
                   machine=machine_info(None))
     _write_json(args.json_path, result)
+    failed = [r for r in result["train"] if "error" in r]
+    if failed:
+        names = ", ".join(f"{r['game']} {r['algo']}" for r in failed)
+        print(f"cardzoo bench: {len(failed)} row(s) failed ({names}); the others were measured and kept", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -335,10 +359,9 @@ def run_agents(args) -> int:
     from cardzoo.training.evaluation.model_card import move_time
 
     specs = [sp.text for sp in parse_agent_list(args.agents)]
-    if args.matches < 1:
-        raise UserError(f"--matches must be >= 1, got {args.matches}")
     games, _ = _games(args.games)
     wanted = _parse_players(args.players)
+    _check_some_game_plays(games, wanted)
     rows = []
     for game in games:
         spec = game_spec(game)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
+from cardzoo.scripts.eval_cmd import MAX_GAMES
 from cardzoo.training.agents.shipped import shipped_model_file
 from cardzoo.training.agents.specs import make_agent
 
@@ -25,7 +26,7 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=150_000,
                    help="samples (real choices) to train on after the warm start (default 150000; with the "
                         "warm start about a minute on 2 cores)")
-    p.add_argument("--games", type=int, default=48, help="evaluation games (default 48)")
+    p.add_argument("--games", type=int, default=48, help=f"evaluation games, 1..{MAX_GAMES:,} (default 48)")
     p.add_argument("--out", default="runs/demo",
                    help="run directory: a new or empty folder, or one an earlier demo made, whose run is "
                         "replaced (default runs/demo); any other folder is refused")
@@ -37,9 +38,13 @@ def register(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     module = game_module(args.game)
     game = module.GAME
-    players = args.players or DEFAULT_PLAYERS[game]
+    players = DEFAULT_PLAYERS[game] if args.players is None else args.players  # --players 0 is refused, not the default
     if players not in PLAYER_COUNTS[game]:
         raise UserError(f"{game} is played by {', '.join(map(str, PLAYER_COUNTS[game]))} players, not {players}")
+    if not 1 <= args.games <= MAX_GAMES:  # checked before training, not after it
+        raise UserError(f"--games must be 1..{MAX_GAMES:,}, got {args.games}")
+    if args.steps < 1:
+        raise UserError(f"--steps must be >= 1, got {args.steps}")
     final = _train(args, game, players)
     shipped = shipped_model_file(game, players) is not None
     _evaluate(args, game, players, final, shipped)

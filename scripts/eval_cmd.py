@@ -13,10 +13,15 @@ import argparse
 import os
 
 from cardzoo.envs.errors import UserError
-from cardzoo.scripts.options import add_ray_flag, parse_options, ray_session_of
+from cardzoo.scripts.options import add_ray_flag, check_output_file, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_list
 from cardzoo.training.evaluation.report import print_report, write_csv, write_json, write_plot
 from cardzoo.training.evaluation.tournament import run_tournament
+
+# Bounds of the numbers a tournament takes, checked before any game is played
+MAX_GAMES = 1_000_000  # a model card plays 1,000 per player count; a million is hours of the rule bots
+MAX_WORKERS = 256
+MAX_BOOTSTRAP = 10_000
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -40,10 +45,10 @@ def register(sub) -> argparse.ArgumentParser:
                           "unless --no-rotate")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
     p.add_argument("--games", type=int, default=200,
-                   help="games to play, rounded up to whole duplicate sets (default 200)")
+                   help=f"games to play, rounded up to whole duplicate sets, 1..{MAX_GAMES:,} (default 200)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed; same seed, same games (default 0)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                   help="worker processes (default: 2 or the number of cores if fewer)")
+                   help=f"worker processes, 1..{MAX_WORKERS} (default: 2 or the number of cores if fewer)")
     add_ray_flag(p, "play the games on a Ray cluster, --workers actors of 1 CPU each; the same games")
     p.add_argument("-o", "--option", "--rule", dest="option", action="append", default=[], metavar="KEY=VALUE",
                    help="rule option of the game, repeatable (e.g. -o rounds=3)")
@@ -56,7 +61,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--log", metavar="FILE",
                    help="append every finished game to FILE; the same command with the same --log resumes "
                         "an interrupted tournament")
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals (default 200)")
+    p.add_argument("--bootstrap", type=int, default=200,
+                   help=f"bootstrap resamples for rating intervals, 0..{MAX_BOOTSTRAP:,} (default 200; 0: no intervals)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -70,15 +76,16 @@ def run(args) -> int:
         other = "random" if specs[0].kind == "rules" else "rules"
         raise UserError(f"{'--seats' if seats else '--agents'} names one entrant ({specs[0].text}): a tournament "
                         f"needs two or more to compare, e.g. {specs[0].text},{other}")
-    for path in (args.json, args.csv, args.plot, args.records, args.log):
-        if path:
-            parent = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(parent):
-                raise UserError(f"output folder does not exist: {parent}")
+    check_numbers(args)
+    options = parse_options(args.option)
+    for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot), ("--records", args.records),
+                       ("--log", args.log)):
+        if path:  # before the games: a tournament must not fail at its end for want of a place to write
+            check_output_file(path, flag)
     with ray_session_of(args):
         result = run_tournament(
             args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
-            options=parse_options(args.option), seats=seats, rotate=not args.no_rotate, records=args.records,
+            options=options, seats=seats, rotate=not args.no_rotate, records=args.records,
             log=args.log, progress=not args.no_progress, bootstrap=args.bootstrap, ray=args.ray)
     report = result.report()
     print_report(report)
@@ -95,3 +102,12 @@ def run(args) -> int:
         print(f"interrupted: reported the {report['games_played']} finished games")
         return 130
     return 0
+
+
+def check_numbers(args) -> None:
+    """--games, --workers and --bootstrap within their bounds (a tournament of 10**30 games, or a
+    bootstrap that allocates 10**30 rows after all the games, is refused before it starts)."""
+    for flag, value, lo, hi in (("--games", args.games, 1, MAX_GAMES), ("--workers", args.workers, 1, MAX_WORKERS),
+                                ("--bootstrap", args.bootstrap, 0, MAX_BOOTSTRAP)):
+        if not lo <= value <= hi:
+            raise UserError(f"{flag} must be {lo}..{hi:,}, got {value}")

@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from cardzoo.envs.errors import UserError
-from cardzoo.scripts.options import add_ray_flag, ray_session_of
+from cardzoo.scripts.options import add_ray_flag, check_output_file, ray_session_of
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -120,8 +120,11 @@ def _probe_command(args) -> str:
 
 
 def _run_trust(args) -> int:
+    from cardzoo.training.agents.checkpoint import checkpoint_paths
     from cardzoo.training.agents.trust import with_trust
 
+    for path in checkpoint_paths(args.out):  # the weights and the sidecar, both writable before the copy is made
+        check_output_file(str(path), "--out")
     saved = with_trust(args.checkpoint, args.trust, args.out)
     print(f"wrote {saved} (trust {args.trust:g})")
     return 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import sys
 
@@ -21,7 +20,7 @@ from rich.text import Text
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
-from cardzoo.scripts.options import add_option_flag, parse_options
+from cardzoo.scripts.options import add_option_flag, check_output_file, parse_options
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.seats import SEATS_HELP, load_agents, parse_seats
 from cardzoo.scripts.play.session import PlaySession
@@ -77,6 +76,10 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
     module = game_module(args.game)
     game = module.GAME
     check_numbers(args)
+    counts = PLAYER_COUNTS[game]
+    if args.players is not None and args.players not in counts:  # 0 is refused, not taken for the default
+        raise UserError(f"{game} is played by {', '.join(map(str, counts[:-1]))} or {counts[-1]} players, "
+                        f"not {args.players}")
     specs, players = parse_seats(args.seats, args.players, DEFAULT_PLAYERS[game], PLAYER_COUNTS[game])
     options = parse_options(args.option)
     env = module.raw_env(num_players=players, **options)
@@ -102,17 +105,3 @@ def check_numbers(args) -> None:
         raise UserError(f"--width must be {MIN_WIDTH}..{MAX_WIDTH} columns, got {args.width}")
     if not math.isfinite(args.delay) or not 0 <= args.delay <= MAX_DELAY:
         raise UserError(f"--delay must be 0..{MAX_DELAY:g} seconds, got {args.delay:g}")
-
-
-def check_output_file(path: str, flag: str) -> None:
-    """ValueError unless ``path`` can be written (without creating it now)."""
-    if os.path.isdir(path):
-        raise UserError(f"{flag} {path} is a folder; give a file name")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UserError(f"{flag} {path}: the folder {folder} does not exist")
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            raise UserError(f"{flag} {path}: the file cannot be written (no permission)")
-    elif not os.access(folder, os.W_OK):
-        raise UserError(f"{flag} {path}: cannot create files in {folder} (no permission)")

@@ -278,3 +278,108 @@ def test_an_rllib_row_that_cannot_load_rllib_stops_the_ray_it_started(monkeypatc
     assert not ray.is_initialized()
     assert bench_rllib("siantappo", 4, 100, 1) is None
     assert not ray.is_initialized()
+
+
+# ------------------------------------------------------------------ issue 57: probes of `cardzoo bench`
+def _stand_in_reference():
+    from cardzoo.envs import suipi_v0
+    from cardzoo.benchmarks.timing import aec_player
+
+    return references.Reference("selftest/suipi", 2, "pettingzoo",
+                                {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
+
+
+@pytest.mark.parametrize("extra", [[], ["--agents", "rules"]])
+def test_a_player_count_no_game_has_is_refused_before_measuring(extra, monkeypatch, capsys):
+    """As found: `bench --players 9` measured the references, then `min() arg is an empty sequence`
+    (with --agents: an empty table and exit 0)."""
+    monkeypatch.setattr("cardzoo.scripts.bench_cmd.REFERENCES", [_stand_in_reference()])
+    assert main(["bench", "--players", "9", "--quick", "--no-floor", *extra]) == 2
+    captured = capsys.readouterr()
+    assert "measuring" not in captured.err and captured.out == ""
+    assert captured.err == ("cardzoo bench: error: --players 9: no game measured here is played by that many "
+                            "(siantappo 3, 4, 5, 6; suipi 2, 4; samsip 2, 3, 4, 5, 6)\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "--quick", "--seconds", "nan"], "--seconds must be > 0"),
+    (["bench", "--quick", "--warmup", "inf"], "--warmup must be >= 0 and at most 3600 seconds"),
+    (["bench", "--quick", "--runs", str(10**30)], "--runs must be 1..1,000"),
+    (["bench", "--agents", "rules", "--matches", "0"], "--matches must be 1..10,000"),
+])
+def test_bench_numbers_out_of_bounds_are_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, where no file can be made")
+def test_bench_checks_its_json_output_before_measuring(capsys):
+    assert main(["bench", "suipi", "--quick", "--no-reference", "--no-floor", "--json", "/proc/b.json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--json /proc/b.json: cannot write there" in captured.err
+
+
+def _fake_row(algo):
+    def measure(game, players, *args, **kwargs):
+        return {"game": game, "players": players, "algo": algo, "workers": 0, "decisions": 1000, "seconds": 1.0,
+                "decisions_per_s": 1000.0, **({"samples": 500, "samples_per_s": 500.0, "wait_s": 0.5,
+                                               "learn_s": 0.5} if algo == "dmc" else {})}
+    return measure
+
+
+def test_one_failing_row_of_bench_train_loses_no_other(tmp_path, monkeypatch, capsys):
+    """As found: the RLlib row died on another Ray instance ("When connecting to an existing cluster,
+    num_cpus and num_gpus must not be provided") and took the rows already measured with it."""
+    from cardzoo.benchmarks import training_speed
+
+    def rllib_fails(game, players, decisions, env_runners):
+        raise ValueError("When connecting to an existing cluster, num_cpus and num_gpus must not be provided")
+
+    def dmc_fails(*args, **kwargs):
+        raise RuntimeError("a worker died")
+
+    for algo in ("ppo", "sb3"):
+        monkeypatch.setattr(training_speed, f"bench_{algo}", _fake_row(algo))
+    monkeypatch.setattr(training_speed, "bench_dmc", dmc_fails)
+    monkeypatch.setattr(training_speed, "bench_rllib", rllib_fails)
+    out = tmp_path / "train.json"
+    assert main(["bench", "--train", "siantappo", "suipi", "--workers", "0", "--json", str(out)]) == 1
+    rows = json.loads(out.read_text())["train"]
+    assert [(r["game"], r["algo"], "error" in r) for r in rows] == [
+        (game, algo, failed) for game in ("siantappo", "suipi")
+        for algo, failed in (("ppo", False), ("sb3", False), ("dmc", True), ("rllib", True), ("rllib", True))]
+    assert rows[2]["error"] == "RuntimeError: a worker died"
+    assert rows[3]["error"].startswith("ValueError: When connecting to an existing cluster")
+    ratios = json.loads(out.read_text())["ratios"]
+    assert [set(r) for r in ratios] == [{"game", "players", "ppo_over_sb3"}] * 2
+    captured = capsys.readouterr()
+    assert "| siantappo | 4 | cardzoo DMC (0 workers) | failed: RuntimeError: a worker died | – | – | – |" in captured.out
+    assert "6 row(s) failed" in captured.err and "the others were measured and kept" in captured.err
+
+
+def test_a_local_ray_is_started_here_whatever_cluster_the_machine_knows(monkeypatch):
+    """`start_ray("local", ...)` asks Ray for a new local instance by name: without it, a cluster
+    named by RAY_ADDRESS or left by `ray start` is joined, and the CPU count is refused."""
+    ray = pytest.importorskip("ray")
+    from cardzoo.training.integrations.rllib_train import start_ray
+
+    calls = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs))
+    start_ray("local", 1)
+    assert calls[0]["address"] == "local" and calls[0]["num_cpus"] == 2
+
+
+@pytest.mark.slow
+def test_a_local_ray_starts_even_where_ray_address_names_another_cluster(monkeypatch):
+    ray = pytest.importorskip("ray")
+    from cardzoo.training.integrations.rllib_train import start_ray
+
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # nothing there: joining it would fail
+    assert not ray.is_initialized()
+    try:
+        start_ray("local", 1)
+        assert ray.is_initialized() and ray.cluster_resources().get("CPU") == 2
+    finally:
+        ray.shutdown()

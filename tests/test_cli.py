@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from cardzoo.envs.errors import UserError
@@ -180,3 +182,133 @@ def test_the_demo_trains_evaluates_and_shows_a_match(tmp_path, capsys):
         assert section in text
     assert "Match result (suipi, 2 players, seed 0)" in text and "cardzoo train suipi` (about 15 minutes" in text
     assert f"cardzoo play suipi --seats human,{out / 'final'}.safetensors" in text
+
+
+# ------------------------------------------------------------------ issue 57: probes of the command line
+DEEP, DIGITS = "[" * 3000, '{"x": ' + "9" * 5000 + "}"  # RecursionError / Python's int-string limit in json
+
+
+def _one_line(capsys, command: str) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith(f"cardzoo {command}: error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "siantappo", "-o", "num_players=5"],  # as found: TypeError, got multiple values for num_players
+    ["train", "suipi", "--steps", "10", "-o", "num_players=2.0"],
+    ["eval", "suipi", "--agents", "rules,random", "-o", "num-players=2"],
+])
+def test_the_player_count_as_a_rule_option_is_refused_pointing_to_players(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    assert "give the number of players with --players" in _one_line(capsys, argv[0])
+    assert not list(tmp_path.iterdir())  # train made no run directory
+
+
+@pytest.mark.parametrize("value, why", [(DEEP, "nested 3000 levels deep"), ("9" * 5000, "more than 4,300 digits")])
+@pytest.mark.parametrize("command", [["eval", "suipi", "--agents", "rules,random"], ["play", "siantappo"],
+                                     ["train", "suipi", "--steps", "1"]])
+def test_a_rule_option_the_json_parser_cannot_take_is_one_short_line(command, value, why, tmp_path, monkeypatch,
+                                                                      capsys):
+    """As found: RecursionError, and ValueError (Python's int-string limit), from scripts/options.py."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main([*command, "-o", f"rounds={value}"]) == 2
+    err = _one_line(capsys, command[0])
+    assert why in err and len(err) < 300
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("content, why", [(DEEP, "nested 3000 levels deep"), (DIGITS, "more than 4,300 digits")])
+@pytest.mark.parametrize("argv", [
+    ["replay", "{f}"],
+    ["eval", "suipi", "--agents", "rules,random", "--games", "2", "--workers", "1", "--log", "{f}", "--no-progress"],
+    ["bench", "--show", "{f}"],
+    ["bench-compare", "--before", "{f}", "--after", "{f}"],
+])
+def test_a_json_file_too_deep_or_with_a_huge_number_is_one_line_and_left_as_it_was(argv, content, why, tmp_path,
+                                                                                    capsys):
+    """The shared reader (cardzoo.training.agents.jsontext) behind every JSON file a command reads;
+    eval --log must not rewrite a file it cannot read as a log."""
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    assert cli.main([str(path) if a == "{f}" else a for a in argv]) == 2
+    assert why in _one_line(capsys, argv[0])
+    assert path.read_text() == content
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, where no file can be made")
+def test_eval_checks_its_outputs_before_playing(capsys):
+    """As found: `eval --records /proc/x.jsonl` played the whole tournament, then FileNotFoundError."""
+    for flag in ("--records", "--json", "--csv", "--plot", "--log"):
+        assert cli.main(["eval", "suipi", "--agents", "rules,random", "--games", "2", "--workers", "1",
+                         "--no-progress", flag, "/proc/x.out"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""  # no game was played, no report printed
+        assert captured.err.startswith(f"cardzoo eval: error: {flag} /proc/x.out: cannot write there")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, where no file can be made")
+def test_model_trust_checks_where_it_writes_before_the_copy(monkeypatch, capsys):
+    """As found: `model trust --out /proc/t` loaded and copied the ranker, then FileNotFoundError."""
+    from cardzoo.training.agents import trust
+    from cardzoo.training.agents.shipped import shipped_model_file
+
+    loaded = []
+    monkeypatch.setattr(trust, "load_checkpoint", lambda path: loaded.append(path))
+    assert cli.main(["model", "trust", shipped_model_file("suipi", 2), "--trust", "0.1", "--out", "/proc/t"]) == 2
+    assert "--out /proc/t.safetensors: cannot write there" in _one_line(capsys, "model") and not loaded
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--seed", "-1"], "--seed -1 is out of range: seed must be in [0, 4294967295]"),  # as found: numpy ValueError
+    (["--seed", str(10**30)], f"--seed {10**30} is out of range"),  # torch: Overflow when unpacking long long
+    (["--hidden", "100000,100000"], "--hidden 100000,100000 is out of range"),  # tried to allocate 40 GB
+    (["--algo", "ppo", "--hidden", "100000,100000"], "each in [1, 4096]"),
+    (["--algo", "ppo", "--hidden", ",".join(["8"] * 9)], "1 to 8 layer widths"),  # more than a checkpoint holds
+])
+def test_train_refuses_a_seed_or_network_out_of_range_before_it_starts(flags, message, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main(["train", "siantappo", "--steps", "1", "--out", str(out), "--no-progress", *flags]) == 2
+    assert message in _one_line(capsys, "train")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--games", str(10**30)], f"--games must be 1..1,000,000, got {10**30}"),  # as found: played for ever
+    (["--games", "0"], "--games must be 1..1,000,000"),
+    (["--bootstrap", "-1"], "--bootstrap must be 0..10,000, got -1"),  # as found: accepted silently
+    (["--bootstrap", str(10**30)], "--bootstrap must be 0..10,000"),  # would allocate 10**30 rows after the games
+    (["--workers", str(10**9)], "--workers must be 1..256"),
+])
+def test_eval_refuses_numbers_out_of_bounds_before_playing(flags, message, capsys):
+    assert cli.main(["eval", "suipi", "--agents", "rules,random", "--no-progress", *flags]) == 2
+    assert message in _one_line(capsys, "eval")
+
+
+def test_eval_help_names_the_bounds(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "1..1,000,000" in text and "0..10,000" in text and "1..256" in text
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--games", "-1"], "--games must be 1..1,000,000, got -1"),  # as found: trained first, then refused
+    (["--steps", "0"], "--steps must be >= 1, got 0"),
+    (["--players", "0"], "siantappo is played by 3, 4, 5, 6 players, not 0"),  # as found: 0 meant the default
+])
+def test_demo_refuses_bad_numbers_before_training(flags, message, tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert cli.main(["demo", "--steps", "1", "--out", str(out), *flags]) == 2
+    assert message in _one_line(capsys, "demo")
+    assert not out.exists()
+
+
+def test_play_refuses_zero_players(monkeypatch, capsys):
+    """As found: `play --players 0` took 0 for the default and dealt 4 seats."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert cli.main(["play", "siantappo", "--players", "0"]) == 2
+    assert "siantappo is played by 3, 4, 5 or 6 players, not 0" in _one_line(capsys, "play")

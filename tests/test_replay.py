@@ -73,7 +73,7 @@ def _tampered(records_path, tmp_path, change):
 
 @pytest.mark.parametrize("make, needle", [
     (lambda p, t: str(t / "missing.jsonl"), "not found"),
-    (lambda p, t: _bad(t, "not json\n"), "not JSON"),
+    (lambda p, t: _bad(t, "not json\n"), "not valid JSON"),
     (lambda p, t: _bad(t, '{"game": "siantappo_v0"}\n'), "not a game record"),
     (lambda p, t: _bad(t, "\n"), "no game records"),
     (lambda p, t: str(p), "--game must be 1..4"),

@@ -31,6 +31,8 @@ from safetensors.torch import save as safetensors_bytes
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module, game_names, game_of_config, game_spec
+from cardzoo.training.agents.jsontext import BadJSON as _BadJSON
+from cardzoo.training.agents.jsontext import parse_json
 from cardzoo.training.agents.networks import NETWORKS, network_class
 from cardzoo.training.agents.policy import ACTIVATIONS
 
@@ -119,33 +121,9 @@ def _read_bounded(path: Path, limit: int, why: str) -> bytes:
     return data
 
 
-class _BadJSON(ValueError):
-    """Why a text is not acceptable JSON (callers turn it into their own CheckpointError)."""
-
-
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]")
-
-
-def _json_depth(text: str) -> int:
-    """How deeply arrays/objects nest, counted without recursing (json.loads would recurse)."""
-    depth = peak = 0
-    for c in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
-        depth += 1 if c in "[{" else -1
-        peak = max(peak, depth)
-    return peak
-
-
 def _parse_json(text: str):
-    depth = _json_depth(text)
-    if depth > MAX_JSON_DEPTH:
-        raise _BadJSON(f"nested {depth} levels deep, at most {MAX_JSON_DEPTH} allowed")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _BadJSON(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except ValueError as e:  # e.g. an integer literal longer than Python converts
-        raise _BadJSON(f"not valid JSON: {_brief(str(e).splitlines()[0], 100)}") from None
+    """The sidecar's or header's JSON (``BadJSON`` when too deep or not JSON: the shared reader)."""
+    return parse_json(text, MAX_JSON_DEPTH)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 
 MAX_SETTINGS_JSON = 1 << 20
+SEED_RANGE = (0, 2**32 - 1, "int")  # a run's seed: what numpy's and torch's generators take, whole
 
 
 class TrainerSettings:
@@ -60,6 +61,16 @@ class TrainerSettings:
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 bound = (f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]")
                 raise UserError(f"{self.flag(name)} {value!r} is out of range: {name} must be {bound}")
+
+    def check_hidden(self) -> None:
+        """``hidden`` as a tuple of layer widths within what a checkpoint may hold (the loader's bounds):
+        a network the trainer could build but never save or load is refused before it is built."""
+        from cardzoo.training.agents.checkpoint import MAX_LAYERS, MAX_WIDTH
+
+        self.hidden = tuple(int(h) for h in self.hidden)
+        if not 1 <= len(self.hidden) <= MAX_LAYERS or not all(1 <= h <= MAX_WIDTH for h in self.hidden):
+            raise UserError(f"{self.flag('hidden')} {','.join(map(str, self.hidden))[:80]} is out of range: 1 to "
+                            f"{MAX_LAYERS} layer widths, each in [1, {MAX_WIDTH}]")
 
     def check_variants(self, counts) -> None:
         """The rule variants, at every player count (ValueError naming the field)."""

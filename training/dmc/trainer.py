@@ -44,7 +44,7 @@ from cardzoo.training.agents.checkpoint import checkpoint_paths, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
-from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
 from cardzoo.training.parallel.workers import _die_with_parent, log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.play import IMITATED
@@ -95,7 +95,7 @@ class DMCSettings(TrainerSettings):
         **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
         "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
         "vs_rules": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
-        "trust": (0, 100, "num"),
+        "trust": (0, 100, "num"), "seed": SEED_RANGE,
     }
 
     def __post_init__(self):
@@ -128,9 +128,7 @@ class DMCSettings(TrainerSettings):
         self.check_ranges()
         if self.replay < self.minibatch:
             raise UserError(f"--replay {self.replay} is out of range: replay must be >= minibatch ({self.minibatch})")
-        self.hidden = tuple(int(h) for h in self.hidden)
-        if not self.hidden or min(self.hidden) < 1:
-            raise UserError(f"--hidden {self.hidden} is out of range: layer widths must be >= 1")
+        self.check_hidden()
 
     def _check_expert_answer(self) -> None:
         """The expert's answering player, written out (the game's default where none is given) so

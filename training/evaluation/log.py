@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from cardzoo.envs.errors import UserError
+from cardzoo.training.agents.jsontext import BadJSON, parse_json
 from cardzoo.training.evaluation.results import GameResult
 
 
@@ -30,24 +31,31 @@ def read_log(path: str, key: dict) -> list[GameResult]:
         lines = open(path, encoding="utf-8").read().splitlines()
     except FileNotFoundError:
         return []
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"cannot read the log {path} ({getattr(e, 'strerror', None) or e})") from None
     if not lines:
         return []
     try:
-        head = json.loads(lines[0])
+        head = parse_json(lines[0])
         if head.get("tournament") != key:
             raise UserError(f"{path} logs a different tournament; use another --log file or the same settings")
         games = []
-        for line in lines[1:]:
-            if not line.strip():
-                continue
+        rest = [line for line in lines[1:] if line.strip()]
+        for k, line in enumerate(rest):
             try:
-                d = json.loads(line)
-            except json.JSONDecodeError:
-                break  # a line cut short by a crash: that game is played again
+                d = parse_json(line)
+            except BadJSON:
+                if k == len(rest) - 1:
+                    break  # the last line cut short by a crash: that game is played again
+                raise  # a damaged line with games after it: refused, so that rewriting the log loses none
             games.append(GameResult(int(d["deal"]), int(d["index"]), tuple(d["lineup"]),
                                     [float(x) for x in d["seat_rewards"]], [float(x) for x in d["side_scores"]],
                                     int(d["steps"])))
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+    except UserError:
+        raise
+    except BadJSON as e:
+        raise UserError(f"{path} is not a cardzoo tournament log ({e})") from None
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as e:
         raise UserError(f"{path} is not a cardzoo tournament log ({type(e).__name__})") from None
     return games
 

@@ -14,13 +14,13 @@ the moves through ``raw_env`` from the same header reproduces the rewards exactl
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Callable, Iterator
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module
 from cardzoo.envs.seatview import match_over, skip_dead_steps
+from cardzoo.training.agents.jsontext import BadJSON, parse_json
 
 REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
 
@@ -56,9 +56,9 @@ def iter_records(path: str) -> Iterator[dict]:
             if any("\udc80" <= ch <= "\udcff" for ch in line):
                 raise UserError(f"{path} line {lineno}: not UTF-8 text (a game record file is JSON lines)")
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise UserError(f"{path} line {lineno}: not JSON ({e.msg})") from None
+                rec = parse_json(line)
+            except BadJSON as e:
+                raise UserError(f"{path} line {lineno}: {e}") from None
             check_record(rec, f"{path} line {lineno}")
             yield rec
 

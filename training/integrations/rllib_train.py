@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
 from cardzoo.envs.registry import game_module
 
 POLICY_ID = "shared"
@@ -60,6 +60,7 @@ class RLlibSettings(TrainerSettings):
     RANGES: ClassVar[dict] = {
         **{name: (0, None, "int") for name in ("env_runners", "eval_games", "verify_matches")},
         **{name: (1, None, "int") for name in ("iterations", "batch", "minibatch", "epochs")},
+        "seed": SEED_RANGE,
     }
 
     def __post_init__(self):
@@ -71,9 +72,7 @@ class RLlibSettings(TrainerSettings):
             raise UserError(f"num_cpus must be >= 1, got {self.num_cpus}")
         if not self.address:
             raise UserError("address must be 'local' or a Ray address such as ray://host:10001")
-        self.hidden = tuple(int(h) for h in self.hidden)
-        if not self.hidden or min(self.hidden) < 1:
-            raise UserError(f"hidden must be positive layer sizes, got {self.hidden}")
+        self.check_hidden()
         if self.out is None:
             self.out = f"runs/rllib-{self.game}-{self.players}p"
         self.check_variants([self.players])
@@ -125,9 +124,9 @@ def start_ray(address: str, env_runners: int, num_cpus: int | None = None) -> No
 
     if ray.is_initialized():
         return
-    if address == "local":
-        ray.init(num_cpus=num_cpus or env_runners + 1, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.ERROR)
+    if address == "local":  # a Ray of its own, whatever cluster RAY_ADDRESS or `ray start` left on this machine
+        ray.init(address="local", num_cpus=num_cpus or env_runners + 1, include_dashboard=False,
+                 log_to_driver=False, logging_level=logging.ERROR)
         return
     import os
 

@@ -33,7 +33,7 @@ from cardzoo.training.ppo.actor_critic import CRITICS, ActorCritic
 from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.common.opponents import OpponentMix
 from cardzoo.training.common.progress import Progress
-from cardzoo.training.common.settings import TrainerSettings
+from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
 from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
 from cardzoo.training.parallel.workers import log_traffic, worker_group
 from cardzoo.training.ppo.run import PPORun
@@ -89,15 +89,13 @@ class PPOSettings(TrainerSettings):
         "lr": (0, 1, "num"), "gamma": (0, 1, "num"), "gae_lambda": (0, 1, "num"), "clip": (0, 10, "num"),
         "ent_coef": (0, 10, "num"), "vf_coef": (0, 100, "num"), "max_grad_norm": (0, 1e6, "num"),
         "target_kl": (0, 1e6, "num"), "selfplay": (0, 1, "num"), "save_every": (0, 1e7, "num"),
-        "max_minutes": (0, 1e7, "num"),
+        "max_minutes": (0, 1e7, "num"), "seed": SEED_RANGE,
     }
 
     def __post_init__(self):
         self.players = self.check_game()
         self.check_ranges()
-        self.hidden = tuple(int(h) for h in self.hidden)
-        if not self.hidden or any(h < 1 or h > 4096 for h in self.hidden):
-            raise UserError(f"hidden must be 1..8 layer widths in 1..4096, got {self.hidden}")
+        self.check_hidden()
         if self.lr_schedule not in ("linear", "constant"):
             raise UserError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
         from cardzoo.training.agents.policy import ACTIVATIONS

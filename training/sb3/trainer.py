@@ -21,7 +21,7 @@ import torch
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
-from cardzoo.training.common.settings import TrainerSettings, read_json
+from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings, read_json
 from cardzoo.envs.registry import game_module
 from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
@@ -56,7 +56,7 @@ class TrainSettings(TrainerSettings):
         **{name: (1, None, "int") for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every",
                                                "eval_every")},
         **{name: (0, None, "int") for name in ("eval_games", "imitation_matches", "value_warmup")},
-        "learning_rate": (0, None, "num"), "ent_coef": (0, None, "num"),
+        "learning_rate": (0, None, "num"), "ent_coef": (0, None, "num"), "seed": SEED_RANGE,
     }
 
     def __post_init__(self):
@@ -68,7 +68,7 @@ class TrainSettings(TrainerSettings):
                              f"got {self.opponents}")
         if self.opponents.get("snapshot", 0) and not (self.opponents.get("rules") or self.opponents.get("random")):
             raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
-        self.hidden = tuple(int(h) for h in self.hidden)
+        self.check_hidden()
         self.check_variants([self.players])
 
     def env_kwargs(self) -> dict:
