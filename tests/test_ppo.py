@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ from cardzoo.training.ppo.actor_critic import ActorCritic, critic_input
 from cardzoo.training.agents.checkpoint import load_agent
 from cardzoo.training.ppo.collector import Collector, CollectRequest
 from cardzoo.training.ppo.trainer import PPOSettings, ppo_update, stream_advantages
+from tests.run_helpers import kill_once_saved
 
 CLI = [sys.executable, "-m", "cardzoo.scripts.cli"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,25 +190,12 @@ def _train_cmd(out, steps=6000):
 
 
 def test_a_killed_run_resumes_exactly(tmp_path):
-    """SIGKILL at a random point, --resume, and the result equals an uninterrupted run's."""
+    """SIGKILL mid-run (its worker collecting), --resume, and the result equals an uninterrupted run's."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run(_train_cmd(tmp_path / "a"), check=True, cwd=ROOT, env=env, capture_output=True)
     b = tmp_path / "b"
-    proc = subprocess.Popen(_train_cmd(b), cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    state = b / "state" / "state.json"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if json.loads(state.read_text())["state"]["decisions"] >= 2000:
-                break
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)  # the trainer and its worker, mid-run
-    proc.wait()
-    killed_at = json.loads(state.read_text())["state"]["decisions"]
-    assert 0 < killed_at < 6000
+    killed_at = kill_once_saved(_train_cmd(b)[len(CLI):], b, 2000)  # saves at every iteration (--save-every 0)
+    assert 2000 <= killed_at < 6000 and not (b / "final.safetensors").exists()
     done = subprocess.run(_train_cmd(b) + ["--resume"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert f"resuming {b} at {killed_at:,} decisions" in done.stdout
