@@ -69,7 +69,8 @@ def test_each_bounded_option_is_refused_outside_its_web_range(client, game, opti
     options = {option: high, **({"bankroll": high} if option == "special_multiplier" else {})}
     r = client.post("/api/games", json={"game": game, "seats": seats, "options": options})
     assert r.status_code == 200, r.text
-    shown = {o["name"]: o for g in client.get("/api/catalog").json()["games"] for o in g["options"] if g["name"] == game}
+    form = next(g for g in client.get("/api/catalog").json()["games"] if g["name"] == game)
+    shown = {o["name"]: o for o in form["options"]}
     assert (shown[option]["min"], shown[option]["max"]) == (low, high)  # the form says so too
 
 
@@ -162,7 +163,8 @@ def test_paths_are_cut_to_their_file_names(monkeypatch, tmp_path):
     assert without_paths("mine/x.safetensors expects 5") == "x.safetensors expects 5"
     assert without_paths(f"cannot read {tmp_path}/a b.json (no)") == "cannot read a b.json (no)"
     assert without_paths("~/m/x.json, C:\\m\\y.json") == "x.json, y.json"
-    for text in ("observation 633 / actions 368", "true/false", "send {\"ids\": [1, 2]}", "1/2 of 9♠ 9♦"):
+    for text in ("observation 633 / actions 368", "true/false", "send {\"ids\": [1, 2]}", "1/2 of 9♠ 9♦",
+                 "determine/x"):
         assert without_paths(text) == text
 
 

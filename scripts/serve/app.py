@@ -106,9 +106,10 @@ def without_paths(text: str) -> str:
     """``text`` with the folders of every path taken out (a checkpoint by its file name): what is
     sent to a browser never says where the server keeps its files (docs/serve.md, Security).
     The model folders go first, as they may be given relative to where the server started."""
-    folders = [p for p in os.environ.get(MODELS_ENV, "").split(os.pathsep) if p]
-    for folder in sorted({*folders, str(package_models_dir()), os.getcwd()}, key=len, reverse=True):
-        text = text.replace(folder.rstrip(os.sep) + os.sep, "")
+    folders = {str(package_models_dir()), *os.environ.get(MODELS_ENV, "").split(os.pathsep)}
+    for folder in sorted((f.rstrip("/\\") for f in folders), key=len, reverse=True):
+        if folder:
+            text = re.sub(r"(?<![\w.~-])" + re.escape(folder) + r"[/\\]", "", text)
     return _PATH_FOLDERS.sub("", text)
 
 
@@ -456,7 +457,8 @@ async def drive(match: Match) -> None:
                 await asyncio.to_thread(match.play_bot_move)
             except Exception as e:  # a broken model must not take the server down
                 log.exception("bot failed in %s match %s", match.game, match.id[:6])
-                match.failed = without_paths(f"the bot at player_{match.acting()} failed ({type(e).__name__}: {e})")
+                why = f"{type(e).__name__}: {e}"
+                match.failed = without_paths(f"the bot at player_{match.acting()} failed ({why})")
             await broadcast(match)
         if match.pace:
             await asyncio.sleep(match.pace)
