@@ -144,7 +144,7 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
 def check_numbers(args) -> None:
     """Every count and duration within its bounds, before anything is measured."""
     for flag, value, lo, hi in (("--runs", args.runs, 1, MAX_RUNS), ("--matches", args.matches, 1, MAX_MATCHES),
-                                ("--workers", args.workers, 0, MAX_WORKERS)):
+                                ("--workers", args.workers, 0, MAX_WORKERS), ("--seed", args.seed, 0, 2**32 - 1)):
         if value is not None and not lo <= value <= hi:
             raise UserError(f"{flag} must be {lo}..{hi:,}, got {value}")
     for flag, value, zero_ok in (("--seconds", args.seconds, False), ("--warmup", args.warmup, True),

@@ -123,6 +123,8 @@ def _run_trust(args) -> int:
     from cardzoo.training.agents.checkpoint import checkpoint_paths
     from cardzoo.training.agents.trust import with_trust
 
+    if not Path(args.out).name:
+        raise UserError(f"--out {args.out!r} names no file: give a path such as runs/d/trusting")
     for path in checkpoint_paths(args.out):  # the weights and the sidecar, both writable before the copy is made
         check_output_file(str(path), "--out")
     saved = with_trust(args.checkpoint, args.trust, args.out)

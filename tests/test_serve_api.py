@@ -495,14 +495,15 @@ def test_the_server_refuses_new_matches_when_full():
 
 
 class BlockingBot:
-    """A bot that answers only once another match has answered its player (or gives up)."""
+    """A bot that answers only once another match has answered its player. The test releases it
+    on every path (its wait's limit only stops a hung test, whatever the machine's load)."""
 
     def __init__(self, inner, release: threading.Event):
         self.inner, self.release, self.waited = inner, release, None
 
     def act(self, observation, action_mask):
         if self.waited is None:
-            self.waited = self.release.wait(timeout=20)
+            self.waited = self.release.wait(timeout=600)
         return self.inner.act(observation, action_mask)
 
 
@@ -519,13 +520,15 @@ def test_bots_think_off_the_event_loop(client):
     slow_match.agents[0], slow_match.agents[2] = blockers
     with client.websocket_connect(f"/ws/{slow['you']['key']}") as ws_slow:
         ws_slow.receive_json()  # connecting starts the slow match's bots: they wait
-        with client.websocket_connect(f"/ws/{fast['you']['key']}") as ws_fast:
-            view = ws_fast.receive_json()["view"]
-            if not view["your_turn"]:
+        try:
+            with client.websocket_connect(f"/ws/{fast['you']['key']}") as ws_fast:
                 view = ws_fast.receive_json()["view"]
-            send(ws_fast, type="move", ids=view["moves"][0]["ids"], version=view["version"])
-            assert ws_fast.receive_json()["view"]["version"] == view["version"] + 1
-            assert slow_match.version == 0  # the slow bot is still thinking
+                if not view["your_turn"]:
+                    view = ws_fast.receive_json()["view"]
+                send(ws_fast, type="move", ids=view["moves"][0]["ids"], version=view["version"])
+                assert ws_fast.receive_json()["view"]["version"] == view["version"] + 1
+                assert slow_match.version == 0  # the slow bot is still thinking
+        finally:
             release.set()  # only now may the slow bots answer
         msg = ws_slow.receive_json()
         assert msg["type"] == "state" and msg["view"]["version"] >= 1
