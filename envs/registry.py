@@ -55,7 +55,8 @@ PACKAGE_MODULES = {
 OPTIONAL_PACKAGE_MODULES = {
     "view": "seat_view(env, seat): what one seat sees, for the browser table",
     "whole_moves": "WholeMoves: the complete legal moves as feature rows, for move rankers (WHOLE_MOVES)",
-    "extras": "a subpackage for the game's modules outside the skeleton (Sam Sip: outs, lookahead)",
+    "outs": "the chance that a hand completes within its next draws, over the cards its seat has not seen",
+    "lookahead": "LookaheadBot, the game's TEACHER: keeps the cards with the best chance of completing (outs)",
 }
 
 

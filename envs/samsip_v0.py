@@ -21,7 +21,7 @@ DEFAULT_PLAYERS = 4
 WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
             "(ties split)")
 WHOLE_MOVES = "cardzoo.envs.samsip.whole_moves:WholeMoves"
-TEACHER = "cardzoo.envs.samsip.extras.lookahead:LookaheadBot"
+TEACHER = "cardzoo.envs.samsip.lookahead:LookaheadBot"
 
 
 def deal_index(env) -> int:

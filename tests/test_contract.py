@@ -86,8 +86,8 @@ def test_the_game_package_follows_the_skeleton(game):
     missing = set(PACKAGE_MODULES) - set(found)
     assert not missing, f"{spec.package} lacks the skeleton's {sorted(missing)}"
     other = set(found) - set(PACKAGE_MODULES) - set(OPTIONAL_PACKAGE_MODULES)
-    assert not other, f"{spec.package}: {sorted(other)} are not skeleton modules: put them in extras/"
-    assert [m for m, is_package in found.items() if is_package] in ([], ["extras"]), "only extras/ is a subpackage"
+    assert not other, f"{spec.package}: {sorted(other)} are not skeleton modules (experiments go in experiments/)"
+    assert not [m for m, is_package in found.items() if is_package], "a game package has no subpackages"
     prefix = spec.class_prefix
     assert getattr(spec.part("config"), f"{prefix}Config") is spec.config
     engine = getattr(spec.part("engine"), f"{prefix}Engine")

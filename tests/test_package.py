@@ -113,6 +113,42 @@ def test_nothing_imports_the_folders_as_top_level_packages(name):
     assert not tops & {"envs", "training", "benchmarks", "scripts", "models", "tests"}, f"{name} imports {tops}"
 
 
+def test_the_package_imports_nothing_from_experiments():
+    """experiments/ holds research scripts outside the package: the library never needs them."""
+    assert (ROOT / "experiments").is_dir() and "experiments" not in FOLDERS.values()
+    assert not any(p.startswith("cardzoo.experiments") for p in PYPROJECT["tool"]["setuptools"]["packages"])
+    users = {name: sorted(m for m in _imports(path, name) if m.split(".")[0] == "experiments")
+             for name, path in MODULES.items()}
+    assert not {name: found for name, found in users.items() if found}
+
+
+# Where a command line may be read: the `cardzoo` command and the benchmarks' own entry points.
+COMMAND_LINES = ("cardzoo.scripts", "cardzoo.__main__", "cardzoo.benchmarks")
+
+
+def _is_a_script(path: Path) -> bool:
+    """Whether a module reads a command line: imports argparse, reads sys.argv or runs as __main__."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name in ("argparse", "optparse", "getopt") for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module in ("argparse", "optparse", "getopt"):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "argv" and ast.unparse(node.value) == "sys":
+            return True
+        if isinstance(node, ast.Compare) and "__name__" in ast.unparse(node.left) and "__main__" in ast.unparse(node):
+            return True
+    return False
+
+
+def test_no_module_of_the_library_is_a_script():
+    """An argparse script inside cardzoo.envs or cardzoo.training is an experiment: experiments/."""
+    scripts = sorted(name for name, path in MODULES.items()
+                     if _is_a_script(path) and not name.startswith(COMMAND_LINES))
+    assert not scripts, f"{scripts} read a command line: move them to experiments/ (or scripts/)"
+    assert _is_a_script(ROOT / "experiments" / "samsip_feeding.py")  # the check can fail
+
+
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_layers_import_only_downwards(name):
     mine = _layer(name)

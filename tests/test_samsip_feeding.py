@@ -1,4 +1,4 @@
-"""What reading the next player's hand is worth (envs/samsip/extras/feeding.py): the honest reading
+"""What reading the next player's hand is worth (experiments/samsip_feeding.py): the honest reading
 sees only the seat's hand and the public record, and the measurement compares like with like."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, NUM_ACTIONS
 from cardzoo.envs.samsip.config import JOKER_KIND, SamSipConfig
 from cardzoo.envs.samsip.engine import PHASE_DISCARD, SamSipEngine, classify
-from cardzoo.envs.samsip.extras.feeding import GuardedBot, measure, next_hands
-from cardzoo.envs.samsip.extras.lookahead import LookaheadBot
+from experiments.samsip_feeding import GuardedBot, measure, next_hands
+from cardzoo.envs.samsip.lookahead import LookaheadBot
 
 
 def _discard_decisions(players: int, seed: int, count: int):

@@ -1,4 +1,4 @@
-"""Sam Sip completion chances (envs/samsip/extras/outs.py), the lookahead teacher and its move features."""
+"""Sam Sip completion chances (envs/samsip/outs.py), the lookahead teacher and its move features."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.encoding import decode
 from cardzoo.envs.samsip.engine import is_three_pairs, wild_sets
-from cardzoo.envs.samsip.extras.lookahead import LookaheadBot
-from cardzoo.envs.samsip.extras.outs import NUM_TYPES, Chances, card_type, tables
+from cardzoo.envs.samsip.lookahead import LookaheadBot
+from cardzoo.envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
 from cardzoo.envs.samsip.whole_moves import WholeMoves
 from cardzoo.envs.samsip_v0 import raw_env
 from tests.test_samsip_rules import _brute_three_pairs, cards, stacked

@@ -17,7 +17,7 @@ offset    meaning
 62        the discard pairs with a card the next player is known to hold
 63        the take completes a winning hand
 64..66    chance of completing three pairs within 1, 2, 3 draws counted from the move
-          (``cardzoo.envs.samsip.extras.outs``, a completion one draw later weighs ``GAMMA`` less): a discard
+          (``cardzoo.envs.samsip.outs``, a completion one draw later weighs ``GAMMA`` less): a discard
           counts the hand it keeps and the next turns' draws; a draw-phase move counts its own
           draw (taking the discard: that card, then the best hand to keep)
 67..69    the same chances divided by the best candidate's (1 = as good as the best move; 1 for
@@ -33,8 +33,8 @@ from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE
 from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.envs.samsip.encoding import decode, view_of
-from cardzoo.envs.samsip.extras.lookahead import LookaheadBot, kept_indices
-from cardzoo.envs.samsip.extras.outs import Chances, card_type, tables
+from cardzoo.envs.samsip.lookahead import LookaheadBot, kept_indices
+from cardzoo.envs.samsip.outs import Chances, card_type, tables
 from cardzoo.envs.whole_moves import SeatState, SingleActionMoves
 
 MOVE_FEATURES = 70

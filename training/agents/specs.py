@@ -48,7 +48,7 @@ class RandomAgent:
 #   rules             the game's rule-based bot (``envs.<game>_v0.RuleBot``)
 #   model             the trained model shipped in models/ for the game and player count
 #   teacher           the game's stronger scripted player, where it declares one (Sam Sip's
-#                     lookahead player, ``cardzoo.envs.samsip.extras.lookahead``)
+#                     lookahead player, ``cardzoo.envs.samsip.lookahead``)
 #   PATH              a checkpoint: any spec containing a path separator or ending in
 #                     .safetensors / .json (loaded by ``load_checkpoint_agent``)
 #   SPEC@SEED         any of the above with a fixed seed for its own random stream

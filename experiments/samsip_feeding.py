@@ -14,7 +14,7 @@ read one of two ways:
 
 ``measure`` plays duplicate hands: each deal once with the guarded player at every seat (the
 teacher at the others) and once with the teacher at every seat, and compares the same seats.
-Command: ``python -m cardzoo.envs.samsip.extras.feeding --players 2 --deals 1000``
+Command: ``python experiments/samsip_feeding.py --players 2 --deals 1000``
 (docs/samsip.md, "Reading the next hand").
 """
 
@@ -31,7 +31,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, NUM_ACTIONS, TAKE_DISCARD
 from cardzoo.envs.samsip.config import DECK_SIZE, JOKER_KIND, SamSipConfig
 from cardzoo.envs.samsip.engine import SamSipEngine, classify, kind_of
-from cardzoo.envs.samsip.extras.lookahead import LookaheadBot
+from cardzoo.envs.samsip.lookahead import LookaheadBot
 
 SOURCES = ("estimate", "true")
 

@@ -2,7 +2,7 @@
 
 It decides from the observation and the mask only, like the rule bot, and differs where the
 rule bot guesses: it keeps the 5 cards with the best chance of completing three pairs within its
-next ``depth`` draws (``cardzoo.envs.samsip.extras.outs``, over the cards it has not seen; a completion a draw
+next ``depth`` draws (``cardzoo.envs.samsip.outs``, over the cards it has not seen; a completion a draw
 later counts ``gamma`` times less, since the other players race for theirs), and it takes the
 discard in front of it only when that chance beats drawing from the stock. Equal chances are
 broken by the rule bot's discard score (which also avoids giving away wild cards and feeding the
@@ -17,7 +17,7 @@ from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD
-from cardzoo.envs.samsip.extras.outs import NUM_TYPES, Chances, card_type, tables
+from cardzoo.envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
 
 _RANK_OF_KIND = tuple(kind >> 2 for kind in range(JOKER_KIND + 1))  # a kind's pairing type when neither wild nor dead
 _TIE = 1e-6  # weight of the rule bot's score: it only breaks ties between equal chances
