@@ -1,7 +1,8 @@
 """Compare `cardzoo bench --json` files of two code versions: pooled median per game and section.
 
-A single bench run on a shared 2-core machine varies by ±30% from run to run, so a before/after
-check alternates the two versions several times and pools every timed run of each side:
+A single bench run varies from run to run on a shared machine (docs/benchmarks.md, "Before and
+after a change", says by how much), so a before/after check alternates the two versions several
+times and pools every timed run of each side:
 
     git worktree add /tmp/before <old-commit>
     mkdir -p /tmp/before-pkg/cardzoo && cp /tmp/before/cardzoo/*.py /tmp/before-pkg/cardzoo/

@@ -110,7 +110,8 @@ def hook_breakdown(h: GameHandle, players: int, seconds: float, seed: int = 0) -
     The hooks (``_encode``, ``_legal_actions``, ``_apply``, ``_acting_seat``) are wrapped on the
     instance with a timer that books exclusive time (a hook called from another hook is booked to
     itself only). "rest" is everything else: envs/base.py, PettingZoo's AECEnv helpers, numpy
-    mask building and the random choice. The timers add ~0.1 µs per hook call.
+    mask building and the random choice. Each timer adds a little to every call it wraps (part of
+    it booked to the hook, the rest to "rest"); ``calls_per_step`` says how many calls there are.
     """
     env = h.raw_env(num_players=players)
     clock = time.perf_counter

@@ -1,8 +1,8 @@
 """What reading the next player's hand is worth in Sam Sip: how often a discard hands the next
 player the hand, and how much a player gains by not discarding it.
 
-About a third of the hands the lookahead teacher plays against itself are won on the card the
-player before discarded (``TAKE_DISCARD``). ``GuardedBot`` is that teacher with one more term in
+Many of the hands the lookahead teacher plays against itself are won on the card the player
+before discarded (``TAKE_DISCARD``; docs/samsip.md has how many). ``GuardedBot`` is that teacher with one more term in
 its discard: the chance that the card completes the next player's hand, times ``weight``,
 read one of two ways:
 

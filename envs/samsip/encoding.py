@@ -225,7 +225,7 @@ class _SeatVector:
     def __init__(self, g: SamSipEngine, seat: int):
         """The hand's constants; ``follow`` writes the rest."""
         self.vec = v = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.mem = memoryview(v)  # item writes through it cost a third of numpy's, same float32 rounding
+        self.mem = memoryview(v)  # item writes through it: cheaper than numpy's, same float32 rounding
         self.seat, self.events, self.done = seat, g.events, g.done
         self.seen, self.last_taker = 0, -1  # events written, and the taker of the last one
         self.known: list[list[int]] = [[] for _ in range(g.n)]  # each seat's known cards as written

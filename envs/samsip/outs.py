@@ -25,7 +25,7 @@ import numpy as np
 from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD, is_three_pairs
 
 NUM_TYPES = 15  # 13 natural ranks, wild, dead
-_FEW = 256  # below this many hands `expected` sums in one call (measured: both ways cost the same at ~300)
+_FEW = 256  # up to this many hands `expected` sums in one call, beyond it one draw type at a time
 
 
 def card_type(kind: int, wild, dead) -> int:
@@ -203,7 +203,7 @@ class Chances:
         one-draw chance among the patterns the 6-card hand can keep (the same float32 values as
         ``_deeper`` of the one-draw table reads, so the same bits): found once per set of them
         for every distribution when the draws asked are more than half as many as the sets (the
-        collector's batch: a draw by draw lookup costs about twice a set's, measured), else draw
+        collector's batch, where a draw by draw lookup would repeat the sets' work), else draw
         by draw (a lookahead's few discards)."""
         t = self.t
         hands, decision = self._split(at)

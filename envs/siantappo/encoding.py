@@ -153,7 +153,7 @@ class Encoder:
     places, the swap phase, the acting flag — which is a few entries per step.
 
     Single entries are written through a ``memoryview`` of the float32 vector: the same float32
-    rounding as numpy's item assignment, at about a third of its cost.
+    rounding as numpy's item assignment, for less (docs/benchmarks.md, "Observations").
 
     It reads the engine only, so moves applied to it directly (search) are seen too. A new round
     (a new log), the end of a round or a new engine starts a seat's vector afresh;

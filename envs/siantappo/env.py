@@ -57,7 +57,7 @@ class SiantappoEnv(CardGameEnv):
             return StepOutcome(eng.play_cards(keys), eng.phase == OVER)
         if eng.phase == SWAP:  # the receiver is known only now
             self._last_move = (seat, f"give {key_str(action)} to player_{eng.swap_queue[0][1]}")
-        else:  # the text is made when asked for (trainers never ask; it cost 5% of a step)
+        else:  # the text is made when asked for: trainers never ask, so no step pays for it
             self._last_move = (seat, action, list(eng.hands[eng.turn]), eng.required_key)
         return eng.apply_action(action)
 

@@ -82,7 +82,7 @@ class WholeMoves(SingleActionMoves):
             rows[:, _LEFT] = (len(hand) - 1) / 20.0
             return rows
         rows = _STATIC[legal]
-        flat = memoryview(rows).cast("B").cast("f")  # item writes: a third of numpy's cost, same float32 rounding
+        flat = memoryview(rows).cast("B").cast("f")  # item writes: cheaper than numpy's, same float32 rounding
         size = len(hand)
         rm = hand_from_keys(hand)
         bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb

@@ -230,7 +230,7 @@ class Encoder:
         self.engine = engine
         self._seats: list[_SeatVector | None] = [None] * engine.n
         self._position: tuple | None = None  # (moves made, the deal's hands, seat, vector)
-        cfg = engine.config  # the scales, once (a builtin min/max call costs as much as a write)
+        cfg = engine.config  # the scales, once (not a min/max call per observation)
         self._hand_scale, self._round_scale = hand_scale(cfg), round_scale(cfg)
         self._deals, self._score_scale = max(1, cfg.num_deals), float(cfg.point_game * cfg.num_deals)
 
@@ -250,7 +250,7 @@ class Encoder:
             sv = self._seats[seat] = _SeatVector(e, seat)
         sv.follow(e)
         vec = sv.vec.copy()
-        v = memoryview(vec)  # item writes through it cost a third of numpy's, same float32 rounding
+        v = memoryview(vec)  # item writes through it: cheaper than numpy's, same float32 rounding
         n = e.n
         for c in e.hands[seat]:
             v[c] = 1.0

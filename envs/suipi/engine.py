@@ -75,8 +75,8 @@ def teams(num_players: int) -> list[list[int]]:
 # S8-S13 and the variants. A move is ``(hand_card, mask, kind, value)`` (actions.py). Equivalent
 # outcomes are listed once: a capture is the set of items taken (how they split into groups does
 # not matter), a build the set of items used plus the value. ``legal_moves`` is one function on
-# purpose: it is the engine's hot path, and splitting it into capture / build / drop helpers cost
-# 10-25% of its speed (measured); its three sections are marked instead.
+# purpose: it is the engine's hot path, where capture / build / drop helpers would add calls and
+# pass its many locals around; its three sections are marked instead.
 def _subsets(floor, vmax):
     """(bitmask, sum, size) of every subset of the loose numeric floor items with sum <= vmax,
     the empty one first, in a fixed order (each item in turn joins the subsets made so far)."""
@@ -106,8 +106,8 @@ def _loose_subsets(floor, vmax):
 
 def _subsets_by_sum(floor, vmax, pairs_only):
     """``_loose_subsets`` as ``legal_moves`` reads it: (all sizes, the sum groups: sizes >= 2,
-    or exactly 2 with ``pairs_only``), and a sum no subset has holds an empty tuple (a list for
-    every sum cost more than finding the subsets, measured)."""
+    or exactly 2 with ``pairs_only``), and a sum no subset has holds an empty tuple (a list is
+    made only for the sums that have subsets: most sums have none)."""
     all_s = [()] * (vmax + 1)
     groups = [()] * (vmax + 1)
     for m, s, k in _subsets(floor, vmax)[1:]:

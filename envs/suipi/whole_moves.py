@@ -82,7 +82,7 @@ class WholeMoves:
                 seqs.append(seq)
                 moves.append(mv)
         rows = np.zeros((len(moves), MOVE_FEATURES), dtype=np.float32)
-        flat = memoryview(rows).cast("B").cast("f")  # item writes: a third of numpy's cost, same float32 rounding
+        flat = memoryview(rows).cast("B").cast("f")  # item writes: cheaper than numpy's, same float32 rounding
         scores = self.bot.scores(cfg, view, moves)
         for at, mv, score in zip(range(0, len(moves) * MOVE_FEATURES, MOVE_FEATURES), moves, scores):
             h, mask, kind, v = mv

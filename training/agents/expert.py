@@ -41,11 +41,9 @@ from cardzoo.training.agents.ranker import RankerAgent
 DEFAULT_SAMPLES = 8
 DEFAULT_WIDTH = 5
 ANSWERS = ("scripted", "model")  # who plays the other seats in the leaves' play
-# The game's default answer, by measurement (docs/evaluation.md): the model answering for the other
-# seats took the expert against the model from +0.29 [-0.05, +0.62] to +0.86 [+0.52, +1.20] per match
-# in Siantappo (4 players, the same 200 deals), from +0.63 [+0.48, +0.78] to +0.86 [+0.69, +1.03] in
-# Suipi 2 players and from +0.27 [+0.03, +0.51] to +0.62 [+0.37, +0.87] at 4; in Sam Sip the
-# scripted player (its lookahead teacher) answers.
+# The game's default answer, the one that made the stronger expert in Siantappo and Suipi (the
+# figures and their commands: docs/evaluation.md); in Sam Sip the scripted player (its lookahead
+# teacher) answers.
 DEFAULT_ANSWER = {"siantappo": "model", "suipi": "model"}
 
 

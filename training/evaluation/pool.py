@@ -40,8 +40,7 @@ def play_tasks(setup: Setup, runner: Runner, tasks: Sequence[Task], workers: int
 @contextlib.contextmanager
 def _one_torch_thread():
     """Play in-process on one torch thread, as the pool workers do: an agent's network is small,
-    and extra threads only contend for the cores (measured on a busy machine: a Sam Sip ranker took
-    8.6 ms per move on one thread, 15 ms on two)."""
+    and extra threads only contend for the cores with the other games being played."""
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch else 0
     if torch:

@@ -85,7 +85,7 @@ class WorkerGroup:
                 self.procs.append(proc)
                 self.conns.append(parent)
         # Their "ready" is read with the first rollout, so the workers' start-up (importing torch,
-        # building the collector: ~2.5 s) overlaps whatever the learner does meanwhile.
+        # building the collector) overlaps whatever the learner does meanwhile.
         self._starting = bool(n)
         self._sending: threading.Thread | None = None
         self._send_error: Exception | None = None
