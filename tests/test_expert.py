@@ -181,7 +181,7 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     other seats of its sampled deals are played by the answer asked for."""
     from cardzoo.training.agents import expert as expert_module
     from cardzoo.training.agents.ranker import whole_moves_reader
-    from cardzoo.training.dmc.play import imitation_task
+    from cardzoo.training.dmc.warm_start import imitation_task
 
     made = {}  # seat -> [(observation, mask, chosen move)] in order
     answered = set()  # the kinds of player that answered in the sampled deals

@@ -16,7 +16,7 @@ from cardzoo.envs.suipi_v0 import raw_env
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
-from cardzoo.training.dmc.play import imitation_task
+from cardzoo.training.dmc.warm_start import imitation_task
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 from cardzoo.training.agents.shipped import package_models_dir
 from tests.run_helpers import kill_once_saved
@@ -384,21 +384,18 @@ class _TwoDeals:
     (lambda env: env.deal, [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]),  # to the end of each choice's deal
 ])
 def test_returns_run_to_the_end_of_the_match_or_of_the_choices_deal(deal_of, seat0, seat1):
-    from cardzoo.training.dmc.play import _run_match, _Tracked
-
-    class Chooser(_Tracked):  # records every choice, always plays action 0
-        def act(self, observation, mask):
-            self.reward_at.append(self._now)
-            return 0
+    from cardzoo.training.common.imitation import play_match
 
     class Quiet:
         def reset(self):
             pass
 
-    seats = [Chooser(Quiet()), Chooser(Quiet())]
-    ends = _run_match(_TwoDeals(), seats, 0, deal_of)
-    assert ends[max(ends)] == [0.0, 0.0]
-    assert seats[0].returns(0, ends) == seat0 and seats[1].returns(1, ends) == seat1
+    def record(bot, env, seat):  # keeps every decision (its move number), always plays action 0
+        return 0, env.moves
+
+    kept = play_match(_TwoDeals(), [Quiet(), Quiet()], 0, record, deal_of)
+    assert [move for _, move, _ in kept] == list(range(6)) and [seat for seat, _, _ in kept] == [0, 1] * 3
+    assert [ret for seat, _, ret in kept if seat == 0] == seat0 and [ret for seat, _, ret in kept if seat == 1] == seat1
 
 
 def test_sam_sip_deal_returns_are_one_hands_reward():

@@ -258,3 +258,14 @@ def test_a_specialist_plays_its_count_before_the_general_model(tmp_path, monkeyp
     monkeypatch.setenv(MODELS_ENV, str(tmp_path))
     assert shipped_model_file("siantappo", 3) == str(tmp_path / "zz-3p.safetensors")
     assert shipped_model_file("siantappo", 4) == str(tmp_path / "general.safetensors")
+
+
+def test_every_warm_start_fits_through_the_one_imitation_loop():
+    """Each trainer's warm start plays its matches and fits with ``training/common/imitation.py``:
+    none builds an optimizer or plays bot-only matches of its own."""
+    starts = sorted(name for name in MODULES if name.endswith(".warm_start"))
+    assert starts == [f"cardzoo.training.{t}.warm_start" for t in ("dmc", "ppo", "sb3")]
+    for name in starts:
+        text = MODULES[name].read_text()
+        assert "cardzoo.training.common.imitation" in GRAPH[name], name
+        assert "optim." not in text and ".begin(" not in text, name

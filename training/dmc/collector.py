@@ -19,9 +19,8 @@ the learner as one team. A collection stops starting matches once it has ``min_s
 finishes the ones in progress, so every return is a whole Monte-Carlo return, and the rollout is
 a pure function of the request (weights, seed): runs reproduce and resume exactly.
 
-``ImitationRequest``: rule bots (or the game's teacher, or the expert) play every seat, and each
-real choice keeps all its candidates' rows and which one the bot chose (``cardzoo.training.dmc.play``),
-the warm start.
+An ``ImitationRequest`` is a part of the warm start (``cardzoo.training.dmc.warm_start``): bot-only
+matches whose real choices keep all their candidates' rows and which one the bot chose.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from cardzoo.training.agents.checkpoint import check_fits, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 from cardzoo.training.agents.shipped import shipped_model_path
 from cardzoo.training.agents.specs import agent_move, make_agent, parse_agent_spec
-from cardzoo.training.dmc.play import imitation_task
+from cardzoo.training.dmc.warm_start import ImitationRequest, imitation_task
 
 MAX_MOVES_PER_MATCH = 50_000  # a last line of defence: the envs end every match far sooner
 
@@ -56,19 +55,9 @@ class DMCRequest:
     opponent: str = "rules"  # agent spec of every seat not the learner's in the vs_rules matches (frozen)
 
 
-@dataclass
-class ImitationRequest:
-    matches: int
-    seed: int
-    returns: str = "match"
-    imitate_from: str = "rules"
-    model: str = ""  # the checkpoint the expert searches with (imitate_from="expert"; default: the shipped model)
-    answer: str = ""  # who answers in the expert's sampled deals ("scripted" or "model"; imitate_from="expert")
-
-
 class SparseRows:
     """Rows of a mostly-zero float32 matrix as their nonzero entries: a rollout's observations
-    (a seat sees ~50 of its 633-1333 entries set), so that what a worker holds and sends is a
+    (a seat sees few of its entries set), so that what a worker holds and sends is a
     fraction of the dense rows; ``dense()`` and ``write_into`` give them back exactly."""
 
     def __init__(self, width: int):
@@ -128,7 +117,7 @@ class SparseRows:
         lo, hi = self.starts[first], self.starts[first + len(at)]
         target[at] = 0.0
         counts = np.diff(self.starts[first:first + len(at) + 1])
-        flat = target.reshape(-1)  # a view (a C-ordered 2-D target): one scatter by flat index, ~10x a 2-D one
+        flat = target.reshape(-1)  # a view (a C-ordered 2-D target): one scatter by flat index, much cheaper than a 2-D one
         flat[np.repeat(np.asarray(at, np.int64) * target.shape[1], counts) + self.columns[lo:hi]] = self.values[lo:hi]
 
     def dense(self) -> np.ndarray:

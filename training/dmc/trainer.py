@@ -42,12 +42,12 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import checkpoint_paths, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.common.imitation import IMITATED
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
 from cardzoo.training.parallel.workers import _die_with_parent, log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
-from cardzoo.training.dmc.play import IMITATED
 from cardzoo.training.dmc.replay import Replay
 from cardzoo.training.dmc.warm_start import warm_start
 

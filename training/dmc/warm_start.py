@@ -7,8 +7,8 @@ a time on the workers; every finished part is kept in the run directory
     OUT/warm_start/part-I.safetensors   the part's samples (arrays) and, in its metadata, the
                                         request it answers and the seconds it took
 
-so that a run stopped during a long warm start (an expert plays 400 Suipi matches in about 20
-minutes) continues with ``--resume`` from the parts it finished: a part is reused only when its
+so that a run stopped during a long warm start (an expert's matches are slow: each of its moves is
+a search) continues with ``--resume`` from the parts it finished: a part is reused only when its
 request is the one the run asks again, and its seconds count towards the run's training time.
 Safetensors only: nothing is unpickled.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,11 +25,40 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.numpy import save
 
+from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import atomic_write_bytes
 from cardzoo.training.agents.ranker import sparse_csr
-from cardzoo.training.dmc.collector import ImitationRequest
+from cardzoo.training.common.imitation import Bots, CandidateRecord, drawn_matches, fit, one_deal, play_recorded
 
 IMITATION_PARTS = 8  # the warm start's matches in this many seeded parts, whatever the worker count
+
+
+@dataclass
+class ImitationRequest:
+    """One part of the warm start, played by a worker (``DMCCollector.collect``)."""
+
+    matches: int
+    seed: int
+    returns: str = "match"
+    imitate_from: str = "rules"
+    model: str = ""  # the checkpoint the expert searches with (imitate_from="expert"; default: the shipped model)
+    answer: str = ""  # who answers in the expert's sampled deals ("scripted" or "model"; imitate_from="expert")
+
+
+def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
+                   returns: str = "match", imitate_from: str = "rules", model: str = "", answer: str = "") -> list:
+    """[(observation, candidate rows [K, F], index the bot chose, return-to-go, the expert's value of
+    each candidate [K] (NaN where it did not search it; None for the other bots))] of bot-only
+    matches (``CandidateRecord``'s choices), each match's seat by seat; the bots are rule bots,
+    the game's teacher with ``imitate_from="teacher"``, or the expert over the checkpoint ``model``
+    (default: the shipped model) with ``imitate_from="expert"``, the other seats of its sampled
+    deals played by ``answer`` (default: the game's). With ``returns="deal"`` in a game settled
+    deal by deal a choice's return ends with its deal."""
+    deal_of = game_spec(game).deal_index if returns == "deal" else one_deal
+    played = play_recorded(game, variants, drawn_matches(players, matches, seed), Bots(game, imitate_from, model, answer),
+                           CandidateRecord(game), deal_of)
+    return [(o, rows, chosen, ret, values) for match in played
+            for _, (o, rows, chosen, values), ret in sorted(match, key=lambda kept: kept[0])]
 
 
 def warm_start(net, s, workers, log, parts_dir: Path) -> float:
@@ -58,19 +87,8 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
     samples = [x for part, _ in found for x in part]
     who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
     log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
-    rng = np.random.default_rng(s.seed)
-    optimizer = torch.optim.Adam(net.parameters(), lr=3e-4)
-    for epoch in range(s.imitate_epochs):
-        order = rng.permutation(len(samples))
-        hits = 0
-        for start in range(0, len(order), 256):
-            loss, hit = imitation_loss(net, [samples[i] for i in order[start:start + 256]], s.imitate_targets)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            optimizer.step()
-            hits += hit
-        log(f"warm start epoch {epoch + 1}/{s.imitate_epochs}: picks the {who}'s move {hits / len(samples):.0%}")
+    fit(net.parameters(), len(samples), lambda idx: imitation_loss(net, [samples[i] for i in idx], s.imitate_targets),
+        epochs=s.imitate_epochs, batch_size=256, lr=3e-4, seed=s.seed, clip=1.0, who=who, log=log)
     return reused
 
 

@@ -132,7 +132,7 @@ def stream_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.nd
     adv = [0.0] * n
     next_value: dict[int, float] = {}
     next_adv: dict[int, float] = {}
-    # plain lists: numpy scalar reads and writes made this loop ~3x slower
+    # plain lists: numpy scalar reads and writes are slow in a Python loop
     values, rewards = rollout.values.tolist(), rollout.rewards.tolist()
     dones, streams = rollout.dones.tolist(), rollout.streams.tolist()
     for t in range(n - 1, -1, -1):
@@ -170,8 +170,7 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
             logits = logits.masked_fill(~masks[idx], -1e9)
             logp_all = torch.log_softmax(logits, dim=1)
             logp = logp_all.gather(1, actions[idx, None]).squeeze(1)
-            # softmax, not logp_all.exp(): exp of the ~-1e9 masked entries takes a slow path in
-            # torch (3-4x the time of the whole softmax, measured)
+            # softmax, not logp_all.exp(): exp of the ~-1e9 masked entries takes a slow path in torch
             probs = torch.softmax(logits, dim=1)
             entropy = -(probs * logp_all).sum(1).mean()  # masked actions have p = 0 exactly
             log_ratio = logp - old_logp[idx]
@@ -249,16 +248,16 @@ class Learner:
             return state
         state = RunState(next_snapshot=s.snapshot_every, next_eval=s.eval_every)
         if s.imitate:
-            from cardzoo.training.common.imitation import clone_into
+            from cardzoo.training.ppo.warm_start import clone_rule_bot
 
-            accuracy = clone_into(self.net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=self.log)
+            accuracy = clone_rule_bot(self.net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=self.log)
             self.log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
             self.run.write_checkpoint(self.net, "imitation", state, {})
         return state
 
     def begin(self, state: RunState, resume: bool) -> None:
         """The rest of the set-up, made while the first collection runs (the optimizer's
-        construction imports torch._dynamo, tensorboard's writer its own stack: ~3 s together, measured)."""
+        construction imports torch._dynamo, tensorboard's writer its own stack: both slow)."""
         from torch.utils.tensorboard import SummaryWriter
 
         self.optimizer = self.optimizer or _adam(self.net, self.s)
@@ -382,8 +381,8 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
     run = PPORun(Path(s.out), s, resume)  # checks the directory; refuses conflicting settings
     torch.set_num_threads(max(s.threads, 1))
     torch.manual_seed(s.seed)
-    # The workers start first, so that their start-up (importing torch, building collectors: ~2.5 s)
-    # overlaps the learner's.
+    # The workers start first, so that their start-up (importing torch, building collectors) overlaps
+    # the learner's.
     with worker_group(s.workers, Collector, s.collector_args(), ray) as workers:
         learner = Learner(s, run, workers, log)
         state = learner.start(resume)

@@ -208,7 +208,7 @@ def build_or_resume_model(run: _Run, resume: bool):
         policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
     )
     if settings.imitation_matches:
-        from cardzoo.training.common.imitation import clone_rule_bot
+        from cardzoo.training.sb3.warm_start import clone_rule_bot
 
         accuracy = clone_rule_bot(model.policy, settings.game, settings.env_kwargs(),
                                   settings.imitation_matches, seed=settings.seed, log=run.log)
