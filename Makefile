@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 TORCH_INDEX ?=
 TORCH := torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 
-.PHONY: setup demo test test-slow test-wheel bench clean integrations-venv test-integrations
+.PHONY: setup demo test test-slow test-planted test-wheel bench clean integrations-venv test-integrations
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow
+
+# The planted rule bugs (tests/legality/planted_bugs.py), each in a temporary copy: the tests must
+# catch every one (also part of test-slow)
+test-planted: $(STAMP)
+	$(BIN)/pytest -q -m slow tests/test_planted_bugs.py
 
 # The package as a user gets it: sdist + wheel, installed in a fresh venv, used from another folder.
 test-wheel:
