@@ -109,11 +109,11 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, 
 
 
 def bench_sb3(game: str, players: int, decisions: int) -> dict:
-    from cardzoo.training.sb3.trainer import TrainSettings, train
+    from cardzoo.training.sb3.trainer import SB3Settings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
-        s = TrainSettings(game=game, players=players, steps=decisions, out=str(out / "run"), eval_games=0,
+        s = SB3Settings(game=game, players=players, steps=decisions, out=str(out / "run"), eval_games=0,
                           eval_every=10**9, snapshot_every=10**9)
         start = time.perf_counter()
         train(s, progress=False, log=lambda *a: None)

@@ -245,7 +245,7 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
 @pytest.mark.parametrize("argv,message", [
     (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
     (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc (it is one of --algo ppo)"),
-    (["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"], "--epsilon is a flag of --algo dmc"),
+    (["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"], "--epsilon is not a flag of --algo ppo (it is one of --algo dmc)"),
     (["train", "suipi", "--ent", "0.1"], "--ent is not a flag of --algo dmc, the game's default trainer"),
     (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
     (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),

@@ -208,6 +208,28 @@ def test_there_are_no_import_cycles():
     assert not cycles
 
 
+def _declared_flags(path: Path) -> list[str]:
+    """The flag names given literally to every ``add_argument`` call of a module."""
+    return [a.value for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
+            for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+
+def test_trainer_flags_are_declared_only_in_their_settings_classes():
+    """A trainer's flags are fields of its settings dataclass (``setting(...)``), the help and the
+    argparse flags generated from them: `cardzoo train` declares only its own flags, and no
+    training module declares a trainer's flag with argparse."""
+    from cardzoo.scripts.train_cmd import TRAINERS
+    from cardzoo.training.common.flags import flag_fields, flag_name
+
+    settings_flags = {flag_name(d) for cls in TRAINERS.values() for d in flag_fields(cls)}
+    assert set(_declared_flags(MODULES["cardzoo.scripts.train_cmd"])) == {
+        "game", "--algo", "--backend", "--out", "--resume", "--no-progress"}
+    training = [name for name in MODULES if name.startswith("cardzoo.training")]
+    declared = {(name, f) for name in training for f in _declared_flags(MODULES[name]) if f in settings_flags}
+    assert not declared
+
+
 def test_the_shipped_models_are_package_data():
     from cardzoo.training.agents.shipped import package_models_dir, shipped_models
 

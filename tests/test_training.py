@@ -14,13 +14,13 @@ from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.common.opponents import OpponentPool
 from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
-from cardzoo.training.sb3.trainer import TrainSettings, train
+from cardzoo.training.sb3.trainer import SB3Settings, train
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "siantappo"
-    settings = TrainSettings(game="siantappo", players=3, steps=256, out=str(out), envs=2, n_steps=64,
+    settings = SB3Settings(game="siantappo", players=3, steps=256, out=str(out), envs=2, n_steps=64,
                              batch_size=64, hidden=(32, 32), eval_every=128, snapshot_every=128, eval_games=6,
                              variants={"rounds": 1})
     final = train(settings, progress=False, log=lambda *_: None)
@@ -137,17 +137,17 @@ def test_selfplay_view_gives_learner_its_whole_reward():
 
 def test_bad_training_settings():
     with pytest.raises(ValueError, match="players must be one of"):
-        TrainSettings(game="suipi", players=3)
+        SB3Settings(game="suipi", players=3)
     with pytest.raises(ValueError, match="unknown game"):
-        TrainSettings(game="poker")
+        SB3Settings(game="poker")
     with pytest.raises(UserError, match="--players 2,2: each player count once"):  # as found: refused when saving
-        TrainSettings(game="suipi", players=(2, 2))
+        SB3Settings(game="suipi", players=(2, 2))
     with pytest.raises(ValueError, match="steps must be >= 1"):
-        TrainSettings(game="siantappo", steps=0)
+        SB3Settings(game="siantappo", steps=0)
     with pytest.raises(ValueError, match="rounds"):
-        TrainSettings(game="siantappo", variants={"rounds": -1})
+        SB3Settings(game="siantappo", variants={"rounds": -1})
     with pytest.raises(UserError, match="nothing to resume"):
-        train(TrainSettings(game="siantappo", out="/nonexistent/run"), resume=True)
+        train(SB3Settings(game="siantappo", out="/nonexistent/run"), resume=True)
 
 
 def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
@@ -181,18 +181,18 @@ def test_model_spec_names_what_ships_when_missing(tmp_path, monkeypatch):
 
 def test_bad_opponent_weights():
     with pytest.raises(ValueError, match="opponents must weight"):
-        TrainSettings(game="siantappo", opponents={"experts": 1.0})
+        SB3Settings(game="siantappo", opponents={"experts": 1.0})
     with pytest.raises(ValueError, match="need rules or random besides snapshot"):
-        TrainSettings(game="siantappo", opponents={"snapshot": 1.0})
+        SB3Settings(game="siantappo", opponents={"snapshot": 1.0})
     with pytest.raises(ValueError, match="learning_rate must be >= 0"):
-        TrainSettings(game="siantappo", learning_rate=-1)
+        SB3Settings(game="siantappo", learning_rate=-1)
 
 
 def test_value_warmup_keeps_the_actor_frozen(tmp_path):
     from safetensors.torch import load_file
 
     def run(name, steps, warmup):
-        s = TrainSettings(game="siantappo", players=3, steps=steps, out=str(tmp_path / name), envs=2, n_steps=64,
+        s = SB3Settings(game="siantappo", players=3, steps=steps, out=str(tmp_path / name), envs=2, n_steps=64,
                           batch_size=64, hidden=(32,), eval_every=10**9, snapshot_every=10**9, eval_games=0,
                           value_warmup=warmup, variants={"rounds": 1})
         return load_file(str(train(s, progress=False, log=lambda *_: None)))

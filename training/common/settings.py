@@ -1,14 +1,30 @@
-"""The base of every trainer's settings: the game and its player counts, range checks, and what
-may change when a run resumes.
+"""The base of every trainer's settings: the one declaration of its command-line flags, the game
+and its player counts, range checks, and what may change when a run resumes.
 
-A trainer's settings are one dataclass (CleanRL's ``Args``) that subclasses ``TrainerSettings`` and
-declares, besides its fields:
+A trainer's settings are one dataclass (CleanRL's ``Args``) that subclasses ``TrainerSettings``.
+A field that is a flag of ``cardzoo train`` is declared with ``setting``: its default and its help,
+once; ``cardzoo train --help`` is generated from them (``cardzoo.training.common.flags``) and says
+the default, so a help text never writes one itself::
+
+    lr: float = setting(3e-4, "learning rate")
+    matches_per_worker: int = setting(64, "matches played at once per worker", flag="matches")
+    hidden: tuple = setting((256, 256), "hidden layer widths", metavar="W,W")
+
+    flag      the flag's name where it differs from the field's (``--matches``)
+    metavar, choices   as argparse's
+    parse     text -> value for a flag whose value is not an int, float or str (a tuple field takes
+              integers separated by commas without one)
+    unset     what an empty default (``()``, ``None``, ``""``) means, said in the help
+
+The flag's type is the field's (int, float or str). A field declared with a plain default (or
+``dataclasses.field``) is no flag: it is set in code or by a recipe. Besides its fields a
+trainer's class declares:
 
     RANGES     field -> (low, high, kind): kind "int" (an integer) or "num" (any number);
                ``None`` leaves a side open. Checked on construction, one line per bad value.
     RESUMABLE  fields a resumed run may change (the step budget, workers, evaluation pace…);
                every other field is fixed by the run directory's settings.json.
-    FLAGS      field -> command-line flag where the two names differ (``learning_rate`` -> ``lr``).
+    NAME, TITLE  what the run is called in messages ("PPO"), and its group in ``--help``.
 
 Each ``__post_init__`` calls ``check_game``, ``check_ranges`` and ``check_variants``; ``resume_settings`` (the one resume function of
 every trainer with a run directory) reads a run's settings.json back.
@@ -16,9 +32,10 @@ every trainer with a run directory) reads a run's settings.json back.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
-from dataclasses import asdict, fields
+from dataclasses import asdict, field, fields
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,12 +45,28 @@ from cardzoo.envs.registry import game_spec
 MAX_SETTINGS_JSON = 1 << 20
 SEED_RANGE = (0, 2**32 - 1, "int")  # a run's seed: what numpy's and torch's generators take, whole
 
+# help of flags that several trainers declare with the same meaning
+STEPS_HELP = "counted in whole iterations of whole matches, so a tiny --steps still trains one iteration"
+BATCH_HELP = "samples per iteration, all workers together (whole matches: a bit more)"
+PLAYERS_HELP = "player count(s); several are mixed in one run, e.g. 3,4,5,6"
+WORKERS_HELP = "processes that play the matches (0: in this process)"
+MAX_MINUTES_HELP = "stop after this many minutes of training (saved, final checkpoint written; 0: no limit)"
+
+
+def setting(default, help: str, *, flag: str = "", metavar: str | None = None, choices: tuple | None = None,
+            parse=None, unset: str = ""):
+    """A settings field that is a flag of ``cardzoo train`` (see the module's docstring)."""
+    meta = {"help": help, "flag": flag, "metavar": metavar, "choices": choices, "parse": parse, "unset": unset}
+    if isinstance(default, (dict, list)):
+        return field(default_factory=lambda: copy.deepcopy(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
 
 class TrainerSettings:
     RANGES: ClassVar[dict] = {}
     RESUMABLE: ClassVar[tuple] = ()
-    FLAGS: ClassVar[dict] = {}
     NAME: ClassVar[str] = "training"  # what the run is called in messages ("PPO", "DMC", ...)
+    TITLE: ClassVar[str] = ""  # its group of flags in `cardzoo train --help`
 
     # ------------------------------------------------------------------ checks
     def check_game(self) -> tuple:
@@ -79,7 +112,15 @@ class TrainerSettings:
 
     @classmethod
     def flag(cls, name: str) -> str:
-        return "--" + cls.FLAGS.get(name, name).replace("_", "-")
+        """The command-line flag of the field ``name`` (``--lr`` for ``learning_rate``)."""
+        meta = {f.name: f.metadata for f in fields(cls)}.get(name, {})
+        return "--" + (meta.get("flag") or name).replace("_", "-")
+
+    @classmethod
+    def from_flags(cls, values: dict) -> dict:
+        """The fields that the command line's flags ``values`` (fields, parsed) set; a trainer whose
+        flag sets more than its own field says so here."""
+        return values
 
     # ------------------------------------------------------------------ the run's settings.json
     def to_json(self) -> dict:

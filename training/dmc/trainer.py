@@ -31,8 +31,6 @@ import math
 from contextlib import nullcontext
 import multiprocessing as mp
 import time
-from dataclasses import dataclass, field
-from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
@@ -40,108 +38,15 @@ import torch
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.checkpoint import checkpoint_paths, load_checkpoint
+from cardzoo.training.agents.checkpoint import load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
-from cardzoo.training.common.imitation import IMITATED
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
-from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
 from cardzoo.training.parallel.workers import _die_with_parent, log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.replay import Replay
+from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.dmc.warm_start import warm_start
-
-
-@dataclass
-class DMCSettings(TrainerSettings):
-    game: str
-    players: tuple = ()
-    steps: int = 2_000_000  # learner samples (real choices) to train on
-    out: str = "runs/dmc"
-    seed: int = 0
-    workers: int = 2  # collector processes (0: collect in the main process)
-    matches_per_worker: int = 32  # matches each worker plays side by side
-    batch: int = 8192  # samples per iteration, all workers together (whole matches: a bit more)
-    hidden: tuple = (256, 256)
-    activation: str = "relu"
-    lr: float = 1e-4
-    minibatch: int = 1024
-    replay: int = 100_000  # samples kept for learning
-    reuse: float = 2.0  # times each sample is learned on, on average
-    epsilon: float = 0.05
-    vs_rules: float = 0.5  # share of matches against --opponent (the rest: self-play)
-    opponent: str = "rules"  # agent spec of the other seats in those matches, frozen (an exploiter: a checkpoint)
-    returns: str = "match"  # "deal": a choice's return ends with its deal (games settled deal by deal)
-    imitate: int = 400  # bot-only matches of the warm start (0: none)
-    imitate_from: str = "rules"  # whose moves the warm start imitates: "rules", the game's "teacher" or "expert"
-    imitate_targets: str = "choice"  # or "values": the expert's searched values of the candidates
-    init: str = ""  # a checkpoint whose weights the network starts from (and the expert searches with)
-    expert_answer: str = ""  # who answers in the expert's sampled deals: "scripted" or "model" (default: the game's)
-    imitate_epochs: int = 6
-    trust: float = 0.0  # the checkpoints' trust margin over the rule bot's move (``RankerAgent``; 0: none)
-    eval_every: int = 500_000
-    eval_games: int = 200
-    save_every: float = 120.0
-    max_minutes: float = 0.0  # 0 = no limit
-    threads: int = 1
-    variants: dict = field(default_factory=dict)
-
-    NAME: ClassVar[str] = "DMC"
-    RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes",
-                                  "threads")
-    RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "eval_every",
-                                               "threads")},
-        **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
-        "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
-        "vs_rules": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
-        "trust": (0, 100, "num"), "seed": SEED_RANGE,
-    }
-
-    def __post_init__(self):
-        self.players = self.check_game()
-        spec = game_spec(self.game)
-        whole_moves_reader(self.game)  # a one-line error for games without complete-move features
-        if self.returns not in ("match", "deal"):
-            raise UserError(f"--returns must be match or deal, not {self.returns!r}")
-        if self.imitate_from not in IMITATED:
-            raise UserError(f"--imitate-from must be one of {', '.join(IMITATED)}, not {self.imitate_from!r}")
-        if self.imitate_from == "teacher" and spec.teacher is None:
-            raise UserError(f"--imitate-from teacher: {self.game} has no teacher (no scripted player stronger than "
-                            f"its rule bot); imitate rules or expert")
-        if self.imitate_targets not in ("choice", "values"):
-            raise UserError(f"--imitate-targets must be choice or values, not {self.imitate_targets!r}")
-        if self.imitate_targets == "values" and self.imitate_from != "expert":
-            raise UserError("--imitate-targets values needs --imitate-from expert (only a search values its moves)")
-        self._check_expert_answer()
-        if self.init and not checkpoint_paths(self.init)[0].is_file():
-            raise UserError(f"--init: checkpoint file not found: {self.init}")
-        if self.imitate_from == "expert" and not self.init:
-            from cardzoo.training.agents.shipped import shipped_model_path
-
-            for n in self.players:  # the expert searches with the shipped model: a one-line error where none is
-                shipped_model_path(self.game, n)
-        if self.opponent != "rules":
-            check_opponent(self.opponent, self.game, self.players, self.variants)
-        if self.returns == "deal" and spec.deal_index is None:
-            raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
-        self.check_ranges()
-        if self.replay < self.minibatch:
-            raise UserError(f"--replay {self.replay} is out of range: replay must be >= minibatch ({self.minibatch})")
-        self.check_hidden()
-
-    def _check_expert_answer(self) -> None:
-        """The expert's answering player, written out (the game's default where none is given) so
-        that the run's settings say which teacher it had."""
-        from cardzoo.training.agents.expert import ANSWERS, default_answer
-
-        if self.imitate_from != "expert":
-            if self.expert_answer:
-                raise UserError("--expert-answer needs --imitate-from expert")
-            return
-        self.expert_answer = self.expert_answer or default_answer(self.game)
-        if self.expert_answer not in ANSWERS:
-            raise UserError(f"--expert-answer must be one of {', '.join(ANSWERS)}, not {self.expert_answer!r}")
 
 
 class DMCRun(RunDir):
@@ -168,19 +73,6 @@ def started_from(path: str) -> dict:
     return {"path": str(path), "name": meta.get("name", ""), "weights_sha256": meta.get("weights_sha256", ""),
             **own, **{f"total_{k}": round(own[k] + before.get(f"total_{k}", 0), 1 if k == "training_minutes" else None)
                       for k in own}}
-
-
-def check_opponent(text: str, game: str, players: tuple, variants: dict) -> None:
-    """A one-line error unless ``--opponent`` names an agent that plays ``game`` at every count."""
-    from cardzoo.training.agents.specs import make_agent, parse_agent_spec
-
-    spec = game_spec(game)
-    try:
-        agent = parse_agent_spec(text)
-        for n in players:
-            make_agent(agent, spec.module, spec.raw_env(num_players=n, **variants).config, seed=0)
-    except UserError as e:
-        raise UserError(f"--opponent {text}: {str(e).splitlines()[0]}") from None
 
 
 def _eval_init() -> None:

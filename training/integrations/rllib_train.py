@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
+from cardzoo.training.common.flags import one_count
+from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings, setting
 from cardzoo.envs.registry import game_module
 
 POLICY_ID = "shared"
@@ -38,25 +39,27 @@ INSTALL_HINT = ('RLlib is not installed: pip install -e ".[rllib]" (or `make int
 @dataclass
 class RLlibSettings(TrainerSettings):
     game: str
-    players: int | None = None
-    address: str = "local"  # "local" starts Ray here; otherwise ray.init(address=...) (ray://host:10001, auto)
-    env_runners: int = 1  # RLlib EnvRunner actors collecting episodes (0: sample in the driver)
-    iterations: int = 20
+    players: int | None = setting(None, "player count", metavar="N", parse=one_count, unset="the game's usual")
+    address: str = setting("local", "local (start Ray here) or a Ray address (ray://host:10001, auto)")
+    env_runners: int = setting(1, "RLlib env runners collecting episodes (0: sample in the driver)")
+    iterations: int = setting(20, "RLlib PPO iterations")
     out: str | None = None
-    seed: int = 0
+    seed: int = setting(0, "seed of the whole run")
     hidden: tuple[int, ...] = (256, 256)
-    learning_rate: float = 3e-4
+    learning_rate: float = setting(3e-4, "learning rate", flag="lr")
     gamma: float = 0.995
-    entropy: float = 0.01
-    batch: int = 4000  # env steps (decisions) per PPO iteration
+    entropy: float = setting(0.01, "entropy coefficient", flag="ent")
+    batch: int = setting(4000, "decisions per PPO iteration (minibatches of 256, fewer when the batch is smaller)")
     minibatch: int = 256
     epochs: int = 4
-    eval_games: int = 60  # per baseline (rules, random) at the end; 0: none
+    eval_games: int = setting(60, "games per baseline (rules, random) at the end (0: none)")
     verify_matches: int = 2  # full matches on which the export must match RLlib's choice
-    num_cpus: int | None = None  # local Ray only (default: env_runners + 1)
+    num_cpus: int | None = setting(None, "CPUs of a local Ray", unset="env runners + 1")
     variants: dict = field(default_factory=dict)
 
     NAME: ClassVar[str] = "RLlib"
+    TITLE: ClassVar[str] = ("RLlib on Ray (--algo rllib): multi-agent PPO; pip install -e '.[rllib]', "
+                            "see docs/integrations.md")
     RANGES: ClassVar[dict] = {
         **{name: (0, None, "int") for name in ("env_runners", "eval_games", "verify_matches")},
         **{name: (1, None, "int") for name in ("iterations", "batch", "minibatch", "epochs")},
@@ -76,6 +79,13 @@ class RLlibSettings(TrainerSettings):
         if self.out is None:
             self.out = f"runs/rllib-{self.game}-{self.players}p"
         self.check_variants([self.players])
+
+    @classmethod
+    def from_flags(cls, values: dict) -> dict:
+        """``--batch`` sizes the minibatches too: 256, fewer when the batch is smaller."""
+        if "batch" in values:
+            values = {**values, "minibatch": min(256, values["batch"]) if values["batch"] > 0 else 256}
+        return values
 
     def env_config(self) -> dict:
         """What RLlib passes to the env constructor (the game comes from the registered name)."""

@@ -1,8 +1,9 @@
-"""Batched self-play PPO with action masking — the default ``cardzoo train``.
+"""Batched self-play PPO with action masking: ``cardzoo train --algo ppo``.
 
 Read top to bottom, like CleanRL's ``ppo.py``:
 
-1. settings (every hyper-parameter, recorded in the run directory and in each checkpoint);
+1. settings (``cardzoo.training.ppo.settings``: every hyper-parameter, recorded in the run directory
+   and in each checkpoint);
 2. generalized advantage estimation over per-seat streams;
 3. the clipped PPO update (value loss, entropy bonus, KL early stop, gradient clipping);
 4. the loop: collect whole matches in worker processes (``cardzoo.training.ppo.collector``), learn, snapshot
@@ -16,109 +17,22 @@ during other seats' moves included), so in a zero-sum match each seat learns fro
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import time
-from dataclasses import dataclass, field
-from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from cardzoo.envs.errors import UserError
-from cardzoo.envs.registry import game_spec
-from cardzoo.training.ppo.actor_critic import CRITICS, ActorCritic
+from cardzoo.training.ppo.actor_critic import ActorCritic
 from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.common.opponents import OpponentMix
 from cardzoo.training.common.progress import Progress
-from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings
 from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
 from cardzoo.training.parallel.workers import log_traffic, worker_group
 from cardzoo.training.ppo.run import PPORun
-
-
-# ------------------------------------------------------------------------------ 1. settings
-@dataclass
-class PPOSettings(TrainerSettings):
-    game: str
-    players: tuple[int, ...] = ()  # player counts mixed in one run; () = the game's default
-    steps: int = 1_000_000  # learner decisions (moves of learner seats, forced moves included)
-    out: str = "runs/run"
-    seed: int = 0
-    workers: int = 2  # rollout processes (0: collect in the main process)
-    matches_per_worker: int = 64  # matches played side by side in each worker (128: ~5% faster, but a
-    # Sam Sip rollout then holds ~145k samples, since every started match is finished: 2.7 GB, measured)
-    batch: int = 16_384  # samples per iteration, all workers together (whole matches: a bit more)
-    minibatch: int = 4_096
-    epochs: int = 2
-    hidden: tuple[int, ...] = (256, 256)
-    activation: str = "relu"
-    lr: float = 3e-4
-    lr_schedule: str = "linear"  # "linear" (to 0 at `steps`) or "constant"
-    gamma: float = 1.0  # matches are short and rewards zero-sum: no discounting
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float = 0.05  # stop an iteration's epochs early past this approximate KL
-    selfplay: float = 0.7  # share of matches where the learner plays every seat
-    opponents: dict = field(default_factory=lambda: {"snapshot": 0.5, "rules": 0.4, "random": 0.1})
-    snapshot_every: int = 200_000  # decisions between frozen snapshots added to the pool
-    max_snapshots: int = 8
-    eval_every: int = 250_000  # decisions between evaluations (and checkpoints)
-    eval_games: int = 100  # games per baseline at each evaluation (split over player counts)
-    save_every: float = 120.0  # seconds between resumable saves
-    max_minutes: float = 0.0  # stop (saved, final checkpoint written) after this much training; 0 = no limit
-    imitate: int = 0  # warm start: clone the rule bot on this many bot-only matches
-    critic: str = "seat"  # the value's input: "seat" (its own observation) or "perfect" (every seat's, training only)
-    threads: int = 1  # torch threads of the learner (more only fight the rollout workers for cores)
-    variants: dict = field(default_factory=dict)
-
-    NAME: ClassVar[str] = "PPO"
-    # Settings that may differ when a run is resumed (everything else must match).
-    RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads",
-                                  "max_minutes")
-    FLAGS: ClassVar[dict] = {"matches_per_worker": "matches", "ent_coef": "ent"}
-    RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "epochs",
-                                               "snapshot_every", "eval_every", "max_snapshots")},
-        **{name: (0, None, "int") for name in ("workers", "eval_games", "imitate", "threads")},
-        "lr": (0, 1, "num"), "gamma": (0, 1, "num"), "gae_lambda": (0, 1, "num"), "clip": (0, 10, "num"),
-        "ent_coef": (0, 10, "num"), "vf_coef": (0, 100, "num"), "max_grad_norm": (0, 1e6, "num"),
-        "target_kl": (0, 1e6, "num"), "selfplay": (0, 1, "num"), "save_every": (0, 1e7, "num"),
-        "max_minutes": (0, 1e7, "num"), "seed": SEED_RANGE,
-    }
-
-    def __post_init__(self):
-        self.players = self.check_game()
-        self.check_ranges()
-        self.check_hidden()
-        if self.lr_schedule not in ("linear", "constant"):
-            raise UserError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")
-        from cardzoo.training.agents.policy import ACTIVATIONS
-        if self.activation not in ACTIVATIONS:
-            raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
-        if self.critic not in CRITICS:
-            raise UserError(f"critic must be one of {', '.join(CRITICS)}, got {self.critic!r}")
-        if self.critic == "perfect" and self.imitate:
-            raise UserError("--imitate fits the seat critic: with --critic perfect, start without it (--imitate 0)")
-        OpponentMix.check_weights(self.opponents)
-        if self.selfplay < 1 and not any(self.opponents.get(k) for k in ("rules", "random")):
-            raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
-        self.check_variants(self.players)
-
-    def net_factory(self) -> functools.partial:
-        """() -> a fresh ``ActorCritic`` for this run (the perfect critic sized for its most players)."""
-        probe = game_spec(self.game).module.raw_env(num_players=self.players[0], **self.variants)
-        critic_size = max(self.players) * probe.obs_size if self.critic == "perfect" else 0
-        return functools.partial(ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation,
-                                 critic_size)
-
-    def collector_args(self) -> tuple:
-        return (self.game, self.players, self.variants, self.matches_per_worker, self.net_factory())
+from cardzoo.training.ppo.settings import PPOSettings
 
 
 # ------------------------------------------------------------------------------- 2. advantages

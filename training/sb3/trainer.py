@@ -1,7 +1,7 @@
 """Self-play training with sb3-contrib's MaskablePPO (`cardzoo train --algo sb3`), exporting safe checkpoints.
 
-    from cardzoo.training.sb3.trainer import TrainSettings, train
-    train(TrainSettings(game="siantappo", players=4, steps=200_000, out="runs/siantappo"))
+    from cardzoo.training.sb3.trainer import SB3Settings, train
+    train(SB3Settings(game="siantappo", players=4, steps=200_000, out="runs/siantappo"))
 
 A run directory holds ``settings.json``, ``model.zip`` (the SB3 state, to resume), ``pool/``
 (opponent snapshots as safetensors), ``tb/`` (TensorBoard logs: losses, mean reward and win rate
@@ -12,67 +12,22 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import cache, partial
 from pathlib import Path
-from typing import Callable, ClassVar
+from typing import Callable
 
 import torch
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
-from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings, read_json
+from cardzoo.training.common.settings import read_json
 from cardzoo.envs.registry import game_module
 from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
 from cardzoo.training.common.opponents import OpponentPool
 from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
-
-
-@dataclass
-class TrainSettings(TrainerSettings):
-    game: str
-    players: int | None = None
-    steps: int = 200_000  # learner decisions (environment steps of the single-agent view)
-    out: str = "runs/run"
-    seed: int = 0
-    envs: int = 4  # parallel episodes (DummyVecEnv)
-    hidden: tuple[int, ...] = (256, 256)
-    learning_rate: float = 3e-4
-    ent_coef: float = 0.01
-    opponents: dict = field(default_factory=lambda: {"rules": 0.4, "random": 0.1, "snapshot": 0.5})
-    n_steps: int = 512  # per env per PPO update
-    batch_size: int = 256
-    snapshot_every: int = 25_000
-    eval_every: int = 25_000
-    eval_games: int = 60
-    imitation_matches: int = 0  # warm start: clone the rule bot on this many bot-vs-bot matches
-    value_warmup: int = 0  # steps at the start during which only the value net learns (actor frozen)
-    variants: dict = field(default_factory=dict)
-
-    NAME: ClassVar[str] = "SB3"
-    FLAGS: ClassVar[dict] = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate"}
-    RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "envs", "n_steps", "batch_size", "snapshot_every",
-                                               "eval_every")},
-        **{name: (0, None, "int") for name in ("eval_games", "imitation_matches", "value_warmup")},
-        "learning_rate": (0, None, "num"), "ent_coef": (0, None, "num"), "seed": SEED_RANGE,
-    }
-
-    def __post_init__(self):
-        (self.players,) = self.check_game()[:1]
-        self.check_ranges()
-        if not self.opponents or set(self.opponents) - {"rules", "random", "snapshot"} or \
-                any(float(w) < 0 for w in self.opponents.values()) or not sum(self.opponents.values()):
-            raise UserError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "
-                             f"got {self.opponents}")
-        if self.opponents.get("snapshot", 0) and not (self.opponents.get("rules") or self.opponents.get("random")):
-            raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
-        self.check_hidden()
-        self.check_variants([self.players])
-
-    def env_kwargs(self) -> dict:
-        return {"num_players": self.players, **self.variants}
+from cardzoo.training.sb3.settings import SB3Settings
 
 
 def _actor(model, obs_size: int, num_actions: int, hidden) -> MaskedPolicyNet:
@@ -82,7 +37,7 @@ def _actor(model, obs_size: int, num_actions: int, hidden) -> MaskedPolicyNet:
     return net
 
 
-def export(model, settings: TrainSettings, path, probe, evaluation: dict | None = None) -> Path:
+def export(model, settings: SB3Settings, path, probe, evaluation: dict | None = None) -> Path:
     net = _actor(model, probe.obs_size, probe.num_actions, settings.hidden)
     meta = {
         "name": Path(path).stem,
@@ -110,7 +65,7 @@ def _rng_state(data) -> tuple:
     return (data[0], tuple(data[1]), data[2])
 
 
-def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) -> dict:
+def evaluate_checkpoint(path, settings: SB3Settings, games: int, seed: int) -> dict:
     """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
     from cardzoo.training.evaluation.tournament import versus_baselines
 
@@ -118,7 +73,7 @@ def evaluate_checkpoint(path, settings: TrainSettings, games: int, seed: int) ->
                             options=settings.variants or None)
 
 
-def check_run_dir(out: Path, settings: TrainSettings, resume: bool) -> None:
+def check_run_dir(out: Path, settings: SB3Settings, resume: bool) -> None:
     """A new run needs an empty --out; a resumed one the same game and every setting that shapes it."""
     model_path = out / "model.zip"
     if resume and not model_path.is_file():
@@ -154,7 +109,7 @@ def reload_pool(pool: OpponentPool, pool_dir: Path) -> None:
 class _Run:
     """What the pieces of one training run share."""
 
-    settings: TrainSettings
+    settings: SB3Settings
     out: Path
     probe: object  # an unwrapped env of the game: observation/action sizes and config for exports
     pool: OpponentPool
@@ -162,7 +117,7 @@ class _Run:
     log: Callable[[str], None]
 
 
-def start_run(settings: TrainSettings, resume: bool, log) -> _Run:
+def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
     """Check and prepare the run directory, seed torch, and set up the opponent pool and the envs."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -171,8 +126,8 @@ def start_run(settings: TrainSettings, resume: bool, log) -> _Run:
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
     torch.manual_seed(settings.seed)
-    # Batches here are small (a few observations per step, 256 per update): one thread is
-    # about 3x faster than two fighting over a 2-core machine.
+    # Batches here are small (a few observations per step, 256 per update): more threads only
+    # fight the environments for the cores.
     torch.set_num_threads(1)
     module = game_module(settings.game)
     probe = module.raw_env(**settings.env_kwargs())
@@ -252,7 +207,7 @@ class _PeriodicHooks:
     def __init__(self, run: _Run, model, frozen: bool):
         super().__init__()
         self.run, self.frozen, self.save_due = run, frozen, False
-        self.next_snapshot = model.num_timesteps + run.settings.snapshot_every
+        self.next_snapshot = model.num_timesteps + run.settings.snapshot_period()
         self.next_eval = model.num_timesteps + run.settings.eval_every
 
     def _on_step(self) -> bool:
@@ -261,7 +216,7 @@ class _PeriodicHooks:
             self.frozen = False
             set_actor_trainable(self.model, True)
         if t >= self.next_snapshot:
-            self.next_snapshot += settings.snapshot_every
+            self.next_snapshot += settings.snapshot_period()
             path = export(self.model, settings, self.run.out / "pool" / f"snapshot_{t}", self.run.probe)
             self.run.pool.add_snapshot(load_checkpoint(path)[0])
         if t >= self.next_eval:
@@ -321,7 +276,7 @@ def finish_run(run: _Run, model) -> Path:
     return final
 
 
-def train(settings: TrainSettings, resume: bool = False, progress: bool = True, log=print) -> Path:
+def train(settings: SB3Settings, resume: bool = False, progress: bool = True, log=print) -> Path:
     """Train (or, with resume, continue) the run in settings.out and return its final checkpoint.
 
     The run is saved after each evaluation (between rollouts), at the end, and on Ctrl-C, which
