@@ -8,7 +8,7 @@ gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``); ``--algo rll
 
 The flags declared here are the command's own (the game, the trainer, the run directory, -o);
 each trainer's flags, their defaults and help come from its settings dataclass
-(``cardzoo.training.common.flags``).
+(``cardzoo.scripts.train_flags``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_option_flag, add_ray_flag, parse_options
-from cardzoo.training.common.flags import add_settings_flags, flag_fields, flag_name, settings_fields, shown_value
+from cardzoo.scripts.train_flags import add_settings_flags, shown_value
+from cardzoo.training.common.flags import flag_fields, flag_name, settings_fields
 from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.integrations.rllib_train import RLlibSettings
 from cardzoo.training.ppo.settings import PPOSettings

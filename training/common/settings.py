@@ -3,7 +3,7 @@ and its player counts, range checks, and what may change when a run resumes.
 
 A trainer's settings are one dataclass (CleanRL's ``Args``) that subclasses ``TrainerSettings``.
 A field that is a flag of ``cardzoo train`` is declared with ``setting``: its default and its help,
-once; ``cardzoo train --help`` is generated from them (``cardzoo.training.common.flags``) and says
+once; ``cardzoo train --help`` is generated from them (``cardzoo.scripts.train_flags``) and says
 the default, so a help text never writes one itself::
 
     lr: float = setting(3e-4, "learning rate")
