@@ -152,3 +152,49 @@ def test_a_damaged_saved_state_is_one_line_naming_the_file_and_nothing_is_overwr
     assert len(err.splitlines()) == 1 and named in err, err
     assert "Traceback" not in err
     assert _files(out) == before
+
+
+# ---------------------------------------------------------------------------- 4. --resume without --algo
+SMALL_RUNS = {  # a trainer -> a game whose recipe is another trainer's, and a small run of it
+    "ppo": ["siantappo", "--algo", "ppo", "--players", "3", "--workers", "0", "--matches", "2", "--batch", "64",
+            "--minibatch", "32", "--hidden", "16", "--eval-games", "0", "-o", "rounds=1"],
+    "dmc": ["suipi", *TINY],
+    "sb3": ["siantappo", "--algo", "sb3", "--players", "3", "--envs", "1", "--eval-games", "0", "-o", "rounds=1"],
+}
+
+
+@pytest.mark.parametrize("algo", SMALL_RUNS)
+def test_a_run_resumed_without_algo_continues_with_its_own_trainer(algo, tmp_path, capsys):
+    """As found: an SB3 run resumed without --algo went to the game's recipe (DMC) and failed."""
+    game, *flags = SMALL_RUNS[algo]
+    out = tmp_path / algo
+    assert cli(["train", game, *flags, "--steps", "60", "--out", str(out), "--no-progress"]) == 0
+    first = load_checkpoint(out / "final")[1]
+    capsys.readouterr()
+    later = first["training_steps"] + 60
+    assert cli(["train", game, "--resume", "--steps", str(later), "--out", str(out), "--no-progress"]) == 0
+    assert f"resuming {out}" in capsys.readouterr().out
+    meta = load_checkpoint(out / "final")[1]
+    assert meta["algorithm"] == first["algorithm"] and meta["training_steps"] >= later
+
+
+def test_a_resumed_sb3_run_refuses_a_changed_setting_and_an_oversized_settings_file(tmp_path, capsys):
+    game, *flags = SMALL_RUNS["sb3"]
+    out = tmp_path / "sb3"
+    assert cli(["train", game, *flags, "--steps", "60", "--out", str(out), "--no-progress"]) == 0
+    before = _files(out)
+    capsys.readouterr()
+    for argv, said in ((["--lr", "0.1"], "--lr 0.1 differs from the run's 0.0003"),
+                       (["--envs", "2"], "--envs 2 differs from the run's 1"),
+                       (["--players", "4"], "--players 4 differs from the run's 3")):
+        assert cli(["train", game, "--resume", "--out", str(out), "--no-progress", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert said in err and len(err.splitlines()) == 1, err
+    assert _files(out) == before
+    settings = out / "settings.json"
+    settings.write_text(settings.read_text()[:-2] + ", " + " " * (1 << 20) + "}\n")  # still JSON, over 1 MiB
+    before = _files(out)
+    for algo in ([], ["--algo", "sb3"]):
+        assert cli(["train", game, *algo, "--resume", "--out", str(out), "--no-progress"]) == 2
+        assert "settings.json is larger than" in capsys.readouterr().err
+    assert _files(out) == before

@@ -1,4 +1,5 @@
-"""A run directory, as every trainer with resumable state keeps it (PPO, Deep Monte-Carlo).
+"""A run directory, as every trainer with resumable state keeps it (PPO, Deep Monte-Carlo, SB3:
+whose resumable state is SB3's own OUT/model.zip in place of OUT/state/, ``cardzoo.training.sb3.run``).
 
     OUT/settings.json            every setting of the run (checked on --resume)
     OUT/state/state.json         counters, opponent pool and statistics, evaluation history
@@ -31,7 +32,7 @@ from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import atomic_write_bytes, atomic_write_text, save_checkpoint
-from cardzoo.training.common.settings import read_json
+from cardzoo.training.common.settings import read_json, refuse_changes
 
 STATE_FORMAT = "cardzoo-ppo-state/1"  # the name PPO runs first wrote; DMC runs share it
 MAX_STATE_JSON = 4 << 20
@@ -184,38 +185,56 @@ class RunDir:
     # a trainer that keeps work of its own before its first save (the DMC warm start's parts) may
     # --resume a run stopped before that save: it starts over with the run's settings, reusing that work
     RESUMES_UNSAVED = False
+    FOLDERS = ("state", "pool", "checkpoints")  # made in OUT
+    SNAPSHOT = "d{}"  # a pool snapshot's name, from the decisions it was taken at
 
     def __init__(self, out: Path, settings, resume: bool):
         self.out, self.s = out, settings
         self.state_dir = out / "state"
         self.pool_dir = out / "pool"
         self.ckpt_dir = out / "checkpoints"
-        has_run = self.saved()
-        if resume and not has_run and not (self.RESUMES_UNSAVED and (out / "settings.json").exists()):
-            raise UserError(f"nothing to resume: {self.state_dir / 'state.json'} does not exist")
-        if not resume and (has_run or (out / "settings.json").exists()):
-            raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
-        if resume and has_run:
-            check_run_state(self.state_dir)  # a damaged state is refused before anything is written
+        self._check(resume)
         try:
-            for d in (out, self.state_dir, self.pool_dir, self.ckpt_dir):
+            for d in (out, *(out / f for f in self.FOLDERS)):
                 d.mkdir(parents=True, exist_ok=True)
             atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2) + "\n")
         except OSError as e:
             raise UserError(f"cannot write the run directory {out} ({e.strerror or e})") from None
         self.spec = game_spec(settings.game)
-        self.probe = self.spec.module.raw_env(num_players=settings.players[0], **settings.variants)
+        self.probe = self.spec.module.raw_env(num_players=settings.player_counts()[0], **settings.variants)
+
+    def _check(self, resume: bool) -> None:
+        """A new run needs an --out that holds none; a resumed one a run of the same settings (but
+        those a resume may change) and a saved state that is whole. Nothing is written before."""
+        out, has_run = self.out, self.saved()
+        if resume and not has_run and not (self.RESUMES_UNSAVED and (out / "settings.json").exists()):
+            raise UserError(f"nothing to resume: {self.saved_path} does not exist")
+        if not resume and (has_run or (out / "settings.json").exists()):
+            raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
+        if resume:
+            refuse_changes(self.s, out)
+        if resume and has_run:
+            self.check_saved()
+
+    @property
+    def saved_path(self) -> Path:
+        """The file a run resumes from once it has saved."""
+        return self.state_dir / "state.json"
 
     def saved(self) -> bool:
         """Whether the run has saved a state to resume from."""
-        return (self.state_dir / "state.json").exists()
+        return self.saved_path.exists()
+
+    def check_saved(self) -> None:
+        """A damaged saved state is refused in one line, before anything is written."""
+        check_run_state(self.state_dir)
 
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         """The checkpoint sidecar's description of the run; trainers add their own fields."""
         s = self.s
         return {
             "name": name, "game": s.game, "env": self.probe.metadata["name"],
-            "config": config_dict(self.probe.config), "player_counts": list(s.players),
+            "config": config_dict(self.probe.config), "player_counts": list(s.player_counts()),
             "training_steps": int(state.decisions), "training_matches": int(state.matches),
             "training_minutes": round(state.wall() / 60, 1), "algorithm": self.ALGORITHM,
             "seed": s.seed, "settings": s.to_json(), "evaluation": evaluation or {},
@@ -230,7 +249,7 @@ class RunDir:
         return save_checkpoint(where, self.exported(net), self.meta(name, state, evaluation))
 
     def save_snapshot(self, net, state: RunState) -> str:
-        sid = f"d{state.decisions}"
+        sid = self.SNAPSHOT.format(state.decisions)
         save_checkpoint(self.pool_dir / sid, self.exported(net), self.meta(sid, state, {}))
         return sid
 

@@ -95,6 +95,10 @@ class TrainerSettings:
                 bound = (f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]")
                 raise UserError(f"{self.flag(name)} {value!r} is out of range: {name} must be {bound}")
 
+    def player_counts(self) -> tuple:
+        """The player counts the run plays (a trainer of one count keeps an int in ``players``)."""
+        return tuple(self.players) if isinstance(self.players, (tuple, list)) else (self.players,)
+
     def check_hidden(self) -> None:
         """``hidden`` as a tuple of layer widths within what a checkpoint may hold (the loader's bounds):
         a network the trainer could build but never save or load is refused before it is built."""
@@ -190,13 +194,25 @@ def resume_settings(cls: type[TrainerSettings], out, given: dict):
     for key, value in given.items():
         if key in cls.RESUMABLE:
             setattr(settings, key, value)
-            continue
-        current = getattr(settings, key)
-        if _normalised(value) != _normalised(current):
-            raise UserError(f"{cls.flag(key)} {value} differs from the run's {current}: it cannot "
-                             f"change on --resume (drop the flag, or start a new run with another --out)")
+        else:
+            _refuse_change(cls, key, value, getattr(settings, key))
     settings.__post_init__()
     return settings
+
+
+def refuse_changes(settings: TrainerSettings, out) -> None:
+    """One line unless ``settings`` are those of the run in ``out`` but for what a resume may change."""
+    path = Path(out) / "settings.json"
+    saved = read_json(path)
+    for f in fields(settings):
+        if f.name not in type(settings).RESUMABLE and f.name != "out":
+            _refuse_change(type(settings), f.name, getattr(settings, f.name), saved.get(f.name))
+
+
+def _refuse_change(cls, key: str, value, current) -> None:
+    if _normalised(value) != _normalised(current):
+        raise UserError(f"{cls.flag(key)} {value} differs from the run's {current}: it cannot "
+                        f"change on --resume (drop the flag, or start a new run with another --out)")
 
 
 def _normalised(value):

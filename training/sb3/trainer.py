@@ -3,57 +3,54 @@
     from cardzoo.training.sb3.trainer import SB3Settings, train
     train(SB3Settings(game="siantappo", players=4, steps=200_000, out="runs/siantappo"))
 
-A run directory holds ``settings.json``, ``model.zip`` (the SB3 state, to resume), ``pool/``
-(opponent snapshots as safetensors), ``tb/`` (TensorBoard logs: losses, mean reward and win rate
-against each baseline), ``checkpoints/step_N.*`` and ``final.*`` (safetensors + JSON sidecar).
+A run directory (``cardzoo.training.sb3.run.SB3Run``) holds ``settings.json``, ``model.zip`` (the SB3
+state, to resume) and ``streams.json``, ``pool/`` (opponent snapshots as safetensors), ``tb/``
+(TensorBoard logs: losses, mean reward and win rate against each baseline), ``checkpoints/step_N.*``
+and ``final.*`` (safetensors + JSON sidecar).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
 from typing import Callable
 
 import torch
 
-from cardzoo.envs.config import config_dict
-from cardzoo.envs.errors import UserError
-from cardzoo.training.common.settings import read_json
-from cardzoo.envs.registry import game_module
-from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint, save_checkpoint
+from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
 from cardzoo.training.common.opponents import OpponentPool
+from cardzoo.training.common.run_dir import RunState
+from cardzoo.training.common.settings import read_json
+from cardzoo.training.sb3.run import SB3Run
 from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
 from cardzoo.training.sb3.settings import SB3Settings
 
 
-def _actor(model, obs_size: int, num_actions: int, hidden) -> MaskedPolicyNet:
-    net = MaskedPolicyNet(obs_size, num_actions, list(hidden))
+def _actor(model, probe, hidden) -> MaskedPolicyNet:
+    net = MaskedPolicyNet(probe.obs_size, probe.num_actions, list(hidden))
     net.load_state_dict(from_sb3_state_dict(model.policy.state_dict()))
     net.eval()
     return net
 
 
-def export(model, settings: SB3Settings, path, probe, evaluation: dict | None = None) -> Path:
-    net = _actor(model, probe.obs_size, probe.num_actions, settings.hidden)
-    meta = {
-        "name": Path(path).stem,
-        "game": settings.game,
-        "env": probe.metadata["name"],
-        "config": config_dict(probe.config),
-        "player_counts": [settings.players],
-        "hidden": list(settings.hidden),
-        "activation": "tanh",
-        "training_steps": int(model.num_timesteps),
-        "algorithm": "MaskablePPO self-play (sb3-contrib)",
-        "opponent_pool": "rule bot, random, frozen snapshots",
-        "seed": settings.seed,
-        "evaluation": evaluation or {},
-    }
-    return save_checkpoint(path, net, meta)
+def export(model, run: _Run, name: str, evaluation: dict | None = None) -> Path:
+    """The actor as the checkpoint ``name`` of the run (``final``, ``step_N``)."""
+    net = _actor(model, run.run_dir.probe, run.settings.hidden)
+    return run.run_dir.write_checkpoint(net, name, RunState(decisions=model.num_timesteps), evaluation or {})
+
+
+def snapshot(model, run: _Run) -> Path:
+    """The actor frozen into the opponent pool (``pool/snapshot_N``)."""
+    net = _actor(model, run.run_dir.probe, run.settings.hidden)
+    sid = run.run_dir.save_snapshot(net, RunState(decisions=model.num_timesteps))
+    return run.run_dir.pool_dir / sid
+
+
+MAX_STREAM_JSON = 1 << 14  # bytes of streams.json per random stream (Python's: 625 words)
 
 
 def _rng_json(rng) -> list:
@@ -73,31 +70,6 @@ def evaluate_checkpoint(path, settings: SB3Settings, games: int, seed: int) -> d
                             options=settings.variants or None)
 
 
-def check_run_dir(out: Path, settings: SB3Settings, resume: bool) -> None:
-    """A new run needs an empty --out; a resumed one the same game and every setting that shapes it."""
-    model_path = out / "model.zip"
-    if resume and not model_path.is_file():
-        raise UserError(f"nothing to resume: {model_path} does not exist")
-    if not resume and model_path.exists():
-        raise UserError(f"{out} already holds a run; use --resume to continue it or another --out")
-    if not resume:
-        return
-    saved = read_json(out / "settings.json")
-    if saved.get("game") != settings.game or saved.get("players") != settings.players:
-        raise UserError(f"{out} holds a {str(saved.get('game'))[:20]} {str(saved.get('players'))[:20]}-player run")
-    mine = asdict(settings)
-    for key in ("hidden", "variants", "learning_rate", "ent_coef", "seed", "envs", "n_steps", "batch_size",
-                "opponents", "imitation_matches", "value_warmup"):
-        want, had = mine[key], saved.get(key)
-        if key == "hidden":
-            want, had = list(want), list(had or [])
-        if want != had:
-            flag = {"learning_rate": "lr", "ent_coef": "ent", "imitation_matches": "imitate",
-                    "variants": "option"}.get(key, key).replace("_", "-")
-            raise UserError(f"--{flag} {want} differs from the run's {had}: it cannot change on --resume "
-                            f"(drop the flag, or start a new run with another --out)")
-
-
 def reload_pool(pool: OpponentPool, pool_dir: Path) -> None:
     """The run's snapshots, oldest first by step number (text order would put snapshot_9836 after
     snapshot_30316), so the pool keeps the same newest ones as before the resume."""
@@ -110,33 +82,31 @@ class _Run:
     """What the pieces of one training run share."""
 
     settings: SB3Settings
-    out: Path
-    probe: object  # an unwrapped env of the game: observation/action sizes and config for exports
+    run_dir: SB3Run
     pool: OpponentPool
     vec: object  # the DummyVecEnv of SelfPlayEnv views the learner plays in
     log: Callable[[str], None]
+
+    @property
+    def out(self) -> Path:
+        return self.run_dir.out
 
 
 def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
     """Check and prepare the run directory, seed torch, and set up the opponent pool and the envs."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    out = Path(settings.out)
-    check_run_dir(out, settings, resume)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
+    run_dir = SB3Run(Path(settings.out), settings, resume)  # checks the directory; refuses changed settings
     torch.manual_seed(settings.seed)
     # Batches here are small (a few observations per step, 256 per update): more threads only
     # fight the environments for the cores.
     torch.set_num_threads(1)
-    module = game_module(settings.game)
-    probe = module.raw_env(**settings.env_kwargs())
-    pool = OpponentPool(settings.game, probe.config, weights=dict(settings.opponents), seed=settings.seed)
+    pool = OpponentPool(settings.game, run_dir.probe.config, weights=dict(settings.opponents), seed=settings.seed)
     if resume:
-        reload_pool(pool, out / "pool")
+        reload_pool(pool, run_dir.pool_dir)
     vec = DummyVecEnv([partial(SelfPlayEnv, settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
                        for i in range(settings.envs)])
-    return _Run(settings, out, probe, pool, vec, log)
+    return _Run(settings, run_dir, pool, vec, log)
 
 
 def build_or_resume_model(run: _Run, resume: bool):
@@ -150,7 +120,7 @@ def build_or_resume_model(run: _Run, resume: bool):
         model = MaskablePPO.load(out / "model.zip", env=run.vec, tensorboard_log=str(out / "tb"))
         streams_path = out / "streams.json"
         if streams_path.is_file():  # continue the episode and opponent streams where they were
-            streams = json.loads(streams_path.read_text())
+            streams = read_json(streams_path, limit=(settings.envs + 1) * MAX_STREAM_JSON)
             run.pool.rng.setstate(_rng_state(streams["pool"]))
             for e, st in zip(run.vec.envs, streams["envs"]):
                 e._rng.setstate(_rng_state(st))
@@ -217,8 +187,7 @@ class _PeriodicHooks:
             set_actor_trainable(self.model, True)
         if t >= self.next_snapshot:
             self.next_snapshot += settings.snapshot_period()
-            path = export(self.model, settings, self.run.out / "pool" / f"snapshot_{t}", self.run.probe)
-            self.run.pool.add_snapshot(load_checkpoint(path)[0])
+            self.run.pool.add_snapshot(load_checkpoint(snapshot(self.model, self.run))[0])
         if t >= self.next_eval:
             self.next_eval += settings.eval_every
             self._evaluate(t)
@@ -234,7 +203,7 @@ class _PeriodicHooks:
 
     def _evaluate(self, t: int) -> None:
         settings = self.run.settings
-        path = export(self.model, settings, self.run.out / "checkpoints" / f"step_{t}", self.run.probe)
+        path = export(self.model, self.run, f"step_{t}")
         if settings.eval_games:
             result = evaluate_checkpoint(path, settings, settings.eval_games, settings.seed + t)
             for base, r in result.items():
@@ -262,13 +231,13 @@ def periodic_callback(run: _Run, model, frozen: bool):
 
 def finish_run(run: _Run, model) -> Path:
     """Save the run, export final.* (with its evaluation when eval_games > 0) and log the result."""
-    settings, out = run.settings, run.out
+    settings = run.settings
     save_run(run, model)
     evaluation = {}
-    final = export(model, settings, out / "final", run.probe)
+    final = export(model, run, "final")
     if settings.eval_games:
         evaluation = evaluate_checkpoint(final, settings, settings.eval_games, settings.seed + 1)
-        export(model, settings, out / "final", run.probe, evaluation)
+        export(model, run, "final", evaluation)
     run.log(f"final checkpoint: {final}  (steps {model.num_timesteps})")
     for base, r in evaluation.items():
         run.log(f"  vs {base}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.0%} "
