@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -21,6 +23,7 @@ LAYERS = [
     ("root", ["cardzoo"]),  # the package root: its version, and the envs loaded lazily by name
     ("envs", ["cardzoo.envs"]),
     ("agents", ["cardzoo.training.agents"]),
+    ("vector", ["cardzoo.vector"]),  # many tables at once: games and agents only, nothing that trains
     ("parallel", ["cardzoo.training.parallel"]),
     ("evaluation", ["cardzoo.training.evaluation"]),
     ("common", ["cardzoo.training.common"]),
@@ -91,7 +94,8 @@ def test_the_packages_listed_in_pyproject_are_the_folders():
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
     on_disk = {"cardzoo.models"} | {name for name, path in MODULES.items() if path.name == "__init__.py"}
     assert listed == on_disk
-    assert set(FOLDERS.values()) == {"cardzoo", "envs", "training", "benchmarks", "scripts", "models"}
+    assert set(FOLDERS.values()) == {"cardzoo", "envs", "vector", "training", "benchmarks", "scripts",
+                                      "models"}
 
 
 def test_the_version_is_in_one_place():
@@ -154,6 +158,16 @@ def test_layers_import_only_downwards(name):
     mine = _layer(name)
     upward = sorted(m for m in GRAPH[name] if _layer(m) > mine)
     assert not upward, f"{name} ({LAYERS[mine][0]}) imports the higher layer(s) {upward}"
+
+
+def test_the_vector_api_loads_no_torch_and_no_trainer():
+    """cardzoo.vector is for trainers we did not write: it needs neither torch (a model opponent
+    loads it when it is built) nor any of ours."""
+    code = ("import sys, cardzoo.vector; "
+            "bad = [m for m in sys.modules if m.split('.')[0] == 'torch' or m.startswith('cardzoo.training.') "
+            "and not m.startswith('cardzoo.training.agents')]; print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_the_trainers_do_not_import_each_other():

@@ -1,0 +1,117 @@
+"""Every seat a learner: N tables where the caller chooses every move (``cardzoo.vector.SelfPlay``).
+
+``reset`` and ``step(actions)`` return a ``Turn``: per table the seat to act, its observation and
+action mask, and per seat what it earned since it last acted, reported once, when it matters:
+
+* ``rewards[i, s]`` is seat s's reward since its previous decision at table i, given when s is to
+  act again (``seat[i] == s``) or when its match ends (``ended[i, s]``: the match is over, or s
+  was knocked out); 0 everywhere else. What a seat earns before its first decision of a match
+  comes with its second turn (added to its first decision's reward), so the rewards a seat is
+  given over a match sum to its AEC env total.
+* ``done[i]``: table i's match ended at this step (``truncated[i]`` also when the env's step cap
+  ended it). Autoreset is same-step: ``seat``, ``observation`` and ``action_mask`` of a done table
+  already belong to its next match, while ``rewards[i]`` and ``ended[i]`` close the one that ended.
+
+So a self-play trainer keeps one open transition per (table, seat): at every step it closes the
+acting seat's open transition with ``rewards[i, seat[i]]`` and every ended seat's with
+``rewards[i, s]`` (and done), then opens a new one for the acting seat. Seeding, illegal actions and
+the observation are those of ``TablesEnv`` (``env.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cardzoo.envs.errors import UserError
+from cardzoo.vector.tables import Tables, check_illegal_mode, table_seeds
+
+
+@dataclass
+class Turn:
+    """What ``SelfPlay.reset`` and ``step`` return (fresh arrays every call)."""
+
+    seat: np.ndarray  # int64 [N]: the seat to act at each table
+    observation: np.ndarray  # float32 [N, obs_size]: its observation
+    action_mask: np.ndarray  # int8 [N, num_actions]: its legal actions (1 = legal)
+    rewards: np.ndarray  # float64 [N, num_players]: each seat's reward since it last acted (see the module)
+    ended: np.ndarray  # bool [N, num_players]: the seats whose match ended at this step
+    done: np.ndarray  # bool [N]: the table's match ended at this step (its next one has begun)
+    truncated: np.ndarray  # bool [N]: ... ended by the env's step cap
+    illegal: np.ndarray  # bool [N]: ... ended by an illegal action (illegal="terminate")
+
+
+class SelfPlay:
+    """``num_envs`` tables of ``game``, every seat played by the caller."""
+
+    def __init__(self, game: str, num_envs: int, *, num_players: int | None = None, seed=None,
+                 illegal: str = "raise", illegal_reward: float = -1.0, **config):
+        self.illegal_reward = check_illegal_mode(illegal, illegal_reward)
+        self.illegal = illegal
+        self.tables = t = Tables(game, num_envs, num_players, **config)
+        self.game, self.num_envs, self.num_players = t.spec.name, t.num_tables, t.num_players
+        self.obs_size, self.num_actions = t.obs_size, t.num_actions
+        self._seeds = table_seeds(seed, t.num_tables)
+        self._seat = np.zeros(t.num_tables, np.int64)
+        self._obs = np.zeros((t.num_tables, t.obs_size), np.float32)
+        self._mask = np.zeros((t.num_tables, t.num_actions), np.int8)
+        self._acted = [[False] * t.num_players for _ in range(t.num_tables)]  # a decision of this match so far
+        self._started = False
+
+    def reset(self, *, seed=None) -> Turn:
+        """Every table starts a match (seeds as ``TablesEnv.reset``)."""
+        if seed is not None:
+            self._seeds = table_seeds(seed, self.num_envs)
+        seeds, self._seeds = self._seeds, [None] * self.num_envs
+        for i in range(self.num_envs):
+            self._start(i, seeds[i])
+        self._started = True
+        n, p = self.num_envs, self.num_players
+        return self._turn(np.zeros((n, p)), np.zeros((n, p), bool), np.zeros(n, bool), np.zeros(n, bool),
+                          np.zeros(n, bool))
+
+    def step(self, actions) -> Turn:
+        """Each table's acting seat plays its action (checked as ``TablesEnv.step`` checks them)."""
+        if not self._started:
+            raise UserError("step() before reset(): call reset() first")
+        tables = self.tables
+        acts, illegal = tables.checked_actions(actions, self._mask, self.illegal)
+        n, p = self.num_envs, self.num_players
+        rewards, ended = np.zeros((n, p)), np.zeros((n, p), bool)
+        done, truncated = np.zeros(n, bool), np.zeros(n, bool)
+        for i in range(n):
+            seat, since, acted = int(self._seat[i]), tables.since[i], self._acted[i]
+            if acted[seat]:
+                since[seat] = 0.0  # reported at this turn; what it earns from now is its new decision's
+            acted[seat] = True
+            if illegal[i]:
+                since[seat] += self.illegal_reward
+                tables.ended_now[i] = [s for s in range(p) if tables.active[i][s]]
+                over = True
+            else:
+                out = tables.play(i, int(acts[i]))
+                over, truncated[i] = out.done, bool(out.truncated)
+            for s in tables.ended_now[i]:
+                rewards[i, s], ended[i, s] = since[s], True
+                since[s] = 0.0
+            tables.ended_now[i] = []
+            if over:
+                done[i] = True
+                self._start(i, None)
+                continue
+            seat = self._seat[i] = tables.seat(i)
+            if acted[seat]:
+                rewards[i, seat] = since[seat]
+            tables.write(i, seat, self._obs, self._mask, i)
+        return self._turn(rewards, ended, done, truncated, illegal & done)
+
+    def _start(self, i: int, seed) -> None:
+        self.tables.restart(i, seed)
+        self._acted[i] = [False] * self.num_players
+        seat = self._seat[i] = self.tables.seat(i)
+        self.tables.write(i, seat, self._obs, self._mask, i)
+
+    def _turn(self, rewards, ended, done, truncated, illegal) -> Turn:
+        return Turn(self._seat.copy(), self._obs.copy(), self._mask.copy(), rewards, ended, done, truncated,
+                    np.asarray(illegal, bool))
