@@ -10,7 +10,8 @@ Each of the ``num_envs`` sub-environments is one table. The learner holds ``lear
   every other seat included (the engine pays Suipi's partners each their side's share); rewards
   earned before its first decision of a match come with its first step;
 * ``terminated``: the match is over, or every learner seat has been knocked out (Sam Sip: a
-  knocked-out seat never acts again); ``truncated``: the env's step cap ended the match.
+  knocked-out seat never acts again); ``truncated``: the env's step cap ended the match. A match
+  the learner is knocked out of before its first decision is skipped (no decision to credit).
 
 Autoreset is **same-step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``): the step
 that ends a table's match already returns the first observation of its next match, with the
@@ -70,7 +71,7 @@ class TablesEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         """Every table starts a match: from ``seed`` (an int seeds table i with ``seed + i``, a list
         one seed per table), else from the seed given to ``make`` the first time, else each table's
-        own stream. Options are not used (a warning-free no-op, as Gymnasium's checkers pass {})."""
+        own stream. ``options`` are not used."""
         if seed is not None:
             self._seeds = table_seeds(seed, self.num_envs)
         seeds, self._seeds = self._seeds, [None] * self.num_envs
@@ -78,6 +79,7 @@ class TablesEnv(VectorEnv):
             self.opponents.build(seeds)
         for i in range(self.num_envs):
             self._start(i, seeds[i])
+        self._write(list(range(self.num_envs)))
         self._started = True
         self._over[:] = False
         return self._observations(), {"seat": self._seat.copy(), "_seat": np.ones(self.num_envs, bool)}
@@ -92,25 +94,26 @@ class TablesEnv(VectorEnv):
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
         infos: dict = {}
-        since, learner = self.tables.since, self.learner_seats
-        for i in range(self.num_envs):
-            if illegal[i]:
-                term, trunc = True, False
-            else:
-                term, trunc = self._advance(i, int(acts[i]))
+        since, learner, play = self.tables.since, self.learner_seats, self.tables.play
+        rows = []
+        for i, (a, bad) in enumerate(zip(acts.tolist(), illegal.tolist())):
+            term, trunc = (True, False) if bad else self._until_learner(i, play(i, a))
             got = since[i]
-            rewards[i] = sum(got[s] for s in learner)
+            reward = 0.0
             for s in learner:
+                reward += got[s]
                 got[s] = 0.0
+            final_info = {}
+            if bad:
+                reward += self.illegal_reward
+                final_info["illegal_action"] = True
+            rewards[i] = reward
             if term or trunc:
-                final_info = {}
-                if illegal[i]:
-                    rewards[i] += self.illegal_reward
-                    final_info["illegal_action"] = True
                 terminated[i], truncated[i] = term, trunc
-                self._finish(i, infos, final_info)
-            else:
-                self._write(i)
+                if self._finish(i, infos, final_info):
+                    continue
+            rows.append(i)
+        self._write(rows)
         infos["seat"], infos["_seat"] = self._seat.copy(), np.ones(self.num_envs, bool)
         return self._observations(), rewards, terminated, truncated, infos
 
@@ -131,45 +134,44 @@ class TablesEnv(VectorEnv):
                 self.opponents.reset(i)
             term, trunc = self._until_learner(i, None)
             if not (term or trunc):
-                self._write(i)
                 return
             seed = None  # the learner was out before its first move (its rewards are lost): the next match
         raise RuntimeError(f"table {i}: the learner did not get a move in {MAX_SKIPPED_MATCHES} matches")
 
-    def _advance(self, i: int, action: int) -> tuple[bool, bool]:
-        """The learner's ``action`` at table ``i``, then the opponents up to the learner's next
-        decision: (terminated, truncated)."""
-        return self._until_learner(i, self.tables.play(i, action))
-
     def _until_learner(self, i: int, out) -> tuple[bool, bool]:
-        tables, learner = self.tables, self._learner
+        """Table ``i``'s opponents play up to the learner's next decision (after the move that
+        gave ``out``, or from the start of a match): (terminated, truncated) for the learner."""
+        tables, learner, seats = self.tables, self._learner, self.learner_seats
         env, active = tables.envs[i], tables.active[i]
-        while out is None or not out.done:
-            if not any(active[s] for s in self.learner_seats):
-                return True, False  # every learner seat knocked out: its match is over
+        while True:
+            if out is not None:
+                if out.done:
+                    return not out.truncated, bool(out.truncated)
+                if out.eliminated and not any(active[s] for s in seats):
+                    return True, False  # every learner seat knocked out: its match is over
             seat = env.acting_seat
             if learner[seat]:
                 self._seat[i] = seat
                 return False, False
             out = tables.play(i, self.opponents.move(i, seat))
-        return not out.truncated, bool(out.truncated)
 
-    def _finish(self, i: int, infos: dict, final_info: dict) -> None:
+    def _finish(self, i: int, infos: dict, final_info: dict) -> bool:
         """Table ``i``'s match is over for the learner: its last observation (no legal move) to
-        ``final_obs`` and the next match started (same-step autoreset); without autoreset, that
-        observation is the table's row and ``final_info`` its info."""
+        ``final_obs`` and the next match started (same-step autoreset). Without autoreset that
+        observation is the table's row, already written (True), and ``final_info`` its info."""
         obs = self.tables.envs[i].encode_seat(int(self._seat[i]))
         if not self.autoreset:
             self._obs[i], self._mask[i] = obs, 0
             self._over[i] = True
             self._add_info(infos, final_info, i)
-            return
+            return True
         final = {"observation": obs, "action_mask": np.zeros(self.tables.num_actions, np.int8)}
         self._add_info(infos, {"final_obs": final, "final_info": final_info}, i)
         self._start(i, None)
+        return False
 
-    def _write(self, i: int) -> None:
-        self.tables.write(i, int(self._seat[i]), self._obs, self._mask, i)
+    def _write(self, rows: list[int]) -> None:
+        self.tables.write(rows, self._seat[rows].tolist(), self._obs, self._mask)
 
     def _observations(self) -> dict:
         return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}

@@ -23,7 +23,7 @@ import numpy as np
 from cardzoo.envs.base import action_mask
 from cardzoo.envs.config import ConfigError, integer
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.specs import AgentSpec, agent_move, make_agent, parse_agent_spec
+from cardzoo.training.agents.specs import AgentSpec, RandomAgent, agent_move, make_agent, parse_agent_spec
 
 NETWORK_KINDS = ("model", "checkpoint", "expert")  # agents whose weights load once and are shared
 
@@ -118,15 +118,21 @@ class Opponents:
                 reset()
 
     def move(self, table: int, seat: int) -> int:
-        """The move of ``seat``'s agent at ``table`` (checked: an illegal one is a UserError)."""
+        """The move of ``seat``'s agent at ``table``. A callable's answer is checked (an illegal one
+        is a UserError naming the table and seat); the agents of specs are ours, and trusted."""
         env = self.tables.envs[table]
         legal = env.legal_now()
         agent = self.agents[table][seat]
+        if type(agent) is RandomAgent:
+            # RandomAgent.act's own draw (the k-th of the legal ids in ascending order, k from its
+            # rng), without building the mask it would read them from
+            return sorted(legal)[int(agent.rng.integers(len(legal)))]
         mask = action_mask(self.tables.num_actions, legal)
-        if isinstance(agent, CallableAgent):  # the caller's function: its answer is checked as given
-            action = agent.act(env.encode_seat(seat), mask)
-        else:
-            action = agent_move(agent, env, seat, None if hasattr(agent, "act_in") else env.encode_seat(seat), mask)
+        if hasattr(agent, "act_seat"):  # a scripted player's own read of the seat's view: the same move
+            return int(agent.act_seat(env.engine, seat, mask))
+        if not isinstance(agent, CallableAgent):
+            return agent_move(agent, env, seat, None if hasattr(agent, "act_in") else env.encode_seat(seat), mask)
+        action = agent.act(env.encode_seat(seat), mask)
         a = integer(action)
         if a is None or a not in legal:
             raise UserError(f"table {table}: the opponent at seat {seat} ({self.label(seat)}) chose "

@@ -66,6 +66,7 @@ class SelfPlay:
         seeds, self._seeds = self._seeds, [None] * self.num_envs
         for i in range(self.num_envs):
             self._start(i, seeds[i])
+        self.tables.write(list(range(self.num_envs)), self._seat.tolist(), self._obs, self._mask)
         self._started = True
         n, p = self.num_envs, self.num_players
         return self._turn(np.zeros((n, p)), np.zeros((n, p), bool), np.zeros(n, bool), np.zeros(n, bool),
@@ -80,37 +81,42 @@ class SelfPlay:
         n, p = self.num_envs, self.num_players
         rewards, ended = np.zeros((n, p)), np.zeros((n, p), bool)
         done, truncated = np.zeros(n, bool), np.zeros(n, bool)
-        for i in range(n):
-            seat, since, acted = int(self._seat[i]), tables.since[i], self._acted[i]
+        seats = self._seat.tolist()
+        for i, (a, bad) in enumerate(zip(acts.tolist(), illegal.tolist())):
+            seat, since, acted = seats[i], tables.since[i], self._acted[i]
             if acted[seat]:
                 since[seat] = 0.0  # reported at this turn; what it earns from now is its new decision's
             acted[seat] = True
-            if illegal[i]:
+            if bad:
                 since[seat] += self.illegal_reward
                 tables.ended_now[i] = [s for s in range(p) if tables.active[i][s]]
                 over = True
             else:
-                out = tables.play(i, int(acts[i]))
-                over, truncated[i] = out.done, bool(out.truncated)
-            for s in tables.ended_now[i]:
-                rewards[i, s], ended[i, s] = since[s], True
-                since[s] = 0.0
-            tables.ended_now[i] = []
+                out = tables.play(i, a)
+                over = out.done
+                if over:
+                    truncated[i] = out.truncated
+            if tables.ended_now[i]:
+                for s in tables.ended_now[i]:
+                    rewards[i, s], ended[i, s] = since[s], True
+                    since[s] = 0.0
+                tables.ended_now[i] = []
             if over:
                 done[i] = True
                 self._start(i, None)
+                seats[i] = int(self._seat[i])
                 continue
-            seat = self._seat[i] = tables.seat(i)
+            seat = seats[i] = tables.seat(i)
             if acted[seat]:
                 rewards[i, seat] = since[seat]
-            tables.write(i, seat, self._obs, self._mask, i)
+        self._seat[:] = seats
+        tables.write(list(range(n)), seats, self._obs, self._mask)
         return self._turn(rewards, ended, done, truncated, illegal & done)
 
     def _start(self, i: int, seed) -> None:
         self.tables.restart(i, seed)
         self._acted[i] = [False] * self.num_players
-        seat = self._seat[i] = self.tables.seat(i)
-        self.tables.write(i, seat, self._obs, self._mask, i)
+        self._seat[i] = self.tables.seat(i)
 
     def _turn(self, rewards, ended, done, truncated, illegal) -> Turn:
         return Turn(self._seat.copy(), self._obs.copy(), self._mask.copy(), rewards, ended, done, truncated,

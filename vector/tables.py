@@ -71,6 +71,7 @@ class Tables:
         self.since = [[0.0] * self.num_players for _ in range(self.num_tables)]  # reward since the seat last acted
         self.active = [[True] * self.num_players for _ in range(self.num_tables)]  # still in the match
         self.ended_now: list[list[int]] = [[] for _ in range(self.num_tables)]  # seats whose match ended this move
+        self.moves = 0  # moves played at all tables, by every seat (what a benchmark counts)
 
     @property
     def config(self):
@@ -88,6 +89,7 @@ class Tables:
         """Table ``i`` plays the (legal) ``action``; every seat's reward is added to what it earned
         since it last acted, a knocked-out seat leaves (``ended_now``). The move's ``StepOutcome``."""
         out = self.envs[i].advance(action)
+        self.moves += 1
         since, active = self.since[i], self.active[i]
         for s, r in out.rewards.items():
             if active[s]:  # a seat that has left is paid nothing more (as in the AEC env)
@@ -107,15 +109,22 @@ class Tables:
     def seat(self, i: int) -> int:
         return self.envs[i].acting_seat
 
-    def write(self, i: int, seat: int, obs: np.ndarray, mask: np.ndarray, row: int) -> None:
-        """``seat``'s observation and action mask at table ``i`` into row ``row`` of ``obs`` and ``mask``
-        (an empty mask for a seat that is not to act)."""
-        env = self.envs[i]
-        obs[row] = env.encode_seat(seat)
-        m = mask[row]
-        m[:] = 0
-        if self.active[i][seat] and env.acting_seat == seat:
-            m[env.legal_now()] = 1
+    def write(self, rows: list[int], seats: list[int], obs: np.ndarray, mask: np.ndarray) -> None:
+        """Each ``seats[k]``'s observation and action mask at table ``rows[k]`` into that row of
+        ``obs`` and ``mask`` (no legal action for a seat that is not to act); one scatter for all
+        the masks."""
+        ids: list[int] = []
+        at: list[int] = []
+        envs, active = self.envs, self.active
+        for i, seat in zip(rows, seats):
+            env = envs[i]
+            obs[i] = env.encode_seat(seat)
+            if active[i][seat] and env.acting_seat == seat:
+                legal = env.legal_now()
+                ids += legal
+                at += [i] * len(legal)
+        mask[rows] = 0
+        mask[at, ids] = 1
 
     # ----------------------------------------------------------------- input
     def checked_actions(self, actions, mask: np.ndarray, illegal: str) -> tuple[np.ndarray, np.ndarray]:
