@@ -73,8 +73,8 @@ def _register(register, module) -> None:
 
 
 class _RegisterOnImport:
-    """A ``sys.meta_path`` finder that finds nothing itself: for a waiting registry module it takes the spec the other finders
-    give and has the module registered with right after it has run."""
+    """A ``sys.meta_path`` finder that finds nothing itself: for a waiting registry module it takes
+    the spec the other finders give and has the module registered with right after it has run."""
 
     def __init__(self, waiting: dict):
         self.waiting = waiting

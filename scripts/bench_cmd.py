@@ -5,6 +5,7 @@
     cardzoo bench --quick --json out.json  # a few seconds; proves the pipeline works
     cardzoo bench --profile                # + cProfile of the raw AEC loop per game
     cardzoo bench --train [--quick]        # training decisions/s: our PPO vs the SB3 path
+    cardzoo bench --vector [--quick]       # cardzoo.vector at 1, 64, 256 tables vs the raw AEC loop
 
 The measurement lives in benchmarks/ (timing.py: the loops; games.py, references.py, floor.py,
 profiles.py, machine.py, schema.py; report.py: what it prints, from the JSON it writes);
@@ -77,6 +78,10 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--train", action="store_true",
                    help="measure training instead: decisions/s of the batched PPO trainer and of the SB3 path, "
                         "same run, each game at its default player count")
+    p.add_argument("--vector", action="store_true",
+                   help="measure the vector API instead: random legal play through cardzoo.vector at 1, 64 and 256 "
+                        "tables (against random opponents, and self-play) beside the raw AEC loop of the same game "
+                        "in the same run, one core, each game at its default player count (or --players)")
     p.add_argument("--workers", type=int, default=None, help="with --train: PPO rollout workers (default 2)")
     p.add_argument("--agents", metavar="A,B,...",
                    help="measure agents instead: milliseconds per real decision (more than one legal move) on "
@@ -164,6 +169,8 @@ def run(args) -> int:
         check_output_file(args.json_path, "--json")
     if args.train:
         return run_train(args)
+    if args.vector:
+        return run_vector(args)
     if args.agents:
         return run_agents(args)
     settings = _settings(args)
@@ -295,6 +302,10 @@ def run_show(path: str) -> int:
     try:
         if kind == "train":
             text = render_table(result)
+        elif kind == "vector":
+            from cardzoo.benchmarks.vector import render_vector
+
+            text = render_vector(result)
         elif kind == "agents":
             text = render_agents(result)
         else:
@@ -306,12 +317,12 @@ def run_show(path: str) -> int:
 
 
 def _kind_of(result) -> str | None:
-    """Which ``cardzoo bench --json`` wrote ``result``: "env" (the engines), "train" or "agents"."""
+    """Which ``cardzoo bench --json`` wrote ``result``: "env" (the engines), "train", "agents" or "vector"."""
     if not isinstance(result, dict):
         return None
     if result.get("schema") == SCHEMA:
         return "env"
-    for kind in ("train", "agents"):
+    for kind in ("train", "agents", "vector"):
         if isinstance(result.get(kind), list):
             return kind
     return None
@@ -348,6 +359,42 @@ def run_train(args) -> int:
         names = ", ".join(f"{r['game']} {r['algo']}" for r in failed)
         print(f"cardzoo bench: {len(failed)} row(s) failed ({names}); the others were measured and kept", file=sys.stderr)
         return 1
+    return 0
+
+
+def run_vector(args) -> int:
+    """``--vector``: cardzoo.vector's decisions/s beside the raw AEC loop, game by game."""
+    from cardzoo.benchmarks.vector import bench_vector, render_vector
+    from cardzoo.envs.registry import game_spec
+
+    settings = _settings(args)
+    games, _ = _games(args.games)
+    wanted = _parse_players(args.players)
+    _check_some_game_plays(games, wanted)
+
+    def progress(msg: str) -> None:
+        print(f"  measuring {msg}", file=sys.stderr, flush=True)
+
+    previous, cpu = (None, None) if args.no_pin else pin_one_core(args.cpu)
+    gc.collect()
+    gc.freeze()
+    try:
+        rows = []
+        for game in games:
+            spec = game_spec(game)
+            for n in [p for p in (wanted or [spec.default_players]) if p in spec.player_counts]:
+                rows += bench_vector(game, n, settings, progress)
+        machine = machine_info(cpu)
+    finally:
+        gc.unfreeze()
+        restore_affinity(previous)
+    command = command_line(args).replace("cardzoo bench", "cardzoo bench --vector", 1)
+    result = {"vector": rows, "machine": machine, "command": command,
+              "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
+                           "clock": settings.clock, "seed": settings.seed}}
+    print("\n" + render_vector(result))
+    _write_json(args.json_path, result)
     return 0
 
 

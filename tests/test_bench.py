@@ -150,7 +150,8 @@ def test_what_the_run_printed_is_rendered_from_its_json(quick_run, capsys):
     assert readme.startswith("| game | players | engine moves/s |")
 
 
-@pytest.mark.parametrize("kept", ["docs/benchmarks-train.json", "docs/benchmarks-agents.json"])
+@pytest.mark.parametrize("kept", ["docs/benchmarks-train.json", "docs/benchmarks-agents.json",
+                                  "docs/benchmarks-vector.json"])
 def test_show_prints_the_kept_training_and_agent_results(kept, capsys):
     assert main(["bench", "--show", kept]) == 0
     assert capsys.readouterr().out.lstrip().startswith("|")
@@ -383,3 +384,23 @@ def test_a_local_ray_starts_even_where_ray_address_names_another_cluster(monkeyp
         assert ray.is_initialized() and ray.cluster_resources().get("CPU") == 2
     finally:
         ray.shutdown()
+
+
+def test_bench_vector_measures_the_vector_api_beside_the_raw_aec_loop(tmp_path, capsys):
+    """`bench --vector --json`: rows under "vector" with game, players, tables, decisions_per_s and
+    ratio_to_raw_aec, each divided by the raw loop of the same run; `--show` prints the table again."""
+    from cardzoo.benchmarks.vector import APIS, TABLES
+
+    out = tmp_path / "v.json"
+    assert main(["bench", "--vector", "samsip", "--players", "3", "--quick", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    rows = result["vector"]
+    raw = next(r for r in rows if r["api"] == "raw_aec")
+    assert {(r["api"], r["tables"]) for r in rows if r is not raw} == {(a, t) for a in APIS for t in TABLES}
+    for r in rows:
+        assert r["game"] == "samsip" and r["players"] == 3 and r["decisions_per_s"] > 0
+        assert r["ratio_to_raw_aec"] == pytest.approx(r["decisions_per_s"] / raw["decisions_per_s"], rel=1e-2)
+    assert result["command"] == f"cardzoo bench --vector samsip --players 3 --quick --json {out}"
+    assert main(["bench", "--show", str(out)]) == 0
+    assert capsys.readouterr().out.strip() in printed

@@ -109,7 +109,7 @@ BENCH = _argv(["bench"], ["--quick", "--no-reference", "--no-floor", "--no-memor
     "--players": st.sampled_from(["9", "0", "2", "3,4", "x", "", "-1"]), "--runs": INT, "--seconds": FLOAT,
     "--warmup": FLOAT, "--seed": INT, "--json": OUTPUT, "--profile": None, "--profile-seconds": FLOAT,
     "--cpu": INT, "--clock": st.sampled_from(["cpu", "wall", "x"]), "--agents": AGENTS, "--matches": INT,
-    "--show": INPUT, "--no-pin": None, "--references": st.text(max_size=4)},
+    "--show": INPUT, "--no-pin": None, "--references": st.text(max_size=4), "--vector": None},
     positional=[st.lists(GAME, max_size=2).map(lambda gs: gs[0] if gs else "suipi")])
 COMPARE = _argv(["bench-compare"], [], required={"--before": INPUT, "--after": INPUT}, flags={"--before": INPUT})
 TRAIN = _argv(["train"], ["--steps", "1", "--workers", "0", "--batch", "64", "--minibatch", "32", "--matches", "2",

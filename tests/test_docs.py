@@ -338,6 +338,19 @@ def test_the_training_speed_table_is_the_kept_report():
     assert table in (ROOT / "docs/benchmarks.md").read_text(encoding="utf-8")
 
 
+def test_the_vector_api_speed_table_is_the_kept_report():
+    """docs/benchmarks.md's vector table is `render_vector` of docs/benchmarks-vector.json, below the
+    command that wrote it."""
+    import json
+
+    from cardzoo.benchmarks.vector import render_vector
+
+    doc = json.loads((ROOT / "docs/benchmarks-vector.json").read_text())
+    text = (ROOT / "docs/benchmarks.md").read_text(encoding="utf-8")
+    assert doc["command"] == "cardzoo bench --vector --json docs/benchmarks-vector.json"
+    assert text.index(doc["command"]) < text.index(render_vector(doc))
+
+
 FIRST_MODELS = sorted((ROOT / "docs/baselines").glob("first-model-*.json"))
 
 

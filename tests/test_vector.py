@@ -31,7 +31,8 @@ class AecTable:
     outside, every other seat by its agent (built from the same spec and seed), reset() after
     each match. ``to_learner`` plays up to the learner's next decision."""
 
-    def __init__(self, game, n, seed, opponents, learner=(0,), **config):
+    def __init__(self, game, n, seed, opponents, learner=(0,), play_forced=False, **config):
+        self.play_forced = play_forced
         self.module = game_spec(game).module
         self.env = self.module.raw_env(num_players=n, **config)
         self.learner = set(learner)
@@ -68,6 +69,9 @@ class AecTable:
                 continue
             seat = env.agent_seat[name]
             obs = env.observe(name)
+            if seat in self.learner and self.play_forced and obs["action_mask"].sum() == 1:
+                self._play(int(np.flatnonzero(obs["action_mask"])[0]))
+                continue
             if seat in self.learner:
                 return obs, seat
             self._play(self.agents[seat].act(obs["observation"], obs["action_mask"]))
@@ -91,13 +95,15 @@ def _random_actions(rng, mask):
     return np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int64)
 
 
-@pytest.mark.parametrize("game, n", GAME_COUNTS)
-def test_a_table_plays_the_aec_env_move_for_move(game, n):
+@pytest.mark.parametrize("game, n, opponents, play_forced", [(g, n, "rules", False) for g, n in GAME_COUNTS]
+                         + [(g, game_spec(g).default_players, "random", True) for g in GAMES])
+def test_a_table_plays_the_aec_env_move_for_move(game, n, opponents, play_forced):
     """Table i of a vector env seeded s is the AEC env reset(seed=s + i) then reset() for every later
     match, its opponents the same agents: the same observations, masks, rewards and match ends."""
     seed, tables = 11, 2
-    envs = cv.make(game, tables, num_players=n, opponents="rules", seed=seed, **SHORT[game])
-    aec = [AecTable(game, n, seed + i, "rules", **SHORT[game]) for i in range(tables)]
+    envs = cv.make(game, tables, num_players=n, opponents=opponents, seed=seed, play_forced=play_forced,
+                   **SHORT[game])
+    aec = [AecTable(game, n, seed + i, opponents, play_forced=play_forced, **SHORT[game]) for i in range(tables)]
     obs, info = envs.reset()
     starts = [t.to_learner() for t in aec]
     rng = np.random.default_rng(0)
@@ -107,6 +113,7 @@ def test_a_table_plays_the_aec_env_move_for_move(game, n):
             assert info["seat"][i] == seat
             np.testing.assert_array_equal(obs["observation"][i], o["observation"])
             np.testing.assert_array_equal(obs["action_mask"][i], o["action_mask"])
+            assert not play_forced or o["action_mask"].sum() > 1
         actions = _random_actions(rng, obs["action_mask"])
         obs, rewards, terminated, truncated, info = envs.step(actions)
         for i, t in enumerate(aec):
@@ -118,39 +125,68 @@ def test_a_table_plays_the_aec_env_move_for_move(game, n):
     assert ends >= 1  # autoreset was crossed
 
 
-@pytest.mark.parametrize("game, n", GAME_COUNTS)
-def test_selfplay_plays_the_aec_env_and_its_rewards_sum_to_the_aec_totals(game, n):
+def _aec_to_decision(env, play_forced, totals, left):
+    """Dead steps (and, with ``play_forced``, moves without a choice) up to the next real decision
+    or the end of the match; each seat's rewards into ``totals``, seats that leave into ``left``.
+    True while the match goes on."""
+    while env.agents:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+                return False
+            env.step(None)
+            continue
+        legal = np.flatnonzero(env.observe(name)["action_mask"])
+        if not (play_forced and len(legal) == 1):
+            return True
+        _aec_step(env, int(legal[0]), totals, left)
+    return False
+
+
+def _aec_step(env, action, totals, left):
+    env.step(action)
+    for name, r in env.rewards.items():
+        totals[env.agent_seat[name]] += r
+    left.update(env.agent_seat[a] for a in env.agents if env.terminations[a] or env.truncations[a])
+
+
+@pytest.mark.parametrize("game, n, play_forced", [(g, n, False) for g, n in GAME_COUNTS]
+                         + [(g, game_spec(g).default_players, True) for g in GAMES])
+def test_selfplay_plays_the_aec_env_and_its_rewards_sum_to_the_aec_totals(game, n, play_forced):
     seed = 5
-    sp = cv.SelfPlay(game, 2, num_players=n, seed=seed, **SHORT[game])
+    sp = cv.SelfPlay(game, 2, num_players=n, seed=seed, play_forced=play_forced, **SHORT[game])
     envs = [game_spec(game).module.raw_env(num_players=n, **SHORT[game]) for _ in range(2)]
-    for i, env in enumerate(envs):
-        env.reset(seed=seed + i)
     totals = np.zeros((2, n))  # the AEC env's rewards in the match in progress
     given = np.zeros((2, n))  # the rewards SelfPlay has reported in it
+    lefts = [set(), set()]
+    for i, env in enumerate(envs):
+        env.reset(seed=seed + i)
+        assert _aec_to_decision(env, play_forced, totals[i], lefts[i])
     turn = sp.reset()
     rng = np.random.default_rng(1)
     matches = 0
     for _ in range(400):
         for i, env in enumerate(envs):
-            while env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
-                env.step(None)
             o = env.observe(env.agent_selection)
             assert turn.seat[i] == env.agent_seat[env.agent_selection]
             np.testing.assert_array_equal(turn.observation[i], o["observation"])
             np.testing.assert_array_equal(turn.action_mask[i], o["action_mask"])
+            assert not play_forced or o["action_mask"].sum() > 1
         actions = _random_actions(rng, turn.action_mask)
         turn = sp.step(actions)
         for i, env in enumerate(envs):
-            env.step(int(actions[i]))
-            for name, r in env.rewards.items():
-                totals[i, env.agent_seat[name]] += r
+            lefts[i] = set()
+            _aec_step(env, int(actions[i]), totals[i], lefts[i])
+            going = _aec_to_decision(env, play_forced, totals[i], lefts[i])
             given[i] += turn.rewards[i]
-            left = [env.agent_seat[a] for a in env.agents if env.terminations[a] or env.truncations[a]]
-            assert sorted(np.flatnonzero(turn.ended[i])) == sorted(left)
+            assert sorted(np.flatnonzero(turn.ended[i])) == sorted(lefts[i])
+            assert turn.done[i] == (not going)
             if turn.done[i]:
                 np.testing.assert_allclose(given[i], totals[i], atol=1e-9)
                 given[i] = totals[i] = 0
                 env.reset()
+                while not _aec_to_decision(env, play_forced, totals[i], set()):
+                    env.reset()
                 matches += 1
     assert matches >= 1
 

@@ -15,11 +15,16 @@ Each of the ``num_envs`` sub-environments is one table. The learner holds ``lear
 
 Autoreset is **same-step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``): the step
 that ends a table's match already returns the first observation of its next match, with the
-finished match's last observation in ``info["final_obs"]`` (and ``info["final_info"]``), so every
+finished match's last observation in ``info["final_obs"]`` and ``info["final_info"]["ranks"]``
+every seat's place in it (1 = best, ties share the average place: who won), so every
 row of every batch is a real decision with at least one legal action. An illegal action raises a
 one-line ``IllegalMoveError`` naming the table (``illegal="raise"``, the default, before any
 table moves), or ends that table's match with ``illegal_reward`` added to the learner's reward
 (``illegal="terminate"``, as PettingZoo's ``env()`` wrapper does; ``info["illegal_action"]``).
+
+With ``play_forced=True`` a learner decision with a single legal action is played for the learner
+(as our own trainers do): every row is then a real choice, and what the forced move earns goes to
+the learner's next decision.
 """
 
 from __future__ import annotations
@@ -43,8 +48,9 @@ class TablesEnv(VectorEnv):
 
     def __init__(self, game: str, num_envs: int, *, num_players: int | None = None, opponents="rules",
                  learner_seats=(0,), seed=None, illegal: str = "raise", illegal_reward: float = -1.0,
-                 render_mode: str | None = None, autoreset: bool = True, **config):
+                 play_forced: bool = False, render_mode: str | None = None, autoreset: bool = True, **config):
         self.autoreset = autoreset  # False: a finished table waits for reset() (``TableEnv``, one table)
+        self.play_forced = bool(play_forced)
         self.illegal_reward = check_illegal_mode(illegal, illegal_reward)
         self.illegal = illegal
         self.tables = t = Tables(game, num_envs, num_players, render_mode, **config)
@@ -103,7 +109,7 @@ class TablesEnv(VectorEnv):
             for s in learner:
                 reward += got[s]
                 got[s] = 0.0
-            final_info = {}
+            final_info = {"ranks": self.tables.ranks(i)} if term or trunc else {}
             if bad:
                 reward += self.illegal_reward
                 final_info["illegal_action"] = True
@@ -116,6 +122,11 @@ class TablesEnv(VectorEnv):
         self._write(rows)
         infos["seat"], infos["_seat"] = self._seat.copy(), np.ones(self.num_envs, bool)
         return self._observations(), rewards, terminated, truncated, infos
+
+    def table(self, i: int):
+        """The AEC env of table ``i`` (read it, do not step it): ``action_text(a)``, ``last_move_text``,
+        ``legal_moves()``, ``render()`` of the match in progress."""
+        return self.tables.envs[i]
 
     def render(self):
         if self.render_mode is None:
@@ -150,10 +161,13 @@ class TablesEnv(VectorEnv):
                 if out.eliminated and not any(active[s] for s in seats):
                     return True, False  # every learner seat knocked out: its match is over
             seat = env.acting_seat
-            if learner[seat]:
+            if not learner[seat]:
+                out = tables.play(i, self.opponents.move(i, seat))
+            elif self.play_forced and len(env.legal_now()) == 1:
+                out = tables.play(i, env.legal_now()[0])  # no choice: played for the learner
+            else:
                 self._seat[i] = seat
                 return False, False
-            out = tables.play(i, self.opponents.move(i, seat))
 
     def _finish(self, i: int, infos: dict, final_info: dict) -> bool:
         """Table ``i``'s match is over for the learner: its last observation (no legal move) to
@@ -178,9 +192,10 @@ class TablesEnv(VectorEnv):
 
 
 def make(game: str, num_envs: int, *, num_players: int | None = None, opponents="rules", learner_seats=(0,),
-         seed=None, illegal: str = "raise", illegal_reward: float = -1.0, **config) -> TablesEnv:
+         seed=None, illegal: str = "raise", illegal_reward: float = -1.0, play_forced: bool = False,
+         **config) -> TablesEnv:
     """``num_envs`` tables of ``game`` as a Gymnasium vector env: the learner at ``learner_seats``
     against ``opponents`` (agent specs or a callable), the game's rule options in ``config``.
     See ``TablesEnv`` and docs/own-trainer.md."""
     return TablesEnv(game, num_envs, num_players=num_players, opponents=opponents, learner_seats=learner_seats,
-                     seed=seed, illegal=illegal, illegal_reward=illegal_reward, **config)
+                     seed=seed, illegal=illegal, illegal_reward=illegal_reward, play_forced=play_forced, **config)

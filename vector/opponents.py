@@ -24,6 +24,7 @@ from cardzoo.envs.base import action_mask
 from cardzoo.envs.config import ConfigError, integer
 from cardzoo.envs.errors import UserError
 from cardzoo.training.agents.specs import AgentSpec, RandomAgent, agent_move, make_agent, parse_agent_spec
+from cardzoo.vector.tables import short
 
 NETWORK_KINDS = ("model", "checkpoint", "expert")  # agents whose weights load once and are shared
 
@@ -136,7 +137,7 @@ class Opponents:
         a = integer(action)
         if a is None or a not in legal:
             raise UserError(f"table {table}: the opponent at seat {seat} ({self.label(seat)}) chose "
-                            f"{_short(action)}, not a legal action id; legal: {sorted(legal)[:20]}")
+                            f"{short(action)}, not a legal action id; legal: {sorted(legal)[:20]}")
         return a
 
 
@@ -147,7 +148,3 @@ def _reseed(agent, seed: int | None) -> None:
     elif isinstance(getattr(agent, "rng", None), np.random.Generator):
         agent.rng = np.random.default_rng(seed)
 
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

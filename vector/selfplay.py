@@ -12,6 +12,9 @@ action mask, and per seat what it earned since it last acted, reported once, whe
   ended it). Autoreset is same-step: ``seat``, ``observation`` and ``action_mask`` of a done table
   already belong to its next match, while ``rewards[i]`` and ``ended[i]`` close the one that ended.
 
+With ``play_forced=True`` a move without a choice (a single legal action) is played for its seat
+and not returned; what it earns goes to that seat's next decision.
+
 So a self-play trainer keeps one open transition per (table, seat): at every step it closes the
 acting seat's open transition with ``rewards[i, seat[i]]`` and every ended seat's with
 ``rewards[i, s]`` (and done), then opens a new one for the acting seat. Seeding, illegal actions and
@@ -25,7 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardzoo.envs.errors import UserError
+from cardzoo.envs.protocol import StepOutcome
 from cardzoo.vector.tables import Tables, check_illegal_mode, table_seeds
+
+
+MAX_FORCED_MATCHES = 1000  # matches in a row decided before any choice (a bug, not a deal)
 
 
 @dataclass
@@ -46,9 +53,10 @@ class SelfPlay:
     """``num_envs`` tables of ``game``, every seat played by the caller."""
 
     def __init__(self, game: str, num_envs: int, *, num_players: int | None = None, seed=None,
-                 illegal: str = "raise", illegal_reward: float = -1.0, **config):
+                 illegal: str = "raise", illegal_reward: float = -1.0, play_forced: bool = False, **config):
         self.illegal_reward = check_illegal_mode(illegal, illegal_reward)
         self.illegal = illegal
+        self.play_forced = bool(play_forced)
         self.tables = t = Tables(game, num_envs, num_players, **config)
         self.game, self.num_envs, self.num_players = t.spec.name, t.num_tables, t.num_players
         self.obs_size, self.num_actions = t.obs_size, t.num_actions
@@ -93,6 +101,8 @@ class SelfPlay:
                 over = True
             else:
                 out = tables.play(i, a)
+                if self.play_forced:
+                    out = self._forced(i, out)
                 over = out.done
                 if over:
                     truncated[i] = out.truncated
@@ -113,8 +123,19 @@ class SelfPlay:
         tables.write(list(range(n)), seats, self._obs, self._mask)
         return self._turn(rewards, ended, done, truncated, illegal & done)
 
+    def _forced(self, i: int, out):
+        """Table ``i``'s moves without a choice, played (``play_forced``): the last one's outcome."""
+        env = self.tables.envs[i]
+        while not out.done and len(env.legal_now()) == 1:
+            out = self.tables.play(i, env.legal_now()[0])
+        return out
+
     def _start(self, i: int, seed) -> None:
-        self.tables.restart(i, seed)
+        for _ in range(MAX_FORCED_MATCHES):
+            self.tables.restart(i, seed)
+            if not self.play_forced or not self._forced(i, StepOutcome()).done:
+                break
+            seed = None  # a match decided before anybody had a choice: the next one
         self._acted[i] = [False] * self.num_players
         self._seat[i] = self.tables.seat(i)
 

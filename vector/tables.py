@@ -38,14 +38,15 @@ def table_seeds(seed, num_tables: int) -> list[int | None]:
     if isinstance(seed, (list, tuple)):
         if len(seed) != num_tables or any(integer(s) is None for s in seed):
             raise ConfigError(f"seed must be an integer, None or a list of {num_tables} integers (one per table), "
-                              f"got {_short(seed)}")
+                              f"got {short(seed)}")
         return [integer(s) for s in seed]
     if integer(seed) is None:
-        raise ConfigError(f"seed must be an integer, None or a list of {num_tables} integers, got {_short(seed)}")
+        raise ConfigError(f"seed must be an integer, None or a list of {num_tables} integers, got {short(seed)}")
     return [integer(seed) + i for i in range(num_tables)]
 
 
-def _short(value) -> str:
+def short(value) -> str:
+    """A bad value as Python writes it, cut to fit one line."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -58,10 +59,10 @@ class Tables:
                  **config):
         self.spec = game_spec(game)
         if integer(num_tables) is None or not 1 <= num_tables <= MAX_TABLES:
-            raise ConfigError(f"the number of tables must be an integer 1..{MAX_TABLES:,}, got {_short(num_tables)}")
+            raise ConfigError(f"the number of tables must be an integer 1..{MAX_TABLES:,}, got {short(num_tables)}")
         n = self.spec.default_players if num_players is None else num_players
         if integer(n) is None:
-            raise ConfigError(f"num_players must be an integer, got {_short(n)}")
+            raise ConfigError(f"num_players must be an integer, got {short(n)}")
         self.num_tables = int(num_tables)
         first = self.spec.raw_env(num_players=int(n), render_mode=render_mode, **config)
         self.envs = [first] + [self.spec.raw_env(num_players=int(n), render_mode=render_mode, **config)
@@ -69,6 +70,7 @@ class Tables:
         self.num_players = first.num_players
         self.obs_size, self.num_actions = first.obs_size, first.num_actions
         self.since = [[0.0] * self.num_players for _ in range(self.num_tables)]  # reward since the seat last acted
+        self.totals = [[0.0] * self.num_players for _ in range(self.num_tables)]  # reward in the match so far
         self.active = [[True] * self.num_players for _ in range(self.num_tables)]  # still in the match
         self.ended_now: list[list[int]] = [[] for _ in range(self.num_tables)]  # seats whose match ended this move
         self.moves = 0  # moves played at all tables, by every seat (what a benchmark counts)
@@ -82,6 +84,7 @@ class Tables:
         """A new match at table ``i``: from ``seed`` when given, else the next of the table's stream."""
         self.envs[i].reset(seed=seed)
         self.since[i] = [0.0] * self.num_players
+        self.totals[i] = [0.0] * self.num_players
         self.active[i] = [True] * self.num_players
         self.ended_now[i] = []
 
@@ -94,6 +97,7 @@ class Tables:
         for s, r in out.rewards.items():
             if active[s]:  # a seat that has left is paid nothing more (as in the AEC env)
                 since[s] += r
+                self.totals[i][s] += r
         for s in out.eliminated:
             if active[s]:
                 active[s] = False
@@ -108,6 +112,11 @@ class Tables:
     # ----------------------------------------------------------------- views
     def seat(self, i: int) -> int:
         return self.envs[i].acting_seat
+
+    def ranks(self, i: int) -> np.ndarray:
+        """Every seat's place in table ``i``'s match as it stands (1 = best, ties share the average
+        place; by the game's rule of who wins, ``GameSpec.final_ranking``): final once it is over."""
+        return np.asarray(self.spec.final_ranking(self.envs[i], self.totals[i]), np.float64)
 
     def write(self, rows: list[int], seats: list[int], obs: np.ndarray, mask: np.ndarray) -> None:
         """Each ``seats[k]``'s observation and action mask at table ``rows[k]`` into that row of
@@ -158,13 +167,13 @@ class Tables:
 
 def check_illegal_mode(illegal: str, illegal_reward) -> float:
     if illegal not in ILLEGAL_MODES:
-        raise ConfigError(f"illegal must be one of {', '.join(map(repr, ILLEGAL_MODES))}, got {_short(illegal)}")
+        raise ConfigError(f"illegal must be one of {', '.join(map(repr, ILLEGAL_MODES))}, got {short(illegal)}")
     try:
         value = float(illegal_reward)
     except (TypeError, ValueError):
         value = float("nan")
     if not np.isfinite(value) or isinstance(illegal_reward, bool):
-        raise ConfigError(f"illegal_reward must be a finite number, got {_short(illegal_reward)}")
+        raise ConfigError(f"illegal_reward must be a finite number, got {short(illegal_reward)}")
     return value
 
 
@@ -174,5 +183,5 @@ def check_seats(seats: Sequence[int], num_players: int, what: str) -> tuple[int,
         seats = (seats,)
     out = tuple(integer(s) for s in seats)
     if not out or any(s is None or not 0 <= s < num_players for s in out) or len(set(out)) != len(out):
-        raise ConfigError(f"{what} must be distinct seats 0..{num_players - 1}, got {_short(seats)}")
+        raise ConfigError(f"{what} must be distinct seats 0..{num_players - 1}, got {short(seats)}")
     return tuple(sorted(out))
