@@ -45,6 +45,7 @@ class AecTable:
         for agent in self.agents.values():
             agent.reset()
         self.earned = 0.0  # the learner's reward since its last decision
+        self.totals = [0.0] * self.env.num_players  # every seat's reward in the match
 
     def _learner_out(self):
         env = self.env
@@ -55,6 +56,7 @@ class AecTable:
         env = self.env
         env.step(action)
         for name, r in env.rewards.items():
+            self.totals[env.agent_seat[name]] += r
             if env.agent_seat[name] in self.learner:
                 self.earned += r
 
@@ -83,6 +85,7 @@ class AecTable:
         at = self.to_learner()
         reward, self.earned = self.earned, 0.0
         if at is None:
+            self.ranks = game_spec(self.env.metadata["name"].removesuffix("_v0")).final_ranking(self.env, self.totals)
             while True:  # a match the learner is knocked out of before it acts is skipped
                 self.env.reset()
                 self._new_match()
@@ -120,6 +123,8 @@ def test_a_table_plays_the_aec_env_move_for_move(game, n, opponents, play_forced
             reward, over = t.learner_moves(int(actions[i]))
             assert rewards[i] == pytest.approx(reward, abs=1e-9)
             assert terminated[i] == over and not truncated[i]
+            if over:  # who won: every seat's place, by the game's rule
+                np.testing.assert_allclose(info["final_info"]["ranks"][i], t.ranks)
             ends += over
             starts[i] = t.to_learner()
     assert ends >= 1  # autoreset was crossed
@@ -340,7 +345,8 @@ def test_the_registered_ids_pass_the_libraries_checkers():
         api_test(aec, num_cycles=100)
     for name in ("Siantappo", "Suipi", "SamSip"):
         env = gymnasium.make(f"cardzoo/{name}-v0", opponents="rules")
-        check_env(env.unwrapped, skip_render_check=True)
+        with pytest.warns(UserWarning, match="different from the unwrapped version"):
+            check_env(env)  # as a user calls it: Gymnasium's wrappers on, every render mode drawn
         vec = gymnasium.make_vec(f"cardzoo/{name}-v0", num_envs=3)
         assert isinstance(vec.unwrapped, cv.TablesEnv) and vec.num_envs == 3
         assert vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
