@@ -400,6 +400,35 @@ class CardGameEnv(AECEnv):
         for action in self.parse_move(text):
             self.step(action)
 
+    def play_whole(self, ids, cards: str | None = None) -> str | None:
+        """Play one complete move (``ids``, one of ``full_moves``). ``cards`` are the cards the
+        player chose for it (text, ``"9♦ 10♥ J♦"``); they go down exactly where the rules leave that
+        choice to the player (``chosen_cards``). Returns the cards text a game record keeps (its
+        ``"cards"``), None where the ids alone say which cards go. The terminal, the browser and
+        a record's replay all play a person's move this one way."""
+        chosen = self.chosen_cards(ids, cards) if cards else None
+        if chosen is None:
+            for action in ids:
+                self.step(action)
+            return None
+        self._play_chosen(chosen)
+        return chosen
+
+    def chosen_cards(self, ids, cards: str) -> str | None:
+        """The cards text to play exactly for the complete move ``ids`` when the player chose
+        ``cards`` for it; None when they are the cards the ids play anyway. IllegalMoveError
+        (nothing changes) when they do not make that move. A game whose moves fix their cards
+        accepts only those; Siantappo lets the player choose the suits under the top card."""
+        own = {tuple(m): t for m, t in self.full_moves()}.get(tuple(ids))
+        if own is None or _normalise_move_text(cards) != _normalise_move_text(own):
+            raise IllegalMoveError(f"{cards!r} are not the cards of that move" if own else "not a legal move now")
+        return None
+
+    def _play_chosen(self, cards: str) -> None:
+        """Play a move with exactly ``cards`` (checked by ``chosen_cards``; only a game that lets
+        the player choose returns cards there)."""
+        raise NotImplementedError
+
     def _illegal_action_error(self, action: int, legal: list[int]) -> IllegalMoveError:
         if 0 <= action < self.num_actions:
             what = f"action {action} ({self._action_text(action)})"

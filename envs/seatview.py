@@ -13,7 +13,7 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     table        [{label, items: [{id?, cards: [text], caption}]}]   what lies on the table
     hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
     notes        [str]  private reminders (your swap, your build, ...)
-    moves        [{ids, text, cards, choose?}]  the viewer's complete legal moves (see move())
+    moves        [{ids, text, cards, choose?, exact?}]  the viewer's complete legal moves (see move())
     last         {label, items: [{cards, caption}]}: a look back (Siantappo's last trick, Suipi's
                  last capture), or None
     scores       {title, columns, rows}
@@ -71,18 +71,32 @@ def grid(title: str, columns: Sequence[str], rows: Iterable[Sequence]) -> dict:
     return {"title": title, "columns": list(columns), "rows": [[str(c) for c in row] for row in rows]}
 
 
-def move(ids: Sequence[int], text: str, cards: Sequence[str] = (), choose=None) -> dict:
+def move(ids: Sequence[int], text: str, cards: Sequence[str] = (), choose=None, exact: bool = False) -> dict:
     """One complete legal move.
 
     ``cards`` are the ids of the selectable things the move uses (hand cards, floor items), so
     a page can match a selection to moves. ``choose`` (optional) says which other selections
-    play the same move: a list of ``[ids, count]`` groups, meaning "pick ``count`` of ``ids``"
-    (Siantappo plays the lowest suits under the top card, so 9♦ 9♥ and 9♠ 9♥ are one move).
+    make the same move: a list of ``[ids, count]`` groups, meaning "pick ``count`` of ``ids``"
+    (9♦ 9♥ and 9♠ 9♥ are both Siantappo's pair under the 9♥). ``exact``: the selected cards are
+    the ones that go down (the page sends them with the move, ``env.play_whole``); without it the
+    move's own ``cards`` go (Sam Sip's jokers are alike: which one is discarded makes no difference).
     """
     out = {"ids": [int(a) for a in ids], "text": text, "cards": list(cards)}
     if choose is not None:
         out["choose"] = [[list(group), int(count)] for group, count in choose]
+    if exact:
+        out["exact"] = True
     return out
+
+
+MAX_SEED = 2**63 - 1  # a match's seed is an episode seed: a non-negative 63-bit number
+
+
+def deal_match(env, seed: int) -> None:
+    """Reset ``env`` to the match of ``seed``. The seed a person is shown is the episode seed the
+    game record keeps (``record_header``), so `cardzoo play` prints, the browser shows and
+    `cardzoo replay` names one number, and that number deals the same match again."""
+    env.reset(seed=seed, options={"episode_seed": seed})
 
 
 def match_over(env) -> bool:

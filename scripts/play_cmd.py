@@ -20,6 +20,7 @@ from rich.text import Text
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module, game_spec
+from cardzoo.envs.seatview import MAX_SEED
 from cardzoo.scripts.options import add_option_flag, check_output_file, parse_options
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.seats import SEATS_HELP, load_agents, parse_seats
@@ -103,5 +104,7 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
 def check_numbers(args) -> None:
     if args.width is not None and not MIN_WIDTH <= args.width <= MAX_WIDTH:
         raise UserError(f"--width must be {MIN_WIDTH}..{MAX_WIDTH} columns, got {args.width}")
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        raise UserError(f"--seed must be a whole number from 0 to 2**63 - 1, got {args.seed}")
     if not math.isfinite(args.delay) or not 0 <= args.delay <= MAX_DELAY:
         raise UserError(f"--delay must be 0..{MAX_DELAY:g} seconds, got {args.delay:g}")

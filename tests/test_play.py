@@ -21,6 +21,7 @@ from rich.console import Console
 
 from cardzoo.scripts import play_cmd
 from cardzoo.scripts.cli import build_parser, main
+from tests.deals import dealt_by
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_RE = re.compile(r"(?:10|[2-9AJQK])[♠♣♦♥]")
@@ -337,7 +338,7 @@ def test_eof_and_quit_end_politely(tmp_path):
 
 
 def test_quit_asks_first_and_no_plays_on():
-    rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], ["q", "n"] + ["#1"] * 500)
+    rc, text = run_play(["siantappo", "--seed", str(dealt_by(3)), *SHORT["siantappo"]], ["q", "n"] + ["#1"] * 500)
     assert rc == 0
     assert text.count("Leave the match in progress? (y/N)") == 1 and "Playing on." in text
     assert "Match result" in text and "you quit" not in text

@@ -9,11 +9,12 @@ import re
 from cardzoo.scripts.play.session import PlaySession
 from tests.test_play import SHORT, ScriptedStdin, run_play, session_for
 from tests.test_play_screens import samsip_deck, suipi_deck, transcript
+from tests.deals import dealt_by
 
 
 def test_siantappo_a_number_you_do_not_hold_is_refused_not_a_list_entry():
     """As found with seed 887144: `2`, holding no 2, played list entry 2."""
-    rc, text = run_play(["siantappo", "--seed", "887144"], ["2", "11", "#2", "quit", "y"])
+    rc, text = run_play(["siantappo", "--seed", str(dealt_by(887144))], ["2", "11", "#2", "quit", "y"])
     assert rc == 0
     assert "you hold no 2 (a number is a card rank; #2 picks move 2 of the list)" in text
     assert "11 is not a card rank" in text
@@ -71,7 +72,7 @@ def test_samsip_a_number_is_a_rank_of_your_hand():
 
 
 def test_suipi_shows_the_floor_as_dealt_when_bots_move_first():
-    rc, text = run_play(["suipi", "--seed", "2", "--players", "4", *SHORT["suipi"]], ["quit", "y"])
+    rc, text = run_play(["suipi", "--seed", str(dealt_by(2)), "--players", "4", *SHORT["suipi"]], ["quit", "y"])
     first_bot = text.index("player_2 (rules): ")
     dealt = text[:first_bot]
     assert "Floor: 2♦ (2)   4♥ (4)   7♠ (7)   8♥ (8)" in dealt and "Your hand (8)" in dealt
@@ -123,7 +124,7 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
     """As found: in the draw phase, with 8♣ in front of you, `discard 8` took the 8♣. A discard verb
     names a card of yours, so it waits for the draw; `throw` alone asks which card; an empty line
     with several moves says so."""
-    text = transcript(["samsip", "--seats", "human,rules", "--seed", "2", "-o", "bankroll=3"],
+    text = transcript(["samsip", "--seats", "human,rules@1003", "--seed", str(dealt_by(2)), "-o", "bankroll=3"],
                       ["draw", "throw 3s", "10", "discard 6", "d", "drop kd", "take ac", "10",
                        "discard 8", "drop 8", "throw", "", "8", "quit", "y"], width=120)
     assert "Discard 8♣ (from player_1) lies in front of you" in text
@@ -135,7 +136,7 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
 
 def test_samsip_discard_with_a_card_waits_for_the_draw():
     """As found: in the draw phase `discard 10h`, the 10♥ lying in front of you, took it."""
-    text = transcript(["samsip", "--seed", "3"], ["discard 10h", "discard 5d", "quit", "y"], width=120)
+    text = transcript(["samsip", "--seats", "human,rules@1004,rules@1005,rules@1006", "--seed", str(dealt_by(3))], ["discard 10h", "discard 5d", "quit", "y"], width=120)
     assert "take 10♥" in text  # the card in front of the player
     assert text.count("draw first: `draw` (from the stock) or `take`; you discard after that") == 2
     assert "player_0 (you):" not in text  # nothing was played for them

@@ -21,6 +21,7 @@ from cardzoo.scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
 from cardzoo.scripts.serve.match import Match, log_for  # noqa: E402
 from cardzoo.scripts.serve.store import Limits  # noqa: E402
 from tests.serve_helpers import Knowledge, card_tokens, steps_upto  # noqa: E402
+from tests.deals import dealt_by  # noqa: E402
 from cardzoo.training.evaluation.records import replay_record  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
@@ -635,7 +636,7 @@ def test_a_move_from_before_an_undo_is_stale_even_where_the_log_is_as_long(clien
     """As found: Siantappo seed 1, a person and three rule bots: play 10♥, pass (at version 6),
     undo twice, play J♥; the log is as long as when the pass was chosen, and a pass is legal
     again. The pass sent again with its old version was taken: versions must never repeat."""
-    data = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {}, seed=1)
+    data = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {}, seed=dealt_by(1))
     match = match_of(client, data["you"]["key"])
 
     def play(ws, view, text):
@@ -698,3 +699,66 @@ def test_a_rematch_has_the_same_seats_and_options_and_a_new_seed(client):
     assert new is not old and reply["you"]["seat"] == 0
     assert new.specs == old.specs and new.options == old.options == {"rounds": 1}
     assert new.version == 0 and not new.over
+
+
+def test_the_cards_you_selected_are_played_kept_in_the_record_and_replayed_by_undo(client):
+    """Siantappo seed 42: you lead holding 8♥ 9♦ 10♦ 10♥ J♦. ``cards`` with a move play exactly
+    those cards (the id alone would play 10♦); the record keeps them, undo replays them, and cards
+    that are not the move are refused in one line with nothing changed."""
+    data = new_game(client, "siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1}, seed=42)
+    key = data["you"]["key"]
+    match = match_of(client, key)
+    with client.websocket_connect(f"/ws/{key}") as ws:
+        view = ws.receive_json()["view"]
+        straight = next(m for m in view["moves"] if m["text"] == "9♦ 10♦ J♦")
+        assert straight["exact"] and any("10♥" in ids for ids, _ in straight["choose"])
+        send(ws, type="move", ids=straight["ids"], version=view["version"], cards=["9♦", "10♠", "J♦"])
+        assert ws.receive_json()["message"] == "you do not hold 10♠"
+        send(ws, type="move", ids=straight["ids"], version=view["version"], cards=["10♦", "10♥"])
+        assert ws.receive_json()["message"].startswith("10♦ 10♥ is not the move 9♦ 10♦ J♦")
+        send(ws, type="move", ids=straight["ids"], version=view["version"], cards=["9♦", "10♥", "J♦"])
+        view = ws.receive_json()["view"]
+        assert view["log"][0]["text"].startswith("9♦ 10♥ J♦ (straight)")
+        assert "10♦" in [c["card"] for c in view["hand"]["cards"]]
+        assert match.steps[0]["cards"] == "9♦ 10♥ J♦"
+        while not view["your_turn"]:  # the bots' answers
+            view = ws.receive_json()["view"]
+        send(ws, type="move", ids=view["moves"][-1]["ids"], version=view["version"])  # a second move
+        view = ws.receive_json()["view"]
+        while not view["your_turn"]:
+            view = ws.receive_json()["view"]
+        send(ws, type="undo")  # the table is rebuilt along the record: the chosen cards again
+        view = ws.receive_json()["view"]
+        hand = [c["card"] for c in view["hand"]["cards"]]
+    assert "10♦" in hand and "10♥" not in hand and match.steps[0]["cards"] == "9♦ 10♥ J♦"
+
+
+@pytest.mark.parametrize("game, options", [("siantappo", {"rounds": 2}), ("suipi", {"match_deals": 1}),
+                                           ("samsip", {"bankroll": 3})])
+def test_undo_never_takes_back_a_move_that_showed_you_hidden_cards(game, options):
+    """A new deal, a card drawn or received: once a move showed you cards, undo stops after it
+    (scripts/takeback.py), in every game; before that it takes your last move back."""
+    from cardzoo.scripts.serve.match import MoveRefused
+
+    match = Match.create(game, ["human", "rules"] + (["rules"] if game == "siantappo" else []), options, seed=3)
+    rng = random.Random(3)
+    stops = 0
+    while not match.over and stops < 3:
+        while match.bot_to_move():
+            match.play_bot_move()
+        if match.over:
+            break
+        view = match.view(0)
+        revealed = [i for i, e in enumerate(match.log) if 0 in e["reveals"]]
+        mine = [i for i, e in enumerate(match.log) if e["seat"] == 0]
+        if mine and revealed and revealed[-1] >= mine[-1]:
+            stops += 1
+            assert not view["can_undo"] and view["undo_stop"].startswith("undo stops here")
+            with pytest.raises(MoveRefused, match="undo stops here"):
+                match.undo(0)
+        elif mine:
+            assert view["can_undo"]
+        move = rng.choice(view["moves"])
+        checked, chosen = match.check_move(0, move["ids"], match.version)
+        match.apply(0, checked, chosen)
+    assert stops, "no move showed player_0 hidden cards"

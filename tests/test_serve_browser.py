@@ -17,6 +17,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
+from tests.deals import dealt_by  # noqa: E402
 from tests.serve_helpers import LiveServer  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -93,7 +94,7 @@ def deal_from_the_form(browser, server, game, players, seed):
     WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
     Select(browser.find_element(By.ID, "game")).select_by_value(game)
     Select(browser.find_element(By.ID, "players")).select_by_value(str(players))
-    browser.find_element(By.ID, "seed").send_keys(str(seed))
+    browser.find_element(By.ID, "seed").send_keys(str(dealt_by(seed)))  # the deals found with ``seed``
     browser.find_element(By.ID, "deal").click()
 
 
@@ -118,7 +119,7 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
         rounds = browser.find_element(By.NAME, "opt-rounds")
         rounds.clear()
         rounds.send_keys("1")
-        browser.find_element(By.ID, "seed").send_keys("7")
+        browser.find_element(By.ID, "seed").send_keys(str(dealt_by(7)))
         browser.save_screenshot(str(shots / "1-lobby.png"))
         browser.find_element(By.ID, "deal").click()
 
@@ -187,7 +188,7 @@ def test_bot_moves_are_shown_one_at_a_time(browser):
         """)
         Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
         Select(browser.find_element(By.ID, "players")).select_by_value("4")
-        browser.find_element(By.ID, "seed").send_keys("7")
+        browser.find_element(By.ID, "seed").send_keys(str(dealt_by(7)))
         browser.find_element(By.ID, "deal").click()
         gaps = []
         for _ in range(6):
@@ -231,7 +232,7 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
         bankroll = browser.find_element(By.NAME, "opt-bankroll")
         bankroll.clear()
         bankroll.send_keys("6")
-        browser.find_element(By.ID, "seed").send_keys("3")
+        browser.find_element(By.ID, "seed").send_keys(str(dealt_by(3)))
         browser.find_element(By.ID, "deal").click()
         titles, knocked_out = [], False
         for _ in range(400):
@@ -284,11 +285,13 @@ def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
 
 
 def start_watching(browser, server, game, seats, seed, options=None):
-    """Start a bots-only match through the API (no pause between moves) and watch it."""
+    """Start a bots-only match through the API (no pause between moves) and watch it: the deals
+    and the bots' seeds of the match found with ``seed`` (tests/deals.py)."""
     import json
     import urllib.request
 
-    body = {"game": game, "seats": seats, "seed": seed, "pace": 0, "options": options or {}}
+    seats = [f"{kind}@{seed + 1000 + s}" for s, kind in enumerate(seats)]
+    body = {"game": game, "seats": seats, "seed": dealt_by(seed), "pace": 0, "options": options or {}}
     req = urllib.request.Request(server.url + "/api/games", data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"})
     key = json.loads(urllib.request.urlopen(req, timeout=WAIT).read())["watch"]

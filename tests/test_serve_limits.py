@@ -20,6 +20,7 @@ from cardzoo.scripts.serve.app import create_app, without_paths  # noqa: E402
 from cardzoo.scripts.serve.limits import WEB_OPTION_RANGES, Limits  # noqa: E402
 from cardzoo.scripts.serve.match import Match  # noqa: E402
 from cardzoo.training.agents.shipped import package_models_dir  # noqa: E402
+from tests.deals import dealt_by  # noqa: E402
 
 HANG_GUARD = 120.0  # seconds: a wait that never ends fails the test instead of blocking the suite
 # as found (issue 57): one request started a match that played 619,269 moves in 90 s and grew
@@ -104,7 +105,7 @@ def test_a_match_stops_at_the_move_limit_and_is_let_go():
         assert len(match.log) == 30 and match.driver.done() and not match.over
         assert store.sweep(match.finished_at + 11) == [match] and not store.matches
         # a person's move after the limit is refused in one line
-        person = client.post("/api/games", json={"game": "suipi", "seats": ["human", "rules"], "seed": 1}).json()
+        person = client.post("/api/games", json={"game": "suipi", "seats": ["human", "rules"], "seed": dealt_by(1)}).json()
         match, _ = store.lookup(person["you"]["key"])
         match.max_moves = len(match.log) + 1
         with client.websocket_connect(f"/ws/{person['you']['key']}") as ws:

@@ -16,6 +16,7 @@ from cardzoo.envs.cards import parse_card
 from cardzoo.envs.registry import game_module
 from cardzoo.envs.seatview import match_over
 from cardzoo.envs.siantappo.actions import CARD_TO_KEY, classify
+from tests.deals import dealt_by
 
 GAMES = [("siantappo", {"num_players": 4, "rounds": 2}), ("siantappo", {"num_players": 3, "rounds": 1,
                                                                         "first_lead_must_include_3c": True}),
@@ -151,11 +152,13 @@ def test_sam_sip_notes_say_the_seats_pairs_and_what_completes_them():
         "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)")
 
 
-def _bots_match(game, players, options, seed, until=None):
-    """A bots-only serve match played to its end (or until ``until(match)``)."""
+def _bots_match(game, players, options, found_on, until=None):
+    """A bots-only serve match played to its end (or until ``until(match)``): the deals and the
+    bots of the match these tests were found on with seed ``found_on`` (tests/deals.py)."""
     from cardzoo.scripts.serve.match import Match
 
-    m = Match.create(game, ["rules"] * players, options, seed)
+    bots = [f"rules@{found_on + 1000 + s}" for s in range(players)]  # the bots' seeds of that match
+    m = Match.create(game, bots, options, dealt_by(found_on))
     while not m.over and not (until and until(m)):
         m.play_bot_move()
     return m
@@ -166,7 +169,7 @@ def test_the_browser_log_says_who_wins_each_trick_and_who_goes_out():
     reads its own as "you"."""
     from cardzoo.scripts.serve.match import log_for
 
-    m = _bots_match("siantappo", 4, {"rounds": 1}, seed=3)
+    m = _bots_match("siantappo", 4, {"rounds": 1}, found_on=3)
     by_n = {e["n"]: e for e in m.log}
     assert by_n[7]["public"] == "pass — player_1 wins the trick and leads."
     assert by_n[28]["public"] == "9♠ 9♦ (pair) — player_2 is out: 1st place"
@@ -182,7 +185,7 @@ def test_the_browser_log_says_who_wins_each_trick_and_who_goes_out():
 def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_each_majority():
     from cardzoo.scripts.serve.match import log_for
 
-    m = _bots_match("suipi", 2, {}, seed=4, until=lambda m: m.log and "end of deal" in m.log[-1]["public"])
+    m = _bots_match("suipi", 2, {}, found_on=4, until=lambda m: m.log and "end of deal" in m.log[-1]["public"])
     last = m.log[-1]
     assert last["public"] == ("A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on "
                               "the floor: 5♠ 6♦ 10♥")
@@ -194,13 +197,13 @@ def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_
 
 def test_a_sam_sip_win_is_shown_as_its_pairs_with_the_wild_card_marked():
     """Marked from the hand's own wild cards (kept with its result: the next hand is dealt at once)."""
-    m = _bots_match("samsip", 3, {}, seed=0, until=lambda m: m.env.engine.results)
+    m = _bots_match("samsip", 3, {}, found_on=0, until=lambda m: m.env.engine.results)
     assert m.view(0)["summary"]["lines"][0] == "player_2 wins with three pairs: 2♠+8♠, 3♦+7♦, 4♦+Jk* (* wild)"
     assert m.view_mod.seat_view(m.env, 2)["summary"]["lines"][0].startswith("you win with three pairs: 2♠+8♠")
 
 
 def test_a_look_at_the_last_trick_and_the_last_capture():
-    m = _bots_match("siantappo", 4, {"rounds": 1}, seed=3, until=lambda m: len(m.log) == 7)
+    m = _bots_match("siantappo", 4, {"rounds": 1}, found_on=3, until=lambda m: len(m.log) == 7)
     # move 7: player_3 passed, player_1 won the trick: its plays, in order
     last = m.view_mod.seat_view(m.env, 1)["last"]
     eng = m.env.engine
@@ -208,7 +211,7 @@ def test_a_look_at_the_last_trick_and_the_last_capture():
     assert last["label"] == "Last trick" and len(last["items"]) == len(plays) >= 2
     assert last["items"][-1]["caption"].startswith("you: ")
     assert m.view_mod.seat_view(m.env, 0)["last"]["items"][-1]["caption"].startswith("player_1: ")
-    m = _bots_match("suipi", 2, {}, seed=4, until=lambda m: m.env.engine.last_capturer >= 0)
+    m = _bots_match("suipi", 2, {}, found_on=4, until=lambda m: m.env.engine.last_capturer >= 0)
     take = m.log[-1]["public"]  # the move that took: "8♣ take 8♥", the cards of its text
     last = m.view_mod.seat_view(m.env, 0)["last"]
     assert last["label"] == "Last capture" and last["items"][0]["cards"][0] == take.split()[0]

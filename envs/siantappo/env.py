@@ -163,15 +163,29 @@ class SiantappoEnv(CardGameEnv):
     def play(self, text: str) -> None:
         """Apply a move text with exactly the cards typed: ``9♦ 9♥`` plays those two nines even
         where the action id alone would play the lowest suits under the top card."""
-        action, keys = self.typed_move(text)
+        action, _ = self.typed_move(text)
+        self.play_whole((action,), text)
+
+    def chosen_cards(self, ids, cards: str) -> str | None:
+        """A play's cards are the player's choice (rules: any cards making the combination): the
+        action id keeps only the type and the top card, so ``cards`` say which suits go under it.
+        None when they are the ones the id plays anyway (the lowest suits)."""
+        action, keys = self.typed_move(cards)
+        if (action,) != tuple(ids):
+            shown = keys_str(keys) if keys else repr(cards)
+            raise IllegalMoveError(f"{shown} is not the move {self.action_text(ids[-1])}")
         canonical = self.engine.action_cards(action) if keys else []
-        self._typed_keys = tuple(sorted(keys)) if sorted(keys) != sorted(canonical) else None
+        return keys_str(keys) if sorted(keys) != sorted(canonical) else None
+
+    def _play_chosen(self, cards: str) -> None:
+        action, keys = self.typed_move(cards)
+        self._typed_keys = tuple(sorted(keys))
         try:
             self.step(action)
         finally:
             self._typed_keys = None
 
-    _typed_keys: tuple[int, ...] | None = None  # set by play() for _apply: the exact cards
+    _typed_keys: tuple[int, ...] | None = None  # set by _play_chosen for _apply: the exact cards
 
     def is_squeal(self, action: int) -> bool:
         """True when the action is a bomb of consecutive pairs (the seed's pig squeal)."""

@@ -106,12 +106,12 @@ def _move(eng, ids, text: str) -> dict:
     if action == PASS_ID:
         return move(ids, text)
     keys = eng.fill(action, eng.hands[eng.turn])
-    return move(ids, text, [key_str(k) for k in keys], _choices(eng, action, keys))
+    return move(ids, text, [key_str(k) for k in keys], _choices(eng, action, keys), exact=len(keys) > 1)
 
 
 def _choices(eng, action: int, keys) -> list:
-    """The card selections that play this action: the engine fills the lowest suits under the
-    top card, so any cards of the right ranks (below the top within its rank) are the same move."""
+    """The card selections that make this action: any cards of the right ranks (below the top
+    within its rank) under the top card; the selected ones are played (``env.play_whole``)."""
     t = ACTION_TYPE[action]
     if t == SINGLE:
         return [([key_str(action)], 1)]

@@ -15,8 +15,9 @@ from rich.text import Text
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
-from cardzoo.envs.seatview import match_over
+from cardzoo.envs.seatview import deal_match, match_over, skip_dead_steps
 from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
+from cardzoo.scripts import takeback
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
 from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser
 
@@ -24,6 +25,7 @@ QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
 SHOW_WORDS = {"show", "table", "look", "hand", "board", "status"}
 HINT_WORDS = {"hint", "hint?", "advice"}
+UNDO_WORDS = {"undo", "takeback", "take back"}
 YES_WORDS = {"y", "yes", "q", "quit"}
 AUTO_LIST = 12  # list the legal moves with every prompt when there are at most this many
 LIST_PICK = re.compile(r"#\s*(\d+)[.)]?")  # `#3`: move 3 of the list (a bare number is a card rank)
@@ -52,6 +54,7 @@ class PlaySession:
         self.auto_pass = auto_pass
         self.totals = [0.0] * len(seats)
         self.steps: list[dict] = []  # the record: one entry per action id
+        self.log: list[dict] = []  # per whole move: seat, text, upto, reveals (scripts/takeback.py)
         self.moves_made = 0  # whole moves
         self.last_human: int | None = None
         self.waiting_for: str | None = None
@@ -70,7 +73,7 @@ class PlaySession:
     # ---------------------------------------------------------------- main loop
     def run(self) -> int:
         env, con = self.env, self.console
-        env.reset(seed=self.seed)
+        deal_match(env, self.seed)
         for a in self.agents:
             if a is not None and hasattr(a, "reset"):
                 a.reset()
@@ -114,13 +117,11 @@ class PlaySession:
 
     # ------------------------------------------------------------------- moves
     def _step(self, seat: int, action: int, text: str | None = None, cards: str | None = None) -> dict[int, float]:
-        """One env step (``cards``: play exactly these cards through ``env.play``), recorded."""
+        """One env step (``cards``: the cards the person chose, played exactly: ``env.play_whole``),
+        recorded."""
         env = self.env
         text = text or env.action_text(action)
-        if cards:
-            env.play(cards)
-        else:
-            env.step(action)
+        cards = env.play_whole((action,), cards)
         rewards = {env.agent_seat[a]: float(r) for a, r in env.rewards.items() if r}
         for s, r in rewards.items():
             self.totals[s] += r
@@ -134,7 +135,7 @@ class PlaySession:
 
     def _apply(self, seat: int, move: Move, note: str | None = None) -> None:
         """Play a person's complete move and show what happened."""
-        before = self.view.snapshot()
+        before, seen = self.view.snapshot(), self._seen()
         rewards: dict[int, float] = {}
         if move.cards:
             rewards = self._step(seat, move.ids[0], move.text, cards=move.cards)
@@ -142,11 +143,20 @@ class PlaySession:
             for a in move.ids:
                 for s, r in self._step(seat, a).items():
                     rewards[s] = rewards.get(s, 0.0) + r
-        self._report(before, seat, move.ids, move.text, rewards, note)
+        self._report(before, seen, seat, move.ids, move.text, rewards, note)
 
-    def _report(self, before, seat, ids, text, rewards, note=None) -> None:
+    def _seen(self) -> dict:
+        """What the one person sees before a move (``takeback.cards_seen``): `undo` never takes
+        back a move that showed them hidden cards. Nothing in hot-seat games (no undo there)."""
+        if len(self.seats.humans) != 1:
+            return {}
+        return {s: takeback.cards_seen(self.env, s) for s in self.seats.humans}
+
+    def _report(self, before, seen, seat, ids, text, rewards, note=None) -> None:
         self.moves_made += 1
         line = self.view.describe(seat, tuple(ids), text, self._private_viewer(seat))
+        self.log.append({"seat": seat, "text": line.plain.split(": ", 1)[-1], "upto": len(self.steps),
+                         "reveals": [s for s, cards in seen.items() if takeback.shown_hidden(self.env, s, cards)]})
         if note:
             line.append(f"  ({note})", style="dim")
         self.console.print(line)
@@ -170,7 +180,7 @@ class PlaySession:
         texts = []
         ids: list[int] = []
         bot = self.agents[seat]
-        before = self.view.snapshot()
+        before, seen = self.view.snapshot(), self._seen()
         rewards: dict[int, float] = {}
         while True:
             obs = env.observe(agent_name)
@@ -181,7 +191,7 @@ class PlaySession:
                 rewards[s] = rewards.get(s, 0.0) + r
             if tuple(ids) in full or self._over() or env.agent_selection != agent_name:
                 break
-        self._report(before, seat, tuple(ids), full.get(tuple(ids), " ".join(texts)), rewards)
+        self._report(before, seen, seat, tuple(ids), full.get(tuple(ids), " ".join(texts)), rewards)
         if self.delay:
             time.sleep(self.delay)
 
@@ -236,6 +246,10 @@ class PlaySession:
                 continue
             if low in HINT_WORDS:
                 self._hint(moves)
+                continue
+            if low in UNDO_WORDS:
+                if self._undo(seat):
+                    return
                 continue
             move = self._pick(line, moves, seat)
             if move is not None:
@@ -309,6 +323,32 @@ class PlaySession:
                 self.adviser_error = str(e)
         return self.adviser
 
+    def _undo(self, seat: int) -> bool:
+        """`undo`: take back the person's last move and the bot moves after it (the match dealt
+        again from its seed, the recorded steps before that move played again); never a move
+        that showed them hidden cards (scripts/takeback.py). True when something was taken back."""
+        con = self.console
+        if len(self.seats.humans) != 1:
+            con.print(Text("undo is for a game where every other seat is a bot", style="yellow"))
+            return False
+        keep = takeback.undo_point(self.log, seat, lambda i: self.log[i]["text"])
+        if isinstance(keep, str):
+            con.print(card_text(keep, "yellow"))
+            return False
+        gone = self.log[keep:]
+        steps = self.steps[:takeback.upto(self.log, keep)]
+        deal_match(self.env, self.seed)
+        self.steps, self.log, self.totals = [], self.log[:keep], [0.0] * len(self.seats)
+        for entry in steps:
+            skip_dead_steps(self.env)
+            self._step(entry["seat"], entry["action"], entry["text"], entry.get("cards"))
+        self.moves_made = len(self.log)
+        others = len(gone) - 1
+        self.fresh_deal = False
+        con.print(Text.assemble(("took back ", "bold"), "your move `", card_text(gone[0]["text"]), "`",
+                                f" and the {others} move{'s' if others != 1 else ''} after it" if others else ""))
+        return True
+
     def _quiet_parse(self, line: str, moves, seat: int) -> Move | None:
         """The legal move ``line`` names, or None (nothing printed)."""
         try:
@@ -335,7 +375,7 @@ class PlaySession:
             "Type a move as you would say it (cards like 7h 7s, 10d, Q♠, or a rank alone: 7 7, q — see "
             "`rules`), or #N for move N of this list (a bare number is always a card rank). "
             "Enter plays your move when you have only one. Commands: ? / help (this list), show (the table "
-            "again), rules, hint (what the trained model would play), "
+            "again), rules, hint (what the trained model would play), undo (take back your last move), "
             "quit. ↑/↓ recall earlier lines.", style="dim"))
 
     def _confirm_quit(self) -> None:

@@ -176,5 +176,4 @@ class SiantappoView(GameView):
         if not keys or self.eng.phase == SWAP:
             return Move((action,), self.env.action_text(action))
         shown = keys_str(keys)
-        canonical = sorted(self.eng.action_cards(action))
-        return Move((action,), shown, cards=None if sorted(keys) == canonical else shown)
+        return Move((action,), shown, cards=self.env.chosen_cards((action,), shown))

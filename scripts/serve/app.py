@@ -33,6 +33,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from cardzoo.envs.seatview import MAX_SEED
 from cardzoo.scripts.serve.catalog import catalog, read_options, read_seat
 from cardzoo.scripts.serve.jsoncheck import json_depth_ok
 from cardzoo.scripts.serve.limits import (MAX_DEPTH, MAX_IDS, MAX_MESSAGE, MAX_NEW_GAME, MAX_PACE,
@@ -409,12 +410,16 @@ async def move(match: Match, seat: int, msg: dict) -> dict | None:
     claimed = msg.get("seat", seat)
     if claimed != seat:
         return _refusal(match, f"you play player_{seat}: you cannot move for player_{claimed}"[:200])
+    cards = msg.get("cards")  # the cards the person selected, where the game lets them choose
+    if cards is not None and (not isinstance(cards, list) or not 0 < len(cards) <= MAX_IDS
+                              or any(not isinstance(c, str) or not 0 < len(c) <= 4 for c in cards)):
+        return _refusal(match, 'a move\'s cards must be the list of its cards as text, e.g. ["9♦", "9♥"]')
     async with match.lock:
         try:
-            checked = match.check_move(seat, ids, version)
+            checked, chosen = match.check_move(seat, ids, version, " ".join(cards) if cards else None)
         except MoveRefused as e:
             return _refusal(match, str(e))
-        match.apply(seat, checked)
+        match.apply(seat, checked, chosen)
         await broadcast(match)
     start_driver(match)
     return None
@@ -512,8 +517,10 @@ def read_new_game(body) -> tuple[str, list[str], dict, int | None, float]:
     specs = [read_seat(spec.name, len(seats), s, text) for s, text in enumerate(seats)]
     options = read_options(spec.name, body.get("options"))
     seed = body.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62):
-        raise BadRequest("seed must be a whole number from 0 to 2**62 - 1 (or left empty for a random one)")
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+        seed = int(seed)  # a seed as text: a browser's numbers lose digits past 2**53
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+        raise BadRequest("seed must be a whole number from 0 to 2**63 - 1 (or left empty for a random one)")
     pace = body.get("pace", WATCH_PACE)
     if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= MAX_PACE:
         raise BadRequest(f"pace must be 0..{MAX_PACE:g} seconds")

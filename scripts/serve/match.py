@@ -18,8 +18,9 @@ import time
 from typing import Sequence
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.envs.seatview import match_over, skip_dead_steps
+from cardzoo.envs.seatview import deal_match, match_over, skip_dead_steps
 from cardzoo.envs.errors import UserError
+from cardzoo.scripts import takeback
 from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
                                            seat_label)
 
@@ -84,7 +85,7 @@ class Match:
         for s, sp in enumerate(m.specs):
             if sp != HUMAN:
                 m.agents[s] = make_agent(sp, m.module, config=m.env.config, seed=seed + 1000 + s)
-        m.env.reset(seed=seed)
+        deal_match(m.env, seed)
         for a in m.agents:
             if a is not None and hasattr(a, "reset"):
                 a.reset()
@@ -114,8 +115,10 @@ class Match:
         skip_dead_steps(self.env)
 
     # ------------------------------------------------------------------ moves
-    def check_move(self, seat: int, ids, version) -> tuple[int, ...]:
-        """The move's ids if ``seat`` may play them now, else MoveRefused saying why."""
+    def check_move(self, seat: int, ids, version, cards: str | None = None) -> tuple[tuple[int, ...], str | None]:
+        """The move's ids, and the cards to play exactly where the person chose them (``cards``,
+        text; None where they are the move's own), if ``seat`` may play them now; else
+        MoveRefused saying why."""
         if self.failed:
             raise MoveRefused(f"the match stopped: {self.failed}")
         if self.over:
@@ -129,7 +132,10 @@ class Match:
         ids = tuple(ids)
         if ids not in {tuple(i) for i, _ in self.env.full_moves()}:
             raise MoveRefused("that is not a legal move now")
-        return ids
+        try:
+            return ids, self.env.chosen_cards(ids, cards) if cards else None
+        except ValueError as e:  # IllegalMoveError: the cards are not that move
+            raise MoveRefused(str(e).splitlines()[0]) from None
 
     def hint(self, seat: int, version) -> dict:
         """What the game's model would play for ``seat`` now, with its estimates, from that seat's
@@ -166,12 +172,10 @@ class Match:
             raise MoveRefused("undo is for a match where every other seat is a bot")
         if self.failed or self.over:
             raise MoveRefused("the match is over: no undo")
-        mine = [i for i, e in enumerate(self.log) if e["seat"] == seat]
-        if not mine:
-            raise MoveRefused("nothing to undo: you have not moved yet")
-        keep = mine[-1]
-        upto = self.log[keep - 1]["upto"] if keep else 0
-        self._replay(self.steps[:upto])
+        keep = self._undo_point(seat)
+        if isinstance(keep, str):
+            raise MoveRefused(keep)
+        self._replay(self.steps[:takeback.upto(self.log, keep)])
         self.log = self.log[:keep]
         self.version += 1  # a new table: never a version an earlier one had
         self.touch()
@@ -179,20 +183,24 @@ class Match:
     def _replay(self, steps: list[dict]) -> None:
         """A fresh env at the seed, the recorded ``steps`` applied again (totals recounted)."""
         self.env = self.module.raw_env(num_players=len(self.specs), **self.options)
-        self.env.reset(seed=self.seed)
+        deal_match(self.env, self.seed)
         self.steps, self.totals = [], [0.0] * len(self.specs)
         self._skip_dead()
         for entry in steps:
-            self._step(entry["seat"], entry["action"])
+            self._step(entry["seat"], entry["action"], entry.get("cards"))
             self._skip_dead()
 
-    def apply(self, seat: int, ids: Sequence[int]) -> None:
-        """Apply a person's complete move (checked by ``check_move``)."""
+    def apply(self, seat: int, ids: Sequence[int], cards: str | None = None) -> None:
+        """Apply a person's complete move (checked by ``check_move``): ``cards``, where given,
+        are the cards the person chose for it, played exactly."""
         full = dict((tuple(i), t) for i, t in self.env.full_moves())
-        before = self.view_mod.snapshot(self.env)
-        for a in ids:
-            self._step(seat, int(a))
-        self._moved(seat, tuple(ids), full[tuple(ids)], before)
+        before, seen = self.view_mod.snapshot(self.env), self._seen()
+        if cards:
+            self._step(seat, int(ids[0]), cards)
+        else:
+            for a in ids:
+                self._step(seat, int(a))
+        self._moved(seat, tuple(ids), cards or full[tuple(ids)], before, seen)
 
     def play_bot_move(self) -> None:
         """The acting bot chooses and plays one complete move. Runs in a worker thread (a model
@@ -204,7 +212,7 @@ class Match:
         agent = self.agents[seat]
         name = env.agent_selection
         full = dict((tuple(i), t) for i, t in env.full_moves())
-        before = self.view_mod.snapshot(env)
+        before, seen = self.view_mod.snapshot(env), self._seen()
         ids: list[int] = []
         while True:
             obs = env.observe(name)
@@ -213,11 +221,22 @@ class Match:
             if tuple(ids) in full or self.over or env.agent_selection != name:
                 break
         self._moved(seat, tuple(ids), full.get(tuple(ids), " ".join(e["text"] for e in self.steps[-len(ids):])),
-                    before)
+                    before, seen)
 
-    def _moved(self, seat: int, ids: tuple[int, ...], text: str, before) -> None:
+    def _seen(self) -> dict:
+        """What the person who may undo sees before a move (``takeback.cards_seen``): the undo
+        never takes back a move that showed them hidden cards."""
+        if self.watch_key or len(self.humans) != 1:
+            return {}
+        return {s: takeback.cards_seen(self.env, s) for s in self.humans}
+
+    def _undo_point(self, seat: int) -> int | str:
+        return takeback.undo_point(self.log, seat, lambda i: log_for([self.log[i]], seat)[0]["text"])
+
+    def _moved(self, seat: int, ids: tuple[int, ...], text: str, before, seen: dict) -> None:
         lines = self.view_mod.move_lines(self.env, before, seat, ids, text)
-        self.log.append({**log_entry(len(self.log) + 1, seat, lines), "upto": len(self.steps)})
+        reveals = [s for s, cards in seen.items() if takeback.shown_hidden(self.env, s, cards)]
+        self.log.append({**log_entry(len(self.log) + 1, seat, lines), "upto": len(self.steps), "reveals": reveals})
         self.version += 1
         self._skip_dead()
         self.touch()
@@ -226,12 +245,13 @@ class Match:
         if (self.over or self.failed) and self.finished_at is None:
             self.finished_at = time.monotonic()
 
-    def _step(self, seat: int, action: int) -> None:
+    def _step(self, seat: int, action: int, cards: str | None = None) -> None:
+        """One env step, recorded (``cards``: the person's chosen cards, ``env.play_whole``)."""
         env = self.env
         text = env.action_text(action)
-        env.step(action)
+        cards = env.play_whole((action,), cards)
         rewards = {env.agent_seat[a]: float(r) for a, r in env.rewards.items() if r}
-        entry = {"seat": seat, "action": action, "text": text}
+        entry = {"seat": seat, "action": action, "text": text, **({"cards": cards} if cards else {})}
         if rewards:
             entry["rewards"] = {str(s): r for s, r in sorted(rewards.items())}
             for s, r in rewards.items():
@@ -253,8 +273,9 @@ class Match:
         # knocked out (Sam Sip): the seat takes no more part while the others play on
         v["knocked_out"] = not self.over and seat not in {self.env.agent_seat[a] for a in self.env.agents}
         # undo (see ``undo``): a seat that has moved, in a match where every other seat is a bot
-        v["can_undo"] = (self.humans == [seat] and not self.over and not self.failed
-                         and any(e["seat"] == seat for e in self.log))
+        point = self._undo_point(seat) if self.humans == [seat] and not self.over and not self.failed else None
+        v["can_undo"] = isinstance(point, int)
+        v["undo_stop"] = point if isinstance(point, str) and point != takeback.NOTHING_YET else None
         if self.failed:
             v["prompt"] = f"The match stopped: {self.failed}"
         # a bots-only match is watched: the seat shown is not the person looking at it

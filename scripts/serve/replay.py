@@ -112,7 +112,7 @@ class Replay:
             v["log"] = log_for(self.log[max(0, k - 40):k], seat)
             v["version"] = k
             v["seats"] = [{"seat": s, "kind": _label(kind)} for s, kind in enumerate(self.kinds)]
-            v["seed"] = None  # the record holds the episode seed, not the `--seed` that made it
+            v["seed"] = str(self.record["seed"])  # the match's one seed (text: a browser's numbers lose digits)
             v["record"] = False
             v["your_turn"] = False
             v["moves"] = []  # nothing to play in a replay

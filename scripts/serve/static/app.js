@@ -117,6 +117,22 @@ function exactMatch(m, sel) {
   return m.cards.length === sel.size && m.cards.every((id) => sel.has(id));
 }
 
+// The cards a move puts down for the selection: where the player chooses them (the view's
+// `exact`: Siantappo's suits under the top card) the selected ones, each group filled up with its
+// lowest cards; null where the move's own cards go (nothing selected, or no such choice).
+function chosenCards(m, sel) {
+  if (!m.exact || !m.choose || !sel.size || !state.view) return null;
+  const out = [];
+  for (const [ids, count] of m.choose) {
+    const picked = ids.filter((id) => sel.has(id)).slice(0, count);
+    for (const id of ids) if (picked.length < count && !picked.includes(id)) picked.push(id);
+    out.push(...picked);
+  }
+  const order = state.view.hand.cards.map((c) => c.id);
+  out.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return out.join(" ") === m.cards.join(" ") ? null : out;
+}
+
 // The selection could grow into this move.
 function partialMatch(m, sel) {
   if (!m.cards.length || !sel.size) return false;
@@ -228,7 +244,7 @@ async function startGame(ev) {
     if (value !== input.dataset.default) options[name] = value;
   }
   const seedText = $("#seed").value.trim();
-  const body = { game: $("#game").value, seats, options, seed: seedText === "" ? null : Number(seedText) };
+  const body = { game: $("#game").value, seats, options, seed: seedText === "" ? null : seedText };  // as text: a 63-bit seed keeps every digit
   $("#deal").disabled = true;
   err.classList.add("pending");
   err.textContent = seats.some((s) => s !== "human" && s !== "rules" && s !== "random")
@@ -334,11 +350,13 @@ async function pump() {
   }
 }
 
-function sendMove(m) {
+function sendMove(m, cards) {
   if (!state.view || state.busy || state.mode !== "play") return;
   state.busy = true;
   document.body.dataset.busy = "1";
-  state.ws.send(JSON.stringify({ type: "move", ids: m.ids, version: state.view.version }));
+  const msg = { type: "move", ids: m.ids, version: state.view.version };
+  if (cards) msg.cards = cards;  // the selected cards go down, not the move's lowest ones
+  state.ws.send(JSON.stringify(msg));
   state.selection.clear();
   state.showAll = false;
   renderMoves(state.view);
@@ -603,7 +621,7 @@ function renderMe(v) {
     card.addEventListener("click", () => toggleSelect(c.id));
     card.addEventListener("dblclick", () => {
       const only = v.moves.filter((m) => exactMatch(m, new Set([c.id])));
-      if (only.length === 1) sendMove(only[0]);
+      if (only.length === 1) sendMove(only[0], chosenCards(only[0], new Set([c.id])));
     });
     hand.append(card);
   }
@@ -616,14 +634,16 @@ function replayPrompt(v) {
   return `Move ${r.move} of ${r.moves} — next: player_${r.next_seat}`;
 }
 
+// A move's button says which cards go: the selected ones where the player chooses them.
 function moveButton(m, cls) {
   const hinted = hintFor(m);
   const b = el("button", "move " + cls + (hinted === 0 ? " hinted" : ""));
   b.type = "button";
-  cardText(m.text, b);
+  const cards = chosenCards(m, state.selection);
+  cardText(cards ? cards.join(" ") : m.text, b);
   b.dataset.ids = m.ids.join(",");
   b.disabled = state.busy;
-  b.addEventListener("click", () => sendMove(m));
+  b.addEventListener("click", () => sendMove(m, cards));
   return b;
 }
 
@@ -655,14 +675,16 @@ function renderMoves(v) {
   }
   box.append(...shown, ...cardless.map((m) => moveButton(m, "cardless")));
   renderHint(v, box);
-  if (v.can_undo) {
+  if (v.can_undo || v.undo_stop) {
     const b = button("Undo", () => {
       state.busy = true;
       document.body.dataset.busy = "1";
       state.ws.send(JSON.stringify({ type: "undo" }));
     }, "undo-button");
     b.id = "undo";
-    b.title = "Take back your last move and the bot moves after it";
+    // undo never reveals information: it stops at a move that showed you hidden cards
+    b.disabled = !v.can_undo;
+    b.title = v.undo_stop || "Take back your last move and the bot moves after it";
     box.append(b);
   }
 }
@@ -980,7 +1002,7 @@ document.addEventListener("DOMContentLoaded", () => {
       else if (e.key === " ") { e.preventDefault(); replayStep("play"); }
     } else if (state.mode === "play" && e.key === "Enter" && state.view && state.view.your_turn && $("#overlay").hidden) {
       const exact = state.view.moves.filter((m) => exactMatch(m, state.selection));
-      if (exact.length === 1) sendMove(exact[0]);
+      if (exact.length === 1) sendMove(exact[0], chosenCards(exact[0], state.selection));
     } else if (e.key === "Escape") hideOverlay();
   });
   window.addEventListener("hashchange", route);

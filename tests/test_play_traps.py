@@ -1,0 +1,47 @@
+"""Traps a card player fell into at the terminal (issue 60), each done again as the player did it:
+`cardzoo play` with piped input, `cardzoo replay` on what it saved."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from cardzoo.scripts.cli import main
+from tests.test_play import run_play
+
+
+def test_one_seed_play_prints_the_one_replay_shows_and_it_deals_the_same_match(tmp_path, capsys):
+    """As found: `play` printed "seed 973639 (play the same deals again …)" and `replay` of the
+    same game "seed 3907147045623974372"."""
+    save = tmp_path / "game.jsonl"
+    args = ["siantappo", "--seats", "rules,rules,rules", "--seed", "973639", "-o", "rounds=1"]
+    rc, text = run_play([*args, "--save", str(save)], [])
+    assert rc == 0 and "seed 973639 (play the same deals again with --seed 973639)" in text
+    assert json.loads(save.read_text(encoding="utf-8"))["seed"] == 973639
+    assert main(["replay", str(save), "--quiet"]) == 0
+    assert "seed 973639," in capsys.readouterr().out
+    again = run_play(args, [])[1]
+    assert again == text[:text.index("game saved to")]  # the seed deals the same match again
+    assert main(["play", "siantappo", "--seed", "-1"]) == 2
+    assert "--seed must be a whole number from 0 to 2**63 - 1, got -1" in capsys.readouterr().err
+
+
+def test_undo_takes_back_a_discard_but_never_a_draw_from_the_stock():
+    """Undo never reveals information: after a Sam Sip draw from the stock it stops at the draw
+    (seed 0, three players: the J♦ lies in front of you, so taking it would be a choice)."""
+    rc, text = run_play(["samsip", "--players", "3", "--seed", "0"],
+                        ["draw", "undo", "#2", "undo", "undo", "take", "quit", "y"])
+    drew = re.search(r"player_0 \(you\): draws (\S+) from the stock", text).group(1)
+    stops = f"undo stops here: your move `draws {drew} from the stock` showed you cards that were hidden"
+    assert " ".join(text.split()).count(stops) == 2
+    assert "took back your move `discard 8♠` and the 4 moves after it" in text
+    tail = text[text.rindex("took back"):]
+    assert "Your hand (6): " in tail and drew in tail.split("Your hand (6): ")[1].split("\n")[0]
+    assert "player_0 (you): takes" not in text  # `take` after the undo: the draw stands
+
+
+def test_undo_in_siantappo_takes_back_your_play_and_the_bots_answers():
+    rc, text = run_play(["siantappo", "--seed", "42", "-o", "rounds=1"], ["9d 10h jd", "undo", "show", "quit", "y"])
+    assert "player_0 (you): 9♦ 10♥ J♦  (straight)" in text
+    assert "took back your move `9♦ 10♥ J♦  (straight)` and the 3 moves after it" in text
+    assert "Your hand (13): 3♣ 3♦ 3♥  6♦  8♥  9♦  10♦ 10♥  J♦" in text[text.rindex("took back"):]

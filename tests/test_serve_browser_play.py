@@ -1,0 +1,90 @@
+"""A card player at the browser table (issue 60), clicking as a person does in headless Chromium
+(the fixtures and helpers of tests/test_serve_browser.py): the cards selected are the cards played."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_serve_browser import WAIT, body, browser, no_console_errors, settled  # noqa: F401  (browser: the fixture)
+
+webdriver = pytest.importorskip("selenium.webdriver")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from tests.serve_helpers import LiveServer  # noqa: E402
+
+
+def deal(browser, server, game, players, seed):
+    """The lobby's form: game, player count, seed (you at seat 0, bots elsewhere), Deal."""
+    browser.get(server.url + "/?pace=0")
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "game")).select_by_value(game)
+    Select(browser.find_element(By.ID, "players")).select_by_value(str(players))
+    browser.find_element(By.ID, "seed").send_keys(str(seed))
+    browser.find_element(By.ID, "deal").click()
+    WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+
+
+def select(browser, *cards):
+    for card in cards:
+        browser.find_element(By.CSS_SELECTOR, f"#hand .card[data-id='{card}']").click()
+
+
+def hand(browser):
+    return [c.get_attribute("data-id") for c in browser.find_elements(By.CSS_SELECTOR, "#hand .card")]
+
+
+def move_buttons(browser):
+    return [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move:not(.cardless)")]
+
+
+def test_siantappo_plays_the_cards_you_selected_not_the_lowest_suits(browser):
+    """As found: leading with 10♦ 10♥ in hand, selecting 9♦ 10♥ J♦ offered "9♦ 10♦ J♦" and Enter
+    played 10♦ (the action keeps only the top card). Seed 42: you lead first, holding 8♥ 9♦ 10♦
+    10♥ J♦."""
+    with LiveServer() as server:
+        deal(browser, server, "siantappo", 4, 42)
+        assert {"9♦", "10♦", "10♥", "J♦", "8♥"} <= set(hand(browser))
+        select(browser, "10♥")  # one card: every move offered for it uses it
+        offered = move_buttons(browser)
+        assert offered and all("10♥" in text for text in offered), offered
+        assert "8♥ 9♦ 10♥" in offered and "9♦ 10♥ J♦" in offered
+        select(browser, "9♦", "J♦")
+        exact = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.exact")
+        assert [b.text for b in exact] == ["9♦ 10♥ J♦"]
+        version = body(browser, "version")
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "version") != version)
+        WebDriverWait(browser, WAIT).until(lambda d: "you: 9♦ 10♥ J♦" in d.find_element(By.ID, "log").text)
+        left = hand(browser)
+        assert "10♦" in left and not {"9♦", "10♥", "J♦"} & set(left)
+    no_console_errors(browser)
+
+
+def test_undo_stops_at_a_sam_sip_draw_from_the_stock(browser):
+    """As found: after drawing from the stock, Undo took the draw back and the discard could be
+    taken instead, the stock's top card seen. Seed 0, three players: the J♦ lies in front of you."""
+    with LiveServer() as server:
+        deal(browser, server, "samsip", 3, 0)
+        buttons = {b.text: b for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move")}
+        assert {"draw stock", "take J♦"} <= set(buttons)
+        version = body(browser, "version")
+        buttons["draw stock"].click()
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "version") != version and settled(d))
+        drawn = hand(browser)
+        undo = browser.find_element(By.ID, "undo")
+        assert undo.get_attribute("disabled") and undo.get_attribute("title").startswith("undo stops here")
+        select(browser, drawn[0])
+        version = body(browser, "version")
+        browser.find_element(By.CSS_SELECTOR, "#moves button.move.exact").click()
+        WebDriverWait(browser, WAIT).until(
+            lambda d: int(body(d, "version")) > int(version) + 1 and settled(d) and body(d, "turn") == "you")
+        version = body(browser, "version")
+        browser.find_element(By.ID, "undo").click()  # takes back the discard, not the draw
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "version") != version and settled(d))
+        assert hand(browser) == drawn
+        assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move.cardless")] == []
+        assert browser.find_element(By.ID, "undo").get_attribute("disabled")
+    no_console_errors(browser)
