@@ -1,13 +1,16 @@
-"""A run directory, as every trainer with resumable state keeps it (PPO, Deep Monte-Carlo, SB3:
-whose resumable state is SB3's own OUT/model.zip in place of OUT/state/, ``cardzoo.training.sb3.run``).
+"""A run directory and its resumable state, as every trainer with one keeps them (PPO, Deep
+Monte-Carlo, SB3: whose resumable state is SB3's own OUT/model.zip in place of OUT/state/,
+``cardzoo.training.sb3.run``).
 
     OUT/settings.json            every setting of the run (checked on --resume)
     OUT/state/state.json         counters, opponent pool and statistics, evaluation history
     OUT/state/state-G.safetensors  network + Adam state of generation G (state.json names it)
     OUT/pool/dN.safetensors      frozen snapshots (actor checkpoints) a pool samples from
     OUT/checkpoints/step_N.*     checkpoints at each evaluation; OUT/final.* at the end
-    OUT/tb/                      TensorBoard logs; OUT/learning_curve.png
     OUT/warm_start/part-I.safetensors  DMC: the warm start's finished parts (cardzoo.training.dmc.warm_start)
+
+and beside them what the run reports (``cardzoo.training.common.run_log``): OUT/tb/ (TensorBoard)
+and OUT/learning_curve.png; the evaluations are ``cardzoo.training.common.evaluator``'s.
 
 Resume state is safetensors + JSON only (nothing is unpickled), and every file is written to a
 temporary name and renamed into place, so a crash at any point leaves the previous state whole:
@@ -18,7 +21,6 @@ its checkpoints say about it (``meta``) and which network they hold (``exported`
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -252,62 +254,3 @@ class RunDir:
         sid = self.SNAPSHOT.format(state.decisions)
         save_checkpoint(self.pool_dir / sid, self.exported(net), self.meta(sid, state, {}))
         return sid
-
-    def evaluate(self, path: Path, state: RunState, writer, log, final: bool = False) -> dict:
-        """The checkpoint against the rule bot and random at each player count (duplicate deals)."""
-        from cardzoo.training.evaluation.tournament import versus_baselines
-
-        s = self.s
-        if not s.eval_games:
-            return {}
-        games = max(s.eval_games // len(s.players), 10)
-        out = {}
-        for n in s.players:  # each count's seed depends on the evaluations recorded before it
-            seed = s.seed * 1_000_003 + len(state.evals) * 7919 + n + (1 << 30 if final else 0)
-            out[f"{n}p"] = result = versus_baselines(str(path), s.game, n, games, seed, options=s.variants or None)
-            self.record_evaluation(state, writer, state.decisions, {n: result}, log, plot=False,
-                                   unit="decisions", note=f"model's mean reward per match, {games} games")
-        self.plot_learning_curve(state)
-        return out if len(s.players) > 1 else out[f"{s.players[0]}p"]
-
-    def record_evaluation(self, state: RunState, writer, decisions: int, result: dict, log,
-                          unit: str = "decisions", note: str = "model's mean reward per match",
-                          plot: bool = True) -> None:
-        """One evaluation ({player count: versus_baselines result}) into the state, TensorBoard,
-        the log and the learning curve."""
-        for n, r in result.items():
-            state.evals.append({"decisions": decisions, "players": n, **r})
-            for base, figures in r.items():
-                writer.add_scalar(f"eval/{n}p/mean_reward_vs_{base}", figures["mean_reward"], decisions)
-                writer.add_scalar(f"eval/{n}p/win_rate_vs_{base}", figures["win_rate"], decisions)
-            log(f"{decisions:>11,} {unit}, {n}p: vs rules {r['rules']['mean_reward']:+.3f} "
-                f"(wins {r['rules']['win_rate']:.0%}), vs random {r['random']['mean_reward']:+.3f} "
-                f"(wins {r['random']['win_rate']:.0%})  [{note}]")
-        if plot:
-            self.plot_learning_curve(state)
-
-    def plot_learning_curve(self, state: RunState) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-        for ax, base in zip(axes, ("rules", "random")):
-            for n in self.s.players:
-                pts = [(e["decisions"], e[base]["mean_reward"]) for e in state.evals if e["players"] == n]
-                if pts:
-                    xs, ys = zip(*pts)
-                    ax.plot(xs, ys, marker="o", label=f"{n} players")
-            ax.axhline(0, color="grey", lw=0.8)
-            ax.set_title(f"vs {base}")
-            ax.set_xlabel("learner decisions")
-            ax.set_ylabel("model's mean reward per match")
-            ax.legend(fontsize=8)
-        fig.suptitle(f"{self.s.game}: {self.out.name}")
-        fig.tight_layout()
-        tmp = self.out / "learning_curve.tmp.png"
-        fig.savefig(tmp, dpi=90)
-        plt.close(fig)
-        os.replace(tmp, self.out / "learning_curve.png")
-

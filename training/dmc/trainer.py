@@ -16,9 +16,9 @@ Read top to bottom:
    trainer: while the learner trains on iteration k, the workers collect k+1 with the weights
    from before that update. Each collection is a pure function of (weights, seed, iteration,
    worker), and learning takes a fixed number of steps per iteration, so a seeded run reproduces.
-4. Evaluation against the rule bot and random runs in a process of its own (duplicate deals,
-   greedy), so it stalls neither learning nor collection (the warm-started network is evaluated
-   too, at 0 samples). The state (network, Adam, the replay buffer, the collection in flight) is
+4. Evaluation against the rule bot and random (every trainer's, ``cardzoo.training.common.evaluator``:
+   duplicate deals, greedy) runs in a process of its own, so it stalls neither learning nor
+   collection (the warm-started network is evaluated too, at 0 samples). The state (network, Adam, the replay buffer, the collection in flight) is
    saved atomically every ``save_every`` seconds at an iteration boundary, and ``--resume``
    continues exactly where the save left off.
 
@@ -28,8 +28,6 @@ Run directory layout as every trainer's (``cardzoo.training.common.run_dir``).
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
-import multiprocessing as mp
 import time
 from pathlib import Path
 
@@ -40,9 +38,11 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.common.evaluator import Evaluator
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
-from cardzoo.training.parallel.workers import _die_with_parent, log_traffic, worker_group
+from cardzoo.training.common.run_log import RunLog
+from cardzoo.training.parallel.workers import log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.replay import Replay
 from cardzoo.training.dmc.settings import DMCSettings
@@ -73,18 +73,6 @@ def started_from(path: str) -> dict:
     return {"path": str(path), "name": meta.get("name", ""), "weights_sha256": meta.get("weights_sha256", ""),
             **own, **{f"total_{k}": round(own[k] + before.get(f"total_{k}", 0), 1 if k == "training_minutes" else None)
                       for k in own}}
-
-
-def _eval_init() -> None:
-    _die_with_parent()
-    torch.set_num_threads(1)
-
-
-def _evaluate(path: str, game: str, players: tuple, games: int, seed: int, variants: dict) -> dict:
-    from cardzoo.training.evaluation.tournament import versus_baselines
-
-    per = max(games // len(players), 10)
-    return {n: versus_baselines(path, game, n, per, seed + n, options=variants or None) for n in players}
 
 
 def start_from(net: MoveRankerNet, path: str, game: str) -> None:
@@ -148,16 +136,14 @@ def learn(net, optimizer, replay: Replay, steps: int, minibatch: int, rng) -> fl
 class Learner:
     """The learner's side of a run (DouZero's boundary: the workers get requests — the weights, a
     seed — and send rollouts back; everything else is here): the network, Adam, the replay buffer,
-    the run directory and its TensorBoard writer, and the evaluation in flight."""
+    the run directory, what it reports (TensorBoard, the learning curve) and its evaluator, whose
+    process evaluates one checkpoint at a time while learning goes on."""
 
-    def __init__(self, s: DMCSettings, net: MoveRankerNet, run: DMCRun, workers, evaluator, log):
-        from torch.utils.tensorboard import SummaryWriter
-
+    def __init__(self, s: DMCSettings, net: MoveRankerNet, run: DMCRun, workers, evaluator: Evaluator, log):
         self.s, self.net, self.run, self.workers, self.evaluator, self.log = s, net, run, workers, evaluator, log
         self.optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
         self.replay = Replay(s.replay, net.obs_size, net.move_features)
-        self.writer = SummaryWriter(str(run.out / "tb"))
-        self.evaluation = None  # (samples, AsyncResult) of the evaluation in flight
+        self.runlog = RunLog(run.out, s.game, s.players, log)
         self.versus = "rules" if s.opponent == "rules" else "opponent"  # whose matches rules_ema follows
 
     # ------------------------------------------------------------------ the run's state
@@ -246,48 +232,45 @@ class Learner:
 
     def _report(self, state, rollouts, loss, steps, t_wait, t_learn, rate, bar) -> None:
         ema = state.learner["rules_ema"]
-        _log_iteration(self.writer, state, rate, loss, steps, t_wait, t_learn, sum(r.decisions for r in rollouts),
+        decisions = sum(r.decisions for r in rollouts)
+        _log_iteration(self.runlog.writer, state, rate, loss, steps, t_wait, t_learn, decisions,
                        self.versus)
-        log_traffic(self.writer, self.workers, state.decisions)
+        log_traffic(self.runlog.writer, self.workers, state.decisions)
         bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{self.versus}": f"{ema or 0:+.2f}"},
                    samples_s=f"{rate:,.0f}")
 
     # ------------------------------------------------------------------ evaluation
     def evaluate_async(self, path: Path, samples: int, seed: int) -> None:
-        s = self.s
-        self.evaluation = samples, self.evaluator.apply_async(
-            _evaluate, (str(path), s.game, s.players, s.eval_games, seed, s.variants))
+        self.evaluator.start(path, {n: seed + n for n in self.s.players}, samples)
 
     def _evaluate_on_the_way(self, state: RunState, more: bool) -> None:
         """Every ``eval_every`` samples a checkpoint is evaluated in the evaluator's process, one at
         a time; a finished evaluation goes on the learning curve."""
         s = self.s
-        if self.evaluation is None and state.decisions >= state.next_eval and s.eval_games and more:
+        if not self.evaluator.busy() and state.decisions >= state.next_eval and s.eval_games and more:
             state.next_eval += s.eval_every
             path = self.run.write_checkpoint(self.net, f"step_{state.decisions}", state, {})
             self.evaluate_async(path, state.decisions, s.seed * 1_000_003 + state.decisions)
-        if self.evaluation is not None and self.evaluation[1].ready():
-            self._record_evaluation(state)
+        self._record_evaluation(state, self.evaluator.finished())
 
-    def _record_evaluation(self, state: RunState) -> None:
-        samples, result = self.evaluation
-        self.run.record_evaluation(state, self.writer, samples, result.get(), self.log, unit="samples")
-        self.evaluation = None
+    def _record_evaluation(self, state: RunState, finished: tuple | None) -> None:
+        if finished is not None:
+            samples, result = finished
+            self.runlog.evaluation(state, samples, result, unit="samples")
 
     def finish(self, state: RunState, limit: float) -> Path:
         """The final checkpoint, evaluated (its card's figures) when evaluations are on; the state saved."""
         s, run = self.s, self.run
-        if self.evaluation is not None:  # one still running: its point belongs on the curve
-            self._record_evaluation(state)
+        self._record_evaluation(state, self.evaluator.wait())  # one still running: its point belongs on the curve
         if state.wall() >= limit:
             self.log(f"--max-minutes {s.max_minutes:g} reached at {state.decisions:,} samples")
         final = run.write_checkpoint(self.net, "final", state, {})
         if s.eval_games:
-            result = _evaluate(str(final), s.game, s.players, s.eval_games, s.seed * 1_000_003 + (1 << 30), s.variants)
-            run.record_evaluation(state, self.writer, state.decisions, result, self.log, unit="samples")
+            result = self.evaluator(final, {n: s.seed * 1_000_003 + (1 << 30) + n for n in s.players})
+            self.runlog.evaluation(state, state.decisions, result, unit="samples")
             final = run.write_checkpoint(self.net, "final", state, {f"{n}p": r for n, r in result.items()})
         self.save(state)
-        self.writer.close()
+        self.runlog.close()
         return final
 
 
@@ -306,9 +289,9 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
         start_from(net, s.init, s.game)
     run = DMCRun(Path(s.out), s, resume)
     collector_args = (s.game, s.players, s.variants, s.matches_per_worker, tuple(net_args))
-    ctx = mp.get_context("spawn")
     with worker_group(s.workers, DMCCollector, collector_args, ray) as workers, \
-            (ctx.Pool(1, initializer=_eval_init) if s.eval_games else nullcontext()) as evaluator:  # only when used
+            Evaluator(s.game, max(s.eval_games // len(s.players), 10), s.variants,
+                      background=s.eval_games > 0) as evaluator:  # its process only when used
         learner = Learner(s, net, run, workers, evaluator, log)
         state = learner.start(resume)
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included

@@ -27,9 +27,11 @@ import torch
 
 from cardzoo.training.ppo.actor_critic import ActorCritic
 from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
+from cardzoo.training.common.evaluator import Evaluator
 from cardzoo.training.common.opponents import OpponentMix
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
+from cardzoo.training.common.run_log import RunLog
 from cardzoo.training.parallel.workers import log_traffic, worker_group
 from cardzoo.training.ppo.run import PPORun
 from cardzoo.training.ppo.settings import PPOSettings
@@ -142,15 +144,16 @@ def _adam(net: ActorCritic, s: PPOSettings) -> torch.optim.Adam:
 
 class Learner:
     """The learner's side of a PPO run (the workers get requests — the weights, the opponent mix,
-    a seed — and send rollouts back): the actor-critic, Adam, the opponent pool, the run directory
-    and its TensorBoard writer."""
+    a seed — and send rollouts back): the actor-critic, Adam, the opponent pool, the run directory,
+    its evaluator and what it reports (TensorBoard, the learning curve)."""
 
     def __init__(self, s: PPOSettings, run: PPORun, workers, log):
         self.s, self.run, self.workers, self.log = s, run, workers, log
         self.net = s.net_factory()()
         self.optimizer = None  # made while the first collection runs (see ``begin``)
-        self.writer = None
+        self.runlog = None  # the RunLog, made there too
         self.mix = OpponentMix(s.opponents, s.max_snapshots)
+        self.evaluator = Evaluator(s.game, max(s.eval_games // len(s.players), 10), s.variants)
 
     def start(self, resume: bool) -> RunState:
         """The saved state (``--resume``), or a new one after the warm start (``--imitate``)."""
@@ -172,10 +175,9 @@ class Learner:
     def begin(self, state: RunState, resume: bool) -> None:
         """The rest of the set-up, made while the first collection runs (the optimizer's
         construction imports torch._dynamo, tensorboard's writer its own stack: both slow)."""
-        from torch.utils.tensorboard import SummaryWriter
-
         self.optimizer = self.optimizer or _adam(self.net, self.s)
-        self.writer = SummaryWriter(str(self.run.out / "tb"), purge_step=state.decisions if resume else None)
+        self.runlog = RunLog(self.run.out, self.s.game, self.s.players, self.log,
+                             purge_step=state.decisions if resume else None)
 
     # ------------------------------------------------------------------ collection
     def collection(self, iteration: int) -> dict:
@@ -257,8 +259,9 @@ class Learner:
         return stats
 
     def _report(self, state, stats, rollout, t_collect, t_learn, rate, bar) -> None:
-        _log_iteration(self.writer, state, stats, rollout, self.mix, rate, t_collect, t_learn, self.optimizer)
-        log_traffic(self.writer, self.workers, state.decisions)
+        writer = self.runlog.writer
+        _log_iteration(writer, state, stats, rollout, self.mix, rate, t_collect, t_learn, self.optimizer)
+        log_traffic(writer, self.workers, state.decisions)
         bar.update(state.decisions, dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
                    ent=f"{stats.get('entropy', 0):.2f}")
 
@@ -272,7 +275,20 @@ class Learner:
         if state.decisions >= state.next_eval and state.decisions < s.steps:
             state.next_eval += s.eval_every
             path = run.write_checkpoint(self.net, f"step_{state.decisions}", state, {})
-            run.evaluate(path, state, self.writer, self.log)
+            self.evaluate(path, state)
+
+    def evaluate(self, path: Path, state: RunState, final: bool = False) -> dict:
+        """The checkpoint against the rule bot and random at each player count, recorded; its
+        results (by count, or the one count's). Each count's seed follows the evaluations before it."""
+        s = self.s
+        if not s.eval_games:
+            return {}
+        base = s.seed * 1_000_003 + (1 << 30 if final else 0)
+        seeds = {n: base + (len(state.evals) + i) * 7919 + n for i, n in enumerate(s.players)}
+        result = self.evaluator(path, seeds)
+        self.runlog.evaluation(state, state.decisions, result, unit="decisions",
+                               note=f"model's mean reward per match, {self.evaluator.games} games")
+        return {f"{n}p": r for n, r in result.items()} if len(s.players) > 1 else result[s.players[0]]
 
     def save(self, state: RunState) -> None:
         save_run_state(self.run.state_dir, self.net, self.optimizer, self.mix, state)
@@ -281,9 +297,9 @@ class Learner:
         """The final checkpoint, evaluated against the baselines (its card's figures)."""
         run = self.run
         final = run.write_checkpoint(self.net, "final", state, {})
-        evaluation = run.evaluate(final, state, self.writer, self.log, final=True)
+        evaluation = self.evaluate(final, state, final=True)
         final = run.write_checkpoint(self.net, "final", state, evaluation)
-        self.writer.close()
+        self.runlog.close()
         return final
 
 

@@ -22,6 +22,7 @@ import torch
 
 from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
+from cardzoo.training.common.evaluator import Evaluator
 from cardzoo.training.common.opponents import OpponentPool
 from cardzoo.training.common.run_dir import RunState
 from cardzoo.training.common.settings import read_json
@@ -62,14 +63,6 @@ def _rng_state(data) -> tuple:
     return (data[0], tuple(data[1]), data[2])
 
 
-def evaluate_checkpoint(path, settings: SB3Settings, games: int, seed: int) -> dict:
-    """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
-    from cardzoo.training.evaluation.tournament import versus_baselines
-
-    return versus_baselines(str(path), settings.game, settings.players, games, seed,
-                            options=settings.variants or None)
-
-
 def reload_pool(pool: OpponentPool, pool_dir: Path) -> None:
     """The run's snapshots, oldest first by step number (text order would put snapshot_9836 after
     snapshot_30316), so the pool keeps the same newest ones as before the resume."""
@@ -85,7 +78,12 @@ class _Run:
     run_dir: SB3Run
     pool: OpponentPool
     vec: object  # the DummyVecEnv of SelfPlayEnv views the learner plays in
+    evaluator: Evaluator
     log: Callable[[str], None]
+
+    def evaluate(self, path: Path, seed: int) -> dict:
+        """Mean reward and win rate (with 95% intervals) of a checkpoint against rules and random."""
+        return self.evaluator(path, {self.settings.players: seed})[self.settings.players]
 
     @property
     def out(self) -> Path:
@@ -106,7 +104,7 @@ def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
         reload_pool(pool, run_dir.pool_dir)
     vec = DummyVecEnv([partial(SelfPlayEnv, settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
                        for i in range(settings.envs)])
-    return _Run(settings, run_dir, pool, vec, log)
+    return _Run(settings, run_dir, pool, vec, Evaluator(settings.game, settings.eval_games, settings.variants), log)
 
 
 def build_or_resume_model(run: _Run, resume: bool):
@@ -205,7 +203,7 @@ class _PeriodicHooks:
         settings = self.run.settings
         path = export(self.model, self.run, f"step_{t}")
         if settings.eval_games:
-            result = evaluate_checkpoint(path, settings, settings.eval_games, settings.seed + t)
+            result = self.run.evaluate(path, settings.seed + t)
             for base, r in result.items():
                 self.logger.record(f"eval/mean_reward_vs_{base}", r["mean_reward"])
                 self.logger.record(f"eval/win_rate_vs_{base}", r["win_rate"])
@@ -236,7 +234,7 @@ def finish_run(run: _Run, model) -> Path:
     evaluation = {}
     final = export(model, run, "final")
     if settings.eval_games:
-        evaluation = evaluate_checkpoint(final, settings, settings.eval_games, settings.seed + 1)
+        evaluation = run.evaluate(final, settings.seed + 1)
         export(model, run, "final", evaluation)
     run.log(f"final checkpoint: {final}  (steps {model.num_timesteps})")
     for base, r in evaluation.items():
