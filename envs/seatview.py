@@ -60,6 +60,63 @@ def said(name: str, third_person: str, second_person: str) -> str:
     return f"{name} {second_person if name == 'you' else third_person}"
 
 
+class Reader:
+    """Who reads a text about the table, so that facts are worded for them: ``you`` is the seat
+    that reads (written "you", "your"); None is a watcher (a bots-only match, a replay, a
+    spectator), for whom every seat is ``player_N``. The views word their facts through one
+    reader; the terminal and the browser choose it (docs/serve.md, "Words")."""
+
+    __slots__ = ("you",)
+
+    def __init__(self, you: int | None):
+        self.you = you
+
+    def name(self, seat: int) -> str:
+        return seat_name(seat, self.you)
+
+    def said(self, seat: int, third_person: str, second_person: str) -> str:
+        """``"player_2 leads"`` / ``"you lead"``."""
+        return said(self.name(seat), third_person, second_person)
+
+    def whose(self, seat: int) -> str:
+        """``"your"`` / ``"player_2's"``."""
+        return "your" if seat == self.you else f"player_{seat}'s"
+
+    def title(self, seat: int) -> str:
+        """``"Your"`` / ``"player_2's"``: the possessive at the start of a line."""
+        return "Your" if seat == self.you else f"player_{seat}'s"
+
+
+def article(word: str) -> str:
+    """``"an 8"``, ``"an A"``, ``"a 7"``, ``"an ace"``: the indefinite article a card player says."""
+    spoken = {"8": "eight", "A": "ace", "11": "eleven", "18": "eighteen"}.get(word, word)
+    return ("an " if spoken[:1].lower() in "aeiou" else "a ") + word
+
+
+def known_facts(facts, seat: int | None) -> list[dict]:
+    """A move's facts as ``seat`` may know them: a fact with ``secret`` seats keeps its ``cards``
+    for those seats only (a card drawn from the stock, a card given in a swap)."""
+    out = []
+    for f in facts:
+        secret = f.get("secret")
+        if secret is not None and seat not in secret:
+            f = {k: v for k, v in f.items() if k not in ("cards", "secret")}
+        out.append(f)
+    return out
+
+
+def log_line(view_module, facts, seat: int | None, watcher: bool = False) -> dict:
+    """A move's facts (``view_module.move_facts``) as ``seat`` may know them, worded by the game's
+    ``word`` for that seat ("you") or for a ``watcher`` shown it (every seat player_N; seat None:
+    only what everybody knows): ``{"text", "banner"}`` (``banner``: the game's ``banner``, a big
+    announcement such as Siantappo's squeal, or None)."""
+    r = Reader(None if watcher else seat)
+    known = known_facts(facts, seat)
+    announce = getattr(view_module, "banner", None)
+    return {"text": " — ".join(view_module.word(f, r) for f in known),
+            "banner": announce(known, r) if announce else None}
+
+
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
@@ -118,7 +175,7 @@ def base_view(env, seat: int | None, title: str) -> dict:
         "game": env.game_name, "title": title, "seat": seat, "num_players": env.num_players,
         "turn": turn, "your_turn": turn == seat, "over": over,
         "status": "", "facts": [], "prompt": "", "players": [], "table": [],
-        "hand": {"label": "Your hand", "cards": []}, "notes": [], "moves": [],
+        "hand": {"label": "Hand", "cards": []}, "notes": [], "moves": [],
         "last": None, "scores": None, "summary": None, "result": None,
     }
 

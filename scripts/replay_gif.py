@@ -14,7 +14,7 @@ from PIL import Image
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.picture import picture
-from cardzoo.envs.seatview import match_over, public_view
+from cardzoo.envs.seatview import log_line, match_over, public_view
 from cardzoo.training.evaluation.records import WholeMoveWalker, play_moves
 
 MAX_FRAMES = 3000  # frames are held in memory until the GIF is written (0.7 MB each)
@@ -32,7 +32,7 @@ class _Snapshots:
         return self.view.snapshot(self.env)
 
     def public_line(self, before: dict, seat: int, ids, text: str) -> str:
-        return self.view.move_lines(self.env, before, seat, ids, text)["public"]
+        return log_line(self.view, self.view.move_facts(self.env, before, seat, ids, text), None)["text"]
 
 
 def write_gif(env, rec: dict, moves: int, out: str, fps: float) -> int:

@@ -125,7 +125,7 @@ Legal moves:
 #1  discard 2♣   #2  discard 2♦   #3  discard 2♥   #4  discard 8♥
 #5  discard 9♣   #6  discard K♥
 player_0, your move (the card to discard, like 7h; ? for help) > 2d
-player_0 (you): discard 2♦
+player_0 (you): discards 2♦
 """
 
 

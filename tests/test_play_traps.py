@@ -34,7 +34,7 @@ def test_undo_takes_back_a_discard_but_never_a_draw_from_the_stock():
     drew = re.search(r"player_0 \(you\): draws (\S+) from the stock", text).group(1)
     stops = f"undo stops here: your move `draws {drew} from the stock` showed you cards that were hidden"
     assert " ".join(text.split()).count(stops) == 2
-    assert "took back your move `discard 8♠` and the 4 moves after it" in text
+    assert "took back your move `discards 8♠` and the 4 moves after it" in text
     tail = text[text.rindex("took back"):]
     assert "Your hand (6): " in tail and drew in tail.split("Your hand (6): ")[1].split("\n")[0]
     assert "player_0 (you): takes" not in text  # `take` after the undo: the draw stands

@@ -68,7 +68,7 @@ def test_samsip_a_number_is_a_rank_of_your_hand():
                       samsip_deck(), width=120)
     assert "you hold no 6" in text
     assert "which 2: `2♣` or `2♦` or `2♥`? type the card" in text
-    assert "player_0 (you): discard K♥" in text
+    assert "player_0 (you): discards K♥" in text
 
 
 def test_suipi_shows_the_floor_as_dealt_when_bots_move_first():
@@ -81,9 +81,12 @@ def test_suipi_shows_the_floor_as_dealt_when_bots_move_first():
 def test_suipi_wording_of_the_leftover_cards():
     from cardzoo.envs.suipi import actions
     from cardzoo.envs.cards import parse_card
-    session, _ = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
-    one = session.view._rest_of_floor({"floor": [], "last_capturer": 1}, 0, (parse_card("5c"), actions.DROP_ACTION))
-    assert "takes the last card left on the floor: 5♣" in one.plain
+    from cardzoo.envs.seatview import Reader
+    from cardzoo.envs.suipi.view import leftover_fact, word
+
+    one = leftover_fact({"floor": [], "last_capturer": 1}, 0, (parse_card("5c"), actions.DROP_ACTION))
+    assert word(one, Reader(0)) == "Last capture: player_1 takes the last card left on the floor: 5♣"
+    assert word(one, Reader(1)) == "Last capture: you take the last card left on the floor: 5♣"
     rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     assert "card(s)" not in text and "Last capture:" in text
 

@@ -125,12 +125,13 @@ def test_swaps_are_private_to_their_two_players():
     match = Match.create("siantappo", ["rules"] * 4, {"rounds": 2, "swap_choice": True}, seed=5)
     while not match.over:
         match.play_bot_move()
-    gives = [e for e in match.log if e["public"].startswith("gives a card")]
+    gives = [e for e in match.log if e["facts"][0]["what"] == "give"]
     assert gives, "a swap_choice match has give moves"
     for e in gives:
-        receiver = int(e["public"].rsplit("_", 1)[1])
+        receiver = e["facts"][0]["to"]
+        assert log_for(match.view_mod, [e], None)[0]["text"] == f"gives a card to player_{receiver}"
         for s in range(4):
-            text = log_for([e], s)[0]["text"]
+            text = log_for(match.view_mod, [e], s)[0]["text"]
             assert bool(card_tokens({"t": text})) == (s in (e["seat"], receiver)), (s, text)
 
 

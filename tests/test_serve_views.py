@@ -152,6 +152,20 @@ def test_sam_sip_notes_say_the_seats_pairs_and_what_completes_them():
         "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)")
 
 
+def public(match, entry) -> str:
+    """A serve log entry as everybody may read it (a watcher who knows no secret)."""
+    from cardzoo.scripts.serve.match import log_for
+
+    return log_for(match.view_mod, [entry], None)[0]["text"]
+
+
+def read_by(match, entry, seat: int) -> str:
+    """A serve log entry as ``seat`` reads it ("you")."""
+    from cardzoo.scripts.serve.match import log_for
+
+    return log_for(match.view_mod, [entry], seat)[0]["text"]
+
+
 def _bots_match(game, players, options, found_on, until=None):
     """A bots-only serve match played to its end (or until ``until(match)``): the deals and the
     bots of the match these tests were found on with seed ``found_on`` (tests/deals.py)."""
@@ -165,31 +179,26 @@ def _bots_match(game, players, options, found_on, until=None):
 
 
 def test_the_browser_log_says_who_wins_each_trick_and_who_goes_out():
-    """Siantappo's log lines (the terminal's, from envs/siantappo/view.trick_events): each seat
-    reads its own as "you"."""
-    from cardzoo.scripts.serve.match import log_for
-
+    """Siantappo's log lines (the terminal's words, envs/siantappo/view.word on the move's facts):
+    each seat reads its own as "you"."""
     m = _bots_match("siantappo", 4, {"rounds": 1}, found_on=3)
     by_n = {e["n"]: e for e in m.log}
-    assert by_n[7]["public"] == "pass — player_1 wins the trick and leads."
-    assert by_n[28]["public"] == "9♠ 9♦ (pair) — player_2 is out: 1st place"
-    assert by_n[31]["public"] == "pass — player_2 wins the trick; player_3 leads."
-    assert by_n[41]["public"] == "6♠ (single) — player_3 is out: 2nd place"
-    entry = [by_n[31]]
-    assert log_for(entry, 2)[0]["text"] == "pass — you win the trick; player_3 leads."
-    assert log_for(entry, 3)[0]["text"] == "pass — player_2 wins the trick; you lead."
-    assert log_for(entry, 0)[0]["text"] == by_n[31]["public"]
-    assert log_for([by_n[28]], 2)[0]["text"] == "9♠ 9♦ (pair) — you are out: 1st place"
+    assert public(m, by_n[7]) == "pass — player_1 wins the trick and leads."
+    assert public(m, by_n[28]) == "9♠ 9♦ (pair) — player_2 is out: 1st place"
+    assert public(m, by_n[31]) == "pass — player_2 wins the trick; player_3 leads."
+    assert public(m, by_n[41]) == "6♠ (single) — player_3 is out: 2nd place"
+    assert read_by(m, by_n[31], 2) == "pass — you win the trick; player_3 leads."
+    assert read_by(m, by_n[31], 3) == "pass — player_2 wins the trick; you lead."
+    assert read_by(m, by_n[31], 0) == public(m, by_n[31])
+    assert read_by(m, by_n[28], 2) == "9♠ 9♦ (pair) — you are out: 1st place"
 
 
 def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_each_majority():
-    from cardzoo.scripts.serve.match import log_for
-
-    m = _bots_match("suipi", 2, {}, found_on=4, until=lambda m: m.log and "end of deal" in m.log[-1]["public"])
+    m = _bots_match("suipi", 2, {}, found_on=4, until=lambda m: m.log and "end of deal" in public(m, m.log[-1]))
     last = m.log[-1]
-    assert last["public"] == ("A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on "
-                              "the floor: 5♠ 6♦ 10♥")
-    assert log_for([last], 0)[0]["text"].endswith("Last capture: you take the 3 cards left on the floor: 5♠ 6♦ 10♥")
+    assert public(m, last) == ("A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on "
+                               "the floor: 5♠ 6♦ 10♥")
+    assert read_by(m, last, 0).endswith("Last capture: you take the 3 cards left on the floor: 5♠ 6♦ 10♥")
     rows = {r[0]: r[1:] for r in m.view(1)["summary"]["rows"]}
     assert rows["cards"] == ["20", "32 (+3)"] and rows["spades"] == ["7 (+1)", "6"]
     assert rows["aces (1 each)"] == ["3 (+3)", "1 (+1)"] and rows["deal score"] == ["0", "3"]
@@ -212,7 +221,19 @@ def test_a_look_at_the_last_trick_and_the_last_capture():
     assert last["items"][-1]["caption"].startswith("you: ")
     assert m.view_mod.seat_view(m.env, 0)["last"]["items"][-1]["caption"].startswith("player_1: ")
     m = _bots_match("suipi", 2, {}, found_on=4, until=lambda m: m.env.engine.last_capturer >= 0)
-    take = m.log[-1]["public"]  # the move that took: "8♣ take 8♥", the cards of its text
+    take = public(m, m.log[-1])  # the move that took: "8♣ take 8♥", the cards of its text
     last = m.view_mod.seat_view(m.env, 0)["last"]
     assert last["label"] == "Last capture" and last["items"][0]["cards"][0] == take.split()[0]
     assert set(last["items"][0]["cards"][1:]) <= set(take.replace("+", " ").replace("[", " ").replace("]", " ").split())
+
+
+def test_a_siantappo_banner_says_you_to_the_player_who_plays_it():
+    """As found: the page announced "🐷 SQUEEEEAL! player_0 plays a siantappo" to player_0 itself.
+    Found on seed 5: player_3 plays a siantappo at move 12."""
+    m = _bots_match("siantappo", 4, {"rounds": 1}, found_on=5, until=lambda m: len(m.log) == 12)
+    from cardzoo.scripts.serve.match import log_for
+
+    entry = m.log[-1]
+    assert log_for(m.view_mod, [entry], 3)[0]["banner"]["text"] == "🐷 SQUEEEEAL! you play a siantappo"
+    assert log_for(m.view_mod, [entry], 1)[0]["banner"]["text"] == "🐷 SQUEEEEAL! player_3 plays a siantappo"
+    assert log_for(m.view_mod, [entry], 3, watcher=True)[0]["banner"]["text"].endswith("player_3 plays a siantappo")

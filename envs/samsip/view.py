@@ -9,9 +9,11 @@ the viewer's legal moves (draw / take, then discard).
 from __future__ import annotations
 
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
-from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
-from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, ordinal, seat_name, waiting_prompt
+from cardzoo.envs.seatview import (
+    SPECTATOR, Reader, article, base_view, grid, legal_moves_for, move, ordinal, waiting_prompt,
+)
 
 TITLE = "Sam Sip"
 JOKER = "Jk"
@@ -22,13 +24,16 @@ def _engine(env):
     return getattr(env, "engine", None) or env.game
 
 
-def seat_view(env, seat: int) -> dict:
+def seat_view(env, seat: int, watcher: bool = False) -> dict:
+    """What ``seat`` sees, worded for the seat itself ("you"), or for a ``watcher`` shown that
+    seat (a bots-only match, a replay: every seat is player_N)."""
     g = _engine(env)
+    r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
     v["status"] = f"Hand {g.hand_no}" + (" · match over" if g.done else "")
-    v["facts"] = [["stake", str(g.stake)], ["stock", str(len(g.stock))], ["dealer", seat_name(g.dealer, seat)]]
-    v["players"] = [_player(g, s, seat) for s in range(g.n)]
-    v["table"] = _table(g, seat)
+    v["facts"] = [["stake", str(g.stake)], ["stock", str(len(g.stock))], ["dealer", r.name(g.dealer)]]
+    v["players"] = [_player(g, s, r) for s in range(g.n)]
+    v["table"] = _table(g, r)
     hand_ids: list[str] = []
     if not g.done and seat is not SPECTATOR and g.active[seat]:
         cards = []
@@ -41,35 +46,36 @@ def seat_view(env, seat: int) -> dict:
                 cid = card_str(c)
             hand_ids.append(cid)
             cards.append({"id": cid, "card": card_str(c), "mark": "wild" if c in g.wild else ""})
-        v["hand"] = {"label": f"Your hand ({len(cards)})", "cards": cards}
-        v["notes"].append(pairs_line(g.hands[seat], g.wild, g.dead))
+        v["hand"] = {"label": f"{r.title(seat)} hand ({len(cards)})", "cards": cards}
+        v["notes"].append(pairs_line(g.hands[seat], g.wild, g.dead, r.title(seat)))
     v["moves"] = [_move(ids, text, hand_ids) for ids, text in legal_moves_for(env, seat)]
     draw = g.phase == PHASE_DRAW
-    v["prompt"] = waiting_prompt(v["turn"], seat, "Your move: draw from the stock" + (
-        " or take the discard." if g.live >= 0 else ".") if draw else "Your move: discard a card.")
+    move_word = f"{r.title(seat)} move: "
+    v["prompt"] = waiting_prompt(v["turn"], seat, move_word + "draw from the stock" + (
+        " or take the discard." if g.live >= 0 else ".") if draw else move_word + "discard a card.")
     v["scores"] = grid("Chips", ["player", "chips"],
-                       [[seat_name(s, seat) + ("" if g.active[s] else " (out)"), g.chips[s]] for s in range(g.n)])
+                       [[r.name(s) + ("" if g.active[s] else " (out)"), g.chips[s]] for s in range(g.n)])
     if g.results:
-        v["summary"] = _hand_summary(g, g.results[-1], seat)
+        v["summary"] = _hand_summary(g, g.results[-1], r)
     if g.done:
-        v["result"] = _result(g, seat)
+        v["result"] = _result(g, r)
     return v
 
 
-def _player(g, s: int, viewer: int) -> dict:
-    discards = [(card_str(k) if k < NUM_STANDARD else JOKER) + (f"→{seat_name(t, viewer)}" if t >= 0 else "")
+def _player(g, s: int, r: Reader) -> dict:
+    discards = [(card_str(k) if k < NUM_STANDARD else JOKER) + (f"→{r.name(t)}" if t >= 0 else "")
                 for seat, k, t in g.events if seat == s]
     facts = [["chips", str(g.chips[s])]]
     if g.active[s]:
         facts.append(["last draw", {0: "stock", 1: "took discard"}.get(g.last_draw[s], "-")])
         facts.append(["discards", " ".join(discards[-6:]) or "-"])
-    return {"seat": s, "name": seat_name(s, viewer), "cards": len(g.hands[s]) if g.active[s] else 0,
+    return {"seat": s, "name": r.name(s), "cards": len(g.hands[s]) if g.active[s] else 0,
             "status": "" if g.active[s] else f"out (hand {g.elim_hand[s]})", "facts": facts,
             "team": None, "out": not g.active[s],
             "known": [card_str(k) for k in sorted(g.known[s])] if g.active[s] else []}
 
 
-def _table(g, viewer: int) -> list:
+def _table(g, r: Reader) -> list:
     wild = sorted(g.wild)
     standard = [card_str(c) for c in wild if c < NUM_STANDARD and c != g.indicator]
     jokers = sum(1 for c in wild if c >= NUM_STANDARD)
@@ -80,9 +86,9 @@ def _table(g, viewer: int) -> list:
         zones.append({"label": "Dead cards", "items": [{"cards": [card_str(c) for c in sorted(g.dead)],
                                                          "caption": ""}]})
     if g.live >= 0 and not g.done:
-        frm = seat_name(g.events[-1][0], viewer) if g.events else "?"
+        frm = r.name(g.events[-1][0]) if g.events else "?"
         zones.append({"label": "Discard", "items": [{"cards": [card_str(g.live)], "caption": (
-            f"from {frm}, in front of {seat_name(g.live_for, viewer)}")}]})
+            f"from {frm}, in front of {r.name(g.live_for)}")}]})
     return zones
 
 
@@ -96,7 +102,7 @@ def _move(ids, text: str, hand_ids: list[str]) -> dict:
     return move(ids, text)  # draw, take, declare: no card to select
 
 
-def _hand_summary(g, res, viewer: int) -> dict:
+def _hand_summary(g, res, r: Reader) -> dict:
     key = f"hand-{res.hand_no}"
     if res.winner is None:
         why = ("nobody drew from the stock for too long" if getattr(res, "void_reason", "") == VOID_STALL
@@ -107,20 +113,20 @@ def _hand_summary(g, res, viewer: int) -> dict:
     for s in range(g.n):
         if not g.active[s] and s not in res.eliminated:
             continue
-        rows.append([seat_name(s, viewer) + (" (knocked out)" if s in res.eliminated else ""),
+        rows.append([r.name(s) + (" (knocked out)" if s in res.eliminated else ""),
                      str(g.chips[s]), f"{res.deltas[s]:+d}"])
-    who = seat_name(res.winner, viewer)
-    lines = [f"{who} win{'' if who == 'you' else 's'} with {WIN_NAMES[res.kind]}: {winning_cards(res)}",
+    wins = r.said(res.winner, "wins", "win")
+    lines = [f"{wins} with {WIN_NAMES[res.kind]}: {winning_cards(res)}",
              f"Stake was {res.stake}" + ("" if g.done else f", now {g.stake}") + "."]
-    return {"key": key, "title": f"Hand {res.hand_no}: {who} win{'' if who == 'you' else 's'}",
+    return {"key": key, "title": f"Hand {res.hand_no}: {wins}",
             "columns": ["player", "chips", "change"], "rows": rows, "lines": lines}
 
 
-def _result(g, viewer: int) -> dict:
+def _result(g, r: Reader) -> dict:
     ranks = g.ranking()
     order = sorted(range(g.n), key=lambda s: ranks[s])
-    rows = [[_place(ranks[s], ranks), seat_name(s, viewer), str(g.chips[s])] for s in order]
-    best = [seat_name(s, viewer) for s in order if ranks[s] == ranks[order[0]]]
+    rows = [[_place(ranks[s], ranks), r.name(s), str(g.chips[s])] for s in order]
+    best = [r.name(s) for s in order if ranks[s] == ranks[order[0]]]
     return {"title": "Match over", "lines": [f"Winner: {', '.join(best)}"],
             "columns": ["place", "player", "chips"], "rows": rows}
 
@@ -133,31 +139,54 @@ def _place(rank: float, ranks) -> str:
 
 
 def snapshot(env) -> dict:
-    """Public state before a move, handed back to ``move_lines``."""
+    """Public state before a move, handed back to ``move_facts``."""
     return {"results": len(_engine(env).results)}
 
 
-def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
-    """How a complete move reads in the log: the card drawn from the stock is the drawer's alone."""
+def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
+    """What a complete move did, as facts (who, what, which cards): ``draw`` (the card drawn is
+    secret to the drawer), ``take``, ``discard``; then the hand's end (``hand`` with its winner,
+    or void) and who it knocked out (``knocked_out``)."""
     g = _engine(env)
     action = ids[-1]
-    private = {}
-    public = text
+    ended = len(g.results) > before["results"]
     if action == DRAW_STOCK:
-        public = "draws from the stock"
-        if len(g.results) == before["results"] and g.turn == seat and g.hands[seat]:
-            private[seat] = f"draws {card_str(g.hands[seat][-1])} from the stock"
+        fact = {"what": "draw", "who": seat}
+        if not ended and g.turn == seat and g.hands[seat]:
+            fact.update(cards=[card_str(g.hands[seat][-1])], secret=[seat])
     elif action == TAKE_DISCARD:
-        public = text.replace("take ", "takes ", 1)
-    elif text.startswith("discard "):
-        public = text.replace("discard ", "discards ", 1)
-    if len(g.results) > before["results"]:
+        fact = {"what": "take", "who": seat, "cards": [text.removeprefix("take ")]}
+    elif action == DECLARE:
+        fact = {"what": "declare", "who": seat}
+    else:
+        fact = {"what": "discard", "who": seat, "cards": [text.removeprefix("discard ")]}
+    facts = [fact]
+    if ended:
         res = g.results[-1]
-        end = (f"hand {res.hand_no} is void" if res.winner is None
-               else f"player_{res.winner} wins hand {res.hand_no} with {WIN_NAMES[res.kind]}")
-        public += f" — {end}"
-        private = {s: f"{t} — {end}" for s, t in private.items()}
-    return {"public": public, "private": private}
+        facts.append({"what": "hand", "who": res.winner, "hand": res.hand_no,
+                      "kind": WIN_NAMES[res.kind] if res.winner is not None else None})
+        facts += [{"what": "knocked_out", "who": s} for s in sorted(res.eliminated)]
+    return facts
+
+
+def word(fact: dict, r: Reader) -> str:
+    """One fact in words for the reader ``r``; the move itself without its subject."""
+    what, who = fact["what"], fact["who"]
+    if what == "draw":
+        return f"draws {fact['cards'][0]} from the stock" if "cards" in fact else "draws from the stock"
+    if what == "take":
+        return f"takes {fact['cards'][0]}"
+    if what == "discard":
+        return f"discards {fact['cards'][0]}"
+    if what == "declare":
+        return "declares a win"
+    if what == "hand":
+        if who is None:
+            return f"hand {fact['hand']} is void"
+        return f"{r.said(who, 'wins', 'win')} hand {fact['hand']} with {fact['kind']}"
+    if what == "knocked_out":
+        return f"{r.said(who, 'is', 'are')} knocked out"
+    raise ValueError(f"no words for {what!r}")
 
 
 def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list[int]]:
@@ -211,21 +240,22 @@ def winning_cards(res) -> str:
     return text + (" (* wild)" if any(c in wild for c in res.winning_hand) else "")
 
 
-def pairs_line(hand, wild, dead) -> str:
+def pairs_line(hand, wild, dead, whose: str = "Your") -> str:
     """``Your pairs: J♠+J♥, Q♣+Q♦ — one more needed (a 3 for your 7♦, or a wild card)``: what a
     hand has of three pairs, and with five cards and two pairs, which card completes it."""
     pairs, left = pairs_of(hand, wild, dead)
     need = 3 - len(pairs)
-    line = "Your pairs: " + (", ".join(pair_text(p, wild) for p in pairs) or "none yet")
+    line = f"{whose} pairs: " + (", ".join(pair_text(p, wild) for p in pairs) or "none yet")
     if need <= 0:
         return line
     line += f" — {('one', 'two', 'three')[need - 1]} more needed"
     if need == 1 and len(left) == 1:  # five cards, two pairs: say which cards complete it
         c = left[0]
         if c in wild:
-            line += " (any card: yours is wild)"
+            line += f" (any card: {'yours' if whose == 'Your' else whose} is wild)"
         elif c in dead or c >= NUM_STANDARD:
-            line += f" (a wild card for your {card_str(c)})"
+            line += f" (a wild card for {whose.lower() if whose == 'Your' else whose} {card_str(c)})"
         else:
-            line += f" (a {RANK_NAMES[PARTNER[c >> 2]]} for your {card_str(c)}, or a wild card)"
+            line += (f" ({article(RANK_NAMES[PARTNER[c >> 2]])} for {whose.lower() if whose == 'Your' else whose} "
+                     f"{card_str(c)}, or a wild card)")
     return line

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from cardzoo.envs.seatview import (
-    SPECTATOR, base_view, grid, legal_moves_for, move, ordinal, said, seat_name, waiting_prompt,
+    SPECTATOR, Reader, article, base_view, grid, legal_moves_for, move, ordinal, waiting_prompt,
 )
 from cardzoo.envs.siantappo.actions import (
     ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, SINGLE,
@@ -24,38 +24,41 @@ BOMBS_OF_PAIRS = (SIANTAPPO, RUN4, RUN5)  # the pig squeals
 _GIVE_RE = re.compile(r"give (\S+) to player_(\d+)")
 
 
-def seat_view(env, seat: int) -> dict:
+def seat_view(env, seat: int, watcher: bool = False) -> dict:
+    """What ``seat`` sees, worded for the seat itself ("you"), or for a ``watcher`` shown that
+    seat (a bots-only match, a replay: every seat is player_N)."""
     eng = env.engine
     cfg = env.config
+    r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
     over = eng.phase == OVER
     v["status"] = f"Round {min(eng.round_index + 1, cfg.rounds)} of {cfg.rounds}" + (
         " · swap" if eng.phase == SWAP else "") + (" · match over" if over else "")
     v["facts"] = [["trick", str(eng.trick + 1)]] if not over else []
-    v["players"] = [_player(eng, s, seat) for s in range(eng.n)]
-    v["table"] = [_table(eng, seat)]
+    v["players"] = [_player(eng, s, r) for s in range(eng.n)]
+    v["table"] = [_table(eng, r)]
     if not over and seat is not SPECTATOR:
         keys = hand_keys(eng.hands[seat])
-        v["hand"] = {"label": f"Your hand ({len(keys)})", "cards": [
+        v["hand"] = {"label": f"{r.title(seat)} hand ({len(keys)})", "cards": [
             {"id": key_str(k), "card": key_str(k), "mark": ""} for k in keys]}
         if eng.swap_given[seat] or eng.swap_received[seat]:
-            v["notes"].append(f"Swap this round: you gave {_keys(eng.swap_given[seat]) or '-'}, "
+            v["notes"].append(f"Swap this round: {r.said(seat, 'gave', 'gave')} {_keys(eng.swap_given[seat]) or '-'}, "
                               f"received {_keys(eng.swap_received[seat]) or '-'}")
     v["moves"] = [_move(eng, ids, text) for ids, text in legal_moves_for(env, seat)]
-    what = ("Give a card back" if eng.phase == SWAP else
-            "Lead any combination" if eng.current < 0 else "Beat the table or pass")
-    v["prompt"] = waiting_prompt(v["turn"], seat, f"Your move: {what.lower()}.")
+    what = ("give a card back" if eng.phase == SWAP else
+            "lead any combination" if eng.current < 0 else "beat the table or pass")
+    v["prompt"] = waiting_prompt(v["turn"], seat, f"{r.title(seat)} move: {what}.")
     v["scores"] = grid("Scores", ["player", "placement points", "pig (times last)"],
-                       [[seat_name(s, seat), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)])
-    v["last"] = _last_trick(eng, seat)
+                       [[r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)])
+    v["last"] = _last_trick(eng, r)
     if eng.round_places:
-        v["summary"] = _round_summary(eng, len(eng.round_places) - 1, seat)
+        v["summary"] = _round_summary(eng, len(eng.round_places) - 1, r)
     if over:
-        v["result"] = _result(eng, seat)
+        v["result"] = _result(eng, r)
     return v
 
 
-def _last_trick(eng, viewer: int) -> dict | None:
+def _last_trick(eng, r: Reader) -> dict | None:
     """The plays of this round's last finished trick, in order (passes are not kept), or None."""
     done = [entry for entry in eng.log if entry[1] < eng.trick]
     if not done:
@@ -63,14 +66,14 @@ def _last_trick(eng, viewer: int) -> dict | None:
     trick = done[-1][1]
     return {"label": "Last trick", "items": [
         {"cards": [key_str(k) for k in sorted(keys)],
-         "caption": f"{seat_name(s, viewer)}: {TYPE_NAMES[ACTION_TYPE[a]]}"} for s, t, a, keys in done if t == trick]}
+         "caption": f"{r.name(s)}: {TYPE_NAMES[ACTION_TYPE[a]]}"} for s, t, a, keys in done if t == trick]}
 
 
 def _keys(keys) -> str:
     return " ".join(key_str(k) for k in sorted(keys))
 
 
-def _player(eng, s: int, viewer: int) -> dict:
+def _player(eng, s: int, r: Reader) -> dict:
     status = []
     if s in eng.finish_top:
         status.append(f"out #{eng.finish_top.index(s) + 1}")
@@ -78,25 +81,23 @@ def _player(eng, s: int, viewer: int) -> dict:
         status.append("passed")
     if s == eng.current_player and eng.current >= 0:
         status.append("on top")
-    return {"seat": s, "name": seat_name(s, viewer), "cards": eng.counts[s], "status": ", ".join(status),
+    return {"seat": s, "name": r.name(s), "cards": eng.counts[s], "status": ", ".join(status),
             "facts": [["points", str(eng.match_points[s])], ["pig", str(eng.pig_counts[s])]],
             "team": None, "out": s in eng.finish_top}
 
 
-def _table(eng, viewer: int) -> dict:
+def _table(eng, r: Reader) -> dict:
     if eng.phase == SWAP:
         giver, receiver, left = eng.swap_queue[0]
         return {"label": "Swap", "items": [{"cards": [], "caption": (
-            f"{seat_name(giver, viewer)} give{'' if giver == viewer else 's'} {left} card(s) back "
-            f"to {seat_name(receiver, viewer)}")}]}
+            f"{r.said(giver, 'gives', 'give')} {left} card{'' if left == 1 else 's'} back to {r.name(receiver)}")}]}
     if eng.current >= 0:
         kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
         return {"label": "On the table", "items": [{"cards": [key_str(k) for k in sorted(eng.current_keys)],
-                                                    "caption": f"{kind} by {seat_name(eng.current_player, viewer)}"}]}
+                                                    "caption": f"{kind} by {r.name(eng.current_player)}"}]}
     if eng.phase == OVER:
         return {"label": "On the table", "items": []}
-    who = seat_name(eng.acting, viewer)
-    return {"label": "On the table", "items": [{"cards": [], "caption": f"empty: {who} lead{'' if who == 'you' else 's'}"}]}
+    return {"label": "On the table", "items": [{"cards": [], "caption": f"empty: {r.said(eng.acting, 'leads', 'lead')}"}]}
 
 
 def _move(eng, ids, text: str) -> dict:
@@ -140,31 +141,31 @@ def _choices(eng, action: int, keys) -> list:
     return [([key_str(k) for k in g], c) for g, c in groups]
 
 
-def _round_summary(eng, index: int, viewer: int) -> dict:
+def _round_summary(eng, index: int, r: Reader) -> dict:
     places = eng.round_places[index]
     n = eng.n
     order = sorted(range(n), key=lambda s: places[s])
-    rows = [[places[s], seat_name(s, viewer) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}"]
+    rows = [[places[s], r.name(s) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}"]
             for s in order]
     loser = order[-1]
-    lines = [f"{seat_name(loser, viewer)} {'are' if loser == viewer else 'is'} the pig of round {index + 1}."]
+    lines = [f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}."]
     return {"key": f"round-{index + 1}", "title": f"End of round {index + 1}",
             "columns": ["place", "player", "placement points"], "rows": [[str(c) for c in r] for r in rows],
             "lines": lines}
 
 
-def _result(eng, viewer: int) -> dict:
+def _result(eng, r: Reader) -> dict:
     order = sorted(range(eng.n), key=lambda s: (-eng.match_points[s], eng.pig_counts[s]))
     best = eng.match_points[order[0]]
-    winners = [seat_name(s, viewer) for s in order if eng.match_points[s] == best]
+    winners = [r.name(s) for s in order if eng.match_points[s] == best]
     table = grid("Final standings", ["player", "placement points", "pig (times last)"],
-                 [[seat_name(s, viewer), eng.match_points[s], eng.pig_counts[s]] for s in order])
+                 [[r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in order])
     return {"title": "Match over", "lines": [f"Most placement points ({best}): {', '.join(winners)}"],
             "columns": table["columns"], "rows": table["rows"]}
 
 
 def snapshot(env) -> dict:
-    """Public state before a move, handed back to ``move_lines`` and ``trick_events``."""
+    """Public state before a move, handed back to ``move_facts``."""
     eng = env.engine
     return {"round": eng.round_index, "phase": eng.phase, "trick": eng.trick,
             "on_top": eng.current_player, "out": len(eng.finish_top) + len(eng.finish_bottom)}
@@ -179,51 +180,68 @@ def place_now(eng, seat: int) -> int:
     return 0
 
 
-def trick_events(env, before: dict, seat: int, action: int, name) -> list[tuple[str, str]]:
-    """What a move did besides its cards, as ``(kind, line)``: ``("out", "player_1 is out: 1st
-    place")``, ``("trick", "player_1 wins the trick; player_2 leads.")``. ``name(seat)`` names a
-    seat ("you" or "player_N"); the terminal and the browser log both read these lines. A move
-    that ends the round has none (its summary says it)."""
+def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
+    """What a complete move did, as facts (who, what, which cards), in order: the move itself
+    (``play`` with its cards and combination, ``pass``, or a swap's ``give``, secret to its two
+    players), then what it caused: ``out`` (a seat's place), ``trick`` (its winner and who leads),
+    ``pig`` (the round's last). ``text`` is the move's cards as played. ``word`` says them."""
     eng = env.engine
-    if eng.round_index > before["round"]:
-        return []
-    out = []
-    if len(eng.finish_top) + len(eng.finish_bottom) > before["out"]:
-        how = " on a 2, so placed" if seat in eng.finish_bottom else ":"
-        out.append(("out", f"{said(name(seat), 'is', 'are')} out{how} {ordinal(place_now(eng, seat))} place"))
-    if eng.trick > before["trick"]:
-        winner = seat if action != PASS_ID and before["phase"] != SWAP else before["on_top"]
-        line = f"{said(name(winner), 'wins', 'win')} the trick"
-        if eng.turn != winner:
-            line += f"; {said(name(eng.turn), 'leads', 'lead')}"
-        else:
-            line += f" and {'lead' if name(winner) == 'you' else 'leads'}"
-        out.append(("trick", line + "."))
-    return out
-
-
-def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
-    """How a complete move reads in the log: ``public`` for everybody, ``private`` per seat, and
-    for a bomb of pairs a ``banner`` (``{"text", "sound"}``: the page shows it big, squealing).
-
-    A swap is private to its two players; everybody else learns only that a card was given."""
     if before.get("phase") == SWAP:
         m = _GIVE_RE.match(text)
         receiver = int(m.group(2)) if m else -1
-        return {"public": f"gives a card to player_{receiver}",
-                "private": {seat: text, receiver: f"gives you {m.group(1)}" if m else text}}
+        return [{"what": "give", "who": seat, "to": receiver, "cards": [m.group(1)] if m else [],
+                 "secret": [seat, receiver]}]
     action = ids[-1]
-    line = "pass" if action == PASS_ID else f"{text} ({TYPE_NAMES[ACTION_TYPE[action]]})"
-    if action != PASS_ID and ACTION_TYPE[action] in BOMBS_OF_PAIRS:
-        line += f" — {SQUEAL}"
-    events = trick_events(env, before, seat, action, lambda s: f"player_{s}")
-    private = {}
-    for viewer in range(env.engine.n):  # "you win the trick" for the seat it names
-        mine = trick_events(env, before, seat, action, lambda s: seat_name(s, viewer))
-        if mine != events:
-            private[viewer] = " — ".join([line] + [e for _, e in mine])
-    out = {"public": " — ".join([line] + [e for _, e in events]), "private": private}
-    if action != PASS_ID and ACTION_TYPE[action] in BOMBS_OF_PAIRS:  # the pig is slaughtered
-        out["banner"] = {"text": f"{SQUEAL} player_{seat} plays a {TYPE_NAMES[ACTION_TYPE[action]]}",
-                         "sound": "squeal"}
-    return out
+    if action == PASS_ID:
+        facts = [{"what": "pass", "who": seat}]
+    else:
+        combo = TYPE_NAMES[ACTION_TYPE[action]]
+        facts = [{"what": "play", "who": seat, "cards": text.split(), "combo": combo,
+                  "squeal": ACTION_TYPE[action] in BOMBS_OF_PAIRS}]
+    if eng.round_index > before["round"]:  # the round ended with this move: who went out, the pig
+        places = eng.round_places[before["round"]]
+        if action != PASS_ID:
+            facts.append({"what": "out", "who": seat, "place": places[seat], "on_two": False})
+        facts.append({"what": "pig", "who": places.index(eng.n), "round": before["round"] + 1})
+        return facts
+    if len(eng.finish_top) + len(eng.finish_bottom) > before["out"]:
+        facts.append({"what": "out", "who": seat, "place": place_now(eng, seat), "on_two": seat in eng.finish_bottom})
+    if eng.trick > before["trick"]:
+        winner = seat if action != PASS_ID else before["on_top"]
+        facts.append({"what": "trick", "who": winner, "leads": eng.turn})
+    return facts
+
+
+def word(fact: dict, r: Reader) -> str:
+    """One fact in words for the reader ``r``; the move itself (``play``, ``pass``, ``give``)
+    without its subject, as the log and the terminal print it after the player's name."""
+    what, who = fact["what"], fact["who"]
+    if what == "play":
+        return f"{' '.join(fact['cards'])} ({fact['combo']})" + (f" — {SQUEAL}" if fact["squeal"] else "")
+    if what == "pass":
+        return "pass"
+    if what == "give":
+        if "cards" not in fact:
+            return f"gives a card to {r.name(fact['to'])}"
+        if fact["to"] == r.you:
+            return f"gives you {fact['cards'][0]}"
+        return f"gives {fact['cards'][0]} to {r.name(fact['to'])}"
+    if what == "out":
+        how = " on a 2, so placed" if fact["on_two"] else ":"
+        return f"{r.said(who, 'is', 'are')} out{how} {ordinal(fact['place'])} place"
+    if what == "trick":
+        line = f"{r.said(who, 'wins', 'win')} the trick"
+        if fact["leads"] != who:
+            return f"{line}; {r.said(fact['leads'], 'leads', 'lead')}."
+        return f"{line} and {'lead' if who == r.you else 'leads'}."
+    if what == "pig":
+        return f"{r.said(who, 'is', 'are')} the pig of round {fact['round']}"
+    raise ValueError(f"no words for {what!r}")
+
+
+def banner(facts, r: Reader) -> dict | None:
+    """A bomb of pairs is announced big, squealing: ``{"text", "sound"}`` for the page."""
+    for f in facts:
+        if f["what"] == "play" and f["squeal"]:
+            return {"text": f"{SQUEAL} {r.said(f['who'], 'plays', 'play')} {article(f['combo'])}", "sound": "squeal"}
+    return None

@@ -9,7 +9,7 @@ selectable: a move lists the hand card and the floor items it takes or builds on
 from __future__ import annotations
 
 from cardzoo.envs.cards import card_str
-from cardzoo.envs.seatview import SPECTATOR, base_view, grid, legal_moves_for, move, said, seat_name, waiting_prompt
+from cardzoo.envs.seatview import SPECTATOR, Reader, base_view, grid, legal_moves_for, move, waiting_prompt
 from cardzoo.envs.suipi.actions import CAPTURE_ACTION, CARDS, ITEM0, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
@@ -24,53 +24,57 @@ def item_id(item) -> str:
     return rep if item[OWNER] < 0 else f"build:{rep}"
 
 
-def seat_view(env, seat: int) -> dict:
+def seat_view(env, seat: int, watcher: bool = False) -> dict:
+    """What ``seat`` sees, worded for the seat itself ("you"), or for a ``watcher`` shown that
+    seat (a bots-only match, a replay: every seat is player_N)."""
     e = env.engine
     cfg = env.config
     n = env.num_players
+    r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
     v["status"] = (f"Deal {min(e.deal_index + 1, cfg.num_deals)} of {cfg.num_deals} · round "
                    f"{e.round + 1} of {len(cfg.deal_sizes)}" + (" · match over" if e.done else ""))
-    v["facts"] = [["stock", str(e.stock_size)], ["dealer", seat_name(e.dealer, seat)],
+    v["facts"] = [["stock", str(e.stock_size)], ["dealer", r.name(e.dealer)],
                   ["game", f"{cfg.point_game} points"]]
     if e.last_capturer >= 0:
-        v["facts"].append(["last capture", seat_name(e.last_capturer, seat)])
+        v["facts"].append(["last capture", r.name(e.last_capturer)])
     v["players"] = [{
-        "seat": s, "name": seat_name(s, seat), "cards": len(e.hands[s]), "status": "",
-        "facts": [["partner", seat_name((s + 2) % 4, seat)]] if n == 4 else [],
+        "seat": s, "name": r.name(s), "cards": len(e.hands[s]), "status": "",
+        "facts": [["partner", r.name((s + 2) % 4)]] if n == 4 else [],
         "team": SIDE_NAMES[e.side[s]], "out": False} for s in range(n)]
     floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
-    v["table"] = [{"label": "Floor", "items": [_item(it, seat) for it in floor]}]
+    v["table"] = [{"label": "Floor", "items": [_item(it, r) for it in floor]}]
     if not e.done and seat is not SPECTATOR:
         hand = sorted(e.hands[seat], key=lambda c: (c >> 2, c & 3))
-        v["hand"] = {"label": f"Your hand ({len(hand)})",
+        v["hand"] = {"label": f"{r.title(seat)} hand ({len(hand)})",
                      "cards": [{"id": card_str(c), "card": card_str(c), "mark": ""} for c in hand]}
         owned = [str(it[NVAL]) for it in e.floor if it[OWNER] == seat]
         if owned:
-            v["notes"].append(f"You own a build of {', '.join(owned)}: keep a card of that value to take it.")
+            v["notes"].append(f"{'You own' if r.you == seat else r.name(seat) + ' owns'} a build of "
+                              f"{', '.join(owned)}: keep a card of that value to take it.")
     by_rep = {it[REP]: it for it in e.floor}
     v["moves"] = [_move(ids, text, by_rep) for ids, text in legal_moves_for(env, seat)]
-    v["prompt"] = waiting_prompt(v["turn"], seat, "Your move: a hand card, then the floor cards "
+    v["prompt"] = waiting_prompt(v["turn"], seat, f"{r.title(seat)} move: a hand card, then the floor cards "
                                                   "it takes or builds on.")
     v["scores"] = grid("Sides", ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
-                       [_side_row(e, side, seat, n) for side in range(e.ns)])
+                       [_side_row(e, side, r, n) for side in range(e.ns)])
     who, cards = e.last_capture
     if cards:  # this deal's last capture, for a look back: the card played first, then what it took
         v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards],
-                                                          "caption": f"{seat_name(who, seat)}: {card_str(cards[0])} took "
+                                                          "caption": f"{r.name(who)}: {card_str(cards[0])} took "
                                                                      f"{len(cards) - 1} card{'s' if len(cards) > 2 else ''}"}]}
     if e.deal_results:
-        v["summary"] = _deal_summary(env, len(e.deal_results) - 1, seat)
+        v["summary"] = _deal_summary(env, len(e.deal_results) - 1, r)
     if e.done:
-        v["result"] = _result(env, seat)
+        v["result"] = _result(env, r)
     return v
 
 
-def _item(it, viewer: int) -> dict:
+def _item(it, r: Reader) -> dict:
     if it[OWNER] < 0:
         caption = f"value {it[NVAL]}" if it[NVAL] else ""
     else:
-        caption = (f"build {it[NVAL]} · {seat_name(it[OWNER], viewer)}"
+        caption = (f"build {it[NVAL]} · {r.whose(it[OWNER])}"
                    + (" · locked" if it[LOCKED] else ""))
     return {"id": item_id(it), "cards": [card_str(c) for c in sorted(it[CARDS])], "caption": caption}
 
@@ -81,26 +85,26 @@ def _move(ids, text: str, by_rep: dict) -> dict:
     return move(ids, text, cards)
 
 
-def _side_name(e, side: int, viewer: int, n: int) -> str:
+def _side_name(e, side: int, r: Reader, n: int) -> str:
     seats = [s for s in range(n) if e.side[s] == side]
-    return f"{SIDE_NAMES[side]} ({', '.join(seat_name(s, viewer) for s in seats)})"
+    return f"{SIDE_NAMES[side]} ({', '.join(r.name(s) for s in seats)})"
 
 
-def _side_row(e, side: int, viewer: int, n: int) -> list:
+def _side_row(e, side: int, r: Reader, n: int) -> list:
     pile = e.captured[side]
-    return [_side_name(e, side, viewer, n), len(pile), sum(IS_SPADE[c] for c in pile),
+    return [_side_name(e, side, r, n), len(pile), sum(IS_SPADE[c] for c in pile),
             sum(1 for c in pile if c in ACES), "yes" if TEN_D in pile else "", "yes" if TWO_S in pile else "",
             e.suipis[side], e.match_scores[side]]
 
 
-def _deal_summary(env, index: int, viewer: int) -> dict:
+def _deal_summary(env, index: int, r: Reader) -> dict:
     e = env.engine
     res = e.deal_results[index]
     n = env.num_players
     rows = point_rows(env, index)
     rows += [["points", *res.points], ["suipis", *res.suipis], ["points + suipis", *res.totals],
              ["deal score", *res.scores], ["match score", *e.match_scores]]
-    columns = [""] + [_side_name(e, side, viewer, n) for side in range(e.ns)]
+    columns = [""] + [_side_name(e, side, r, n) for side in range(e.ns)]
     return {"key": f"deal-{index + 1}", "title": f"End of deal {index + 1}", "columns": columns,
             "rows": [[str(c) for c in r] for r in rows], "lines": []}
 
@@ -130,7 +134,7 @@ def point_rows(env, index: int) -> list[list[str]]:
     return rows
 
 
-def _result(env, viewer: int) -> dict:
+def _result(env, r: Reader) -> dict:
     e = env.engine
     n = env.num_players
     win = e.winner_sides()
@@ -138,48 +142,72 @@ def _result(env, viewer: int) -> dict:
     if len(win) > 1:
         line = f"The match is a draw at {e.match_scores[win[0]]}."
     else:
-        line = f"Side {_side_name(e, win[0], viewer, n)} wins the match, {score}."
+        line = f"Side {_side_name(e, win[0], r, n)} wins the match, {score}."
     table = grid("Match score", ["side", "match score"],
-                 [[_side_name(e, side, viewer, n), e.match_scores[side]] for side in range(e.ns)])
+                 [[_side_name(e, side, r, n), e.match_scores[side]] for side in range(e.ns)])
     return {"title": "Match over", "lines": [line], "columns": table["columns"], "rows": table["rows"]}
 
 
 def snapshot(env) -> dict:
-    """Public state before a move, handed back to ``move_lines`` and ``leftover_line``."""
+    """Public state before a move, handed back to ``move_facts``."""
     e = env.engine
     return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "deals": len(e.deal_results),
             "floor": list(e.floor), "last_capturer": e.last_capturer}
 
 
-def leftover_line(before: dict, seat: int, ids, name) -> str:
+def leftover_fact(before: dict, seat: int, ids) -> dict:
     """Who got the cards left on the floor when a deal ended (the last capturer; the deal's last
-    move, ``ids`` by ``seat``, may itself be that capture). ``name(seat)`` names a seat."""
+    move, ``ids`` by ``seat``, may itself be that capture): ``leftover`` with ``who`` (None:
+    nobody captured) and ``cards``."""
     take = ids[-1] == CAPTURE_ACTION
     taken = {a - ITEM0 for a in ids[1:-1]} if take else set()
     rest = [c for it in before["floor"] if it[REP] not in taken for c in it[CARDS]] + ([] if take else [ids[0]])
-    cards = " ".join(card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3)))
     taker = seat if take else before["last_capturer"]
-    if not rest:
-        return "The deal ends with an empty floor."
-    if taker < 0:
-        return f"Nobody captured this deal: the floor cards go to nobody: {cards}"
-    left = "the last card" if len(rest) == 1 else f"the {len(rest)} cards"
-    return f"Last capture: {said(name(taker), 'takes', 'take')} {left} left on the floor: {cards}"
+    return {"what": "leftover", "who": taker if taker >= 0 else None,
+            "cards": [card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3))]}
 
 
-def move_lines(env, before: dict, seat: int, ids, text: str) -> dict:
-    """How a complete move reads in the log (every Suipi move is public; the seat that took the
-    leftover cards reads "you take"); a suipi (a swept floor) also has a ``banner``."""
+def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
+    """What a complete move did, as facts: the ``move`` (its text: the card played, what it
+    takes or builds on), a ``suipi`` (the floor swept), the end of a deal (``deal_end`` and who
+    took the ``leftover`` cards) or a new round dealt (``round``). Every Suipi move is public."""
     e = env.engine
-    line = text
-    if len(e.deal_results) > before["deals"]:
-        res = e.deal_results[-1]
-        swept = sum(res.suipis) > sum(before["suipis"])
-        end = f"{line}{' — SUIPI!' if swept else ''} — end of deal {len(e.deal_results)} — "
-        public = end + leftover_line(before, seat, ids, lambda s: f"player_{s}")
-        private = {s: end + leftover_line(before, seat, ids, lambda x: seat_name(x, s)) for s in range(env.num_players)}
-        return {"public": public, "private": {s: t for s, t in private.items() if t != public}}
+    facts = [{"what": "move", "who": seat, "text": text}]
     if sum(e.suipis) > sum(before["suipis"]):
-        return {"public": line + " — SUIPI! the floor is swept", "private": {},
-                "banner": {"text": f"SUIPI! player_{seat} sweeps the floor", "sound": ""}}
-    return {"public": line, "private": {}}
+        facts.append({"what": "suipi", "who": seat})
+    if len(e.deal_results) > before["deals"]:
+        facts.append({"what": "deal_end", "who": seat, "deal": len(e.deal_results)})
+        facts.append(leftover_fact(before, seat, ids))
+    elif e.round > before["round"]:
+        facts.append({"what": "round", "who": seat, "round": e.round + 1})
+    return facts
+
+
+def word(fact: dict, r: Reader) -> str:
+    """One fact in words for the reader ``r``; the move itself without its subject."""
+    what, who = fact["what"], fact["who"]
+    if what == "move":
+        return fact["text"]
+    if what == "suipi":
+        return f"SUIPI! {r.said(who, 'sweeps', 'sweep')} the floor"
+    if what == "deal_end":
+        return f"end of deal {fact['deal']}"
+    if what == "round":
+        return f"round {fact['round']}: new cards are dealt"
+    if what == "leftover":
+        cards = " ".join(fact["cards"])
+        if not cards:
+            return "The deal ends with an empty floor."
+        if who is None:
+            return f"Nobody captured this deal: the floor cards go to nobody: {cards}"
+        left = "the last card" if len(fact["cards"]) == 1 else f"the {len(fact['cards'])} cards"
+        return f"Last capture: {r.said(who, 'takes', 'take')} {left} left on the floor: {cards}"
+    raise ValueError(f"no words for {what!r}")
+
+
+def banner(facts, r: Reader) -> dict | None:
+    """A suipi is announced big: ``{"text", "sound"}`` for the page."""
+    for f in facts:
+        if f["what"] == "suipi":
+            return {"text": f"SUIPI! {r.said(f['who'], 'sweeps', 'sweep')} the floor", "sound": ""}
+    return None

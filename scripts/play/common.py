@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.cards import RANK_NAMES
-from cardzoo.envs.seatview import ordinal, said  # noqa: F401  (ordinal: the terminal views import it from here)
+from cardzoo.envs.seatview import Reader, known_facts, ordinal, said  # noqa: F401  (ordinal: the terminal views import it from here)
 
 CARD_RE = re.compile(r"(10|[2-9AJQK])([♠♣♦♥])|\bJk\b")
 RED_SUITS = "♦♥"
@@ -105,6 +105,7 @@ class GameView:
 
     title = ""
     rules_text = ""
+    facts = None  # the game's envs view module: ``move_facts`` and ``word``, the browser log's own
     move_hint = "type a move; ? for help"  # shown in the prompt: keep the prompt within 70 columns
     show_deal = False  # draw the table when a deal begins and bots move before any person
 
@@ -126,8 +127,25 @@ class GameView:
         return Text.assemble((self.seats.label(seat) + sep, "cyan"), card_text(text))
 
     def snapshot(self) -> dict:
-        """Public state before a move, handed to ``after_move`` and ``section_ended``."""
-        return {}
+        """Public state before a move, handed to ``after_move`` and ``section_ended`` (and kept for
+        ``describe``: a move's facts are read against the table before it)."""
+        self._before = self.facts.snapshot(self.env) if self.facts else {}
+        return self._before
+
+    @property
+    def reader(self) -> Reader:
+        """Who reads the screen: the one person ("you"), else a watcher (every seat player_N)."""
+        return Reader(self.seats.humans[0] if self.seats.you else None)
+
+    def move_facts(self, before, seat: int, ids: tuple[int, ...], text: str, viewer: int | None) -> list[dict]:
+        """The move's facts (the game's ``move_facts``: what the browser's log words too) as
+        ``viewer`` may know them (all of them in a replay that reveals every hand)."""
+        facts = self.facts.move_facts(self.env, before, seat, ids, text)
+        return facts if self.reveal else known_facts(facts, viewer)
+
+    def words(self, fact: dict) -> str:
+        """One fact in the game's words (``word``), for this screen's reader."""
+        return self.facts.word(fact, self.reader)
 
     def after_move(self, before, seat: int, ids: tuple[int, ...], rewards: dict[int, float],
                    viewer: int | None = None) -> list:

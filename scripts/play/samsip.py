@@ -8,8 +8,9 @@ from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
-from cardzoo.envs.samsip.actions import DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.actions import TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.samsip import view as facts
 from cardzoo.envs.samsip.view import pairs_line, winning_cards
 from cardzoo.envs.seatview import rules_summary
 
@@ -23,6 +24,7 @@ discard phase the card, e.g. `7h`, `10d`, `Jk`, or its rank alone when you hold 
 class SamSipView(GameView):
     title = "Sam Sip"
     rules_text = RULES
+    facts = facts
 
     @property
     def move_hint(self) -> str:
@@ -99,39 +101,12 @@ class SamSipView(GameView):
     def forced_word(self, text):
         return "draw from the stock" if text == "draw stock" else text
 
-    def snapshot(self):
-        g = self.g
-        before = {"results": len(g.results), "hand": list(g.hands[g.turn]), "seat": g.turn}
-        self._before = before  # describe() names the card a person drew
-        return before
-
-    def _drawn_card(self, seat: int) -> int | None:
-        """The card ``seat`` just drew from the stock (it may have ended the hand)."""
-        before = getattr(self, "_before", None)
-        g = self.g
-        if before is None or before["seat"] != seat:
-            return None
-        if len(g.results) > before["results"]:
-            res = g.results[-1]
-            now = list(res.winning_hand) if res.winner == seat else []
-        else:
-            now = list(g.hands[seat])
-        for c in before["hand"]:
-            if c in now:
-                now.remove(c)
-        return now[0] if len(now) == 1 else None
-
     def describe(self, seat, ids, text, viewer=None, sep=": "):
-        a = ids[-1]
+        """``player_0 (you): draws 7♥ from the stock`` (the card only to the drawer), ``takes 5♥``,
+        ``discards Q♦``: the move's first fact in the browser log's words."""
         label = Text(self.seats.label(seat) + sep, style="cyan")
-        if a == DRAW_STOCK:
-            drawn = self._drawn_card(seat) if (self.reveal or viewer == seat) else None
-            if drawn is not None:
-                return Text.assemble(label, "draws ", card_text(card_str(drawn)), " from the stock")
-            return Text.assemble(label, "draws from the stock")
-        if a == TAKE_DISCARD:
-            return Text.assemble(label, "takes ", card_text(text.removeprefix("take ")))
-        return Text.assemble(label, card_text(text))
+        move = self.move_facts(self._before, seat, ids, text, viewer)[0]
+        return Text.assemble(label, card_text(self.words(move)))
 
     def section_ended(self, before):
         return len(self.g.results) > before["results"]

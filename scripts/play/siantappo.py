@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -11,7 +9,8 @@ from rich.text import Text
 from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL
-from cardzoo.envs.siantappo.view import place_now, snapshot, trick_events
+from cardzoo.envs.siantappo import view as facts
+from cardzoo.envs.siantappo.view import place_now
 from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
@@ -25,6 +24,7 @@ only move."""
 class SiantappoView(GameView):
     title = "Siantappo"
     rules_text = RULES
+    facts = facts
     move_hint = "cards like 7h 7s, or pass; ? for help"
 
     @property
@@ -100,20 +100,13 @@ class SiantappoView(GameView):
     def describe(self, seat, ids, text, viewer=None, sep=": "):
         label = Text(self.seats.label(seat) + sep, style="cyan")
         action = ids[-1]
-        if text.startswith("give"):
-            m = re.match(r"give (\S+) to player_(\d+)", text)
-            receiver = int(m.group(2)) if m else -1
-            if self.reveal or (viewer is not None and viewer in (seat, receiver)):
-                return Text.assemble(label, card_text(text))
-            # a swap is private to the two players
-            return Text.assemble(label, f"gives a card to player_{receiver}")
+        if self._before.get("phase") == SWAP:  # a swap is private to its two players
+            move = self.move_facts(self._before, seat, ids, text, viewer)[0]
+            return Text.assemble(label, card_text(self.words(move)))
         if action == PASS_ID:
             return Text.assemble(label, ("pass", "dim"))
         kind = TYPE_NAMES[ACTION_TYPE[action]]
         return Text.assemble(label, card_text(text), (f"  ({kind})", "dim"))
-
-    def snapshot(self):
-        return snapshot(self.env)
 
     def section_ended(self, before):
         return self.eng.round_index > before["round"]
@@ -123,11 +116,12 @@ class SiantappoView(GameView):
         action = ids[-1]
         if before["phase"] != SWAP and self.env.is_squeal(action):
             out.append(Text(SQUEAL, style="bold magenta"))
+        events = self.move_facts(before, seat, ids, "", viewer)[1:]  # what the move caused
+        for fact in events:
+            if fact["what"] in ("out", "trick"):
+                out.append(Text(self.words(fact), style="bold" if fact["what"] == "out" else "yellow"))
         if self.eng.round_index > before["round"]:
             out.append(self.round_summary(before["round"], rewards))
-            return out
-        for kind, line in trick_events(self.env, before, seat, action, self.seats.short):
-            out.append(Text(line, style="bold" if kind == "out" else "yellow"))
         return out
 
     def round_summary(self, round_index: int, rewards):

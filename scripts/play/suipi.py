@@ -14,7 +14,8 @@ from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
-from cardzoo.envs.suipi.view import leftover_line, point_rows, snapshot
+from cardzoo.envs.suipi import view as facts
+from cardzoo.envs.suipi.view import point_rows
 from cardzoo.envs.seatview import rules_summary
 
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
@@ -45,6 +46,7 @@ def _move_parts(ids) -> tuple[int, tuple[int, ...], str, int]:
 class SuipiView(GameView):
     title = "Suipi"
     rules_text = RULES
+    facts = facts
     move_hint = "card + floor cards like 5c 3d 2s; ? for help"
     show_deal = True  # the floor as dealt, before the bots' first moves take from it
 
@@ -139,33 +141,27 @@ class SuipiView(GameView):
                          else f"[…={v}] is a build of {v}: {taker} takes it")
         return "; ".join(parts) + "."
 
-    def snapshot(self):
-        return snapshot(self.env)
-
     def section_ended(self, before):
         return len(self.eng.deal_results) > before["deals"]
 
     def after_move(self, before, seat, ids, rewards, viewer=None):
+        """What the move caused, in the browser log's words: a suipi, a new round, who took the
+        cards left on the floor; then the deal's summary."""
         e = self.eng
         out = []
-        if not self.section_ended(before):
-            if sum(e.suipis) > sum(before["suipis"]):
-                out.append(Text(f"SUIPI! {self.seats.label(seat)} swept the floor", style="bold magenta"))
-            if e.round > before["round"]:
-                out.append(Text(f"Round {e.round + 1}: new cards are dealt.", style="bold"))
-            return out
-        res = e.deal_results[-1]
-        if res.suipis[e.side[seat]] > before["suipis"][e.side[seat]]:
-            out.append(Text(f"SUIPI! {self.seats.label(seat)} swept the floor", style="bold magenta"))
-        out.append(self._rest_of_floor(before, seat, ids))
-        out.append(self.deal_summary(len(e.deal_results) - 1, rewards))
-        if not e.done:
-            out.append(Text(f"Deal {e.deal_index + 1} begins; dealer {self.seats.label(e.dealer)}.", style="bold"))
+        for fact in self.move_facts(before, seat, ids, "", viewer)[1:]:
+            line = self.words(fact)
+            if fact["what"] == "suipi":
+                out.append(Text(line, style="bold magenta"))
+            elif fact["what"] == "round":
+                out.append(Text(line[0].upper() + line[1:] + ".", style="bold"))
+            elif fact["what"] == "leftover":
+                out.append(card_text(line, "bold"))
+        if self.section_ended(before):
+            out.append(self.deal_summary(len(e.deal_results) - 1, rewards))
+            if not e.done:
+                out.append(Text(f"Deal {e.deal_index + 1} begins; dealer {self.seats.label(e.dealer)}.", style="bold"))
         return out
-
-    def _rest_of_floor(self, before, seat, ids) -> Text:
-        """Who got the cards left on the floor when the deal ended (the last capturer)."""
-        return card_text(leftover_line(before, seat, ids, self.seats.short), "bold")
 
     def deal_summary(self, index: int, rewards):
         e = self.eng

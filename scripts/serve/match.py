@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 import importlib
 import random
-import re
 import secrets
 import time
 from typing import Sequence
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.envs.seatview import deal_match, match_over, skip_dead_steps
+from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts import takeback
 from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
@@ -231,12 +230,12 @@ class Match:
         return {s: takeback.cards_seen(self.env, s) for s in self.humans}
 
     def _undo_point(self, seat: int) -> int | str:
-        return takeback.undo_point(self.log, seat, lambda i: log_for([self.log[i]], seat)[0]["text"])
+        return takeback.undo_point(self.log, seat, lambda i: log_for(self.view_mod, [self.log[i]], seat)[0]["text"])
 
     def _moved(self, seat: int, ids: tuple[int, ...], text: str, before, seen: dict) -> None:
-        lines = self.view_mod.move_lines(self.env, before, seat, ids, text)
+        facts = self.view_mod.move_facts(self.env, before, seat, ids, text)
         reveals = [s for s, cards in seen.items() if takeback.shown_hidden(self.env, s, cards)]
-        self.log.append({**log_entry(len(self.log) + 1, seat, lines), "upto": len(self.steps), "reveals": reveals})
+        self.log.append({**log_entry(len(self.log) + 1, seat, facts), "upto": len(self.steps), "reveals": reveals})
         self.version += 1
         self._skip_dead()
         self.touch()
@@ -264,8 +263,9 @@ class Match:
 
     def view(self, seat: int) -> dict:
         """Everything a browser showing ``seat`` gets: no card that seat may not know."""
-        v = self.view_mod.seat_view(self.env, seat)
-        v["log"] = log_for(self.log[-LOG_SHOWN:], seat)
+        watcher = self.watch_key is not None  # a bots-only match is watched: the seat shown is not "you"
+        v = self.view_mod.seat_view(self.env, seat, watcher=watcher)
+        v["log"] = log_for(self.view_mod, self.log[-LOG_SHOWN:], seat, watcher)
         v["version"] = self.version
         v["seats"] = self.seat_kinds()
         v["seed"] = str(self.seed)  # text: a browser's numbers lose digits past 2**53
@@ -278,8 +278,7 @@ class Match:
         v["undo_stop"] = point if isinstance(point, str) and point != takeback.NOTHING_YET else None
         if self.failed:
             v["prompt"] = f"The match stopped: {self.failed}"
-        # a bots-only match is watched: the seat shown is not the person looking at it
-        return spectator_view(v) if self.watch_key else v
+        return v
 
     def record(self) -> dict:
         """The finished match as a game record (training/evaluation/records.py format)."""
@@ -288,53 +287,18 @@ class Match:
                 "source": "cardzoo serve"}
 
 
-def log_entry(n: int, seat: int, lines: dict) -> dict:
-    """Log entry ``n`` (a complete move by ``seat``) from the game view's ``move_lines``."""
-    return {"n": n, "seat": seat, "public": lines["public"], "private": dict(lines.get("private", {})),
-            "banner": lines.get("banner")}
+def log_entry(n: int, seat: int, facts: list[dict]) -> dict:
+    """Log entry ``n``: a complete move by ``seat``, as the facts of its game view's ``move_facts``
+    (worded for each reader by ``log_for``)."""
+    return {"n": n, "seat": seat, "facts": facts}
 
 
-def log_for(entries, seat: int) -> list[dict]:
-    """Log entries as ``seat`` may read them (its own private lines, everyone's public ones)."""
-    return [{"n": e["n"], "seat": e["seat"], "text": e["private"].get(seat, e["public"]),
-             **({"banner": e["banner"]} if e.get("banner") else {})} for e in entries]
-
-
-# How a seat view's second person reads for a spectator (watching, replaying): the shown seat is
-# named, never "you". The game views write "you" for the seat they are built for; the rules go
-# from the most specific phrase to a bare word, so the verbs still agree.
-_SECOND_PERSON = [
-    (re.compile(r"\(you, (player_\d+)\)"), r"(\1)"),
-    (re.compile(r"\byou, (player_\d+)\b"), r"\1"),
-    (re.compile(r"\bYour move\b"), "{p} to move"),
-    (re.compile(r"\b[Yy]ou are\b"), "{p} is"),
-    (re.compile(r"\b[Yy]ou (win|lead|give|own|hold|take|have)\b"), "{p} \\1s"),
-    (re.compile(r"\b[Yy]our\b"), "{p}'s"),
-    (re.compile(r"\b[Yy]ou\b"), "{p}"),
-]
-
-
-def third_person(text: str, seat: int) -> str:
-    """``text`` with "you"/"your" meaning ``seat`` written as ``player_<seat>``."""
-    if "you" not in text.lower():
-        return text
-    p = f"player_{seat}"
-    for pattern, repl in _SECOND_PERSON:
-        text = pattern.sub(repl.replace("{p}", p), text)
-    return text.replace("has/s", "has").replace("haves", "has")
-
-
-def spectator_view(v: dict) -> dict:
-    """A seat view for someone who watches or replays: every text names the shown seat."""
-    seat = int(v["seat"])
-
-    def walk(x):
-        if isinstance(x, str):
-            return third_person(x, seat)
-        if isinstance(x, list):
-            return [walk(i) for i in x]
-        if isinstance(x, dict):
-            return {k: walk(i) for k, i in x.items()}
-        return x
-
-    return walk(v)
+def log_for(view_mod, entries, seat: int | None, watcher: bool = False) -> list[dict]:
+    """Log entries as ``seat`` may know them (its own secrets, everyone's public facts), worded
+    for that seat ("you") or for a ``watcher`` shown it (every seat player_N)."""
+    out = []
+    for e in entries:
+        line = log_line(view_mod, e["facts"], seat, watcher)
+        out.append({"n": e["n"], "seat": e["seat"], "text": line["text"],
+                    **({"banner": line["banner"]} if line.get("banner") else {})})
+    return out

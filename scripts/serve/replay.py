@@ -16,7 +16,7 @@ import time
 
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
-from cardzoo.scripts.serve.match import log_entry, log_for, spectator_view, view_module
+from cardzoo.scripts.serve.match import log_entry, log_for, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec
 from cardzoo.training.evaluation.records import (WholeMoveWalker, check_record, check_rewards, env_from_header,
                                                   play_moves, reset_to_header)
@@ -73,10 +73,10 @@ class Replay:
         self.ends: list[int] = []  # recorded steps played after each whole move
 
         def whole_move(n, seat, ids, text, before):
-            lines = self.view_mod.move_lines(env, before, seat, ids, text)
+            facts = self.view_mod.move_facts(env, before, seat, ids, text)
             self.moves.append((seat, ids))
             self.ends.append(walker.steps)
-            self.log.append(log_entry(n, seat, lines))
+            self.log.append(log_entry(n, seat, facts))
 
         walker = WholeMoveWalker(env, whole_move)
         walker.begin(lambda: self.view_mod.snapshot(env))
@@ -108,8 +108,8 @@ class Replay:
         with self.lock:  # requests run in worker threads; one env per replay
             self.last_active = time.monotonic()
             self.goto(k)
-            v = self.view_mod.seat_view(self.env, seat)
-            v["log"] = log_for(self.log[max(0, k - 40):k], seat)
+            v = self.view_mod.seat_view(self.env, seat, watcher=True)  # a replay is watched: never "you"
+            v["log"] = log_for(self.view_mod, self.log[max(0, k - 40):k], seat, watcher=True)
             v["version"] = k
             v["seats"] = [{"seat": s, "kind": _label(kind)} for s, kind in enumerate(self.kinds)]
             v["seed"] = str(self.record["seed"])  # the match's one seed (text: a browser's numbers lose digits)
@@ -119,7 +119,7 @@ class Replay:
             nxt = self.moves[k] if k < len(self.moves) else None
             v["replay"] = {"move": k, "moves": len(self.moves),
                            "next_seat": nxt[0] if nxt else None}
-            return spectator_view(v)  # a replay is watched: it names the shown seat, never "you"
+            return v
 
 
 def _label(kind: str) -> str:
