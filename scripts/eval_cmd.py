@@ -3,6 +3,7 @@
     cardzoo eval siantappo --agents rules,random --players 4 --games 400
     cardzoo eval suipi --seats rules,random --games 200 --json out.json --plot out.png
     cardzoo eval samsip --agents rules,random,random@7 --records games.jsonl
+    cardzoo eval suipi --agents model,rules --sprt --adv0 0 --adv1 0.25
 
 See docs/evaluation.md.
 """
@@ -15,13 +16,15 @@ import os
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_ray_flag, check_output_file, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_list
-from cardzoo.training.evaluation.report import print_report, write_csv, write_json, write_plot
+from cardzoo.training.evaluation.report import print_report, print_sprt, write_csv, write_json, write_plot
+from cardzoo.training.evaluation.sprt import SPRTBounds
 from cardzoo.training.evaluation.tournament import run_tournament
 
 # Bounds of the numbers a tournament takes, checked before any game is played
 MAX_GAMES = 1_000_000  # a model card plays 1,000 per player count; a million is hours of the rule bots
 MAX_WORKERS = 256
 MAX_BOOTSTRAP = 10_000
+SPRT_GAMES = 20_000  # --sprt's default cap: a test that needs more is better rethought (wider bounds)
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -44,8 +47,9 @@ def register(sub) -> argparse.ArgumentParser:
                      help="one agent per seat in seat order (per team in Suipi 4p); rotated over the seats "
                           "unless --no-rotate")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--games", type=int, default=200,
-                   help=f"games to play, rounded up to whole duplicate sets, 1..{MAX_GAMES:,} (default 200)")
+    p.add_argument("--games", type=int, default=None,
+                   help=f"games to play, rounded up to whole duplicate sets, 1..{MAX_GAMES:,} (default 200; "
+                        f"with --sprt the most it may play, default {SPRT_GAMES:,})")
     p.add_argument("--seed", type=int, default=0, help="tournament seed; same seed, same games (default 0)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help=f"worker processes, 1..{MAX_WORKERS} (default: 2 or the number of cores if fewer)")
@@ -64,7 +68,31 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=200,
                    help=f"bootstrap resamples for rating intervals, 0..{MAX_BOOTSTRAP:,} (default 200; 0: no intervals)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_sprt_flags(p)
     return p
+
+
+def add_sprt_flags(p) -> None:
+    """--sprt and its bounds (shared with `cardzoo ladder play`)."""
+    d = SPRTBounds()
+    p.add_argument("--sprt", action="store_true",
+                   help="two entrants: play deal by deal until a sequential probability ratio test decides "
+                        "whether the first is stronger by --adv1 (H1) or not by more than --adv0 (H0)")
+    p.add_argument("--adv0", type=float, default=d.adv0,
+                   help=f"with --sprt: H0's advantage of the first agent, reward per game (default {d.adv0:g})")
+    p.add_argument("--adv1", type=float, default=d.adv1,
+                   help=f"with --sprt: H1's advantage of the first agent, reward per game (default {d.adv1:g})")
+    p.add_argument("--alpha", type=float, default=d.alpha,
+                   help=f"with --sprt: the chance of accepting H1 when H0 holds (default {d.alpha:g})")
+    p.add_argument("--beta", type=float, default=d.beta,
+                   help=f"with --sprt: the chance of accepting H0 when H1 holds (default {d.beta:g})")
+
+
+def sprt_bounds_of(args) -> SPRTBounds | None:
+    """The SPRT's bounds from the command line (checked), or None without --sprt."""
+    if not args.sprt:
+        return None
+    return SPRTBounds(args.adv0, args.adv1, args.alpha, args.beta).check()
 
 
 def run(args) -> int:
@@ -76,6 +104,9 @@ def run(args) -> int:
         other = "random" if specs[0].kind == "rules" else "rules"
         raise UserError(f"{'--seats' if seats else '--agents'} names one entrant ({specs[0].text}): a tournament "
                         f"needs two or more to compare, e.g. {specs[0].text},{other}")
+    sprt = sprt_bounds_of(args)
+    if args.games is None:
+        args.games = SPRT_GAMES if sprt else 200
     check_numbers(args)
     options = parse_options(args.option)
     for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot), ("--records", args.records),
@@ -86,9 +117,11 @@ def run(args) -> int:
         result = run_tournament(
             args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,
             options=options, seats=seats, rotate=not args.no_rotate, records=args.records,
-            log=args.log, progress=not args.no_progress, bootstrap=args.bootstrap, ray=args.ray)
+            log=args.log, progress=not args.no_progress, bootstrap=args.bootstrap, ray=args.ray, sprt=sprt)
     report = result.report()
     print_report(report)
+    if report["sprt"]:
+        print_sprt(report["sprt"])
     if args.json:
         write_json(report, args.json)
     if args.csv:

@@ -113,6 +113,14 @@ def render_ladder(report: dict) -> str:
 
 
 # ------------------------------------------------------------------ files
+def print_sprt(sprt: dict) -> None:
+    """One line: which hypothesis the SPRT accepted after how many games."""
+    lo, hi = sprt["bounds"]
+    print(f"SPRT [{sprt['adv0']:+g}, {sprt['adv1']:+g}] alpha {sprt['alpha']:g} beta {sprt['beta']:g}: "
+          f"{sprt['verdict']} after {sprt['games']} games ({sprt['deals']} deals); "
+          f"LLR {sprt['llr']:+.3g} in [{lo:.2f}, {hi:.2f}]")
+
+
 def write_json(report: dict, path: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=2, ensure_ascii=False)

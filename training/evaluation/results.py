@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cardzoo.training.agents.specs import AgentSpec
 from cardzoo.training.evaluation.summary import summarize
 
@@ -21,6 +23,15 @@ class GameResult:
     side_scores: list[float]  # what decides the winner (reward, or minus the rank in Sam Sip)
     steps: int
     record: dict | None = None
+
+    def entrant_rewards(self, sides) -> dict[int, float]:
+        """Each seated entrant's reward in this game: the mean over the sides it holds of the
+        side's mean seat reward."""
+        out = {}
+        for ent in sorted(set(self.lineup)):
+            held = [i for i, x in enumerate(self.lineup) if x == ent]
+            out[ent] = float(np.mean([np.mean([self.seat_rewards[s] for s in sides[i]]) for i in held]))
+        return out
 
 
 @dataclass
@@ -40,6 +51,7 @@ class TournamentResult:
     seconds: float = 0.0
     mode: str = "field"
     bootstrap: int = 200
+    sprt: dict | None = None  # the sequential test's outcome, when one decided when to stop
 
     def report(self) -> dict:
         return summarize(self)

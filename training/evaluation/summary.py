@@ -40,7 +40,7 @@ def summarize(res: TournamentResult) -> dict:
         "sides": res.sides, "games_planned": res.planned, "games_played": len(res.games),
         "deals": len(t.deals), "games_per_deal": res.set_size, "interrupted": res.interrupted,
         "seconds": round(res.seconds, 3), "win_rule": game_spec(res.game).win_rule,
-        "entrants": entrants, "pairs": pairs, "ratings": ratings,
+        "entrants": entrants, "pairs": pairs, "ratings": ratings, "sprt": res.sprt,
     }
 
 
@@ -64,10 +64,9 @@ class _Tally:
         present = sorted(set(g.lineup))
         best = max(g.side_scores)
         winners = [i for i, sc in enumerate(g.side_scores) if sc == best]
-        rew, score = {}, {}
+        rew, score = g.entrant_rewards(self.sides), {}
         for ent in present:
             idx = [i for i, x in enumerate(g.lineup) if x == ent]
-            rew[ent] = float(np.mean([np.mean([g.seat_rewards[s] for s in self.sides[i]]) for i in idx]))
             score[ent] = float(np.mean([g.side_scores[i] for i in idx]))
             self.wins[ent] += sum(1.0 / len(winners) for i in idx if i in winners)
             self.per_reward[ent].append(rew[ent])

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
@@ -40,6 +40,7 @@ from cardzoo.training.evaluation.pool import play_tasks
 from cardzoo.training.evaluation.results import GameResult, TournamentResult
 from cardzoo.training.evaluation.runner import Runner, Setup
 from cardzoo.training.evaluation.schedule import Task, schedule, sides_for
+from cardzoo.training.evaluation.sprt import SPRTBounds, SPRTWatch
 
 __all__ = ["GameResult", "TournamentResult", "run_tournament", "versus_baselines"]
 
@@ -48,7 +49,7 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
                    games: int = 200, seed: int = 0, workers: int = 1, options: dict | None = None,
                    seats: bool = False, rotate: bool = True, records: str | None = None,
                    progress: bool = False, bootstrap: int = 200, log: str | None = None,
-                   ray: str | None = None) -> TournamentResult:
+                   ray: str | None = None, sprt: SPRTBounds | None = None) -> TournamentResult:
     """Play a tournament and return its games (``.report()`` for the statistics).
 
     ``agents`` is a field of entrants, or with ``seats=True`` one agent per side in seat order.
@@ -57,6 +58,9 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     ``log`` appends every finished game to a file; running the same tournament with the same
     log again skips the games it already holds (resume after Ctrl-C or a crash). ``ray``: play on
     ``workers`` actors of the Ray cluster at that address ("" for this machine's); the same games.
+    ``sprt`` (two entrants): stop as soon as the sequential test decides between its hypotheses on
+    the first entrant's advantage over the second (``games`` is then the cap); the outcome is in
+    ``result.sprt``. Not with ``log``.
     """
     game, players, options, specs = _check_arguments(game, agents, players, games, workers, options)
     sides = sides_for(game, players)
@@ -76,8 +80,11 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     finished = {(g.deal, g.index) for g in done}
     tasks = [t for t in tasks if (t[0], t[1]) not in finished]
     workers = max(1, min(int(workers), max(len(tasks), 1)))  # on Ray too: no idle actors
+    watch = _sprt_watch(sprt, names, sides, set_size, log)
     _play(setup, runner, tasks, workers, result, done, records=records, log=log, key=key, progress=progress,
-          ray=ray)
+          ray=ray, stop=watch.add if watch else None)
+    if watch is not None:
+        result.sprt = watch.report(names)
     result.games.sort(key=lambda g: (g.deal, g.index))
     return result
 
@@ -124,11 +131,26 @@ def _entrants(game: str, players: int, specs: list[AgentSpec], sides, seats: boo
     return _field_names(entrant_specs), entrant_specs, base, "seats" if rotate else "fixed seats"
 
 
+def _sprt_watch(sprt: SPRTBounds | None, names: list[str], sides, set_size: int, log: str | None) -> SPRTWatch | None:
+    if sprt is None:
+        return None
+    if len(names) != 2:
+        raise UserError(f"an SPRT compares two entrants, got {len(names)}: {', '.join(names)}")
+    if log is not None:
+        raise UserError("an SPRT decides as the games come in; it does not resume from a --log")
+    return SPRTWatch(sprt.check(), sides, set_size)
+
+
+class _Decided(Exception):
+    """Raised from a game's callback when the SPRT has decided: stop playing."""
+
+
 def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result: TournamentResult,
           done: list[GameResult], records: str | None, log: str | None, key: dict, progress: bool,
-          ray: str | None = None) -> None:
+          ray: str | None = None, stop: Callable[[GameResult], bool] | None = None) -> None:
     """Play the remaining tasks into ``result``; every finished game goes to the records file and the
-    log as it comes. Sets ``result.interrupted`` on Ctrl-C and ``result.seconds``."""
+    log as it comes. Sets ``result.interrupted`` on Ctrl-C and ``result.seconds``; ends early once
+    ``stop`` (called with every game in task order) says so."""
     out = open(records, "a" if done else "w", encoding="utf-8") if records is not None else None
     log_out = open_log(log, key, done) if log is not None else None
     t0 = time.perf_counter()
@@ -144,9 +166,14 @@ def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result:
                 write_game(log_out, res)
                 log_out.flush()
             bar.update(1)
+            if stop is not None and stop(res):
+                raise _Decided
 
-        if play_tasks(setup, runner, tasks, workers, take, ray):
-            result.interrupted = True
+        try:
+            if play_tasks(setup, runner, tasks, workers, take, ray):
+                result.interrupted = True
+        except _Decided:
+            pass
     finally:
         bar.close()
         for f in (out, log_out):
