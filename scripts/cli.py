@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "bench-compare": "cardzoo.scripts.bench_compare_cmd",
     "model": "cardzoo.scripts.model_cmd",
     "serve": "cardzoo.scripts.serve_cmd",
+    "ladder": "cardzoo.scripts.ladder_cmd",
 }
 
 

@@ -31,7 +31,7 @@ from cardzoo.training.agents.shipped import MODELS_ENV, shipped_model_file
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
-OUTPUT_FLAGS = ("--out", "--json", "--csv", "--plot", "--records", "--log", "--save", "--gif")
+OUTPUT_FLAGS = ("--out", "--json", "--csv", "--plot", "--records", "--log", "--save", "--gif", "--db")
 FAST = dict(max_examples=6, deadline=None, derandomize=True, database=None,
             suppress_health_check=list(HealthCheck))
 MANY = dict(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -50,6 +50,10 @@ def fixtures(tmp_path_factory) -> Path:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert cli.main(["eval", "suipi", "--agents", "rules,random", "--games", "2", "--workers", "1",
                          "--no-progress", "--records", str(d / "record.jsonl")]) == 0
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(["ladder", "--db", str(d / "ladder.sqlite"), "add", "rules", "random"]) == 0
+        assert cli.main(["ladder", "--db", str(d / "ladder.sqlite"), "play", "--game", "suipi", "--games", "2",
+                         "--workers", "1"]) == 0
     (d / "folder").mkdir()
     (d / "folder" / "sidecar.json").write_text("[" * 100_000)  # a model folder with a hostile sidecar
     return d
@@ -97,7 +101,8 @@ EVAL = _argv(["eval"], ["--workers", "1", "--games", "2", "--no-progress"], requ
     "--seats": AGENTS, "--players": INT, "--games": INT, "--seed": INT,
     "--workers": st.sampled_from(["-1", "0", "1", str(10**9)]), "-o": OPTION, "--no-rotate": None,
     "--json": OUTPUT, "--csv": OUTPUT, "--plot": OUTPUT, "--records": OUTPUT, "--log": OUTPUT | INPUT,
-    "--bootstrap": INT}, positional=[GAME])
+    "--bootstrap": INT, "--sprt": None, "--adv0": FLOAT, "--adv1": FLOAT, "--alpha": FLOAT, "--beta": FLOAT},
+    positional=[GAME])
 PLAY = _argv(["play"], [], {
     "--seats": AGENTS, "--players": INT, "--seed": INT, "--save": OUTPUT, "-o": OPTION, "--auto-pass": None,
     "--show-rewards": None, "--delay": st.sampled_from(["-1", "0", "nan", "1e999", "61"]), "--no-color": None,
@@ -134,6 +139,20 @@ MODEL = st.one_of(
     _argv(["model", "probe"], ["--minutes", "0"], required={"--players": INT, "--seed": INT},
           flags={"--games": INT, "--minutes": st.sampled_from(["-1", "nan", "x"]), "--out": OUTPUT, "--workers": INT},
           positional=[INPUT]),
+)
+
+# a ready ladder (rules, random, two suipi matches), a new file, and every input file as --db
+LADDER_DB = st.sampled_from(["ladder.sqlite", "ladder.sqlite", "new.sqlite", *INPUTS])
+LADDER = st.one_of(
+    _argv(["ladder", "--db"], [], {"--db": LADDER_DB}, positional=[LADDER_DB, st.just("add"), AGENT, AGENT]),
+    _argv(["ladder", "--db"], ["--workers", "1", "--games", "2"], {
+        "--players": INT, "--games": INT, "--workers": st.sampled_from(["-1", "0", "1", str(10**9)]), "-o": OPTION,
+        "--sprt": None, "--adv0": FLOAT, "--adv1": FLOAT, "--alpha": FLOAT, "--beta": FLOAT},
+        positional=[LADDER_DB, st.just("play")], required={"--game": GAME}),
+    _argv(["ladder", "--db"], [], {"--plot": OUTPUT, "--bootstrap": st.sampled_from(["-1", "0", "2", "x", str(10**30)])},
+          positional=[LADDER_DB, st.just("show")]),
+    _argv(["ladder", "--db"], [], {"--json": OUTPUT}, positional=[LADDER_DB, st.just("export")],
+          required={"--json": OUTPUT}),
 )
 
 
@@ -197,7 +216,7 @@ def run_command(argv: list[str], fixtures: Path) -> None:
 
 # ------------------------------------------------------------------ the properties
 COMMANDS = {"eval": EVAL, "play": PLAY, "replay": REPLAY, "bench": BENCH, "bench-compare": COMPARE,
-            "train": TRAIN, "demo": DEMO, "model": MODEL}
+            "train": TRAIN, "demo": DEMO, "model": MODEL, "ladder": LADDER}
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))

@@ -99,11 +99,14 @@ def open_ladder(path: str, create: bool) -> sqlite3.Connection:
         if p.parent != Path(default_path()).parent:
             raise UserError(f"--db {path}: the folder {p.parent} does not exist")
         p.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(str(p), timeout=BUSY_MS / 1000, isolation_level=None)
     try:
-        con = sqlite3.connect(str(p), timeout=BUSY_MS / 1000, isolation_level=None)
         con.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         _check_or_create(con, path, create and not exists)
-    except sqlite3.DatabaseError as e:
+    except (sqlite3.DatabaseError, UserError) as e:
+        con.close()
+        if isinstance(e, UserError):
+            raise
         raise UserError(f"{path} is not a readable cardzoo ladder ({e})") from None
     return con
 

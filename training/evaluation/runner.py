@@ -25,6 +25,11 @@ def _seed_int(*words: int) -> int:
     return (int(a) << 31 | int(b) >> 1) & 0x7FFFFFFFFFFFFFFF
 
 
+def episode_seed(tournament_seed: int, deal: int) -> int:
+    """The episode seed of a tournament's deal: the cards every seating of the deal is dealt."""
+    return _seed_int(tournament_seed, 1, deal)
+
+
 @dataclass(frozen=True)
 class Setup:
     game: str
@@ -67,7 +72,7 @@ class Runner:
 
     def play(self, deal: int, index: int, lineup: tuple[int, ...]) -> GameResult:
         s, env = self.s, self.env
-        env.reset(seed=_seed_int(s.seed, 1, deal))
+        env.reset(seed=episode_seed(s.seed, deal))
         agents = self._seat_agents(deal, index, lineup)
         totals = [0.0] * s.players
         moves = [] if s.records else None

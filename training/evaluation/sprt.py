@@ -128,8 +128,8 @@ def deal_results(games: Sequence[GameResult], sides: Sequence[Sequence[int]], a:
 
 @dataclass
 class SPRTWatch:
-    """Follows a tournament game by game (in task order) and says when the test has decided: after
-    each deal whose ``set_size`` games are all in."""
+    """Follows a tournament game by game and says when the test has decided: after each deal whose
+    ``set_size`` games are all in."""
 
     bounds: SPRTBounds
     sides: Sequence[Sequence[int]]
@@ -139,16 +139,16 @@ class SPRTWatch:
     values: list[float] = field(default_factory=list)
     accepted: str | None = None
     games: int = 0
-    _open: list[GameResult] = field(default_factory=list)
+    _open: dict[int, list[GameResult]] = field(default_factory=dict)  # deal -> its games so far
 
     def add(self, g: GameResult) -> bool:
         """Take one finished game; True once a hypothesis is accepted (stop playing)."""
         self.games += 1
-        self._open.append(g)
-        if len(self._open) < self.set_size:
+        deal = self._open.setdefault(g.deal, [])
+        deal.append(g)
+        if len(deal) < self.set_size:
             return False
-        self.values.extend(deal_results(self._open, self.sides, self.a, self.b))
-        self._open.clear()
+        self.values.extend(deal_results(self._open.pop(g.deal), self.sides, self.a, self.b))
         self.accepted = verdict(self.values, self.bounds)
         return self.accepted is not None
 
