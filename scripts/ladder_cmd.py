@@ -140,7 +140,7 @@ def _plot(tables: list[dict], path: str) -> None:
         ax.set_title(f"{t['game']}, {t['players']} players — {t['matches']} matches "
                      f"(Elo scale, {t['anchor']} = 0, 95% intervals)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, format="png")  # PNG whatever the file name says
     plt.close(fig)
 
 

@@ -167,5 +167,5 @@ def write_plot(report: dict, path: str) -> None:
     ax.set_title(f"{report['game']}, {report['players']} players, {report['games_played']} games "
                  f"(95% intervals)", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, format="png")  # PNG whatever the file name says
     plt.close(fig)
