@@ -88,7 +88,8 @@ def main(argv=None) -> int:
                 rates["before"].append(before[0])
                 rates["after"].append(after[0])
                 same &= before[1] == after[1]
-                print(f"run {run + 1}: before {before[0]:,.0f}  after {after[0]:,.0f} samples per CPU second", flush=True)
+                print(f"run {run + 1}: before {before[0]:,.0f}  after {after[0]:,.0f} samples per CPU second",
+                      flush=True)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], check=False)
     ratio = statistics.median(rates["after"]) / statistics.median(rates["before"])

@@ -18,7 +18,7 @@ The old version needs a ``cardzoo/`` folder of its own with its ``envs``, ``trai
 ``scripts`` and ``models`` inside (the links above): the editable install maps ``cardzoo.envs``
 and the others to this checkout's folders, so ``PYTHONPATH`` pointing at the old checkout itself
 would import the new code for them (the check line must print a path under /tmp/before-pkg).
-"""
+"""  # noqa: E501 - the commands above are copied and run as written
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def pooled_runs(paths: list[str]) -> dict[tuple[str, str], list[float]]:
                 runs = figures.get("runs") if isinstance(figures, dict) else None
                 if not runs:
                     continue  # a section without timed runs (not measured)
-                if not (isinstance(runs, list) and all(_is_rate(r) for r in runs) and isinstance(row.get("short"), str)):
+                if not (isinstance(runs, list) and all(_is_rate(r) for r in runs)
+                        and isinstance(row.get("short"), str)):
                     raise UserError(f"{path}: a damaged cardzoo bench result (section {section!s:.40} of "
                                     f"{row.get('short')!s:.40} has no list of positive rates)")
                 pooled.setdefault((row["short"], section), []).extend(runs)

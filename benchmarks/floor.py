@@ -7,6 +7,7 @@ reference: the ratio table leaves it out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +25,8 @@ def _null_env_class():
         num_players: int = 4
 
     class NullGameEnv(CardGameEnv):
-        metadata = {"name": "null_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+        metadata: ClassVar[dict[str, Any]] = {"name": "null_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+                                              "render_fps": 1}
         num_actions, max_players, obs_size = 368, 6, 633  # Siantappo's sizes
         EPISODE = 400  # steps; a reward every 50
 

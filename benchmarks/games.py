@@ -11,12 +11,12 @@ OrderEnforcing), so the cost of PettingZoo's standard wrappers shows as the gap 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from cardzoo.envs.errors import UserError
 from cardzoo.benchmarks.schema import Entry, Settings
 from cardzoo.benchmarks.timing import aec_player, engine_player, measure
+from cardzoo.envs.errors import UserError
 
 
 @dataclass
@@ -62,13 +62,13 @@ def bench_game(h: GameHandle, players: int, settings: Settings, progress=None) -
             progress(f"{entry.label}: {name}")
         try:
             entry.sections[name] = measure(name, unit, factory, settings)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - kept in the report; the other sections go on
             entry.errors[name] = f"{type(e).__name__}: {e}"
 
     if h.random_match is not None:
         try:
             cfg = h.config(players)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - kept in the report; the other sections go on
             entry.errors["engine"] = f"{type(e).__name__}: {e}"
         else:
             section("engine", "moves", lambda: engine_player(h.random_match, cfg))

@@ -64,7 +64,7 @@ def machine_info(cpu: int | None) -> dict:
         root = REPO_ROOT
         info["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                                             text=True, timeout=5).stdout.strip() or None
-    except Exception:
+    except Exception:  # noqa: BLE001 - no git, not a checkout, a timeout: the commit is just unknown
         info["git_commit"] = None
     return info
 

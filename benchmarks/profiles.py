@@ -52,7 +52,7 @@ def _top_rows(stats: pstats.Stats, steps: int, total: float, top: int) -> list[d
     """The ``top`` functions by own time, with calls per step and their share of all own time."""
     rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)
     top_rows = []
-    for (filename, line, func), (cc, nc, tt, ct, _callers) in rows[:top]:
+    for (filename, line, func), (_cc, nc, tt, ct, _callers) in rows[:top]:
         top_rows.append({
             "function": f"{_short_path(filename)}:{line}({func})",
             "ncalls": nc,
@@ -145,8 +145,8 @@ def hook_breakdown(h: GameHandle, players: int, seconds: float, seed: int = 0) -
 def _time_hooks(env, clock) -> tuple[dict[str, float], dict[str, int]]:
     """Wrap the game hooks of ``env`` (on the instance) with exclusive-time timers; returns the
     (seconds spent, calls) dicts per hook that the timers fill in as the env plays."""
-    spent = {k: 0.0 for k in HOOKS}
-    calls = {k: 0 for k in HOOKS}
+    spent = dict.fromkeys(HOOKS, 0.0)
+    calls = dict.fromkeys(HOOKS, 0)
     stack: list[float] = []  # child time accumulated per active frame
 
     def timed(name, fn):

@@ -83,10 +83,10 @@ def _errors(entries: list[dict]) -> list[str]:
 def _header(result: dict) -> list[str]:
     m, s = result["machine"], result["settings"]
     commit = f" at commit {m['git_commit']}" if m.get("git_commit") else ""
-    parts = [f"`{result['command']}`{commit}, {result['created'][:10]}: {m['cpu_model']}, Python {m['python']}, "
-             f"pinned CPU {m['pinned_cpu']}, {s['runs']} run(s) × {s['seconds']:g}s (+{s['warmup']:g}s warm-up) per "
-             f"section; median (min–max) per {'CPU' if s['clock'] == 'cpu' else 'wall-clock'} second; "
-             f"{result['elapsed_s']:.0f}s in all"]
+    parts = [(f"`{result['command']}`{commit}, {result['created'][:10]}: {m['cpu_model']}, Python {m['python']}, "
+              f"pinned CPU {m['pinned_cpu']}, {s['runs']} run(s) × {s['seconds']:g}s (+{s['warmup']:g}s warm-up) per "
+              f"section; median (min–max) per {'CPU' if s['clock'] == 'cpu' else 'wall-clock'} second; "
+              f"{result['elapsed_s']:.0f}s in all")]
     shares = [sec["cpu_share"] for e in [*result["ours"], *result["references"]]
               for sec in e["sections"].values() if sec.get("cpu_share")]
     if shares:
@@ -123,9 +123,9 @@ def _floor(result: dict) -> list[str]:
         return []
     raw, wrapped = rate(floor, "raw"), rate(floor, "wrapped")
     return ["\n### Floor\n",
-            f"A null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
-            f"raw {_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
-            f"env() {_section(floor, 'wrapped')} steps/s ({1e6 / wrapped:.1f} µs/step); wrappers {_wrap(floor)}"]
+            (f"A null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
+             f"raw {_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
+             f"env() {_section(floor, 'wrapped')} steps/s ({1e6 / wrapped:.1f} µs/step); wrappers {_wrap(floor)}")]
 
 
 def _references(result: dict) -> list[str]:
@@ -154,8 +154,8 @@ def _hooks(result: dict) -> list[str]:
     rows = [[f"{b['game']} {b['players']}p", f"{b['us_per_step']}"] + [f"{b['us'].get(k, 0):.1f}" for k in HOOKS]
             for b in breakdowns]
     return ["\n### Per game hook (raw AEC loop, default player count)\n",
-            "µs per step by game hook (timers, no profiler; *rest* = envs/base.py + PettingZoo AECEnv + mask + "
-            "random choice)\n", _table(["game", "µs/step", *HOOKS], rows)]
+            ("µs per step by game hook (timers, no profiler; *rest* = envs/base.py + PettingZoo AECEnv + mask + "
+             "random choice)\n"), _table(["game", "µs/step", *HOOKS], rows)]
 
 
 def render_summary(result: dict) -> str:

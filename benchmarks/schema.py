@@ -31,7 +31,7 @@ class Settings:
     clock: str = "cpu"  # rates per CPU second of the process ("cpu") or per wall second ("wall")
 
     @classmethod
-    def quick(cls) -> "Settings":
+    def quick(cls) -> Settings:
         return cls(runs=1, seconds=0.05, warmup=0.02, memory=True, memory_seconds=0.05)
 
 

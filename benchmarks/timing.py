@@ -19,7 +19,8 @@ import resource
 import sys
 import time
 import tracemalloc
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

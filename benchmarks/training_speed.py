@@ -259,7 +259,8 @@ def render_table(result: dict) -> str:
                "dmc": f"cardzoo DMC ({r['workers']} workers)",
                "rllib": f"RLlib PPO ({r['workers']} env runners)"}[r["algo"]]
         if r.get("via") == "ray":
-            who = who.replace("workers)", "Ray actors)" if "error" in r else f"Ray actors; {_traffic_text(r)} per iteration)")
+            who = who.replace("workers)", "Ray actors)" if "error" in r
+                              else f"Ray actors; {_traffic_text(r)} per iteration)")
         if "run" in r:
             who += f", run {r['run']}"
         if "error" in r:
@@ -281,8 +282,8 @@ def render_table(result: dict) -> str:
 def render_ray_table(result: dict) -> str:
     """docs/training.md's "Several machines" table: each trainer with processes and on Ray (same
     workers, same run), the bytes per iteration, and DMC's learner-bound ceiling."""
-    rows = ["| game | trainer | decisions/s, processes | decisions/s, Ray | Ray / processes | "
-            "MiB to the workers / iteration | MiB back / iteration |", "|---|---|---:|---:|---:|---:|---:|"]
+    rows = [("| game | trainer | decisions/s, processes | decisions/s, Ray | Ray / processes | "
+             "MiB to the workers / iteration | MiB back / iteration |"), "|---|---|---:|---:|---:|---:|---:|"]
     plain = {(r["game"], r["algo"]): r for r in result["train"] if r.get("via") != "ray" and "error" not in r}
     ceilings = []
     for r in (r for r in result["train"] if r.get("via") == "ray" and "error" not in r

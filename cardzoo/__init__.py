@@ -23,7 +23,7 @@ from cardzoo import registration as _registration
 __version__ = "0.2.0"
 
 _ENVS = ("siantappo_v0", "suipi_v0", "samsip_v0")
-__all__ = ["__version__", *_ENVS]
+__all__ = ["__version__", *_ENVS]  # noqa: PLE0604 - _ENVS holds the env modules' names
 
 
 def __getattr__(name: str):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import logger, spaces
@@ -35,10 +35,15 @@ from pettingzoo.utils import wrappers
 from cardzoo.envs.cards import validate_deck
 from cardzoo.envs.config import ConfigError, config_dict, integer
 from cardzoo.envs.errors import UserError
-from cardzoo.envs.seatview import public_view
 from cardzoo.envs.protocol import (  # noqa: F401 - re-exported: callers import these from cardzoo.envs.base
-    MAX_LISTED_MOVES, MAX_REASON_CHARS, GameEngine, IllegalMoveError, StepOutcome, list_moves,
+    MAX_LISTED_MOVES,
+    MAX_REASON_CHARS,
+    GameEngine,
+    IllegalMoveError,
+    StepOutcome,
+    list_moves,
 )
+from cardzoo.envs.seatview import public_view
 
 DEFAULT_MAX_STEPS = 1_000_000  # step cap of a game that declares no bound of its own
 
@@ -78,7 +83,8 @@ class CardGameEnv(AECEnv):
     """Shared PettingZoo AEC machinery. Subclasses set ``metadata``, ``num_actions``,
     ``max_players``, ``obs_size`` and implement the hooks below."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False,
+                                          "render_fps": 1}
     num_actions: int = 0
     max_players: int = 0
     game_name: str = ""
@@ -113,8 +119,8 @@ class CardGameEnv(AECEnv):
         obs_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
         act_space = spaces.Discrete(self.num_actions)
         # One shared object per seat: spaces are identical by construction.
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._seed_rng: random.Random | None = None
         self.episode_seed: int | None = None
         self.episode_deck: list[int] | None = None
@@ -206,10 +212,10 @@ class CardGameEnv(AECEnv):
         self._rewards_pending = True  # the first step clears the rewards (see step)
         self._start(random.Random(self.episode_seed), self.episode_deck)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._acting_seat()]
 

@@ -9,7 +9,7 @@ table out with this canvas.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -33,13 +33,13 @@ JOKER_TEXT = "Jk"
 _SS = 4  # supersampling of the drawn symbols
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(size: int) -> ImageFont.ImageFont:
     """Pillow's bundled default font at ``size`` pixels."""
     return ImageFont.load_default(size=size)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cap(size: int) -> tuple[int, int]:
     """(top, height) of a capital letter of ``font(size)``, from the text's anchor."""
     _, top, _, bottom = font(size).getbbox("A")
@@ -71,7 +71,7 @@ def _shape(draw: ImageDraw.ImageDraw, symbol: str, s: float) -> None:
         poly((0.55, 0.22), (0.98, 0.5), (0.55, 0.78))
 
 
-@lru_cache(maxsize=None)
+@cache
 def symbol_mask(symbol: str, size: int) -> Image.Image:
     """An anti-aliased ``size`` x ``size`` mask of a suit (or the arrow)."""
     big = Image.new("L", (size * _SS, size * _SS), 0)

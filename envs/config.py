@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import operator
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from cardzoo.envs.errors import UserError
 

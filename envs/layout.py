@@ -21,8 +21,8 @@ Pure Python apart from ``decode`` (numpy).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -116,7 +116,7 @@ class Layout:
     def __repr__(self) -> str:
         return f"Layout({len(self.pieces)} pieces, size {self.size})"
 
-    def extend(self, pieces: Iterable[Piece]) -> "Layout":
+    def extend(self, pieces: Iterable[Piece]) -> Layout:
         """This layout with ``pieces`` appended (the offsets of the existing pieces stay)."""
         return Layout(self.pieces + tuple(pieces))
 

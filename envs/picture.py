@@ -16,7 +16,14 @@ import math
 import numpy as np
 
 from cardzoo.envs.card_art import (
-    CARD_H, CARD_W, SMALL_H, SMALL_W, Canvas, fit, text_width, wrap,
+    CARD_H,
+    CARD_W,
+    SMALL_H,
+    SMALL_W,
+    Canvas,
+    fit,
+    text_width,
+    wrap,
 )
 
 WIDTH, HEIGHT = 960, 720

@@ -30,8 +30,8 @@ Pure Python: no gymnasium or pettingzoo imports here or in any engine.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from cardzoo.envs.errors import UserError
 
@@ -110,7 +110,7 @@ class GameEngine:
                                    [str(a) for a in sorted(legal)])
         return self.apply_action(action)
 
-    def clone(self) -> "GameEngine":
+    def clone(self) -> GameEngine:
         raise NotImplementedError
 
     def ranking(self) -> list[float]:
@@ -119,7 +119,7 @@ class GameEngine:
     def teams(self) -> list[list[int]]:
         return [[s] for s in range(self.n)]
 
-    def resample_hidden(self, seat: int, rng: random.Random) -> "GameEngine":
+    def resample_hidden(self, seat: int, rng: random.Random) -> GameEngine:
         raise NotImplementedError
 
     @staticmethod

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any
 
 from cardzoo.envs.config import ConfigError
 from cardzoo.envs.errors import UserError

@@ -31,8 +31,8 @@ env's ``rgb_array`` pictures are drawn from it, ``public_view``).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Sequence
 from importlib import resources
-from typing import Iterable, Sequence
 
 SPECTATOR = None  # the "seat" of the public view
 

@@ -21,10 +21,6 @@ import json
 import sys
 import time
 
-from cardzoo.envs.errors import UserError
-from cardzoo.envs.registry import GAME_MODULES
-from cardzoo.training.agents.jsontext import read_json_file
-from cardzoo.scripts.options import add_ray_flag, check_output_file, ray_session_of
 from cardzoo.benchmarks.floor import bench_floor
 from cardzoo.benchmarks.games import bench_game, load_game
 from cardzoo.benchmarks.machine import limit_threads, machine_info, pin_one_core, restore_affinity
@@ -33,6 +29,10 @@ from cardzoo.benchmarks.references import REFERENCES, bench_reference, reference
 from cardzoo.benchmarks.report import render_report
 from cardzoo.benchmarks.schema import SCHEMA, Settings, ratios
 from cardzoo.benchmarks.timing import maxrss_kib
+from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import GAME_MODULES
+from cardzoo.scripts.options import add_ray_flag, check_output_file, ray_session_of
+from cardzoo.training.agents.jsontext import read_json_file
 
 # Bounds of the command's numbers (a typo of 10**9 runs is refused rather than measured for ever)
 MAX_RUNS, MAX_MATCHES, MAX_WORKERS, MAX_SECONDS = 1000, 10_000, 256, 3600.0
@@ -357,7 +357,8 @@ def run_train(args) -> int:
     failed = [r for r in result["train"] if "error" in r]
     if failed:
         names = ", ".join(f"{r['game']} {r['algo']}" for r in failed)
-        print(f"cardzoo bench: {len(failed)} row(s) failed ({names}); the others were measured and kept", file=sys.stderr)
+        print(f"cardzoo bench: {len(failed)} row(s) failed ({names}); the others were measured and kept",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -400,9 +401,9 @@ def run_vector(args) -> int:
 
 def run_agents(args) -> int:
     """``--agents``: each agent's thinking time per real decision, game by game."""
+    from cardzoo.benchmarks.report import render_agents
     from cardzoo.envs.registry import game_spec
     from cardzoo.training.agents.specs import parse_agent_list
-    from cardzoo.benchmarks.report import render_agents
     from cardzoo.training.evaluation.model_card import move_time
 
     specs = [sp.text for sp in parse_agent_list(args.agents)]

@@ -3,8 +3,8 @@
     cardzoo bench-compare --before runs/before*.json --after runs/after*.json
 
 The pooling lives in benchmarks/compare.py, whose docstring (this command's --help) shows
-how to alternate the two versions; docs/benchmarks.md has an example. A separate command rather than `cardzoo bench compare`,
-since `cardzoo bench` takes game names as its positional arguments.
+how to alternate the two versions; docs/benchmarks.md has an example. A separate command rather
+than `cardzoo bench compare`, since `cardzoo bench` takes game names as its positional arguments.
 """
 
 from __future__ import annotations

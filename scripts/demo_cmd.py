@@ -124,7 +124,7 @@ def _show_match(args, module, players: int, final: Path, shipped: bool) -> None:
     env.reset(seed=args.seed)
     seats = [make_agent(str(final), module, env.config)] + [
         module.RuleBot(env.config, seed=args.seed + i) for i in range(1, players)]
-    totals = {a: 0.0 for a in env.possible_agents}
+    totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:

@@ -66,7 +66,8 @@ def register(sub) -> argparse.ArgumentParser:
                    help="append every finished game to FILE; the same command with the same --log resumes "
                         "an interrupted tournament")
     p.add_argument("--bootstrap", type=int, default=200,
-                   help=f"bootstrap resamples for rating intervals, 0..{MAX_BOOTSTRAP:,} (default 200; 0: no intervals)")
+                   help=f"bootstrap resamples for rating intervals, 0..{MAX_BOOTSTRAP:,} "
+                        "(default 200; 0: no intervals)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_sprt_flags(p)
     return p

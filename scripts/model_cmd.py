@@ -72,7 +72,8 @@ def _register_probe(actions) -> None:
                                        "or to finish; with --name the result goes on models/NAME's card.")
     p.add_argument("checkpoint", help="the model to probe (a move ranker or policy checkpoint)")
     p.add_argument("--players", type=int, required=True, help="the player count to probe at")
-    p.add_argument("--minutes", type=float, default=30.0, help="wall clock per exploiter, warm start included (default 30)")
+    p.add_argument("--minutes", type=float, default=30.0,
+                   help="wall clock per exploiter, warm start included (default 30)")
     p.add_argument("--games", type=int, default=400, help="games of each exploiter against its target (default 400)")
     p.add_argument("--seed", type=int, required=True, help="the exploiters' seed (their evaluation uses seed + 1)")
     p.add_argument("--out", help="the probe's folder (default runs/probe-NAME-Np)")

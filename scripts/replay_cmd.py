@@ -21,8 +21,14 @@ from rich.text import Text
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.lines import Leave, LineReader
-from cardzoo.training.evaluation.records import (WholeMoveWalker, check_rewards, env_from_header, play_moves,
-                                                  read_records, reset_to_header)
+from cardzoo.training.evaluation.records import (
+    WholeMoveWalker,
+    check_rewards,
+    env_from_header,
+    play_moves,
+    read_records,
+    reset_to_header,
+)
 
 QUIT_WORDS = {"q", "quit", "exit", ":q"}
 

@@ -23,8 +23,8 @@ def seen_now(env, seat: int) -> set[str]:
     game = env.game_name
     out: set[str] = set()
     if game == "siantappo":
-        from cardzoo.envs.siantappo.engine import hand_keys
         from cardzoo.envs.siantappo.actions import key_str
+        from cardzoo.envs.siantappo.engine import hand_keys
 
         eng = env.engine
         keys = list(hand_keys(eng.hands[seat])) + list(eng.current_keys)
@@ -125,7 +125,7 @@ class LiveServer:
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", ws_max_size=MAX_FRAME))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
-    def __enter__(self) -> "LiveServer":
+    def __enter__(self) -> LiveServer:
         import time
 
         self.thread.start()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cardzoo.envs.cards import parse_cards, card_str
+from cardzoo.envs.cards import card_str, parse_cards
 
 
 def deck_from_hands(hands: list[str], n: int) -> list[str]:

@@ -9,9 +9,9 @@ import os
 
 import pytest
 
+from cardzoo.benchmarks import references, schema
 from cardzoo.envs.registry import DEFAULT_PLAYERS, GAME_MODULES
 from cardzoo.scripts.cli import main
-from cardzoo.benchmarks import references, schema
 
 SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
                 "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}
@@ -32,7 +32,7 @@ def quick_run(tmp_path_factory):
 
 
 def _check_section(sec: dict, unit: str) -> None:
-    assert SECTION_KEYS <= set(sec)
+    assert set(sec) >= SECTION_KEYS
     assert sec["unit"] == unit
     assert len(sec["runs"]) == 1  # --quick: one timed run
     assert sec["steps"] > 0 and sec["seconds"] > 0
@@ -84,7 +84,7 @@ def test_references_measured_or_skipped(quick_run):
     skipped = {s["name"]: s["reason"] for s in quick_run["skipped"]}
     for ref in references.REFERENCES:
         assert ref.name in measured or ref.name in skipped
-    for name, e in measured.items():
+    for e in measured.values():
         assert e["kind"] == "reference"
         assert not e.get("errors"), e.get("errors")
         _check_section(e["sections"][e["primary"]], "steps")
@@ -103,8 +103,8 @@ def test_references_measured_or_skipped(quick_run):
 def test_a_measured_reference_gets_its_ratios(tmp_path, monkeypatch, capsys):
     """The measured path of a reference, whatever the bench extra's libraries this machine has: one
     of our own envs stands in as a reference (the ratio of Suipi to itself, measured twice)."""
-    from cardzoo.envs import suipi_v0
     from cardzoo.benchmarks.timing import aec_player
+    from cardzoo.envs import suipi_v0
 
     stand_in = references.Reference("selftest/suipi", 2, "pettingzoo",
                                     {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
@@ -252,7 +252,8 @@ def test_bench_compare_prints_the_pooled_table(tmp_path, capsys):
     after = [_bench_json(tmp_path / "a1.json", [25.0, 35.0, 30.0])]
     assert main(["bench-compare", "--before", *before, "--after", *after]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("| game | section |") and out[-1] == "| siantappo 4p | raw | 20 (3 runs) | 30 (3 runs) | 1.50 |"
+    assert out[0].startswith("| game | section |")
+    assert out[-1] == "| siantappo 4p | raw | 20 (3 runs) | 30 (3 runs) | 1.50 |"
 
 
 def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
@@ -260,7 +261,8 @@ def test_compare_rejects_a_file_that_is_not_bench_output(tmp_path, capsys):
     bad.write_text("{}")
     assert main(["bench-compare", "--before", str(bad), "--after", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("cardzoo bench-compare: error: ") and "not a result of `cardzoo bench --json` over the engines" in err
+    assert err.startswith("cardzoo bench-compare: error: ")
+    assert "not a result of `cardzoo bench --json` over the engines" in err
     assert err.count("\n") == 1
 
 
@@ -283,8 +285,8 @@ def test_an_rllib_row_that_cannot_load_rllib_stops_the_ray_it_started(monkeypatc
 
 # ------------------------------------------------------------------ issue 57: probes of `cardzoo bench`
 def _stand_in_reference():
-    from cardzoo.envs import suipi_v0
     from cardzoo.benchmarks.timing import aec_player
+    from cardzoo.envs import suipi_v0
 
     return references.Reference("selftest/suipi", 2, "pettingzoo",
                                 {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
@@ -355,7 +357,8 @@ def test_one_failing_row_of_bench_train_loses_no_other(tmp_path, monkeypatch, ca
     ratios = json.loads(out.read_text())["ratios"]
     assert [set(r) for r in ratios] == [{"game", "players", "ppo_over_sb3"}] * 2
     captured = capsys.readouterr()
-    assert "| siantappo | 4 | cardzoo DMC (0 workers) | failed: RuntimeError: a worker died | – | – | – |" in captured.out
+    failed = "| siantappo | 4 | cardzoo DMC (0 workers) | failed: RuntimeError: a worker died | – | – | – |"
+    assert failed in captured.out
     assert "6 row(s) failed" in captured.err and "the others were measured and kept" in captured.err
 
 

@@ -2,8 +2,18 @@
 
 import pytest
 
-from cardzoo.envs.cards import (JOKERS, card_str, cards_str, make_card, parse_card, parse_cards, rank_of,
-                        standard_deck, suit_of, validate_deck)
+from cardzoo.envs.cards import (
+    JOKERS,
+    card_str,
+    cards_str,
+    make_card,
+    parse_card,
+    parse_cards,
+    rank_of,
+    standard_deck,
+    suit_of,
+    validate_deck,
+)
 
 
 def test_ids_roundtrip_through_text():

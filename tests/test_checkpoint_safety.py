@@ -14,8 +14,14 @@ import torch
 import cardzoo.training.agents.checkpoint as ckpt
 from cardzoo.envs import siantappo_v0
 from cardzoo.scripts.cli import main
-from cardzoo.training.agents.checkpoint import (CheckpointError, atomic_write_bytes, atomic_write_text, load_agent,
-                                 load_checkpoint, save_checkpoint)
+from cardzoo.training.agents.checkpoint import (
+    CheckpointError,
+    atomic_write_bytes,
+    atomic_write_text,
+    load_agent,
+    load_checkpoint,
+    save_checkpoint,
+)
 from cardzoo.training.agents.policy import MaskedPolicyNet
 
 OBS, ACTIONS = siantappo_v0.raw_env().obs_size, 368
@@ -325,11 +331,11 @@ def test_save_refuses_what_load_would_refuse(tmp_path):
         net.action_net.bias[0] = float("nan")
     with pytest.raises(CheckpointError, match="NaN or infinite weights"):
         save_checkpoint(tmp_path / "nan", net, BASE_META)
-    with pytest.raises(CheckpointError, match="cannot save .*'game' must be one of"):
+    with pytest.raises(CheckpointError, match=r"cannot save .*'game' must be one of"):
         save_checkpoint(tmp_path / "chess", _net(), {**BASE_META, "game": "chess"})
-    with pytest.raises(CheckpointError, match="cannot save .*'player_counts'"):
+    with pytest.raises(CheckpointError, match=r"cannot save .*'player_counts'"):
         save_checkpoint(tmp_path / "p", _net(), {**BASE_META, "player_counts": [2]})
-    with pytest.raises(CheckpointError, match="cannot save .*exceed 1,048,576 bytes"):
+    with pytest.raises(CheckpointError, match=r"cannot save .*exceed 1,048,576 bytes"):
         save_checkpoint(tmp_path / "big", _net(), {**BASE_META, "settings": "x" * (1 << 20)})
     assert list(tmp_path.iterdir()) == []  # nothing half-written
 
@@ -382,12 +388,12 @@ def test_interrupted_save_leaves_the_old_checkpoint_or_a_detected_mix(tmp_path, 
         return replace
 
     monkeypatch.setattr(ckpt.os, "replace", replace_failing_on(1))  # crash while writing the weights
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="no space left"):
         _save(tmp_path, seed=2)
     assert all(torch.equal(v, old[k]) for k, v in load_checkpoint(path)[0].state_dict().items())
     calls.clear()
     monkeypatch.setattr(ckpt.os, "replace", replace_failing_on(2))  # crash between weights and sidecar
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="no space left"):
         _save(tmp_path, seed=2)
     _one_line_error(path, "SHA-256 differs")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.json", "ck.safetensors"]  # no temp files
@@ -440,7 +446,7 @@ def _mutate_weights(rng, blob):
         new = rng.choice([n + rng.randint(-16, 16), rng.randrange(2**64), len(blob), 0])
         return max(new, 0).to_bytes(8, "little") + blob[8:]
     if kind == 3:
-        name = rng.choice(list(k for k in header if k != "__metadata__"))
+        name = rng.choice([k for k in header if k != "__metadata__"])
         key = rng.choice(["dtype", "shape", "data_offsets", None])
         if key is None:
             del header[name]

@@ -175,7 +175,7 @@ def _outputs(argv: list[str]) -> list[str]:
 
 def _may_change(rel: str, outputs: list[str]) -> bool:
     # an output, what lies inside it, or a file it names without its suffix (model trust --out X: X.json)
-    return any(rel == o or rel.startswith(o + "/") or rel.startswith(o + ".") for o in outputs)
+    return any(rel == o or rel.startswith((o + "/", o + ".")) for o in outputs)
 
 
 def run_command(argv: list[str], fixtures: Path) -> None:

@@ -27,7 +27,12 @@ from cardzoo.envs.cards import card_str
 from cardzoo.envs.layout import Layout
 from cardzoo.envs.protocol import GameEngine
 from cardzoo.envs.registry import (
-    GAME_MODULES, OPTIONAL_PACKAGE_MODULES, PACKAGE_MODULES, game_spec, register, unregister,
+    GAME_MODULES,
+    OPTIONAL_PACKAGE_MODULES,
+    PACKAGE_MODULES,
+    game_spec,
+    register,
+    unregister,
 )
 
 TOY = "highcard"
@@ -468,8 +473,8 @@ def test_step_cap_truncates_every_seat(game):
     env = game_spec(game).raw_env(max_steps=4)
     env.reset(seed=3)
     steps, truncated = 0, False
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _info = env.last()
         if term or trunc:
             truncated |= trunc
             assert not obs["action_mask"].any()
@@ -485,7 +490,7 @@ def test_step_cap_truncates_every_seat(game):
 def test_fast_path_reports_truncation(game):
     env = game_spec(game).raw_env(max_steps=4)
     env.begin(7)
-    for step in range(1, 5):
+    for step in range(1, 5):  # noqa: B007 - read after the loop
         out = env.advance(env.legal_now()[0])
         if out.done:
             break

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 from sybil import Region, Sybil
-from sybil.region import Lexeme
 from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+from sybil.region import Lexeme
 
 from cardzoo.envs.registry import game_names
 from cardzoo.scripts.cli import build_parser
@@ -267,7 +267,8 @@ def test_baseline_tables_are_the_kept_reports(path):
 
 
 def test_every_baseline_row_has_its_report():
-    rows = re.findall(r"^\| (siantappo|suipi|samsip) \| (\d) \| 600 \(", (ROOT / "docs/evaluation.md").read_text(), re.M)
+    text = (ROOT / "docs/evaluation.md").read_text()
+    rows = re.findall(r"^\| (siantappo|suipi|samsip) \| (\d) \| 600 \(", text, re.M)
     assert sorted(f"rules-random-{g}-{n}p" for g, n in rows) == [p.stem for p in BASELINES]
 
 
@@ -371,7 +372,8 @@ def test_the_expert_iteration_figures_are_the_kept_reports():
     for kind in ("imit", "imit-t05", "final", "values", "values-t05"):
         r = json.loads((ROOT / f"docs/baselines/exit-suipi-2p-{kind}.json").read_text())
         pair = r["pairs"][0]
-        assert r["seed"] == 9431 and r["games_played"] == 1000 and r["entrants"][1]["spec"] == "models/suipi-2p.safetensors"
+        assert r["seed"] == 9431 and r["games_played"] == 1000
+        assert r["entrants"][1]["spec"] == "models/suipi-2p.safetensors"
         assert f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])}" in text
 
 
@@ -387,7 +389,8 @@ def test_the_expert_iteration_rounds_table_is_the_kept_reports():
                               "values1200-t05-vs-rules", "round3-t05-vs-rules", "round4-t05", "round4-vs-round3",
                               "round4-t05-vs-rules")]
     kinds += [(4, k) for k in ("round1-vs-shipped", "round1-vs-rules", "round2-vs-round1", "round2-vs-rules")]
-    kinds = [("suipi", n, k) for n, k in kinds] + [("siantappo", 3, f"v4-round-{k}") for k in ("vs-v4", "vs-shipped", "vs-rules")]
+    kinds = [("suipi", n, k) for n, k in kinds]
+    kinds += [("siantappo", 3, f"v4-round-{k}") for k in ("vs-v4", "vs-shipped", "vs-rules")]
     for game, players, kind in kinds:
         r = json.loads((ROOT / f"docs/baselines/exit-{game}-{players}p-{kind}.json").read_text())
         pair, first = r["pairs"][0], r["entrants"][0]

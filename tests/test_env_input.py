@@ -16,7 +16,8 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str
@@ -103,8 +104,8 @@ def test_suipi_probes():
 
     for options, field in (({"num_players": 2.0}, "num_players"), ({"point_game": 11.0}, "point_game"),
                            ({"point_game": True}, "point_game"), ({"deal_sizes_2p": {24: 1}}, "deal_sizes_2p"),
-                           ({"deal_sizes_2p": {8, 16}}, "deal_sizes_2p"), ({"deal_sizes_3p": (8.0, 8)}, "deal_sizes_3p"),
-                           ({"deal_sizes_4p": "12"}, "deal_sizes_4p")):
+                           ({"deal_sizes_2p": {8, 16}}, "deal_sizes_2p"),
+                           ({"deal_sizes_3p": (8.0, 8)}, "deal_sizes_3p"), ({"deal_sizes_4p": "12"}, "deal_sizes_4p")):
         with pytest.raises(ConfigError) as err:
             suipi_v0.env(**options)
         one_line_error(err.value, field)

@@ -10,14 +10,13 @@ import numpy as np
 import pytest
 
 from cardzoo.envs.errors import UserError
-
 from cardzoo.scripts.cli import main
-from cardzoo.training.evaluation import tournament as evaluate
 from cardzoo.training.agents.specs import AgentSpec, RandomAgent, make_agent, parse_agent_list, parse_agent_spec
+from cardzoo.training.evaluation import tournament as evaluate
+from cardzoo.training.evaluation.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
 from cardzoo.training.evaluation.runner import Runner
 from cardzoo.training.evaluation.schedule import duplicate_set, sides_for
 from cardzoo.training.evaluation.tournament import run_tournament
-from cardzoo.training.evaluation.ratings import bradley_terry, clustered_mean_ci, elo_ratings, wilson_ci
 
 FAST = ["--rule", "rounds=1"]  # one-round Siantappo matches keep CLI tests quick
 
@@ -39,7 +38,7 @@ def test_parse_specs():
 
 @pytest.mark.parametrize("bad", ["alphazero", "", "rules@x", "random,,rules"])
 def test_unknown_agent_names(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(UserError, match="agent"):
         parse_agent_list(bad)
 
 
@@ -52,7 +51,7 @@ def test_checkpoint_specs(tmp_path):
     ck.write_text("{}")
     spec = parse_agent_spec(f"{ck}@3")
     assert spec.kind == "checkpoint" and spec.path == str(ck) and spec.seed == 3 and spec.label == "model.json@3"
-    with pytest.raises(ValueError, match="checkpoint file not found: .*model.safetensors"):  # the sidecar alone
+    with pytest.raises(ValueError, match=r"checkpoint file not found: .*model.safetensors"):  # the sidecar alone
         make_agent(spec, None)
 
 
@@ -143,7 +142,8 @@ def test_statistics():
     x = np.array([1.0, 3.0, 2.0, 6.0, 4.0])
     m, lo, hi = clustered_mean_ci(x, np.arange(5))  # one game per cluster = the plain t interval
     half = 2.776 * x.std(ddof=1) / math.sqrt(5)
-    assert math.isclose(m, 3.2) and math.isclose(hi - m, half, rel_tol=1e-3) and math.isclose(m - lo, half, rel_tol=1e-3)
+    assert math.isclose(m, 3.2)
+    assert math.isclose(hi - m, half, rel_tol=1e-3) and math.isclose(m - lo, half, rel_tol=1e-3)
     w = np.array([[0, 3], [1, 0]], dtype=float)
     r = elo_ratings(w, anchor=1, prior=0.0)
     assert math.isclose(r[0], 400 * math.log10(3), rel_tol=1e-6) and r[1] == 0

@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.specs import agent_move, make_agent, parse_agent_spec
-from cardzoo.envs.errors import UserError
 
 COUNTS = [("siantappo", 4), ("siantappo", 3), ("suipi", 2), ("suipi", 4), ("samsip", 2), ("samsip", 4)]
 EVERY_COUNT = [(g, n) for g in ("siantappo", "suipi", "samsip") for n in game_spec(g).player_counts]
@@ -137,8 +137,8 @@ def test_the_expert_asks_for_the_match_not_an_observation():
 def test_bench_agents_times_real_decisions(tmp_path, capsys):
     import json
 
-    from cardzoo.scripts.cli import main as cli
     from cardzoo.benchmarks.report import render_agents
+    from cardzoo.scripts.cli import main as cli
 
     out = tmp_path / "a.json"
     assert cli(["bench", "samsip", "--players", "2", "--agents", "rules,random", "--matches", "1",
@@ -252,7 +252,7 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
     save_checkpoint(policy, MaskedPolicyNet(shipped.obs_size, shipped.num_actions, [8]),
                     {"game": "suipi", "env": "suipi_v0", "player_counts": [2], "config": {"num_players": 2},
                      "name": "policy"})
-    with pytest.raises(UserError, match="a policy network .*not a move ranker"):
+    with pytest.raises(UserError, match=r"a policy network .*not a move ranker"):
         start_from(net, str(policy), "suipi")
     out = tmp_path / "run"
     assert main(["train", "suipi", "--algo", "dmc", "--init", path, "--hidden", "64", "--out", str(out)]) == 2
@@ -285,7 +285,8 @@ def test_who_answers_in_the_leaves():
     assert all(type(b).__name__ == "RuleBot" for b in scripted.bots)
     assert DMCSettings(game="suipi", players=(2,), imitate_from="expert").expert_answer == "model"
     assert DMCSettings(game="samsip", players=(2,), imitate_from="expert").expert_answer == "scripted"
-    assert DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="scripted").expert_answer == "scripted"
+    scripted = DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="scripted")
+    assert scripted.expert_answer == "scripted"
     with pytest.raises(UserError, match="--expert-answer must be one of scripted, model"):
         DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="oracle")
     with pytest.raises(UserError, match="--expert-answer needs --imitate-from expert"):

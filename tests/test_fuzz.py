@@ -119,7 +119,7 @@ def play_match(game: str, players: int, policy_name: str, seed: int, tally: Tall
     env = spec.raw_env(num_players=players, **variant)
     space = env.observation_space(env.possible_agents[0])
     env.reset(seed=seed)
-    totals = {a: 0.0 for a in env.possible_agents}
+    totals = dict.fromkeys(env.possible_agents, 0.0)
     steps = 0
     try:
         for agent in env.agent_iter():
@@ -147,7 +147,7 @@ def play_match(game: str, players: int, policy_name: str, seed: int, tally: Tall
                         env.step(bad)
                     except IllegalMoveError as err:
                         if len(str(err)) > 2000:
-                            raise AssertionError(f"error message of {len(str(err))} characters for {bad!r}")
+                            raise AssertionError(f"error message of {len(str(err))} characters for {bad!r}") from err
                         tally.refused += 1
                     else:
                         raise AssertionError(f"raw_env accepted the bad action {bad!r}")
@@ -235,7 +235,7 @@ def test_adversaries_end_every_match(game):
             env.reset(seed=players)
             rng = random.Random(players)
             steps, total = 0, 0.0
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, _, term, trunc, _ = env.last()
                 assert not trunc, (game, players, name)
                 if term:

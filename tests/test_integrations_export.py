@@ -1,4 +1,5 @@
-"""RLlib weights -> cardzoo checkpoint, and the RLlib trainer's command line (`cardzoo train --algo rllib`), without Ray.
+"""RLlib weights -> cardzoo checkpoint, and the RLlib trainer's command line (`cardzoo train --algo rllib`),
+without Ray.
 
 The state dicts below carry RLlib's own key names (PPO module, new API stack), so the renaming is
 checked against a network built here: same weights, same logits, same greedy legal action.
@@ -14,9 +15,14 @@ import torch
 from torch import nn
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.integrations.rllib_export import ExportError, actor_state_dict, greedy_actions, policy_net_from_rllib
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.integrations import rllib_train
+from cardzoo.training.integrations.rllib_export import (
+    ExportError,
+    actor_state_dict,
+    greedy_actions,
+    policy_net_from_rllib,
+)
 from cardzoo.training.integrations.rllib_train import RLlibSettings
 
 
@@ -33,7 +39,8 @@ def rllib_like_state(obs=12, hidden=(8, 6), actions=5, shared=False, seed=0):
     state.update({"pi.net.mlp.0." + k: v for k, v in pi.state_dict().items()})
     state["pi.log_std_clip_param_const"] = torch.tensor([20.0])
     if not shared:
-        state.update({"encoder.critic_encoder.net.mlp." + k: torch.randn_like(v) for k, v in actor.state_dict().items()})
+        critic = {"encoder.critic_encoder.net.mlp." + k: torch.randn_like(v) for k, v in actor.state_dict().items()}
+        state.update(critic)
     state["vf.net.mlp.0.weight"], state["vf.net.mlp.0.bias"] = torch.randn(1, width), torch.randn(1)
     return state, (lambda x: pi(actor(x)))
 
@@ -69,7 +76,8 @@ def test_export_refuses_what_a_checkpoint_cannot_hold():
     with pytest.raises(ExportError, match="head_fcnet_hiddens"):
         actor_state_dict(head)
     norm = dict(state)
-    norm["encoder.actor_encoder.net.mlp.1.weight"], norm["encoder.actor_encoder.net.mlp.1.bias"] = torch.ones(8), torch.zeros(8)
+    norm["encoder.actor_encoder.net.mlp.1.weight"] = torch.ones(8)
+    norm["encoder.actor_encoder.net.mlp.1.bias"] = torch.zeros(8)
     with pytest.raises(ExportError, match="layernorm"):
         actor_state_dict(norm)
     with pytest.raises(ExportError, match="no MLP actor encoder"):

@@ -25,8 +25,8 @@ def plain_loop(game, players, seed, **variants):
     env = game_module(game).raw_env(num_players=players, **variants)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    totals = {a: 0.0 for a in env.possible_agents}
-    before_first = {a: 0.0 for a in env.possible_agents}
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    before_first = dict.fromkeys(env.possible_agents, 0.0)
     moved, eliminations, decisions = set(), [], 0
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
@@ -49,7 +49,7 @@ def run_rllib(view, seed):
     """Drive the RLlib view with the plain loop's policy; checks the protocol at every step."""
     rng = np.random.default_rng(seed)
     obs, infos = view.reset(seed=seed)
-    steps, paid, acted, last_infos = 0, {a: 0.0 for a in view.possible_agents}, set(), infos
+    steps, paid, acted, last_infos = 0, dict.fromkeys(view.possible_agents, 0.0), set(), infos
     while True:
         assert len(obs) == 1, "exactly one seat moves at a time"
         (agent, o), = obs.items()
@@ -135,7 +135,7 @@ def test_rllib_pays_a_reward_earned_before_the_first_move_with_that_move():
 
 def test_rllib_reports_a_seat_eliminated_before_it_ever_moved():
     # With a bankroll of 1 chip, losing the first hand before moving eliminates a seat at once.
-    seed, (decisions, totals, before, _) = _seed_where(
+    seed, (decisions, totals, _before, _) = _seed_where(
         lambda r: any(v != 0 for v in r[2].values()), "samsip", 5, bankroll=1)
     view = RLlibView({"game": "samsip", "players": 5, "bankroll": 1})
     steps, paid, infos = run_rllib(view, seed)
@@ -162,7 +162,7 @@ def test_suipi_sub_steps_give_the_same_seat_its_next_observation():
     rng = np.random.default_rng(0)
     for _ in range(200):
         (agent, o), = obs.items()
-        obs, rewards, terms, _, _ = view.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        obs, rewards, _terms, _, _ = view.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
         if agent in obs:  # a move made of several actions: the same seat again
             assert agent in rewards
             return
@@ -177,7 +177,7 @@ def test_bad_configs_and_actions_are_clear_errors():
     with pytest.raises(ValueError, match="unknown game"):
         RLlibView({"game": "chess"})
     view = RLlibView({"game": "siantappo", "players": 4})
-    obs, _ = view.reset(seed=0)
+    _obs, _ = view.reset(seed=0)
     with pytest.raises(KeyError, match="is to move"):
         view.step({"nobody": 0})
 

@@ -54,5 +54,5 @@ def test_table_and_decode():
     lambda: Piece("a", 1, "a | b"), lambda: Layout([Piece("a", 1, "x"), Piece("a", 2, "y")]),
 ])
 def test_bad_declarations_are_refused(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="piece"):
         bad()

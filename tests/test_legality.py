@@ -96,7 +96,7 @@ def run_checked(game, n, options, policy, seed, max_steps):
     env.reset(seed=seed)
     rng = random.Random(seed)
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -11,9 +11,9 @@ import pytest
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.shipped import package_models_dir, shipped_model_file, shipped_models
 from cardzoo.training.agents.specs import make_agent
+from cardzoo.training.evaluation.model_card import rerender
 
 MODELS_DIR = package_models_dir()
-from cardzoo.training.evaluation.model_card import rerender
 
 MODELS = shipped_models()
 
@@ -38,12 +38,13 @@ def test_a_shipped_model_plays_a_legal_match_at_each_player_count(weights, game,
     assert Path(weights).stat().st_size <= 10 * 2**20
     for n in counts:
         played = shipped_model_file(game, n)  # `model` finds it, or a specialist for n players
-        assert played == weights or len(json.loads(Path(played).with_suffix(".json").read_text())["player_counts"]) < len(counts)
+        if played != weights:  # a specialist plays fewer counts
+            assert len(json.loads(Path(played).with_suffix(".json").read_text())["player_counts"]) < len(counts)
         env = spec.module.raw_env(num_players=n)
         env.reset(seed=n)
         agent = make_agent("model", spec.module, env.config, seed=0)
         steps, total = 0, 0.0
-        for name in env.agent_iter():
+        for _name in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -61,7 +62,7 @@ def test_the_card_is_generated_from_its_measurements(name):
     card = (Path(MODELS_DIR) / f"{name}.md").read_text()
     assert card == rerender(name), f"models/{name}.md differs from what models/{name}.eval.json says"
     ev = json.loads((Path(MODELS_DIR) / f"{name}.eval.json").read_text())
-    for n, per in ev["per_players"].items():
+    for _n, per in ev["per_players"].items():
         pair = per["vs_rules"]["pairs"][0]
         assert per["vs_rules"]["games_played"] >= 1000 and f"{pair['advantage']:+.3f}" in card
     command = next(line for line in card.splitlines() if line.startswith("* Command: "))
@@ -78,8 +79,8 @@ def test_the_readme_lists_every_model_as_measured():
     from cardzoo.training.evaluation.model_card import readme_table
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert readme_table() in readme, "README's trained-models table differs from models/*.eval.json " \
-                                     "(cardzoo model card --readme-table prints it)"
+    assert readme_table() in readme, ("README's trained-models table differs from models/*.eval.json "
+                                      "(cardzoo model card --readme-table prints it)")
 
 
 def test_model_finds_a_shipped_model_for_every_game_and_player_count():

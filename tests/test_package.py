@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import cardzoo
 
@@ -60,7 +61,8 @@ def _imports(path: Path, name: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                parent = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in MODULES)
     return found
@@ -276,7 +278,7 @@ def test_cardzoo_models_searches_the_users_folders_first(tmp_path, monkeypatch):
     assert shipped_model_file("siantappo", 4) == str(tmp_path / "mine.safetensors")
     assert shipped_model_file("suipi", 2).startswith(str(package_models_dir()))  # the shipped ones still serve
     monkeypatch.setenv(MODELS_ENV, str(tmp_path / "missing"))
-    with pytest.raises(ValueError, match="CARDZOO_MODELS: .*missing is not a folder"):
+    with pytest.raises(ValueError, match=r"CARDZOO_MODELS: .*missing is not a folder"):
         shipped_model_file("siantappo", 4)
 
 

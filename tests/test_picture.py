@@ -10,8 +10,8 @@ import re
 
 import numpy as np
 import pytest
-from PIL import Image
 from pettingzoo.test import api_test, render_test
+from PIL import Image
 
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.picture import HEIGHT, WIDTH

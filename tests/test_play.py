@@ -157,8 +157,8 @@ def test_siantappo_typed_cards_pass_and_not_held():
     seen = {"typed": 0, "not_held": False, "pass": False}
 
     def answer(s):
-        from cardzoo.envs.siantappo.engine import hand_keys
         from cardzoo.envs.siantappo.actions import key_str
+        from cardzoo.envs.siantappo.engine import hand_keys
         env = s.env
         eng = env.engine
         seat = env.acting_seat
@@ -216,7 +216,7 @@ def test_siantappo_bomb_squeals_for_a_person():
     """The person holds 4-4-5-5-6-6-7-7-8-8-9-9 (stacked deck), passes until a bomb is legal."""
     from cardzoo.envs.cards import card_str, parse_card
     from cardzoo.envs.siantappo.env import SQUEAL
-    mine = [parse_card(c) for c in "4s 4c 5s 5c 6s 6c 7s 7c 8s 8c 9s 9c 10s".split()]
+    mine = [parse_card(c) for c in ["4s", "4c", "5s", "5c", "6s", "6c", "7s", "7c", "8s", "8c", "9s", "9c", "10s"]]
     for seed in range(30):
         rest = [c for c in range(52) if c not in mine]
         random.Random(seed).shuffle(rest)
@@ -360,8 +360,8 @@ def _hidden_cards(session, viewer):
     """Card texts in other seats' hands that are not public (so must never be on screen)."""
     env, game = session.env, session.env.metadata["name"]
     if game == "siantappo_v0":
-        from cardzoo.envs.siantappo.engine import hand_keys
         from cardzoo.envs.siantappo.actions import key_str
+        from cardzoo.envs.siantappo.engine import hand_keys
         eng = env.engine
         known = set(eng.swap_given[viewer])  # the viewer knows where the cards it gave went
         return {key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(eng.hands[s])
@@ -557,14 +557,14 @@ def test_help_explains_model_and_checkpoints(command, capsys):
 def test_suipi_locked_builds_are_explained():
     from cardzoo.scripts.play.suipi import RULES
     assert "=10L" in RULES and "locked" in RULES
-    session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
+    session, _out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
     # the legend names the listed builds' own values, not a generic 10
     assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == "[…=5] is a build of 5: a 5 takes it."
     assert session.view.legend(["8♣ take [7♥+A♠=8]", "A♦ take [5♣+5♦=10L]"]) == (
         "[…=8] is a build of 8: an 8 takes it; […=10L] is a locked build of 10: a 10 takes it; its value cannot be "
         "raised, but more cards making 10 may join it.")
     assert session.view.legend(["5♣ take 2♥+3♦", "J♣ drop"]) is None
-    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
+    _rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if re.search(r"#\d+ .*=\d+L?\]", line):  # a listed build: the legend below says its value
@@ -577,7 +577,7 @@ def test_suipi_locked_builds_are_explained():
 
 def test_line_reader_drops_terminal_escapes():
     from cardzoo.scripts.play.lines import LineReader, enable_line_editing
-    console, out = plain_console()
+    console, _out = plain_console()
     reader = LineReader(console, io.StringIO("\x1b[D\x1b[A7h\x1b[C 7s\n"))
     assert reader.read("> ") == "7h 7s"
     if sys.platform != "win32":

@@ -79,7 +79,6 @@ def test_suipi_shows_the_floor_as_dealt_when_bots_move_first():
 
 
 def test_suipi_wording_of_the_leftover_cards():
-    from cardzoo.envs.suipi import actions
     from cardzoo.envs.cards import parse_card
     from cardzoo.envs.seatview import Reader
     from cardzoo.envs.suipi.view import leftover_fact, word
@@ -96,7 +95,7 @@ def test_hint_says_what_the_model_would_play_from_the_seats_own_information():
     every hidden card dealt differently (it reads only what the seat may know)."""
     import random
 
-    rc, text = run_play(["suipi", "--seed", "2", *SHORT["suipi"]], ["hint", "quit", "y"])
+    _rc, text = run_play(["suipi", "--seed", "2", *SHORT["suipi"]], ["hint", "quit", "y"])
     assert re.search(r"hint: the model would play .+ \(estimated reward to the end of the match [+-]\d\.\d\d\)", text)
     assert "next best: " in text and "player_0 (you):" not in text  # a hint plays nothing
     for game in ("siantappo", "samsip"):

@@ -15,17 +15,17 @@ from safetensors.torch import load_file
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.scripts.cli import main as cli
+from cardzoo.training.agents.checkpoint import load_agent
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.ppo.actor_critic import ActorCritic, critic_input
-from cardzoo.training.agents.checkpoint import load_agent
 from cardzoo.training.ppo.collector import Collector, CollectRequest
 from cardzoo.training.ppo.trainer import PPOSettings, ppo_update, stream_advantages
 from tests.run_helpers import kill_once_saved
 
 CLI = [sys.executable, "-m", "cardzoo.scripts.cli"]
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ["--algo", "ppo", "--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128", "--eval-games", "0",
-         "--no-progress"]
+SMALL = ["--algo", "ppo", "--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128",
+         "--eval-games", "0", "--no-progress"]
 GAMES = [("siantappo", 4), ("suipi", 2), ("suipi", 4), ("samsip", 3)]
 
 
@@ -148,7 +148,7 @@ def test_ppo_update_learns_the_best_action_of_a_bandit():
     obs = np.ones((256, 4), np.float32)
     masks = np.ones((256, 5), bool)
     masks[:, 4] = False  # action 4 is never legal
-    for it in range(15):
+    for _it in range(15):
         with torch.no_grad():
             logits, values = net(torch.from_numpy(obs))
             logp = torch.log_softmax(logits.masked_fill(~torch.from_numpy(masks), -1e9), 1)
@@ -283,8 +283,8 @@ def test_a_worker_that_cannot_start_reports_why():
 
     s = PPOSettings(game="siantappo", players=(4,), workers=1)
     bad_args = ("no-such-game",) + s.collector_args()[1:]
-    with WorkerGroup(1, Collector, bad_args) as workers:
-        with pytest.raises(RuntimeError, match="rollout worker") as failure:
-            workers.submit([CollectRequest({}, (0, 0, 0), 1, 1.0, {}, {})])
-            workers.receive()
+    with WorkerGroup(1, Collector, bad_args) as workers, \
+            pytest.raises(RuntimeError, match="rollout worker") as failure:  # noqa: PT012 - from either call
+        workers.submit([CollectRequest({}, (0, 0, 0), 1, 1.0, {}, {})])
+        workers.receive()
     assert "no-such-game" in str(failure.value)

@@ -102,9 +102,9 @@ def test_an_evaluation_on_ray_plays_the_games_of_one_without(cluster, tmp_path):
 def _requests(n: int, samples: int):
     import torch
 
+    from cardzoo.envs.suipi_v0 import raw_env
     from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
     from cardzoo.training.dmc.collector import DMCRequest
-    from cardzoo.envs.suipi_v0 import raw_env
 
     probe = raw_env(num_players=2)
     args = (probe.obs_size, whole_moves_reader("suipi", probe.config).feature_size, [32, 16], "relu",
@@ -212,7 +212,8 @@ def test_a_run_killed_on_ray_resumes_without_it_to_the_same_weights(cluster, tmp
 
 def test_without_ray_ray_is_never_imported(tmp_path):
     code = ("import sys; from cardzoo.scripts.cli import main; "
-            f"assert main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', '--out', {str(tmp_path / 'r')!r}]) == 0; "
+            f"assert main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', "
+            f"'--out', {str(tmp_path / 'r')!r}]) == 0; "
             f"assert main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']) == 0; "
             "assert 'ray' not in sys.modules, 'ray was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from cardzoo.scripts.cli import main
-from cardzoo.training.evaluation.tournament import run_tournament
 from cardzoo.training.evaluation.records import read_records, replay_record
+from cardzoo.training.evaluation.tournament import run_tournament
 
 # (game, players, rule options that keep the matches short)
 CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 5, {"rounds": 2}), ("suipi", 2, {}), ("suipi", 4, {}),
@@ -84,7 +84,8 @@ def _tampered(records_path, tmp_path, change):
     (lambda p, t: _tampered(p, t, lambda r: r["config"].__setitem__("rounds", -1)), "rounds"),
     (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", 5)), "'agents' must be a list"),
     (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", {"a": 1})), "'agents' must be a list"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", [None] * 4)), "'rewards' must be a list of numbers"),
+    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", [None] * 4)),
+     "'rewards' must be a list of numbers"),
     (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", "x")), "'rewards' must be a list of numbers"),
     (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("deck", 5)), "'deck' must be a list"),
     (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("seat", "x")), "'seat' must be an integer"),
@@ -106,9 +107,9 @@ def _record_with_typed_suits(seed: int) -> dict:
     import random
 
     from cardzoo.envs import siantappo_v0
+    from cardzoo.envs.seatview import match_over, skip_dead_steps
     from cardzoo.envs.siantappo.actions import key_str
     from cardzoo.envs.siantappo.engine import hand_keys
-    from cardzoo.envs.seatview import match_over, skip_dead_steps
 
     env = siantappo_v0.raw_env(num_players=4, rounds=1)
     env.reset(seed=seed)

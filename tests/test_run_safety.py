@@ -131,7 +131,8 @@ DAMAGE = {
     "decisions a string": lambda out: _edit_state(out, _decisions('"x"')),
     "decisions of 5,000 digits": lambda out: _edit_state(out, _decisions("9" * 5000)),
     "decisions negative": lambda out: _edit_state(out, _decisions("-3")),
-    "generation a list": lambda out: _edit_state(out, lambda t: t.replace('"generation": ', '"generation": [1], "x": ', 1)),
+    "generation a list": lambda out: _edit_state(
+        out, lambda t: t.replace('"generation": ', '"generation": [1], "x": ', 1)),
     "state.json cut short": lambda out: _edit_state(out, lambda t: t[: len(t) // 2]),
     "settings lr a string": lambda out: _edit_settings(out, "lr", '"x"'),
     "settings seed of 5,000 digits": lambda out: _edit_settings(out, "seed", "1" * 5000),

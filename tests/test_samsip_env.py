@@ -14,8 +14,8 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str, parse_card
 from cardzoo.envs.config import ConfigError
 from cardzoo.envs.samsip import encoding
-from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DECLARE, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.training.agents.specs import RandomAgent
 
@@ -58,7 +58,7 @@ def test_eliminated_players_leave_agents_and_rewards_zero_sum():
     rng = np.random.default_rng(0)
     for seed in range(6):
         e.reset(seed=seed)
-        totals = {a: 0.0 for a in e.possible_agents}
+        totals = dict.fromkeys(e.possible_agents, 0.0)
         removed = []
         while e.agents:
             before = list(e.agents)
@@ -96,7 +96,7 @@ def test_rank_rewards_sum_to_zero_over_a_match():
     rng = np.random.default_rng(1)
     for seed in range(4):
         e.reset(seed=seed)
-        totals = {a: 0.0 for a in e.possible_agents}
+        totals = dict.fromkeys(e.possible_agents, 0.0)
         while e.agents:
             step_random(e, rng)
             for a, r in e.rewards.items():
@@ -137,9 +137,9 @@ def test_stacked_deck_jokers_are_counted():
 def test_bad_config_and_options():
     with pytest.raises(ConfigError, match="num_players"):
         samsip_v0.env(num_players=7)
-    with pytest.raises(ConfigError, match="stake_progression.*double.*linear"):
+    with pytest.raises(ConfigError, match=r"stake_progression.*double.*linear"):
         samsip_v0.raw_env(stake_progression="exponential")
-    with pytest.raises(ConfigError, match="unknown option 'colour'.*bankroll"):
+    with pytest.raises(ConfigError, match=r"unknown option 'colour'.*bankroll"):
         samsip_v0.raw_env(colour="red")
     with pytest.raises(ValueError, match="render_mode"):
         samsip_v0.raw_env(render_mode="rgb")
@@ -168,7 +168,7 @@ def test_move_text():
     assert e.move_to_action("Draw") == e.move_to_action("stock") == DRAW_STOCK
     with pytest.raises(IllegalMoveError, match="legal moves: draw stock"):
         e.move_to_action("take")
-    with pytest.raises(IllegalMoveError, match="not a move|not a card"):
+    with pytest.raises(IllegalMoveError, match=r"not a move|not a card"):
         e.move_to_action("fold now please")
     e.play("draw stock")  # dealer (seat 0) holds A♠ 2♠ 3♠ 4♠ 5♠ + draws 4♦ (id 14... )
     texts = [t for _, t in e.legal_moves()]

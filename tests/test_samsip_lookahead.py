@@ -10,16 +10,16 @@ import pytest
 from cardzoo.envs import samsip_v0
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
-from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.encoding import decode
 from cardzoo.envs.samsip.engine import is_three_pairs, wild_sets
 from cardzoo.envs.samsip.lookahead import LookaheadBot
 from cardzoo.envs.samsip.outs import NUM_TYPES, Chances, card_type, tables
 from cardzoo.envs.samsip.whole_moves import WholeMoves
 from cardzoo.envs.samsip_v0 import raw_env
-from tests.test_samsip_rules import _brute_three_pairs, cards, stacked
 from cardzoo.training.agents.specs import make_agent
+from tests.test_samsip_rules import _brute_three_pairs, cards, stacked
 
 
 def _index5(types):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 
@@ -70,7 +71,7 @@ def test_worked_specials():
     assert kind("A♣ A♦ A♥ 8♣ 8♦ 8♥") == WIN_ACES
     assert kind("2♥ 5♥ 9♥ J♥ Q♥ K♥") == WIN_FLUSH
     # not three pairs: A pairs only with 9, 8 only with 2
-    wild, dead = wild_sets(parse_card("6♦"))
+    _wild, _dead = wild_sets(parse_card("6♦"))
     c = [0] * 13
     for x in cards("A♣ A♦ A♥ 8♣ 8♦ 8♥"):
         c[x >> 2] += 1
@@ -270,19 +271,22 @@ def test_matcher_exhaustive_on_rank_multisets():
     wild_cards = [52, 53, 54, 0, 1, 2]  # any 6 ids, declared wild below
     dead_cards = [5, 6, 7, 9, 10, 11]
     for combo in itertools.combinations_with_replacement(range(15), 6):
-        used = {r: 0 for r in range(13)}
+        used = dict.fromkeys(range(13), 0)
         hand, ok = [], True
         nw = nd = 0
         for t in combo:
             if t == 13:
-                hand.append(wild_cards[nw]); nw += 1
+                hand.append(wild_cards[nw])
+                nw += 1
             elif t == 14:
-                hand.append(dead_cards[nd]); nd += 1
+                hand.append(dead_cards[nd])
+                nd += 1
             else:
                 if used[t] >= 4:
                     ok = False
                     break
-                hand.append(reps[t][used[t]]); used[t] += 1
+                hand.append(reps[t][used[t]])
+                used[t] += 1
         if not ok or len(set(hand)) < 6:
             continue
         wild = set(wild_cards[:nw])
@@ -611,7 +615,7 @@ def test_bad_config(field, value):
 
 def test_config_is_frozen():
     cfg = SamSipConfig()
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.num_players = 3
 
 

@@ -4,8 +4,8 @@ message may hold, and every kind of bad message refused with the match unchanged
 from __future__ import annotations
 
 import json
-import re
 import random
+import re
 import threading
 import warnings
 
@@ -15,7 +15,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test client; httpx works
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
-    from starlette.testclient import TestClient  # noqa: E402
+    from starlette.testclient import TestClient
 
 from cardzoo.scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
 from cardzoo.scripts.serve.match import Match, log_for  # noqa: E402
@@ -151,7 +151,7 @@ def test_every_bad_message_is_refused_and_changes_nothing(client):
         ws2.receive_json()
         assert view["your_turn"]
         legal = view["moves"][0]["ids"]
-        illegal = [a for a in range(200) if [a] not in [m["ids"] for m in view["moves"]]][0]
+        illegal = next(a for a in range(200) if [a] not in [m["ids"] for m in view["moves"]])
         before = state_of(match)
         bad = [
             ("{not json", "not JSON"),
@@ -239,7 +239,8 @@ def test_bad_new_game_requests_get_one_line(client, body, reason):
 
 
 def test_model_without_a_shipped_model_is_one_line(client, tmp_path, monkeypatch):
-    monkeypatch.setattr("cardzoo.training.agents.shipped.package_models_dir", lambda: tmp_path)  # a checkout with no models/
+    # a checkout with no models/
+    monkeypatch.setattr("cardzoo.training.agents.shipped.package_models_dir", lambda: tmp_path)
     r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "model"]})
     assert r.status_code == 400
     msg = r.json()["error"]
@@ -250,6 +251,7 @@ def test_model_without_a_shipped_model_is_one_line(client, tmp_path, monkeypatch
 def _real_checkpoint_elsewhere(tmp_path):
     """A loadable checkpoint outside every model folder (a copy of a shipped one)."""
     import shutil
+
     from cardzoo.training.agents.shipped import package_models_dir
 
     for suffix in (".safetensors", ".json"):
@@ -310,9 +312,9 @@ def test_websockets_from_another_sites_page_are_refused(client):
     data = new_game(client, "suipi", ["human", "rules"])
     from starlette.websockets import WebSocketDisconnect
 
-    with pytest.raises(WebSocketDisconnect):
-        with client.websocket_connect(f"/ws/{data['you']['key']}", headers={"origin": "http://evil.example"}) as ws:
-            ws.receive_json()
+    with pytest.raises(WebSocketDisconnect), \
+            client.websocket_connect(f"/ws/{data['you']['key']}", headers={"origin": "http://evil.example"}) as ws:
+        ws.receive_json()
     assert not match_of(client, data["you"]["key"]).sockets
 
 
@@ -327,7 +329,8 @@ def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
         assert "http://" not in text and "https://" not in text  # no CDN: works offline
     games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
     assert set(games) == {"siantappo", "suipi", "samsip"}
-    assert games["suipi"]["players"] == [2, 4] and {"name": "rounds", "default": 5, "kind": "int", "min": 1, "max": 20} in games["siantappo"]["options"]
+    assert games["suipi"]["players"] == [2, 4]
+    assert {"name": "rounds", "default": 5, "kind": "int", "min": 1, "max": 20} in games["siantappo"]["options"]
     # the seat menu: a shipped model for every count here, and Sam Sip's lookahead player
     assert all(games[g]["model_players"] == games[g]["players"] for g in games)
     assert "teacher" in games["samsip"]["agents"] and "teacher" not in games["suipi"]["agents"]
@@ -461,7 +464,8 @@ def test_a_record_with_wrong_rewards_or_game_number_is_refused(client):
     r = client.post("/api/replays", json={"text": json.dumps(rec), "game": 1})
     assert r.status_code == 400 and "differ from the recorded" in r.json()["error"]
     for field, value, reason in [("rewards", [None, None], "'rewards' must be a list of numbers"),
-                                 ("agents", 5, "'agents' must be a list"), ("agents", {"a": 1}, "'agents' must be a list")]:
+                                 ("agents", 5, "'agents' must be a list"),
+                                 ("agents", {"a": 1}, "'agents' must be a list")]:
         r = client.post("/api/replays", json={"text": json.dumps({**rec, field: value}), "game": 1})
         assert r.status_code == 400 and reason in r.json()["error"], (field, value)  # as found: a 500
     rec["moves"][0]["seat"] = 99

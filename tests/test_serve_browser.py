@@ -4,6 +4,7 @@ clicking cards and move buttons, opens its replay, and saves screenshots."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 
@@ -157,7 +158,8 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
 
         # the same match, replayed move by move in the same view
         browser.find_element(By.XPATH, "//button[text()='Replay this game']").click()
-        WebDriverWait(browser, WAIT).until(lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
+        WebDriverWait(browser, WAIT).until(
+            lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
         total = int(browser.find_element(By.ID, "replay-pos").text.split("/")[1])
         for _ in range(3):
             browser.find_element(By.CSS_SELECTOR, "#replay-bar button[data-step=next]").click()
@@ -195,7 +197,7 @@ def test_bot_moves_are_shown_one_at_a_time(browser):
             WebDriverWait(browser, WAIT).until(
                 lambda d: settled(d) and (body(d, "turn") in ("you", "over") or overlay_open(d)))
             shown = browser.execute_script("return window.shown")
-            gaps = [t1 - t0 for (t0, v0, _), (t1, v1, who) in zip(shown, shown[1:])
+            gaps = [t1 - t0 for (t0, v0, _), (t1, v1, who) in itertools.pairwise(shown)
                     if v1 == v0 + 1 and who != "you: "]
             if len(gaps) >= 3 or body(browser, "turn") == "over":
                 break
@@ -382,7 +384,8 @@ def test_a_siantappo_is_announced_with_a_banner_and_a_squeal_only_with_sound_on(
         assert browser.execute_script("return localStorage.getItem('cardzoo.sound')") == "1"
         start_watching(browser, server, "siantappo", ["rules"] * 4, seed=5, options={"rounds": 1})
         WebDriverWait(browser, WAIT).until(lambda d: body(d, "last-sound") == "squeal")
-        assert browser.find_element(By.ID, "banner").get_attribute("textContent") == "🐷 SQUEEEEAL! player_3 plays a siantappo"
+        banner = browser.find_element(By.ID, "banner").get_attribute("textContent")
+        assert banner == "🐷 SQUEEEEAL! player_3 plays a siantappo"
     no_console_errors(browser)
 
 

@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
 
-from cardzoo.scripts.cli import main  # noqa: E402
-from cardzoo.scripts.serve_cmd import is_local  # noqa: E402
+from cardzoo.scripts.cli import main
+from cardzoo.scripts.serve_cmd import is_local
 
 
 def test_serve_prints_its_address_and_answers_only_to_local_names():

@@ -19,7 +19,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 hypothesis = pytest.importorskip("hypothesis")
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 from starlette.testclient import TestClient  # noqa: E402
@@ -157,8 +158,9 @@ def test_lookups_never_fail_the_server(client, key, move, seat):
 
 
 def test_replay_queries_never_fail_the_server(client):
-    from tests.test_serve_api import new_game, play_to_the_end
     import random
+
+    from tests.test_serve_api import new_game, play_to_the_end
 
     data = new_game(client, "suipi", ["human", "rules"], {"match_deals": 1})
     play_to_the_end(client, data["you"]["key"], 0, random.Random(1))

@@ -17,8 +17,8 @@ pytest.importorskip("uvicorn", reason="the web extra is not installed (pip insta
 
 from cardzoo.scripts.serve.match import Match  # noqa: E402
 from cardzoo.scripts.serve.store import Limits  # noqa: E402
-from tests.serve_helpers import LiveServer  # noqa: E402
 from cardzoo.training.evaluation.records import replay_record  # noqa: E402
+from tests.serve_helpers import LiveServer  # noqa: E402
 
 GAMES = 50
 KINDS = [  # small matches of every game, a person at seat 0
@@ -62,7 +62,8 @@ async def play(ws_url: str, index: int) -> dict:
             if view["over"]:
                 return {"version": view["version"], "errors": errors, "result": view["result"]}
             if view["your_turn"]:
-                await ws.send(json.dumps({"type": "move", "ids": choose(rng, view["moves"]), "version": view["version"]}))
+                move = {"type": "move", "ids": choose(rng, view["moves"]), "version": view["version"]}
+                await ws.send(json.dumps(move))
     return {"version": last_version, "errors": errors, "result": None}
 
 

@@ -24,7 +24,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 pytest.importorskip("hypothesis")
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 from starlette.testclient import TestClient  # noqa: E402
@@ -228,7 +229,10 @@ def soak(examples: int, capsys) -> None:
         assert not list(made), f"{len(list(made))} matches still in memory after the sweep"
     with capsys.disabled():
         (held0, before), (held1, after) = sizes
-        mib = (lambda b: "n/a" if b is None else f"{b / 2**20:.0f} MiB")
+
+        def mib(b):
+            return "n/a" if b is None else f"{b / 2**20:.0f} MiB"
+
         print(f"\nserve soak: {examples} requests twice ({held0} + {held1} matches): RSS after the first "
               f"sweep {mib(before)}, after the second {mib(after)}")
     if before is not None and after is not None:

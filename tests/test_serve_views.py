@@ -80,7 +80,7 @@ def test_siantappo_card_selections_name_one_move_of_those_cards(config):
     """Any selection a move's choose groups allow is the same combination (same action id),
     and no selection plays two moves."""
     checked = free = 0
-    for env, seat, v in itertools.islice(walk("siantappo", config, seed=8), 200):
+    for env, _seat, v in itertools.islice(walk("siantappo", config, seed=8), 200):
         eng = env.engine
         for m in v["moves"]:
             if "choose" not in m or eng.phase != "play":
@@ -98,7 +98,8 @@ def test_siantappo_card_selections_name_one_move_of_those_cards(config):
 
 
 def test_view_modules_import_no_gymnasium_or_pettingzoo():
-    code = ("import sys, cardzoo.envs.seatview, cardzoo.envs.siantappo.view, cardzoo.envs.suipi.view, cardzoo.envs.samsip.view; "
+    code = ("import sys, cardzoo.envs.seatview, cardzoo.envs.siantappo.view, cardzoo.envs.suipi.view, "
+            "cardzoo.envs.samsip.view; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")

@@ -21,10 +21,10 @@ def play_checked(n, seed, variants=None):
     env.reset(seed=seed)
     agent = RandomAgent(seed)
     eng = env.engine
-    totals = {a: 0.0 for a in env.possible_agents}
+    totals = dict.fromkeys(env.possible_agents, 0.0)
     rounds_seen = 0
     for name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
+        obs, _reward, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
@@ -76,7 +76,7 @@ def test_invariants_2000_matches(n):
 
 
 def test_bad_config_names_the_field():
-    with pytest.raises(ValueError, match="num_players must be 3..6"):
+    with pytest.raises(ValueError, match=r"num_players must be 3\.\.6"):
         siantappo_v0.env(num_players=2)
     with pytest.raises(ValueError, match="rounds"):
         siantappo_v0.env(rounds=0)

@@ -191,7 +191,7 @@ def test_round_end_places_and_rewards():
     env = siantappo_v0.raw_env(num_players=4, rounds=1)
     env.reset(seed=3)
     bot = siantappo_v0.RuleBot(env.config)
-    total = {a: 0.0 for a in env.possible_agents}
+    total = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         obs, r, term, trunc, _ = env.last()
         total[agent] += r

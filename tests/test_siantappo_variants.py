@@ -6,7 +6,7 @@ import pytest
 
 from cardzoo.envs import siantappo_v0
 from cardzoo.envs.cards import parse_card
-from cardzoo.envs.siantappo.actions import CARD_TO_KEY, EXTENDED_ACTIONS, BASE_ACTIONS
+from cardzoo.envs.siantappo.actions import BASE_ACTIONS, CARD_TO_KEY, EXTENDED_ACTIONS
 from cardzoo.envs.siantappo.config import SiantappoConfig
 from cardzoo.envs.siantappo.engine import SiantappoEngine, hand_keys
 from tests.siantappo_helpers import deck_from_hands
@@ -157,7 +157,8 @@ def test_no_finish_on_2():
         eng.counts = [1, 2, 2]
         eng.turn = 0
         eng.step(CARD_TO_KEY[parse_card("2h")])
-        eng.step(367); eng.step(367)  # trick over, B leads
+        eng.step(367)
+        eng.step(367)  # trick over, B leads
         eng.step(CARD_TO_KEY[parse_card("4s")])
         eng.step(CARD_TO_KEY[parse_card("5s")])
         eng.step(CARD_TO_KEY[parse_card("6s")])  # B out; C is the last holder
@@ -170,7 +171,7 @@ def test_pig_reward():
     env = siantappo_v0.raw_env(num_players=4, rounds=1, reward="pig")
     env.reset(seed=0)
     rng = random.Random(0)
-    got = {a: 0.0 for a in env.possible_agents}
+    got = dict.fromkeys(env.possible_agents, 0.0)
     while not all(env.terminations.values()):
         env.step(rng.choice(env.engine.legal_actions()))
         for a, r in env.rewards.items():

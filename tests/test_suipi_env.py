@@ -20,7 +20,7 @@ def play_random(e, seed, steps=None, check=None):
     rng = np.random.default_rng(seed)
     n = 0
     while e.agents and (steps is None or n < steps):
-        obs, r, term, trunc, _ = e.last()
+        obs, _r, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)
             continue
@@ -38,7 +38,7 @@ def test_rewards_shared_by_partners_zero_sum_and_per_deal():
         totals = dict.fromkeys(e.possible_agents, 0.0)
         nonzero_steps = 0
         while e.agents:
-            obs, r, term, trunc, _ = e.last()
+            obs, _r, term, trunc, _ = e.last()
             if term or trunc:
                 e.step(None)
                 continue
@@ -68,7 +68,7 @@ def test_every_legal_move_reachable_and_nothing_else():
             eng = e.engine
             want = {actions.move_actions(eng.floor, m) for m in eng.legal_moves()}
             # walk every path the masks allow (on the trie the env uses)
-            trie, full = e._build_trie()
+            trie, _full = e._build_trie()
             seen, stack = set(), [()]
             while stack:
                 pre = stack.pop()
@@ -79,7 +79,7 @@ def test_every_legal_move_reachable_and_nothing_else():
                     else:
                         stack.append(seq)
             assert seen == want
-            ids, text = e.full_moves()[-1]
+            _ids, text = e.full_moves()[-1]
             e.play(text)
 
 
@@ -95,7 +95,7 @@ def test_mask_prefix_and_same_seat_substeps():
     obs = e.observe(agent)
     assert obs["observation"][enc.P_PART_HAND * 52 + first[0]] == 1.0
     assert all(a >= 52 for a in np.flatnonzero(obs["action_mask"]))
-    other = [a for a in e.possible_agents if a != agent][0]
+    other = next(a for a in e.possible_agents if a != agent)
     assert not e.observe(other)["action_mask"].any()
     assert not e.observe(other)["observation"][enc.P_PART_HAND * 52:(enc.P_PART_HAND + 1) * 52].any()
 
@@ -127,7 +127,7 @@ def test_stacked_deck_and_move_text_notation():
     e.reset(options={"deck": deck})
     eng = e.engine
     assert eng.dealer == 1 and e.agent_selection == "player_0"
-    assert sorted(card_str(c) for c in eng.hands[0]) == sorted("5♣ 2♥ 10♣ K♦ J♣ 9♥ 9♣ 3♣".split())
+    assert sorted(card_str(c) for c in eng.hands[0]) == sorted(["5♣", "2♥", "10♣", "K♦", "J♣", "9♥", "9♣", "3♣"])
     texts = [t for _, t in e.full_moves()]
     assert "5♣ take 2♠+3♦" in texts and "2♥ build 10 on 8♠" in texts and "J♣ drop" in texts
     # ASCII aliases and item order do not matter
@@ -206,7 +206,7 @@ def test_rulebot_plans_consistently_and_beats_random():
             e.reset(seed=100 + g)
             ret = 0.0
             while e.agents:
-                obs, r, term, trunc, _ = e.last()
+                obs, _r, term, trunc, _ = e.last()
                 if term or trunc:
                     e.step(None)
                     continue
@@ -230,7 +230,7 @@ def test_rulebot_beats_random_many_games():
             mine = {0, 2} if g % 2 == 0 else {1, 3}
             e.reset(seed=1000 + g)
             while e.agents:
-                obs, r, term, trunc, _ = e.last()
+                obs, _r, term, trunc, _ = e.last()
                 if term or trunc:
                     e.step(None)
                     continue

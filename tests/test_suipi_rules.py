@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -120,7 +121,7 @@ def test_build_example():
     assert b[1] == 10 and b[3] == 0 and not b[4] and set(b[2]) == {C("8♠"), C("2♥")}
     # the opponent can neither increase (10 + 4 > 10) nor capture it
     assert e.turn == 1
-    for h, mask, k, v in e.legal_moves():
+    for _h, mask, _k, _v in e.legal_moves():
         assert not mask >> e.floor.index(b) & 1
     e.play_move(find_move(e, "4♥", [], DROP))
     # P owns the build: may not drop, and must keep the 10 unless it takes the build
@@ -145,7 +146,7 @@ def test_build_taken_or_increased_by_partner_and_opponent_4p():
     e = position(["A♥ 9♣ K♠", "A♦ 10♥ K♦", "9♠ 4♣ Q♥", "2♣ 3♣ J♣"], ["8♠", "6♦"], num_players=4)
     e.play_move(find_move(e, "A♥", ["8♠"], BUILD, 9))  # seat 0 builds 9 (unlocked)
     e.play_move(find_move(e, "A♦", ["8♠"], BUILD, 10))  # opponent increases it to 10: owns it now
-    b = [it for it in e.floor if it[3] >= 0][0]
+    b = next(it for it in e.floor if it[3] >= 0)
     assert b[1] == 10 and b[3] == 1 and len(b[2]) == 3
     e.play_move(find_move(e, "Q♥", [], DROP))
     e.play_move(find_move(e, "J♣", [], DROP))
@@ -294,6 +295,6 @@ def test_bad_config_names_field(kw, field):
 def test_config_lists_become_tuples_and_frozen():
     cfg = SuipiConfig(deal_sizes_4p=[6, 6], num_players=4)
     assert cfg.deal_sizes == (6, 6)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.num_players = 2  # type: ignore[misc]
     assert issubclass(ConfigError, ValueError)

@@ -5,13 +5,12 @@ import json
 import numpy as np
 import pytest
 
-from cardzoo.envs.errors import UserError
-
 from cardzoo.envs import siantappo_v0
+from cardzoo.envs.errors import UserError
 from cardzoo.scripts.cli import main
-from cardzoo.training.agents.specs import make_agent
 from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet
+from cardzoo.training.agents.specs import make_agent
 from cardzoo.training.common.opponents import OpponentPool
 from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
 from cardzoo.training.sb3.trainer import SB3Settings, train
@@ -28,7 +27,7 @@ def trained(tmp_path_factory):
 
 
 def test_training_writes_checkpoint_with_sidecar(trained):
-    settings, out, final = trained
+    _settings, out, final = trained
     meta = json.loads(final.with_suffix(".json").read_text())
     assert meta["game"] == "siantappo" and meta["env"] == "siantappo_v0"
     assert meta["player_counts"] == [3] and meta["hidden"] == [32, 32]
@@ -39,7 +38,7 @@ def test_training_writes_checkpoint_with_sidecar(trained):
 
 
 def test_checkpoint_plays_as_agent_in_eval(trained, capsys):
-    _, out, final = trained
+    _, _out, final = trained
     rc = main(["eval", "siantappo", "--agents", f"{final},random", "--players", "3", "--games", "6"])
     assert rc == 0
     assert "final.safetensors" in capsys.readouterr().out
@@ -80,7 +79,7 @@ def test_checkpoint_mismatches_are_one_line_errors(tmp_path):
     load_agent(path, config=siantappo_v0.Config(num_players=4))
     with pytest.raises(CheckpointError, match="plays \\[4\\] players, not 3"):
         load_agent(path, config=siantappo_v0.Config(num_players=3))
-    with pytest.raises(CheckpointError, match="expects observation .* actions 368"):
+    with pytest.raises(CheckpointError, match=r"expects observation .* actions 368"):
         load_agent(path, config=siantappo_v0.Config(num_players=4, long_pair_runs=True))
     from cardzoo.envs import samsip_v0
     with pytest.raises(CheckpointError, match="siantappo checkpoint, not samsip"):

@@ -19,7 +19,6 @@ from cardzoo.envs.samsip.config import JOKER_KIND, SamSipConfig
 from cardzoo.envs.samsip.encoding import decode, view_of
 from cardzoo.envs.samsip.engine import PARTNER, classify, pairs_formed
 
-
 _CLASSES = tuple(r for r in range(13) if PARTNER[r] >= r)  # each pairing class by its lower rank
 
 

@@ -123,9 +123,7 @@ def encode(g: SamSipEngine, seat: int) -> np.ndarray:
     ne = len(ev)
     if ne:
         recency = {}
-        i = 0
-        for s, k, t in ev:
-            i += 1
+        for i, (s, k, t) in enumerate(ev, 1):
             idx.append(O_DISC + rel[s] * K + k)
             if t >= 0:
                 idx.append(O_TAKEN + rel[t] * K + k)
@@ -362,7 +360,7 @@ def _kinds(obs, off, on=None) -> list[int]:
         out = [int(c) for c in np.flatnonzero(block[:JOKER_KIND] > 0.5)]
     else:
         out = [i - off for i in on[bisect_left(on, off):bisect_left(on, off + JOKER_KIND)]]
-    out += [JOKER_KIND] * int(round(float(obs[off + JOKER_KIND]) * 3))
+    out += [JOKER_KIND] * round(float(obs[off + JOKER_KIND]) * 3)
     return out
 
 
@@ -424,5 +422,5 @@ def decode(obs) -> dict:
         "dead_pile": _kinds(obs, O_DEADPILE, on),
         "known": known,
         "present": [r in present for r in range(6)],
-        "stock": int(round(float(obs[O_STOCK]) * 54)),
+        "stock": round(float(obs[O_STOCK]) * 54),
     }

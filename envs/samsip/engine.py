@@ -349,7 +349,7 @@ class SamSipEngine(GameEngine):
             scale = float(res.stake * (res.n_active - 1))
         return {s: d / scale for s, d in enumerate(res.deltas) if d}
 
-    def resample_hidden(self, seat: int, rng: random.Random) -> "SamSipEngine":
+    def resample_hidden(self, seat: int, rng: random.Random) -> SamSipEngine:
         """A clone in which the other active hands, the stock and the later hands' shuffles are
         dealt anew, keeping what ``seat`` knows: the discards each player took and still holds
         (rules 2.7)."""
@@ -590,7 +590,8 @@ class SamSipEngine(GameEngine):
     def step_bound(config: SamSipConfig) -> int:
         """Most steps a match can take. A hand has at most ``draws`` stock draws (the first stock
         plus every reshuffle of at most 55 cards) and, after each, at most the stall limit
-        (P11a) turns without one (the limit-th voids the hand); a turn is two steps; a match has at most ``max_hands`` hands."""
+        (P11a) turns without one (the limit-th voids the hand); a turn is two steps; a match has at
+        most ``max_hands`` hands."""
         n = config.num_players
         draws = DECK_SIZE - 1 - HAND_SIZE * 2  # the largest first stock (2 players)
         if config.on_stock_empty == "reshuffle":
@@ -598,7 +599,7 @@ class SamSipEngine(GameEngine):
         stall = max(config.stall_turns, STALL_TURNS_PER_PLAYER * n)
         return config.max_hands * 2 * (draws + 1) * (stall + 1)
 
-    def clone(self) -> "SamSipEngine":
+    def clone(self) -> SamSipEngine:
         g = SamSipEngine.__new__(SamSipEngine)
         d = self.__dict__.copy()
         g.__dict__ = d

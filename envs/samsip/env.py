@@ -10,7 +10,7 @@ Players eliminated by a hand are terminated and leave ``agents`` through Petting
 from __future__ import annotations
 
 import random
-
+from typing import Any, ClassVar
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome
 from cardzoo.envs.cards import card_str, cards_str
@@ -22,8 +22,8 @@ from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, HandRe
 
 
 class SamSipEnv(CardGameEnv):
-    metadata = {"name": "samsip_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
-                "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"name": "samsip_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                                          "is_parallelizable": False, "render_fps": 1}
     num_actions = actions.NUM_ACTIONS
     max_players = encoding.MAX_PLAYERS
     obs_size = encoding.OBS_SIZE
@@ -134,8 +134,8 @@ class SamSipEnv(CardGameEnv):
         if g is None:
             return "Sam Sip: call reset() first"
         name = self.possible_agents
-        lines = [f"Sam Sip, {g.n} players | hand {g.hand_no} (cap {self.config.max_hands}) | "
-                 f"stake {g.stake} | dealer {name[g.dealer]}"]
+        lines = [(f"Sam Sip, {g.n} players | hand {g.hand_no} (cap {self.config.max_hands}) | "
+                  f"stake {g.stake} | dealer {name[g.dealer]}")]
         wild = " ".join(card_str(c) for c in sorted(g.wild))
         line = f"indicator {card_str(g.indicator)} | wild {wild}"
         if g.dead:

@@ -2,8 +2,8 @@
 
 Read from public state and the viewer's own hand only: the indicator and the wild cards, the
 stake, chips, each player's cards in hand, last draw and this hand's discards (and who took
-them), the taken discards each player still holds, the discard lying in front of a player, the viewer's hand with wild cards marked, and
-the viewer's legal moves (draw / take, then discard).
+them), the taken discards each player still holds, the discard lying in front of a player, the
+viewer's hand with wild cards marked, and the viewer's legal moves (draw / take, then discard).
 """
 
 from __future__ import annotations

@@ -12,9 +12,25 @@ import math
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import (
-    ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, PAIR, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, TWO,
+    ACTION_CARD_COUNT,
+    ACTION_TOP_RANK,
+    ACTION_TYPE,
+    PAIR,
+    PASS_ID,
+    QUAD,
+    RUN4,
+    RUN5,
+    SIANTAPPO,
+    TWO,
 )
-from cardzoo.envs.siantappo.encoding import HAND_SIZE_SCALE, HAND_SIZES, NUM_PLAYERS, SWAP_PHASE, TABLE_TYPE, decode_hand
+from cardzoo.envs.siantappo.encoding import (
+    HAND_SIZE_SCALE,
+    HAND_SIZES,
+    NUM_PLAYERS,
+    SWAP_PHASE,
+    TABLE_TYPE,
+    decode_hand,
+)
 from cardzoo.envs.siantappo.engine import fill_cards
 
 

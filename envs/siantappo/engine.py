@@ -14,9 +14,30 @@ import random
 from cardzoo.envs.cards import parse_card
 from cardzoo.envs.protocol import GameEngine, IllegalMoveError, StepOutcome, ranks_from_scores
 from cardzoo.envs.siantappo.actions import (
-    ACTION_KEY, ACTION_SPAN, ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, CARD_TO_KEY, PAIR,
-    PAIR_BASE, PASS_ID, QUAD, QUAD_BASE, RUN4, RUN5, SIANTAPPO, SINGLE, STRAIGHT, STRAIGHT_ID, TRIPLE,
-    TRIPLE_BASE, TWO, classify, key_str, pair_id, run_id,
+    ACTION_KEY,
+    ACTION_SPAN,
+    ACTION_TOP_RANK,
+    ACTION_TOP_SUIT,
+    ACTION_TYPE,
+    CARD_TO_KEY,
+    PAIR,
+    PAIR_BASE,
+    PASS_ID,
+    QUAD,
+    QUAD_BASE,
+    RUN4,
+    RUN5,
+    SIANTAPPO,
+    SINGLE,
+    STRAIGHT,
+    STRAIGHT_ID,
+    TRIPLE,
+    TRIPLE_BASE,
+    TWO,
+    classify,
+    key_str,
+    pair_id,
+    run_id,
 )
 from cardzoo.envs.siantappo.config import SiantappoConfig
 
@@ -442,7 +463,7 @@ class SiantappoEngine(GameEngine):
         """T12: by total reward in the match (1 = best; ties share the average place)."""
         return ranks_from_scores(self.total_rewards)
 
-    def resample_hidden(self, seat: int, rng: random.Random) -> "SiantappoEngine":
+    def resample_hidden(self, seat: int, rng: random.Random) -> SiantappoEngine:
         """A clone in which the other seats' cards, the cards set aside and the later rounds' deals
         are dealt anew, except what ``seat`` knows: the cards it gave in the swap, and before the
         first play the starter card (its holder leads)."""
@@ -462,7 +483,7 @@ class SiantappoEngine(GameEngine):
         c.aside = [k if k in known else next(deal) for k in c.aside]
         return c
 
-    def clone(self) -> "SiantappoEngine":
+    def clone(self) -> SiantappoEngine:
         c = object.__new__(SiantappoEngine)
         c.__dict__.update(self.__dict__)
         c.rng = random.Random()

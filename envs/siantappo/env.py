@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import random
-
+from typing import Any, ClassVar
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome, move_text
 from cardzoo.envs.cards import parse_cards
 from cardzoo.envs.config import build_config
 from cardzoo.envs.siantappo.actions import (
-    ACTION_TYPE, CARD_TO_KEY, PASS_ID, RUN4, RUN5, SIANTAPPO,
-    GAME_RANK_NAMES, TYPE_NAMES, action_name, classify, key_str, keys_str, num_actions,
+    ACTION_TYPE,
+    CARD_TO_KEY,
+    GAME_RANK_NAMES,
+    PASS_ID,
+    RUN4,
+    RUN5,
+    SIANTAPPO,
+    TYPE_NAMES,
+    action_name,
+    classify,
+    key_str,
+    keys_str,
+    num_actions,
 )
 from cardzoo.envs.siantappo.config import SiantappoConfig
 from cardzoo.envs.siantappo.encoding import MAX_PLAYERS, OBS_SIZE, Encoder, obs_size
@@ -25,8 +36,8 @@ class SiantappoEnv(CardGameEnv):
     Reward: per round by place, (n + 1 - 2*place) / (n - 1), +1 for the winner, -1 for the loser.
     """
 
-    metadata = {"name": "siantappo_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
-                "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"name": "siantappo_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                                          "is_parallelizable": False, "render_fps": 1}
     max_players = MAX_PLAYERS
     obs_size = OBS_SIZE
     game_name = "siantappo"
@@ -77,7 +88,7 @@ class SiantappoEnv(CardGameEnv):
     def _action_text(self, action: int) -> str:
         eng = self.engine
         if eng is not None and eng.phase == SWAP and action < 52:
-            giver, receiver, _ = eng.swap_queue[0]
+            _, receiver, _ = eng.swap_queue[0]
             return f"give {key_str(action)} to player_{receiver}"
         if action == PASS_ID:
             return "pass"

@@ -13,8 +13,18 @@ from cardzoo.envs.seatview import (
     SPECTATOR, Reader, article, base_view, grid, legal_moves_for, move, ordinal, waiting_prompt,
 )
 from cardzoo.envs.siantappo.actions import (
-    ACTION_TOP_RANK, ACTION_TOP_SUIT, ACTION_TYPE, PASS_ID, QUAD, RUN4, RUN5, SIANTAPPO, SINGLE,
-    TRIPLE, TYPE_NAMES, key_str,
+    ACTION_TOP_RANK,
+    ACTION_TOP_SUIT,
+    ACTION_TYPE,
+    PASS_ID,
+    QUAD,
+    RUN4,
+    RUN5,
+    SIANTAPPO,
+    SINGLE,
+    TRIPLE,
+    TYPE_NAMES,
+    key_str,
 )
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 

@@ -28,7 +28,14 @@ import math
 import numpy as np
 
 from cardzoo.envs.siantappo.actions import (
-    ACTION_CARD_COUNT, ACTION_TOP_RANK, ACTION_TYPE, EXTENDED_ACTIONS, PAIR, PASS_ID, QUAD, TWO,
+    ACTION_CARD_COUNT,
+    ACTION_TOP_RANK,
+    ACTION_TYPE,
+    EXTENDED_ACTIONS,
+    PAIR,
+    PASS_ID,
+    QUAD,
+    TWO,
 )
 from cardzoo.envs.siantappo.bot import BOMB_TYPES, RuleBot
 from cardzoo.envs.siantappo.encoding import SWAP_PHASE, TABLE_TYPE, decode_hand

@@ -22,8 +22,17 @@ import numpy as np
 from cardzoo.envs.suipi import encoding as enc
 from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, ITEM0, NVAL, OWNER, REP, move_actions
 from cardzoo.envs.suipi.config import SuipiConfig
-from cardzoo.envs.suipi.engine import (CARD_KEY, IS_SPADE, POINTS_11, POINTS_23, _loose_subsets, _unions, card_points,
-                                       card_values, legal_moves)
+from cardzoo.envs.suipi.engine import (
+    CARD_KEY,
+    IS_SPADE,
+    POINTS_11,
+    POINTS_23,
+    _loose_subsets,
+    _unions,
+    card_points,
+    card_values,
+    legal_moves,
+)
 
 SUIPI_BONUS = 25.0
 
@@ -119,12 +128,12 @@ class RuleBot:
         """10 per point, 1 per card, 1.5 per spade: each card's worth from a table, summed in order."""
         return sum(map(_WORTH[cfg.court_values].__getitem__, cards))
 
-    def odds(self, view, cfg) -> "_Odds":
+    def odds(self, view, cfg) -> _Odds:
         """What ``scores`` needs of the unseen cards, computed once per decision."""
         nxt = view.hand_sizes[1] if len(view.hand_sizes) > 1 else 1  # the next player's cards
         return _Odds(self._unknown(view), card_values(cfg), max(1, nxt))
 
-    def scores(self, cfg, view, moves: list, odds: "_Odds | None" = None) -> list[float]:
+    def scores(self, cfg, view, moves: list, odds: _Odds | None = None) -> list[float]:
         """The score of each of ``moves`` (complete moves on ``view``'s floor; the scheme in the
         module docstring). What a move leaves on the floor is read from per-item facts worked out
         once per decision (the sweep test's key of each item, its exposed points)."""
@@ -205,7 +214,7 @@ class RuleBot:
         total = sum(it[NVAL] for it in items)
         full = (1 << len(items)) - 1
         out = []
-        all_s, multi, pair = _loose_subsets(items, cfg.vmax)
+        _, multi, pair = _loose_subsets(items, cfg.vmax)
         sg = pair if cfg.sum_group_size == "exactly_2" else multi
         for w in range(1, cfg.vmax + 1):
             if total % w:

@@ -401,7 +401,7 @@ def decode(obs, config=None) -> ObsView:
             nval = key if (v.point_game == POINT_GAME_COURTS or key <= 10) else 0
             floor.append((key, nval, cards, -1, False, rep))
         else:
-            val = int(round(float(bval[rep]) * 13))
+            val = round(float(bval[rep]) * 13)
             owner = int(np.argmax(o[owner_start + rep:owner_start + 4 * 52:52]))
             floor.append((val, val, cards, owner, bool(locked[rep] > 0.5), rep))
     v.floor = floor
@@ -413,12 +413,12 @@ def decode(obs, config=None) -> ObsView:
     chosen = set(ones(_S["partial_items"]))
     v.partial_items = [it[REP] for it in floor if it[REP] in chosen]
     hs = hand_scale(config)
-    v.hand_sizes = [int(round(float(x) * hs)) for x in o[_S["hand_sizes"]][:n]]
-    v.stock = int(round(float(o[OFFSETS["stock"]]) * STOCK_SCALE))
-    v.suipis = [int(round(float(x) * 10)) for x in o[_S["suipis"]]]
+    v.hand_sizes = [round(float(x) * hs) for x in o[_S["hand_sizes"]][:n]]
+    v.stock = round(float(o[OFFSETS["stock"]]) * STOCK_SCALE)
+    v.suipis = [round(float(x) * 10) for x in o[_S["suipis"]]]
     v.dealer = int(np.argmax(o[_S["dealer"]]))
     v.to_move = int(np.argmax(o[_S["to_move"]]))
-    v.round = int(round(float(o[OFFSETS["round"]]) * round_scale(config)))
+    v.round = round(float(o[OFFSETS["round"]]) * round_scale(config))
     return v
 
 

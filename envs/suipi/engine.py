@@ -25,8 +25,21 @@ import random
 
 from cardzoo.envs.protocol import GameEngine, StepOutcome, ranks_from_scores
 from cardzoo.envs.suipi.actions import (
-    BUILD, BUILD0, CAPTURE, CAPTURE_ACTION, CARDS, DROP, DROP_ACTION, ITEM0, KEY, LOCKED, NVAL, OWNER, REP,
-    move_actions, move_text,
+    BUILD,
+    BUILD0,
+    CAPTURE,
+    CAPTURE_ACTION,
+    CARDS,
+    DROP,
+    DROP_ACTION,
+    ITEM0,
+    KEY,
+    LOCKED,
+    NVAL,
+    OWNER,
+    REP,
+    move_actions,
+    move_text,
 )
 from cardzoo.envs.suipi.config import MAX_DEALS, SuipiConfig
 
@@ -435,7 +448,7 @@ class SuipiEngine(GameEngine):
         nv = self.nv
         self.floor = [(CARD_KEY[c], nv[c], (c,), -1, False, c) for c in kept]
 
-    def clone(self) -> "SuipiEngine":
+    def clone(self) -> SuipiEngine:
         e = SuipiEngine.__new__(SuipiEngine)
         e.__dict__.update(self.__dict__)
         e.rng = random.Random()
@@ -592,7 +605,7 @@ class SuipiEngine(GameEngine):
     def teams(self) -> list[list[int]]:
         return teams(self.n)
 
-    def resample_hidden(self, seat: int, rng: random.Random) -> "SuipiEngine":
+    def resample_hidden(self, seat: int, rng: random.Random) -> SuipiEngine:
         """A clone in which the other hands (the partner's too), the stock and the later deals'
         shuffles are dealt anew, keeping what ``seat`` knows or can be sure of: the cards the
         initial-floor rule sent to the bottom of the stock, a card of each build's value in its

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-
+from typing import Any, ClassVar
 
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError
 from cardzoo.envs.cards import card_str, cards_str, parse_card
@@ -20,8 +20,8 @@ SIDE_NAMES = "ABC"
 
 
 class SuipiEnv(CardGameEnv):
-    metadata = {"name": "suipi_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
-                "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"name": "suipi_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                                          "is_parallelizable": False, "render_fps": 1}
     num_actions = actions.NUM_ACTIONS
     max_players = 4
     obs_size = enc.OBS_SIZE
@@ -144,9 +144,9 @@ class SuipiEnv(CardGameEnv):
         cfg = self.config
         names = self.possible_agents
         lines = [
-            f"Suipi {self.num_players}p, {cfg.point_game}-point game; deal {e.deal_index + 1}/"
-            f"{cfg.num_deals} round {e.round + 1}/{len(cfg.deal_sizes)}; dealer {names[e.dealer]}; "
-            f"stock {e.stock_size}"
+            (f"Suipi {self.num_players}p, {cfg.point_game}-point game; deal {e.deal_index + 1}/"
+             f"{cfg.num_deals} round {e.round + 1}/{len(cfg.deal_sizes)}; dealer {names[e.dealer]}; "
+             f"stock {e.stock_size}")
         ]
         floor = sorted(e.floor, key=lambda it: it[REP])
         parts = []

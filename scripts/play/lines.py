@@ -29,7 +29,7 @@ class Leave(Exception):
 def enable_line_editing() -> bool:
     """Load ``readline`` so ``input()`` edits lines and keeps history; False where it is missing."""
     try:
-        import readline  # noqa: F401, PLC0415  (importing it is what turns editing on)
+        import readline  # noqa: F401  (importing it is what turns editing on)
     except ImportError:  # Windows, or a Python built without it
         return False
     return True

@@ -13,7 +13,6 @@ from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PA
 from cardzoo.envs.samsip import view as facts
 from cardzoo.envs.samsip.view import pairs_line, winning_cards
 from cardzoo.envs.seatview import rules_summary
-
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
 RULES = rules_summary("samsip") + """

@@ -7,7 +7,7 @@ Agent specs are read and built by the shared parser in training/agents/specs.py,
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from cardzoo.envs.errors import UserError
 

@@ -6,7 +6,7 @@ import difflib
 import json
 import re
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.columns import Columns
 from rich.console import Console

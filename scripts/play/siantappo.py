@@ -6,6 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from cardzoo.envs.seatview import rules_summary
 from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
+from cardzoo.envs.seatview import rules_summary
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
@@ -244,8 +245,9 @@ class SuipiView(GameView):
         wider = [t for ids, t, parts in mine if (verb is None or parts[2] == verb) and named
                  and any(reading <= frozenset(parts[1]) for reading in readings)
                  and (parts[2] != BUILD or value is None or parts[3] == value)]
-        if len(wider) == 1:  # what was named is part of one legal move: said, not played (a value to make up, rules S12)
-            raise IllegalMoveError(f"no legal move plays {what} alone: `{wider[0]}` does — type it, or #N from the list")
+        if len(wider) == 1:  # what was named is part of one legal move: said, not played (a value to make up, S12)
+            raise IllegalMoveError(f"no legal move plays {what} alone: `{wider[0]}` does — type it, "
+                                   "or #N from the list")
         options = "; ".join(t for _, t, _ in mine)
         played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
         raise IllegalMoveError(f"no legal move plays {what}" + (f"; {played} can: {options}" if options

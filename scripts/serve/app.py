@@ -36,8 +36,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cardzoo.envs.seatview import MAX_SEED
 from cardzoo.scripts.serve.catalog import catalog, read_options, read_seat
 from cardzoo.scripts.serve.jsoncheck import json_depth_ok
-from cardzoo.scripts.serve.limits import (MAX_DEPTH, MAX_IDS, MAX_MESSAGE, MAX_NEW_GAME, MAX_PACE,
-                                          MAX_RECORD_UPLOAD, MAX_SPEC, Limits)
+from cardzoo.scripts.serve.limits import (
+    MAX_DEPTH,
+    MAX_IDS,
+    MAX_MESSAGE,
+    MAX_NEW_GAME,
+    MAX_PACE,
+    MAX_RECORD_UPLOAD,
+    MAX_SPEC,
+    Limits,
+)
 from cardzoo.scripts.serve.match import Match, MoveRefused
 from cardzoo.scripts.serve.replay import Replay, parse_records
 from cardzoo.scripts.serve.store import WATCH, Full, Store

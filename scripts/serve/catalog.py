@@ -16,8 +16,8 @@ from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.options import parse_options
 from cardzoo.scripts.serve.limits import MAX_OPTION_TEXT, WEB_OPTION_RANGES
 from cardzoo.scripts.serve.match import HUMAN, view_module
-from cardzoo.training.agents.specs import EXPERT_SHOWN_STRONGER
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
+from cardzoo.training.agents.specs import EXPERT_SHOWN_STRONGER
 
 AGENT_CHOICES = [HUMAN, "rules", "random", "model", "expert"]
 # where people meet the bots: difficulty levels (the seat menu shows them beside the kinds)

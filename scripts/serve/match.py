@@ -14,8 +14,9 @@ import importlib
 import random
 import secrets
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
+from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
 from cardzoo.envs.errors import UserError
@@ -75,7 +76,7 @@ class Match:
         self.adviser = None  # the model that answers hints (loaded on the first one)
 
     @classmethod
-    def create(cls, game: str, specs: Sequence[str], options: dict, seed: int | None) -> "Match":
+    def create(cls, game: str, specs: Sequence[str], options: dict, seed: int | None) -> Match:
         """Build the env and every bot (loading models: call it off the event loop).
 
         ValueError / FileNotFoundError with a one-line reason for a bad game, seat, option."""

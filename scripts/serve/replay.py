@@ -18,8 +18,14 @@ from cardzoo.envs.errors import UserError
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
 from cardzoo.scripts.serve.match import log_entry, log_for, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec
-from cardzoo.training.evaluation.records import (WholeMoveWalker, check_record, check_rewards, env_from_header,
-                                                  play_moves, reset_to_header)
+from cardzoo.training.evaluation.records import (
+    WholeMoveWalker,
+    check_record,
+    check_rewards,
+    env_from_header,
+    play_moves,
+    reset_to_header,
+)
 
 MAX_RECORDS = 10_000  # games read from one uploaded file
 

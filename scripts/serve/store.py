@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from cardzoo.scripts.serve.limits import Limits  # noqa: F401 (the bounds, kept with the others)
+from cardzoo.scripts.serve.limits import Limits
 
 WATCH = -1  # the "seat" of a watch key: may look at any seat of a bots-only match
 
@@ -63,11 +63,8 @@ class Store:
         gone = []
         for m in self.matches.values():
             idle = now - m.last_active
-            if m.finished_at is not None and now - m.finished_at > lim.finished_ttl:
-                gone.append(m)
-            elif not m.sockets and idle > lim.abandoned_ttl:
-                gone.append(m)
-            elif idle > lim.idle_ttl:
+            if ((m.finished_at is not None and now - m.finished_at > lim.finished_ttl)
+                    or (not m.sockets and idle > lim.abandoned_ttl) or idle > lim.idle_ttl):
                 gone.append(m)
         old = [k for k, r in self.replays.items() if now - r.last_active > lim.replay_ttl]
         return gone, old

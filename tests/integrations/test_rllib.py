@@ -34,7 +34,7 @@ def run(local_ray, tmp_path_factory):
 
 
 def test_run_directory_and_zero_sum_returns(run):
-    settings, final = run
+    _settings, final = run
     out = final.parent
     assert (out / "settings.json").is_file() and (out / "rllib_checkpoint").is_dir()
     assert list((out / "tb").rglob("events.out.tfevents*"))
@@ -53,7 +53,7 @@ def test_export_matches_the_rllib_module(run):
     # RLlib's own saved module, loaded independently of the trainer, against the checkpoint.
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    settings, final = run
+    _settings, final = run
     module_dir = final.parent / "rllib_checkpoint" / "learner_group" / "learner" / "rl_module" / "shared"
     module = RLModule.from_checkpoint(str(module_dir))
     agent = load_agent(final, config=samsip_v0.Config(num_players=5))

@@ -36,7 +36,7 @@ def replay(seed, agent_ids, actions):
     before the end)."""
     env = samsip_v0.raw_env(num_players=5)
     env.reset(options={"episode_seed": seed})
-    totals, eliminated, i = {a: 0.0 for a in env.possible_agents}, 0, 0
+    totals, eliminated, i = dict.fromkeys(env.possible_agents, 0.0), 0, 0
     for agent in env.agent_iter():
         _, _, term, trunc, _ = env.last()
         if term or trunc:

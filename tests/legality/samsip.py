@@ -6,7 +6,7 @@ discard card id (a joker: 52), 53 draw the stock, 54 take the discard, 55 declar
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD, DECLARE = 52, 53, 54, 55
 JOKER_IDS = (52, 53, 54)
@@ -69,7 +69,7 @@ def special_hand(cards, wild, wild_in_specials: bool) -> bool:
     return len({c % 4 for c in fixed}) <= 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def _wins(hand: tuple, wild: frozenset, dead: frozenset, wild_in_specials: bool) -> bool:
     return three_pairs(hand, wild, dead) or special_hand(hand, wild, wild_in_specials)
 

@@ -35,7 +35,7 @@ class HighCardEngine(GameEngine):
         self.trick, self.turn, self.done = [], winner, not self.hands[winner]
         return StepOutcome(rewards, self.done)
 
-    def clone(self) -> "HighCardEngine":
+    def clone(self) -> HighCardEngine:
         c = object.__new__(HighCardEngine)
         c.__dict__.update(self.__dict__, hands=[list(h) for h in self.hands], rest=list(self.rest),
                           trick=list(self.trick), scores=list(self.scores))
@@ -44,7 +44,7 @@ class HighCardEngine(GameEngine):
     def ranking(self) -> list[float]:
         return ranks_from_scores(self.scores)
 
-    def resample_hidden(self, seat: int, rng: random.Random) -> "HighCardEngine":
+    def resample_hidden(self, seat: int, rng: random.Random) -> HighCardEngine:
         c = self.clone()
         pool = sorted([x for s in range(c.n) if s != seat for x in c.hands[s]] + c.rest)  # which, not where
         rng.shuffle(pool)

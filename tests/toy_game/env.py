@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from cardzoo.envs.base import CardGameEnv
@@ -13,9 +15,10 @@ from tests.toy_game.engine import HighCardEngine
 
 
 class HighCardEnv(CardGameEnv):
-    metadata = {"name": "highcard_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
-                "render_fps": 1}
-    num_actions, max_players, obs_size, game_name = actions.NUM_ACTIONS, encoding.MAX_PLAYERS, encoding.LAYOUT.size, "highcard"
+    metadata: ClassVar[dict[str, Any]] = {"name": "highcard_v0", "render_modes": ["ansi", "human"],
+                                          "is_parallelizable": False, "render_fps": 1}
+    num_actions, max_players, obs_size = actions.NUM_ACTIONS, encoding.MAX_PLAYERS, encoding.LAYOUT.size
+    game_name = "highcard"
     engine_class = HighCardEngine
 
     def __init__(self, render_mode=None, max_steps=None, **options):

@@ -28,7 +28,8 @@ def _game_to_json(g: GameResult) -> dict:
 def read_log(path: str, key: dict) -> list[GameResult]:
     """Finished games of the same tournament from a log; [] if the file does not exist yet."""
     try:
-        lines = open(path, encoding="utf-8").read().splitlines()
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as e:
@@ -62,7 +63,7 @@ def read_log(path: str, key: dict) -> list[GameResult]:
 
 def open_log(path: str, key: dict, done: list[GameResult]):
     """(Re)write the log with the games kept (dropping any line cut short) and keep it open."""
-    f = open(path, "w", encoding="utf-8")
+    f = open(path, "w", encoding="utf-8")  # noqa: SIM115 - kept open: the caller writes each game and closes it
     f.write(json.dumps({"tournament": key}) + "\n")
     for g in done:
         write_game(f, g)

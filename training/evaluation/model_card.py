@@ -22,8 +22,8 @@ import shutil
 from pathlib import Path
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.shipped import models_dirs, package_models_dir, shipped_model_file
 from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
+from cardzoo.training.agents.shipped import models_dirs, package_models_dir, shipped_model_file
 
 
 def measure(weights: str, game: str, counts: list[int], games: int, seed: int, field: list[str],
@@ -170,7 +170,7 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 ## Where it is still weak
 
 {weak}
-"""
+"""  # noqa: E501 - the card's lines as it prints them
 
 
 def _table_rows(ev: dict, counts: list[int]) -> tuple[list[str], list[str], list[str]]:
@@ -258,7 +258,7 @@ other side the agent, every seating ({m["games"]} games each, seed {m["eval_seed
 | exploiter trained against | samples | minutes | exploiter − its target, reward per match [95% CI] | exploiter wins [95% CI] |
 |---|---:|---:|---:|---:|
 {chr(10).join(rows)}
-"""
+"""  # noqa: E501 - the card's lines as it prints them
 
 
 def attach_probe(name: str, result: dict, command: str) -> Path:
@@ -291,7 +291,8 @@ def _warm_start_only(meta: dict) -> bool:
 
 def _method(meta: dict) -> str:
     if _warm_start_only(meta):
-        return f"{meta.get('algorithm', '')}: this checkpoint is the run's warm start, before any learning from returns."
+        return (f"{meta.get('algorithm', '')}: this checkpoint is the run's warm start, "
+                "before any learning from returns.")
     return f"{meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}."
 
 
@@ -342,7 +343,7 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
     del net
     out = models_dirs()[0]  # CARDZOO_MODELS's first folder, else the shipped models
     out.mkdir(exist_ok=True)
-    weights, sidecar = checkpoint_paths(checkpoint)
+    weights, _ = checkpoint_paths(checkpoint)
     shutil.copyfile(weights, out / f"{name}.safetensors")
     meta = dict(meta, name=name)
     atomic_write_text(out / f"{name}.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
@@ -382,8 +383,8 @@ def rerender(name: str, folder: Path | None = None) -> str:
 def probe_table() -> str:
     """Every shipped model's exploitability probe (models/NAME.probe.json) as one table
     (docs/evaluation.md; tests keep them equal)."""
-    rows = ["| model | players | minutes each | exploiter of the model − the model [95% CI] | samples "
-            "| exploiter of the rule bot − the rule bot [95% CI] | samples |", "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [("| model | players | minutes each | exploiter of the model − the model [95% CI] | samples "
+             "| exploiter of the rule bot − the rule bot [95% CI] | samples |"), "|---|---:|---:|---:|---:|---:|---:|"]
     for path in sorted(package_models_dir().glob("*.probe.json")):
         probe = json.loads(path.read_text())
         m, r = probe["exploiters"]["model"], probe["exploiters"]["rules"]
@@ -398,8 +399,8 @@ def readme_table() -> str:
     """README's "Trained models" table, from every models/NAME.eval.json (tests keep them equal):
     a row per model and player count that the ``model`` agent plays with it (a count that a
     specialist such as ``siantappo-3p`` takes over is left out of the general model's rows)."""
-    rows = ["| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
-            "| wins vs random |", "|---|---:|---:|---:|---:|"]
+    rows = [("| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
+             "| wins vs random |"), "|---|---:|---:|---:|---:|"]
     for path in sorted(package_models_dir().glob("*.eval.json")):
         ev = json.loads(path.read_text())
         name = ev["name"]

@@ -12,7 +12,7 @@ import multiprocessing as mp
 import signal
 import sys
 import tempfile
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from cardzoo.training.evaluation.results import GameResult
 from cardzoo.training.evaluation.runner import Runner, Setup

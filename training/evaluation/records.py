@@ -15,7 +15,7 @@ the moves through ``raw_env`` from the same header reproduces the rewards exactl
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module

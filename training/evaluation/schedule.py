@@ -7,7 +7,7 @@ nothing here plays a game.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

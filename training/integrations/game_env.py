@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from cardzoo.envs.errors import UserError
-
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 
 

@@ -94,7 +94,7 @@ def play_and_compare(module, net: MaskedPolicyNet, game_config: dict, matches: i
     decisions = differ = 0
     for m in range(matches):
         env.reset(seed=seed + m)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

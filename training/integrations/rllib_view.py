@@ -59,8 +59,8 @@ class RLlibView:
             MASK_KEY: spaces.Box(0.0, 1.0, (self.aec.num_actions,), np.float32),
         })
         act = self.aec.action_space(self.possible_agents[0])
-        self.observation_spaces = {a: one for a in self.possible_agents}
-        self.action_spaces = {a: act for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, one)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act)
         self._acted: set[str] = set()
         self._held: dict[str, float] = defaultdict(float)
         self.returns: dict[str, float] = {}  # everything each agent earned this episode
@@ -73,8 +73,8 @@ class RLlibView:
         self.agents = list(self.aec.agents)
         self._acted.clear()
         self._held.clear()
-        self.returns = {a: 0.0 for a in self.possible_agents}
-        self.paid = {a: 0.0 for a in self.possible_agents}
+        self.returns = dict.fromkeys(self.possible_agents, 0.0)
+        self.paid = dict.fromkeys(self.possible_agents, 0.0)
         self.unattributed = {}
         agent = self.aec.agent_selection
         return {agent: rllib_observation(self.aec.observe(agent))}, {agent: {}}
@@ -133,7 +133,7 @@ class RLlibView:
             held = self._held.pop(a, 0.0)
             if a not in self._acted and held:
                 self.unattributed[a] = held
-        return {a: True for a in done}
+        return dict.fromkeys(done, True)
 
     def _end_on_illegal(self, offender: str, action: int, alive: list[str]):
         rewards = self._settle(alive, {offender: -1.0})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import pickle
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 

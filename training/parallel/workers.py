@@ -9,11 +9,11 @@ change to the learner. ``workers=0`` collects in the main process (handy for deb
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import threading
 import traceback
-
-from typing import Callable
+from collections.abc import Callable
 
 
 def _die_with_parent() -> None:
@@ -34,7 +34,7 @@ def _serve(conn, factory: Callable, args: tuple) -> None:
     torch.set_num_threads(1)  # the workers are the parallelism
     try:
         collector = factory(*args)
-    except Exception:  # report the failure instead of hanging the learner
+    except Exception:  # noqa: BLE001 - reported to the learner instead of hanging it
         conn.send(("error", traceback.format_exc()))
         return
     conn.send(("ready", None))
@@ -47,7 +47,7 @@ def _serve(conn, factory: Callable, args: tuple) -> None:
             return
         try:
             conn.send(("ok", collector.collect(request)))
-        except Exception:
+        except Exception:  # noqa: BLE001 - reported to the learner, which raises it
             conn.send(("error", traceback.format_exc()))
 
 
@@ -109,7 +109,7 @@ class WorkerGroup:
         try:
             for conn, request in zip(self.conns, requests):
                 conn.send(request)
-        except Exception as e:  # raised by the learner's next call (``_sent``), not lost with the thread
+        except Exception as e:  # noqa: BLE001 - raised by the learner's next call (``_sent``), not lost with the thread
             self._send_error = e
 
     def _sent(self) -> None:
@@ -172,10 +172,8 @@ class WorkerGroup:
         if self._sending is not None:  # after the requests being written (a dead worker's pipe fails at once)
             self._sending.join()
         for conn in self.conns:
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
 
     def close(self) -> None:
         self.stop()  # after an earlier stop() the extra None is never read: the worker has exited
