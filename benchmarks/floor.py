@@ -6,6 +6,7 @@ reference: the ratio table leaves it out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -75,9 +76,12 @@ def bench_floor(settings: Settings, progress=None) -> Entry:
 
     entry = Entry("floor", "null-game", 4, note="envs/base.py + PettingZoo + loop; game hooks ~0",
                   short="floor")
-    for name, make in (("raw", cls), ("wrapped", wrapped)):
+    factories: tuple[tuple[str, Callable[..., Any]], ...] = (("raw", cls), ("wrapped", wrapped))
+    for name, make in factories:
         if progress:
             progress(f"floor (null game): {name}")
-        entry.sections[name] = measure(name, "steps", lambda make=make: aec_player(lambda: make(num_players=4),
-                                                                                   settings.seed), settings)
+        def player(make: Callable[..., Any] = make):
+            return aec_player(lambda: make(num_players=4), settings.seed)
+
+        entry.sections[name] = measure(name, "steps", player, settings)
     return entry

@@ -37,6 +37,7 @@ class GameHandle:
     def config(self, players: int):
         if self.raw_env is not None:
             return self.raw_env(num_players=players).config  # exactly what the env plays
+        assert self.config_cls is not None, f"{self.name}: neither an env module nor a config class"
         return self.config_cls(num_players=players)
 
 
@@ -65,18 +66,19 @@ def bench_game(h: GameHandle, players: int, settings: Settings, progress=None) -
         except Exception as e:  # noqa: BLE001 - kept in the report; the other sections go on
             entry.errors[name] = f"{type(e).__name__}: {e}"
 
-    if h.random_match is not None:
+    random_match, raw_env, env = h.random_match, h.raw_env, h.env
+    if random_match is not None:
         try:
             cfg = h.config(players)
         except Exception as e:  # noqa: BLE001 - kept in the report; the other sections go on
             entry.errors["engine"] = f"{type(e).__name__}: {e}"
         else:
-            section("engine", "moves", lambda: engine_player(h.random_match, cfg))
+            section("engine", "moves", lambda: engine_player(random_match, cfg))
     else:
         entry.errors["engine"] = "engine random_match not available"
-    if h.raw_env is not None:
-        section("raw", "steps", lambda: aec_player(lambda: h.raw_env(num_players=players), settings.seed))
-        section("wrapped", "steps", lambda: aec_player(lambda: h.env(num_players=players), settings.seed))
+    if raw_env is not None and env is not None:
+        section("raw", "steps", lambda: aec_player(lambda: raw_env(num_players=players), settings.seed))
+        section("wrapped", "steps", lambda: aec_player(lambda: env(num_players=players), settings.seed))
     else:
         entry.errors["raw"] = entry.errors["wrapped"] = "env module not available"
     return entry

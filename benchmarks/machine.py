@@ -72,7 +72,7 @@ def machine_info(cpu: int | None) -> dict:
 def package_versions() -> dict[str, str | None]:
     from importlib import metadata
 
-    out = {}
+    out: dict[str, str | None] = {}
     for dist in ("numpy", "gymnasium", "pettingzoo", "rlcard", "open_spiel", "pygame-ce"):
         try:
             out[dist] = metadata.version(dist)

@@ -19,6 +19,11 @@ HOOKS = ("_encode", "_legal_actions", "_apply", "_acting_seat")
 
 
 # ---------------------------------------------------------------------------------- profile
+def _table(stats: pstats.Stats) -> dict:
+    """pstats' table: (file, line, function) -> (calls, primitive calls, own time, total time, callers)."""
+    return stats.stats  # type: ignore[attr-defined]  # there, though typeshed does not declare it
+
+
 def profile_raw(h: GameHandle, players: int, seconds: float, wrapped: bool = False, top: int = 15,
                 seed: int = 0) -> dict:
     """cProfile over the training-style AEC loop; top functions by own time and a breakdown by area.
@@ -27,6 +32,7 @@ def profile_raw(h: GameHandle, players: int, seconds: float, wrapped: bool = Fal
     calls; use them to rank hot spots, and the timed sections for absolute speed.
     """
     make = (h.env if wrapped else h.raw_env)
+    assert make is not None, f"{h.name}: no env module to profile"
     play = aec_player(lambda: make(num_players=players), seed)
     rng = random.Random(seed)
     prof = cProfile.Profile()
@@ -37,7 +43,7 @@ def profile_raw(h: GameHandle, players: int, seconds: float, wrapped: bool = Fal
         steps += play(rng, deadline)[0]
     prof.disable()
     stats = pstats.Stats(prof)
-    total = sum(v[2] for v in stats.stats.values()) or 1e-12  # tottime over everything
+    total = sum(v[2] for v in _table(stats).values()) or 1e-12  # tottime over everything
     areas = _areas(stats, h.name)
     return {
         "game": h.name, "players": players, "loop": "wrapped" if wrapped else "raw",
@@ -50,7 +56,7 @@ def profile_raw(h: GameHandle, players: int, seconds: float, wrapped: bool = Fal
 
 def _top_rows(stats: pstats.Stats, steps: int, total: float, top: int) -> list[dict]:
     """The ``top`` functions by own time, with calls per step and their share of all own time."""
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)
+    rows = sorted(_table(stats).items(), key=lambda kv: kv[1][2], reverse=True)
     top_rows = []
     for (filename, line, func), (_cc, nc, tt, ct, _callers) in rows[:top]:
         top_rows.append({
@@ -67,7 +73,7 @@ def _top_rows(stats: pstats.Stats, steps: int, total: float, top: int) -> list[d
 def _areas(stats: pstats.Stats, game: str) -> dict[str, float]:
     """Own time summed per area of the code (see ``_area``)."""
     areas: dict[str, float] = {}
-    for (filename, _line, _func), (_cc, _nc, tt, _ct, _callers) in stats.stats.items():
+    for (filename, _line, _func), (_cc, _nc, tt, _ct, _callers) in _table(stats).items():
         area = _area(filename, _func, game)
         areas[area] = areas.get(area, 0.0) + tt
     return areas
@@ -113,6 +119,7 @@ def hook_breakdown(h: GameHandle, players: int, seconds: float, seed: int = 0) -
     mask building and the random choice. Each timer adds a little to every call it wraps (part of
     it booked to the hook, the rest to "rest"); ``calls_per_step`` says how many calls there are.
     """
+    assert h.raw_env is not None, f"{h.name}: no env module to time"
     env = h.raw_env(num_players=players)
     clock = time.perf_counter
     spent, calls = _time_hooks(env, clock)

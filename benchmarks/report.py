@@ -117,11 +117,20 @@ def _ours(result: dict) -> list[str]:
             f"\nTargets, engine moves/s / raw AEC steps/s: {targets} — {verdict}."]
 
 
-def _floor(result: dict) -> list[str]:
+def _floor_rates(result: dict) -> tuple[dict, float, float] | None:
+    """The null game's entry and its raw and wrapped rates; None where it was not measured."""
     floor = result.get("floor")
-    if floor is None:
-        return []
+    if not floor:
+        return None
     raw, wrapped = rate(floor, "raw"), rate(floor, "wrapped")
+    return (floor, raw, wrapped) if raw and wrapped else None
+
+
+def _floor(result: dict) -> list[str]:
+    measured = _floor_rates(result)
+    if measured is None:
+        return []
+    floor, raw, wrapped = measured
     return ["\n### Floor\n",
             (f"A null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
              f"raw {_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
@@ -201,11 +210,12 @@ def wrapper_cost(result: dict) -> str:
 def findings(result: dict) -> str:
     """The run's figures in prose (docs/benchmarks.md's findings), from the JSON alone."""
     lines = [f"- **PettingZoo's wrappers** cost {wrapper_cost(result)})."]
-    floor = result.get("floor")
-    if floor:
-        lines.append(f"- **The null game**: {1e6 / rate(floor, 'raw'):.1f} µs/step raw, "
-                     f"{1e6 / rate(floor, 'wrapped'):.1f} µs/step wrapped, {100 * floor['wrapper_share']:.0f}% of its "
-                     f"`env()` time in the wrappers: no `env()` runs faster than {fmt_rate(rate(floor, 'wrapped'))} "
+    measured = _floor_rates(result)
+    if measured is not None:
+        floor, raw, wrapped = measured
+        lines.append(f"- **The null game**: {1e6 / raw:.1f} µs/step raw, "
+                     f"{1e6 / wrapped:.1f} µs/step wrapped, {100 * floor['wrapper_share']:.0f}% of its "
+                     f"`env()` time in the wrappers: no `env()` runs faster than {fmt_rate(wrapped)} "
                      f"steps/s on this machine.")
     refs = [e for e in result["references"] if e.get("wrapper_us_per_step") is not None]
     if refs:

@@ -24,7 +24,9 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, overload
 
 from cardzoo.envs.registry import game_spec
 
@@ -62,7 +64,7 @@ def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
-        extra = {"matches_per_worker": 4, "batch": 512, "minibatch": 256} if quick else {}
+        extra: dict[str, Any] = {"matches_per_worker": 4, "batch": 512, "minibatch": 256} if quick else {}
         s = PPOSettings(game=game, players=(players,), steps=decisions, out=str(out / "run"), workers=workers,
                         eval_games=0, eval_every=10**12, snapshot_every=10**12, save_every=10**7, **extra)
         start = time.perf_counter()
@@ -85,7 +87,8 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, 
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
-        extra = {"matches_per_worker": 4, "batch": 256, "minibatch": 128, "replay": 1024} if quick else {}
+        extra: dict[str, Any] = ({"matches_per_worker": 4, "batch": 256, "minibatch": 128, "replay": 1024}
+                                 if quick else {})
         s = DMCSettings(game=game, players=(players,), steps=samples, out=str(out / "run"), workers=workers,
                         imitate=0, eval_games=0, save_every=10**7, **extra)
         start = time.perf_counter()
@@ -172,14 +175,18 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
                         f"{ratios[-1][key]:.2f}x the processes' ({_traffic_text(row)} per iteration)")
         if not quick:
             for runners in (1, 2):
-                row = _row(log, {"game": game, "players": players, "algo": "rllib", "workers": runners},
-                           bench_rllib, game, players, budget["sb3"], runners)
-                if row:
-                    rows.append(row)
+                rllib_row = _row(log, {"game": game, "players": players, "algo": "rllib", "workers": runners},
+                                 bench_rllib, game, players, budget["sb3"], runners)
+                if rllib_row:
+                    rows.append(rllib_row)
     return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
 
 
-def _row(log, head: dict, measure, *args, **kwargs) -> dict | None:
+@overload
+def _row(log, head: dict, measure: Callable[..., dict], *args, **kwargs) -> dict: ...
+@overload
+def _row(log, head: dict, measure: Callable[..., dict | None], *args, **kwargs) -> dict | None: ...
+def _row(log, head: dict, measure: Callable[..., dict | None], *args, **kwargs) -> dict | None:
     """``measure(*args, **kwargs)``, the row it measured logged; where it fails, ``head`` with the
     error instead of figures (its traceback on stderr), so that one failing row loses no other."""
     try:

@@ -91,6 +91,9 @@ class CardGameEnv(AECEnv):
     # Every step's rewards sum to zero (else only the whole match's do, e.g. Sam Sip reward="rank").
     zero_sum_steps: bool = True
 
+    # The match's engine (envs/protocol.py), made by reset(); a game declares its own engine class.
+    engine: GameEngine
+
     def __init__(self, config, render_mode: str | None = None, max_steps: int | None = None):
         super().__init__()
         if render_mode is not None and (not isinstance(render_mode, str)
@@ -99,17 +102,14 @@ class CardGameEnv(AECEnv):
                               f"or None, got {_short(render_mode)}")
         self.config = config
         self.render_mode = render_mode
-        if max_steps is None:
-            max_steps = self._step_bound()
-        elif integer(max_steps) is None or max_steps < 1:
+        bound = self._step_bound() if max_steps is None else integer(max_steps)
+        if bound is None or bound < 1:
             raise ConfigError(f"max_steps must be a positive integer (or None for the game's bound), "
                               f"got {_short(max_steps)}")
-        else:
-            max_steps = integer(max_steps)
         # The last safety net: an episode that reaches this many steps is truncated. The default
         # is an upper bound the game's rules guarantee, so only a bug (or a smaller max_steps)
         # can reach it.
-        self.max_steps = max_steps
+        self.max_steps = bound
         self.step_count = 0
         self.num_players = config.num_players
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -127,7 +127,7 @@ class CardGameEnv(AECEnv):
         self.history: list[int] = []
         self._legal_cache: list[int] | None = None
         self.agents: list[str] = []
-        self.engine = None  # the match's engine (envs/protocol.py), made by reset()
+        self.engine = None  # type: ignore[assignment]  # none until reset() makes one (render() checks)
 
     # ------------------------------------------------------------------ hooks
     # What a game must supply:
@@ -152,7 +152,7 @@ class CardGameEnv(AECEnv):
     # Defaults over the engine protocol (a game may override them):
     deck_size: int = 52  # cards in a stacked deck
     deck_jokers: bool = False  # a stacked deck may name jokers
-    engine_class: type | None = None  # the engine class (for its ``step_bound``)
+    engine_class: type[GameEngine] | None = None  # the engine class (for its ``step_bound``)
     encoder_class: type | None = None  # Encoder(engine).observe(seat) -> the seat's observation vector
     _encoder = None  # the encoder of self.engine (see _encode)
 
@@ -192,15 +192,15 @@ class CardGameEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = self._reset_options(seed, options)
-        deck = options.get("deck")
+        checked = self._reset_options(seed, options)
+        deck = checked.get("deck")
         deck = self._validate_deck(deck) if deck is not None else None  # a bad deck changes nothing
         if seed is not None:
             self._seed_rng = random.Random(integer(seed))
         elif self._seed_rng is None:
             self._seed_rng = random.Random()
-        if "episode_seed" in options:  # rebuild a recorded episode exactly
-            self.episode_seed = integer(options["episode_seed"])
+        if "episode_seed" in checked:  # rebuild a recorded episode exactly
+            self.episode_seed = integer(checked["episode_seed"])
         else:
             # Every episode gets a concrete seed drawn from the env's stream, so any episode
             # (seeded or not) can be recorded and replayed exactly.
@@ -216,7 +216,7 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._acting_seat()]
 
     def _reset_options(self, seed, options) -> Mapping:

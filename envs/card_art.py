@@ -34,7 +34,7 @@ _SS = 4  # supersampling of the drawn symbols
 
 
 @cache
-def font(size: int) -> ImageFont.ImageFont:
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """Pillow's bundled default font at ``size`` pixels."""
     return ImageFont.load_default(size=size)
 
@@ -43,7 +43,7 @@ def font(size: int) -> ImageFont.ImageFont:
 def _cap(size: int) -> tuple[int, int]:
     """(top, height) of a capital letter of ``font(size)``, from the text's anchor."""
     _, top, _, bottom = font(size).getbbox("A")
-    return top, bottom - top
+    return int(top), int(bottom - top)
 
 
 def _shape(draw: ImageDraw.ImageDraw, symbol: str, s: float) -> None:

@@ -122,9 +122,10 @@ def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[
         if c >= NUM_STANDARD:
             if not allow_jokers:
                 raise UserError("deck has jokers, but this game is played without them")
-            c = next(jokers, None)
-            if c is None:
+            joker = next(jokers, None)
+            if joker is None:
                 raise UserError(f"deck has more than {len(JOKERS)} jokers")
+            c = joker
         numbered.append(c)
     seen, dups = set(), []
     for c in numbered:

@@ -20,6 +20,7 @@ import gc
 import json
 import sys
 import time
+from typing import Any
 
 from cardzoo.benchmarks.floor import bench_floor
 from cardzoo.benchmarks.games import bench_game, load_game
@@ -268,11 +269,11 @@ def _measure(args, settings: Settings, handles: list[tuple], refs: list) -> dict
     gc.collect()
     gc.freeze()
     try:
-        out = {"machine": machine_info(cpu),
-               "ours": [bench_game(h, n, settings, progress) for h, counts in handles for n in counts],
-               "floor": None if args.no_floor else bench_floor(settings, progress),
-               "references": [bench_reference(r, settings, progress) for r in refs],
-               "profiles": [], "hook_breakdown": []}
+        out: dict[str, Any] = {"machine": machine_info(cpu),
+                               "ours": [bench_game(h, n, settings, progress) for h, counts in handles for n in counts],
+                               "floor": None if args.no_floor else bench_floor(settings, progress),
+                               "references": [bench_reference(r, settings, progress) for r in refs],
+                               "profiles": [], "hook_breakdown": []}
         if args.profile:
             secs = args.profile_seconds or (0.1 if args.quick else 2.0)
             for h, counts in handles:

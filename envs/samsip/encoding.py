@@ -17,7 +17,7 @@ from bisect import bisect_left
 import numpy as np
 
 from cardzoo.envs.cards import NUM_STANDARD
-from cardzoo.envs.layout import Layout, Piece
+from cardzoo.envs.layout import Layout, Piece, float_view
 from cardzoo.envs.samsip.config import JOKER_KIND, NUM_KINDS
 from cardzoo.envs.samsip.engine import PHASE_DRAW, SamSipEngine
 
@@ -195,7 +195,7 @@ class Encoder:
         v = sv.vec.copy()
         if g.events:
             v[O_RECENCY:O_RECENCY + K] = self._recency_now()
-        _write_the_step(memoryview(v), g, seat)
+        _write_the_step(float_view(v), g, seat)
         return v
 
     def _recency_now(self) -> np.ndarray:
@@ -223,7 +223,7 @@ class _SeatVector:
     def __init__(self, g: SamSipEngine, seat: int):
         """The hand's constants; ``follow`` writes the rest."""
         self.vec = v = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.mem = memoryview(v)  # item writes through it: cheaper than numpy's, same float32 rounding
+        self.mem = float_view(v)  # item writes through it: cheaper than numpy's, same float32 rounding
         self.seat, self.events, self.done = seat, g.events, g.done
         self.seen, self.last_taker = 0, -1  # events written, and the taker of the last one
         self.known: list[list[int]] = [[] for _ in range(g.n)]  # each seat's known cards as written
@@ -334,7 +334,7 @@ class _SeatVector:
         self.last_draw = list(g.last_draw)
 
 
-def _write_the_step(v: memoryview, g: SamSipEngine, seat: int) -> None:
+def _write_the_step(v: memoryview[float], g: SamSipEngine, seat: int) -> None:
     """Write what ``Encoder`` does not keep into ``v``, a copy of the kept vector (where these
     entries are all zero)."""
     n = g.n
@@ -406,7 +406,7 @@ def decode(obs) -> dict:
     n = int(np.argmax(obs[O_NPLAYERS:O_NPLAYERS + 5])) + 2
     live = _ones(on, O_LIVE, K)
     live_for = _ones(on, O_LIVEFOR, 6)
-    known = [[] for _ in range(MAX_PLAYERS)]
+    known: list[list[int]] = [[] for _ in range(MAX_PLAYERS)]
     for r in range(1, n):
         known[r] = _kinds(obs, O_KNOWN + (r - 1) * K, on)
     present = set(_ones(on, O_PRESENT, 6))

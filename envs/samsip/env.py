@@ -33,12 +33,13 @@ class SamSipEnv(CardGameEnv):
     deck_jokers = True
     encoder_class = encoding.Encoder
     engine_class = SamSipEngine
+    engine: SamSipEngine
+    config: SamSipConfig
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None,
                  **variants):
         config = build_config(SamSipConfig, "samsip", num_players=num_players, **variants)
         super().__init__(config, render_mode, max_steps)
-        self.engine: SamSipEngine | None = None
 
     @property
     def game(self) -> SamSipEngine | None:
@@ -50,7 +51,7 @@ class SamSipEnv(CardGameEnv):
         self.engine = engine
 
     @property
-    def zero_sum_steps(self) -> bool:
+    def zero_sum_steps(self) -> bool:  # type: ignore[override]  # a fact of the configuration here
         """reward="rank" pays each seat its placement when it is eliminated: zero-sum per match."""
         return self.config.reward != "rank"
 
@@ -71,7 +72,7 @@ class SamSipEnv(CardGameEnv):
         last = engine.last_result
         outcome = engine.apply_action(action)
         if engine.last_result is not last:  # a hand ended
-            text = describe_result(engine.last_result, self.possible_agents)
+            text = describe_result(engine.last_result, self.possible_agents)  # type: ignore[arg-type]  # set: a hand ended
             for a in self.infos:
                 self.infos[a]["last_hand"] = text
         return outcome
@@ -85,7 +86,7 @@ class SamSipEnv(CardGameEnv):
         ``take 7h``, ``discard 7h``, ``7h``, ``Jk``, ``declare``; in the draw phase the card of the
         discard in front of you means taking it. Errors say what the acting seat may do now
         (``declare`` only where it is legal)."""
-        g = self.game
+        g = self.engine
         legal = self._legal_actions()
         try:
             action = actions.text_to_action(text, g.live)
@@ -102,7 +103,7 @@ class SamSipEnv(CardGameEnv):
                                [t for _, t in self.legal_moves()])
 
     def _why_not(self, action: int) -> str:
-        g = self.game
+        g = self.engine
         if g.done:
             return "the match is over"
         if action == DECLARE:
@@ -118,7 +119,7 @@ class SamSipEnv(CardGameEnv):
 
     def _now_hint(self, legal) -> str:
         """What the acting seat may do now, in words (never a move that is not legal)."""
-        g = self.game
+        g = self.engine
         if g.done:
             return "no move can be played"
         if g.phase == PHASE_DRAW:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.layout import Layout, Piece
+from cardzoo.envs.layout import Layout, Piece, float_view
 from cardzoo.envs.siantappo.actions import ACTION_CARD_COUNT, ACTION_TYPE
 from cardzoo.envs.siantappo.engine import SWAP, SiantappoEngine
 
@@ -171,7 +171,7 @@ class Encoder:
             sv = self._seats[seat] = _SeatVector(eng, seat)
         sv.follow(eng)
         v = sv.vec.copy()
-        _write_the_step(memoryview(v), eng, seat)
+        _write_the_step(float_view(v), eng, seat)
         return v
 
 
@@ -183,7 +183,7 @@ class _SeatVector:
     def __init__(self, eng: SiantappoEngine, seat: int):
         """The round's constants, the hand and the swap; ``follow`` writes the plays."""
         self.vec = v = np.zeros(layout(eng.cfg).size, dtype=np.float32)
-        self.mem = memoryview(v)  # for item writes (see Encoder)
+        self.mem = float_view(v)  # for item writes (see Encoder)
         self.seat, self.log, self.round_index = seat, eng.log, eng.round_index
         self.seen = 0  # plays of the log written
         n, rounds = eng.n, eng.cfg.rounds
@@ -235,7 +235,7 @@ class _SeatVector:
         self.swapped = (len(eng.swap_given[seat]), len(eng.swap_received[seat]))
 
 
-def _write_the_step(v: memoryview, eng: SiantappoEngine, seat: int) -> None:
+def _write_the_step(v: memoryview[float], eng: SiantappoEngine, seat: int) -> None:
     """Write what ``Encoder`` does not keep into ``v``, a copy of the kept vector: the pieces
     that change from one step to the next (all zero in the kept vector)."""
     n = eng.n

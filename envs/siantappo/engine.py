@@ -10,6 +10,7 @@ particular suits.
 from __future__ import annotations
 
 import random
+from typing import overload
 
 from cardzoo.envs.cards import parse_card
 from cardzoo.envs.protocol import GameEngine, IllegalMoveError, StepOutcome, ranks_from_scores
@@ -66,6 +67,10 @@ def hand_keys(rm) -> list[int]:
     return [4 * r + s for r in range(13) for s in SUITS[rm[r]]]
 
 
+@overload
+def fill_cards(action: int, rm) -> list[int]: ...
+@overload
+def fill_cards(action: int, rm, req: int) -> list[int] | None: ...
 def fill_cards(action: int, rm, req: int = -1) -> list[int] | None:
     """The canonical cards of an action id for a hand: the top card plus the lowest fillers.
 
@@ -120,7 +125,7 @@ class SiantappoEngine(GameEngine):
         n = self.n
         keys = [CARD_TO_KEY[c] for c in deck] if deck is not None else self._shuffled()
         dealt = 13 * n if self.cfg.deal == "13each" else 52
-        hands = [[] for _ in range(n)]
+        hands: list[list[int]] = [[] for _ in range(n)]
         for i in range(dealt):
             hands[(self.dealer + 1 + i) % n].append(keys[i])
         self.hands = [hand_from_keys(h) for h in hands]
@@ -135,8 +140,8 @@ class SiantappoEngine(GameEngine):
         self.passed = [False] * n
         self.finish_top: list[int] = []
         self.finish_bottom: list[int] = []  # no_finish_on_2: first entry is placed last
-        self.swap_given = [[] for _ in range(n)]
-        self.swap_received = [[] for _ in range(n)]
+        self.swap_given: list[list[int]] = [[] for _ in range(n)]
+        self.swap_received: list[list[int]] = [[] for _ in range(n)]
         self.swap_queue: list[tuple[int, int, int]] = []  # (giver, receiver, cards still to give)
         self.required_key = -1
         self.phase = PLAY
@@ -201,7 +206,7 @@ class SiantappoEngine(GameEngine):
     acting_seat = acting  # the protocol's name
 
     @property
-    def done(self) -> bool:
+    def done(self) -> bool:  # type: ignore[override]  # derived from the phase here, never set
         return self.phase == OVER
 
     def legal_actions(self) -> list[int]:
@@ -329,7 +334,8 @@ class SiantappoEngine(GameEngine):
         """Keys the acting seat would play with this action (empty for pass)."""
         if action == PASS_ID or self.phase == SWAP:
             return [action] if self.phase == SWAP else []
-        return self.fill(action, self.hands[self.turn])
+        # None only for an id that cannot hold the required starter card: never a legal one
+        return self.fill(action, self.hands[self.turn])  # type: ignore[return-value]
 
     # ---------------------------------------------------------------- steps
     def apply_action(self, action: int) -> StepOutcome:

@@ -48,11 +48,13 @@ class SiantappoEnv(CardGameEnv):
         self.num_actions = num_actions(config)
         self.obs_size = obs_size(config)
         super().__init__(config, render_mode, max_steps)
-        self.engine: SiantappoEngine | None = None
-        self._last_move = None  # (seat, text) or (seat, action, hand before it, required key): see last_move_text
+        # (seat, text) or (seat, action, hand before it, required key): see last_move_text
+        self._last_move: tuple[int, str] | tuple[int, int, list[int], int] | None = None
 
     encoder_class = Encoder
     engine_class = SiantappoEngine
+    engine: SiantappoEngine
+    config: SiantappoConfig
 
     # hooks -------------------------------------------------------------------
     def _new_engine(self, rng: random.Random, deck) -> SiantappoEngine:
@@ -138,7 +140,8 @@ class SiantappoEnv(CardGameEnv):
             raise IllegalMoveError(f"you do not hold {keys_str(missing)}")
         readings = _readings(exact, by_rank, hand)
         if eng.phase == SWAP:
-            fits = [(keys[0], keys) for keys in readings if len(keys) == 1 and keys[0] in legal]
+            fits: list[tuple[int, tuple[int, ...]]] = [(keys[0], keys) for keys in readings
+                                                      if len(keys) == 1 and keys[0] in legal]
             if len(fits) == 1:
                 return fits[0]
             raise IllegalMoveError(f"{text!r}: give one card from your hand"

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from cardzoo.envs.layout import float_view
 from cardzoo.envs.siantappo.actions import (
     ACTION_CARD_COUNT,
     ACTION_TOP_RANK,
@@ -83,13 +84,13 @@ class WholeMoves(SingleActionMoves):
             rows[int(np.argmin(scores)), _CHOICE] = 1.0
             rows[:, _SCORE] = np.where(np.isfinite(scores), scores, 0.0) / 13.0
             legal_ids = np.asarray(legal)
-            at = np.arange(len(legal))
-            rows[at, legal_ids] = rows[:, _TYPE] = 1.0
-            rows[at, _RANK + (legal_ids >> 2)] = 1.0
+            each = np.arange(len(legal))
+            rows[each, legal_ids] = rows[:, _TYPE] = 1.0
+            rows[each, _RANK + (legal_ids >> 2)] = 1.0
             rows[:, _LEFT] = (len(hand) - 1) / 20.0
             return rows
         rows = _STATIC[legal]
-        flat = memoryview(rows).cast("B").cast("f")  # item writes: cheaper than numpy's, same float32 rounding
+        flat = float_view(rows).cast("B").cast("f")  # item writes: cheaper than numpy's, same float32 rounding
         size = len(hand)
         rm = hand_from_keys(hand)
         bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb

@@ -24,6 +24,8 @@ engine's docstring says what each holds); an action names an item by its ``rep``
 
 from __future__ import annotations
 
+from typing import Final
+
 from cardzoo.envs.cards import card_str
 
 # Sub-step action ids
@@ -34,7 +36,18 @@ BUILD0 = 104  # 105..117: finish: build to value id - 104
 DROP_ACTION = 118  # finish: drop the hand card
 
 CAPTURE, BUILD, DROP = 0, 1, 2  # the kind of a complete move
-KEY, NVAL, CARDS, OWNER, LOCKED, REP = 0, 1, 2, 3, 4, 5  # fields of a floor item
+# fields of a floor item (Final: an item indexed by one of them has that field's type)
+KEY: Final = 0
+NVAL: Final = 1
+CARDS: Final = 2
+OWNER: Final = 3
+LOCKED: Final = 4
+REP: Final = 5
+
+# The shapes of a floor item (key, nval, cards, owner, locked, rep) and a complete move
+# (hand_card, mask, kind, value), for annotations.
+Item = tuple[int, int, tuple[int, ...], int, bool, int]
+Move = tuple[int, int, int, int]
 
 
 def num_actions(config=None) -> int:

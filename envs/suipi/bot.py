@@ -40,14 +40,15 @@ SUIPI_BONUS = 25.0
 class RuleBot:
     name = "rules"
 
-    def __init__(self, config: SuipiConfig | None = None, seed: int | None = None):
+    def __init__(self, config: SuipiConfig | dict | None = None, seed: int | None = None):
         if isinstance(config, dict):
             config = SuipiConfig(**config)
         self.config = config
         self.rng = random.Random(seed)
-        self._plan = None
-        self._rest = ()  # the sub-steps of the plan after the one ``act`` last returned
-        self._cfg_cache = {}
+        # (the position's signature, the planned move's sub-step ids)
+        self._plan: tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] | None = None
+        self._rest: tuple[int, ...] = ()  # the sub-steps of the plan after the one ``act`` last returned
+        self._cfg_cache: dict[tuple[int, int], SuipiConfig] = {}
 
     def reset(self) -> None:
         self._plan = None
@@ -83,7 +84,7 @@ class RuleBot:
         if legal.size == 1:
             return int(legal[0])
         view = read_view()
-        prefix = ()
+        prefix: tuple[int, ...] = ()
         if view.partial_hand is not None:
             prefix = (view.partial_hand, *(ITEM0 + r for r in view.partial_items))
         sig = (tuple(view.hand), tuple(it[REP] for it in view.floor))

@@ -14,8 +14,8 @@ from bisect import bisect_left
 
 import numpy as np
 
-from cardzoo.envs.layout import Layout, Piece
-from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
+from cardzoo.envs.layout import Layout, Piece, float_view
+from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP, Item
 from cardzoo.envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
 from cardzoo.envs.suipi.engine import JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S, SuipiEngine
 
@@ -250,7 +250,7 @@ class Encoder:
             sv = self._seats[seat] = _SeatVector(e, seat)
         sv.follow(e)
         vec = sv.vec.copy()
-        v = memoryview(vec)  # item writes through it: cheaper than numpy's, same float32 rounding
+        v = float_view(vec)  # item writes through it: cheaper than numpy's, same float32 rounding
         n = e.n
         for c in e.hands[seat]:
             v[c] = 1.0
@@ -314,7 +314,7 @@ class _SeatVector:
 
     def __init__(self, e: SuipiEngine, seat: int):
         self.vec = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.mem = memoryview(self.vec)  # for item writes (see Encoder._position_vector)
+        self.mem = float_view(self.vec)  # for item writes (see Encoder._position_vector)
         self.seat = seat
         self.vec[OFFSETS["num_players"] + e.n - 2] = 1.0
         if e.config.court_values:
@@ -361,6 +361,20 @@ class ObsView:
     __slots__ = ("num_players", "point_game", "hand", "floor", "captured", "rejected",
                  "partial_hand", "partial_items", "hand_sizes", "stock", "suipis", "dealer",
                  "to_move", "round")
+    num_players: int
+    point_game: int
+    hand: list[int]
+    floor: list[Item]  # owners as relative seats
+    captured: list[list[int]]  # by relative side
+    rejected: list[int]
+    partial_hand: int | None
+    partial_items: list[int]
+    hand_sizes: list[int]  # by relative seat
+    stock: int
+    suipis: list[int]  # by relative side
+    dealer: int
+    to_move: int
+    round: int
 
     def __repr__(self):
         return f"ObsView(hand={self.hand}, floor={self.floor}, partial=({self.partial_hand}, {self.partial_items}))"
@@ -392,7 +406,7 @@ def decode(obs, config=None) -> ObsView:
         groups.setdefault(rep, []).append(c)
     loose, locked = o[_S["loose"]], o[_S["locked"]]
     bval, owner_start = o[_S["build_value"]], _S["owner"].start
-    floor = []
+    floor: list[Item] = []
     for rep in sorted(groups):
         cards = tuple(sorted(groups[rep]))
         if loose[rep] > 0.5 and len(cards) == 1:
@@ -434,7 +448,7 @@ def view_of(engine: SuipiEngine, seat: int) -> ObsView:
     courts = e.config.court_values
     v.point_game = POINT_GAME_COURTS if courts else POINT_GAME_PLAIN
     v.hand = sorted(e.hands[seat])
-    floor = []
+    floor: list[Item] = []
     for it in sorted(e.floor, key=lambda item: item[REP]):
         rep = it[REP]
         if it[OWNER] < 0:
@@ -444,7 +458,7 @@ def view_of(engine: SuipiEngine, seat: int) -> ObsView:
             val = it[NVAL]
             floor.append((val, val, tuple(sorted(it[CARDS])), (it[OWNER] - seat) % n, bool(it[LOCKED]), rep))
     v.floor = floor
-    captured = [[], [], []]
+    captured: list[list[int]] = [[], [], []]
     my_side = e.side[seat]
     for s in range(ns):
         captured[(s - my_side) % ns] = sorted(e.captured[s])

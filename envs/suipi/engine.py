@@ -22,6 +22,7 @@ A complete move is a tuple ``(hand_card, mask, kind, value)`` (see actions.py).
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from cardzoo.envs.protocol import GameEngine, StepOutcome, ranks_from_scores
 from cardzoo.envs.suipi.actions import (
@@ -38,6 +39,8 @@ from cardzoo.envs.suipi.actions import (
     NVAL,
     OWNER,
     REP,
+    Item,
+    Move,
     move_actions,
     move_text,
 )
@@ -105,9 +108,9 @@ def _subsets(floor, vmax):
 def _loose_subsets(floor, vmax):
     """Subsets of loose numeric floor items by sum: (all sizes, sizes >= 2, size == 2), each a
     list indexed by the sum 0..vmax of bitmask lists."""
-    all_s = [[] for _ in range(vmax + 1)]
-    multi = [[] for _ in range(vmax + 1)]
-    pair = [[] for _ in range(vmax + 1)]
+    all_s: list[list[int]] = [[] for _ in range(vmax + 1)]
+    multi: list[list[int]] = [[] for _ in range(vmax + 1)]
+    pair: list[list[int]] = [[] for _ in range(vmax + 1)]
     for m, s, k in _subsets(floor, vmax)[1:]:
         all_s[s].append(m)
         if k >= 2:
@@ -153,14 +156,15 @@ def _unions(groups):
     return acc
 
 
-def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
+def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list[Move]:
     """Every distinct legal move of ``seat`` holding ``hand`` with this ``floor``."""
     nv = NVAL_23 if config.court_values else NVAL_11  # card_values(config), without the call
     vmax = config.vmax
     unique = config.unique_floor_during_play
     all_s, sumgroups = _subsets_by_sum(floor, vmax, config.sum_group_size == "exactly_2")
-    key_items = [()] * 14  # numeric value -> bits of items with that value (a list once there is one)
-    court_items = {}  # key -> bits of loose valueless court cards (11-point game)
+    # numeric value -> bits of items with that value (a list once there is one)
+    key_items: list[Any] = [()] * 14
+    court_items: dict[int, list[int]] = {}  # key -> bits of loose valueless court cards (11-point game)
     keys_on_floor = set()
     owned = []  # (bit, value) of builds owned by seat
     unlocked = []  # (bit, value) of unlocked builds
@@ -193,7 +197,7 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
     multi_on = config.multi_builds
     U = [None] * 14  # capture unions per value (lazy)
 
-    moves = []
+    moves: list[Move] = []
     append = moves.append
     for h in hand:
         hv = nv[h]
@@ -240,6 +244,7 @@ def legal_moves(config: SuipiConfig, hand, floor, seat: int) -> list:
                     extras = U[v]
                     if extras is None:
                         extras = U[v] = _unions((*key_items[v], *sumgroups[v]))
+                    results: set[int] | list[int]
                     if extras:
                         results = set()
                         for a in actives:
@@ -365,7 +370,7 @@ class SuipiEngine(GameEngine):
         self.moves_made = 0
         self.partial_card: int | None = None  # the hand card of the move being composed
         self.partial_items: list[int] = []  # the floor items chosen so far (representative cards)
-        self._trie = None
+        self._trie: tuple[dict[tuple[int, ...], list[int]], dict[tuple[int, ...], Move]] | None = None
         self._start_deal(first_dealer, deck)
 
     def _start_deal(self, dealer: int, deck: list[int] | None) -> None:
@@ -376,9 +381,9 @@ class SuipiEngine(GameEngine):
             self.rng.shuffle(deck)
         self.stock = list(deck)  # index 0 = top
         self.top = 0
-        self.hands = [[] for _ in range(self.n)]
-        self.floor = []
-        self.captured = [[] for _ in range(self.ns)]
+        self.hands: list[list[int]] = [[] for _ in range(self.n)]
+        self.floor: list[Item] = []
+        self.captured: list[list[int]] = [[] for _ in range(self.ns)]
         self.suipis = [0] * self.ns
         self.lost: list[int] = []  # floor cards nobody took (no capture in the whole deal)
         self.last_capturer = -1
@@ -392,7 +397,7 @@ class SuipiEngine(GameEngine):
         else:
             self._deal_round()
             self._lay_floor()
-        self._legal = None
+        self._legal: list[Move] | None = None
 
     def _deal_round(self) -> None:
         self.round += 1
@@ -483,7 +488,7 @@ class SuipiEngine(GameEngine):
         """Cards the initial-floor rule sent to the bottom that are still in the stock (public)."""
         return [c for c, pos in self.rejected if pos >= self.top]
 
-    def legal_moves(self) -> list:
+    def legal_moves(self) -> list[Move]:
         if self._legal is None:
             self._legal = legal_moves(self.config, self.hands[self.turn], self.floor, self.turn)
             if not self._legal:  # S13 guarantees a move; never observed
@@ -504,13 +509,13 @@ class SuipiEngine(GameEngine):
             return ()
         return (self.partial_card, *[ITEM0 + r for r in self.partial_items])
 
-    def move_trie(self) -> tuple[dict, dict]:
+    def move_trie(self) -> tuple[dict[tuple[int, ...], list[int]], dict[tuple[int, ...], Move]]:
         """(prefix -> sorted next ids, complete id sequence -> move) over the legal moves; built
         once per position (sub-steps of one move share it)."""
         if self._trie is None:
             floor = self.floor
-            trie: dict[tuple, list] = {}
-            full: dict[tuple, tuple] = {}
+            trie: dict[tuple[int, ...], list[int]] = {}
+            full: dict[tuple[int, ...], Move] = {}
             for mv in self.legal_moves():
                 seq = move_actions(floor, mv)
                 full[seq] = mv

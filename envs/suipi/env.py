@@ -30,6 +30,8 @@ class SuipiEnv(CardGameEnv):
     deck_size = 52
     encoder_class = enc.Encoder
     engine_class = SuipiEngine
+    engine: SuipiEngine
+    config: SuipiConfig
 
     def __init__(self, render_mode: str | None = None, max_steps: int | None = None, **config):
         cfg = config.pop("config", None)
@@ -40,7 +42,6 @@ class SuipiEnv(CardGameEnv):
         elif not isinstance(cfg, SuipiConfig):
             raise ConfigError(f"config must be a SuipiConfig, got {type(cfg).__name__}")
         super().__init__(cfg, render_mode, max_steps)
-        self.engine: SuipiEngine | None = None
 
     # ----------------------------------------------------------------- hooks
     def _new_engine(self, rng, deck) -> SuipiEngine:
@@ -108,14 +109,14 @@ class SuipiEnv(CardGameEnv):
         if kind == DROP:
             if rest.strip():
                 raise fail("a drop takes no floor items")
-            items = ()
+            items: tuple[int, ...] = ()
         else:
             tokens = [t for t in re.findall(r"=\s*\w+|[^\s+,\[\]|=]+", rest) if not t.startswith("=")]
             tokens = [t for t in tokens if t.lower() not in ("and", "on", "with", "locked")]
             if not tokens:
                 raise fail("name at least one floor item (a loose card, or any card of a build)")
             by_card = {c: it for it in e.floor for c in it[CARDS]}
-            reps = set()
+            reps: set[int] = set()
             for t in tokens:
                 try:
                     c = parse_card(t)

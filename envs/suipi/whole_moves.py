@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardzoo.envs.layout import float_view
 from cardzoo.envs.suipi import encoding as enc
 from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, ITEM0, REP, move_actions
 from cardzoo.envs.suipi.bot import RuleBot
@@ -82,7 +83,7 @@ class WholeMoves:
                 seqs.append(seq)
                 moves.append(mv)
         rows = np.zeros((len(moves), MOVE_FEATURES), dtype=np.float32)
-        flat = memoryview(rows).cast("B").cast("f")  # item writes: cheaper than numpy's, same float32 rounding
+        flat = float_view(rows).cast("B").cast("f")  # item writes: cheaper than numpy's, same float32 rounding
         scores = self.bot.scores(cfg, view, moves)
         for at, mv, score in zip(range(0, len(moves) * MOVE_FEATURES, MOVE_FEATURES), moves, scores):
             h, mask, kind, v = mv

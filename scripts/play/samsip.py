@@ -26,7 +26,7 @@ class SamSipView(GameView):
     facts = facts
 
     @property
-    def move_hint(self) -> str:
+    def move_hint(self) -> str:  # type: ignore[override]  # it follows the phase here
         return "draw, or take the discard; ? for help" if self.g.phase == PHASE_DRAW \
             else "the card to discard, like 7h; ? for help"
 

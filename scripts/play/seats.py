@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from cardzoo.envs.errors import UserError
 
@@ -71,7 +72,7 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
     from cardzoo.training.agents.specs import make_agent, parse_agent_spec
 
     announced: set[str] = set()
-    agents = []
+    agents: list[Any] = []
     for s, spec in enumerate(specs):
         if spec == "human":
             agents.append(None)

@@ -272,17 +272,21 @@ class PlaySession:
             # 0, 11, 42 ...: no card has that rank; perhaps a list number was meant
             k = int(token)
             listed = f"; to play move {k} of the list, type #{k}" if 1 <= k <= len(moves) else ""
-            return self._refuse(f"{token} is not a card rank (ranks: A or 1, 2-10, J, Q, K){listed}", line)
+            self._refuse(f"{token} is not a card rank (ranks: A or 1, 2-10, J, Q, K){listed}", line)
+            return None
         hint = (f" (a number is a card rank; #{token} picks move {token} of the list)"
                 if token.isdigit() and 1 <= int(token) <= len(moves) else _did_you_mean(token, moves))
         try:
             move = self.view.parse(line, seat)
         except IllegalMoveError as e:
-            return self._refuse(e.reason + hint, line)
+            self._refuse(e.reason + hint, line)
+            return None
         except ValueError as e:
-            return self._refuse(str(e) + hint, line)
+            self._refuse(str(e) + hint, line)
+            return None
         if move.ids not in {tuple(i) for i, _ in moves}:
-            return self._refuse(f"{line!r} is not a legal move now", line)
+            self._refuse(f"{line!r} is not a legal move now", line)
+            return None
         return move
 
     def _hint(self, moves) -> None:
@@ -359,7 +363,6 @@ class PlaySession:
 
     def _refuse(self, reason: str, line: str) -> None:
         self.console.print(Text(f"{clip_echo(reason, line)} — try again (? lists the legal moves)", style="red"))
-        return None
 
     def _list_moves(self, moves) -> None:
         items = [Text.assemble((f"#{i:<2} ", "dim"), card_text(t)) for i, (_, t) in enumerate(moves, 1)]

@@ -97,9 +97,9 @@ class SuipiView(GameView):
         players.add_column("cards in hand", justify="right")
         for s in range(n):
             mark = "→" if not e.done and e.turn == s else ""
-            side = self.side_name(s) + (f" (partner player_{(s + 2) % 4})" if n == 4 else "")
+            side_text = self.side_name(s) + (f" (partner player_{(s + 2) % 4})" if n == 4 else "")
             players.add_row(mark, Text(self.seats.label(s), style="bold yellow" if mark else ""),
-                            side, str(len(e.hands[s])))
+                            side_text, str(len(e.hands[s])))
         sides = Table(box=None, pad_edge=False, header_style="dim")
         for col in ("side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"):
             sides.add_column(col, justify="right" if col != "side" else "left")
@@ -293,7 +293,8 @@ class SuipiView(GameView):
 def _read_words(text: str) -> tuple:
     """(verb or None, a build's value or None, the card patterns: ("card", id) or ("rank", r))."""
     tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]=]+", text) if not w.startswith("=")]
-    verb, value, pats = None, None, []
+    verb, value = None, None
+    pats: list[tuple[str, int]] = []
     for i, w in enumerate(tokens):
         low = w.lower()
         if low in VERBS:

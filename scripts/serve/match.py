@@ -15,6 +15,7 @@ import random
 import secrets
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
@@ -23,6 +24,9 @@ from cardzoo.envs.errors import UserError
 from cardzoo.scripts import takeback
 from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
                                            seat_label)
+
+if TYPE_CHECKING:
+    from starlette.websockets import WebSocket
 
 HUMAN = "human"
 LOG_SHOWN = 40  # log entries sent with each view (the newest)
@@ -67,13 +71,13 @@ class Match:
         self.log: list[dict] = []  # per complete move: seat, public text, private texts
         self.totals = [0.0] * len(self.specs)
         self.lock = asyncio.Lock()
-        self.sockets: dict[object, int] = {}  # websocket -> seat it shows
+        self.sockets: dict[WebSocket, int] = {}  # websocket -> seat it shows
         self.driver: asyncio.Task | None = None
         self.failed: str | None = None
         self.pace = 0.0  # seconds between bot moves (only bots-only matches are paced)
         self.last_active = time.monotonic()
         self.finished_at: float | None = None
-        self.adviser = None  # the model that answers hints (loaded on the first one)
+        self.adviser: Any = None  # the model that answers hints (loaded on the first one)
 
     @classmethod
     def create(cls, game: str, specs: Sequence[str], options: dict, seed: int | None) -> Match:
@@ -209,6 +213,7 @@ class Match:
         A bot answers one action id at a time; a Suipi move takes several sub-steps."""
         env = self.env
         seat = self.acting()
+        assert seat is not None, "a bot moves only while the match goes on (bot_to_move)"
         agent = self.agents[seat]
         name = env.agent_selection
         full = dict((tuple(i), t) for i, t in env.full_moves())

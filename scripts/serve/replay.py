@@ -32,7 +32,7 @@ MAX_RECORDS = 10_000  # games read from one uploaded file
 
 def parse_records(text: str) -> list[dict]:
     """The game records of a JSON-lines text; ValueError with a one-line reason."""
-    records = []
+    records: list[dict] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue

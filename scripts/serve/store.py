@@ -8,8 +8,13 @@ finished, abandoned and idle matches so a long-running server does not grow.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from cardzoo.scripts.serve.limits import Limits
+
+if TYPE_CHECKING:
+    from cardzoo.scripts.serve.match import Match
+    from cardzoo.scripts.serve.replay import Replay
 
 WATCH = -1  # the "seat" of a watch key: may look at any seat of a bots-only match
 
@@ -21,9 +26,9 @@ class Full(RuntimeError):
 class Store:
     def __init__(self, limits: Limits | None = None):
         self.limits = limits or Limits()
-        self.matches: dict[str, object] = {}  # match id -> Match
-        self.keys: dict[str, tuple[object, int]] = {}  # key -> (Match, seat or WATCH)
-        self.replays: dict[str, object] = {}  # key -> Replay
+        self.matches: dict[str, Match] = {}  # match id -> Match
+        self.keys: dict[str, tuple[Match, int]] = {}  # key -> (Match, seat or WATCH)
+        self.replays: dict[str, Replay] = {}  # key -> Replay
 
     # ---------------------------------------------------------------- matches
     def add_match(self, match) -> None:

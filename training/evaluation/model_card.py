@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from cardzoo.envs.errors import UserError
 from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
@@ -40,7 +41,7 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
 
     for spec in field:  # a bad extra fails before hours of games, not after
         plays(spec, counts[0])
-    out = {"games": games, "other_games": other_games, "seed": seed, "per_players": {}}
+    out: dict[str, Any] = {"games": games, "other_games": other_games, "seed": seed, "per_players": {}}
     for n in counts:
         per = {}
         for opponent, count in (("rules", games), ("random", other_games)):
@@ -109,7 +110,7 @@ def _f(x) -> str:
     return "–" if x is None else f"{x:+.0f}"
 
 
-def _ci(lo: float, hi: float, pct: bool = False) -> str:
+def _ci(lo: float, hi: float, *, pct: bool = False) -> str:
     return f"[{lo:.1%}, {hi:.1%}]" if pct else f"[{lo:+.3f}, {hi:+.3f}]"
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module
@@ -27,7 +28,7 @@ REQUIRED_KEYS = ("game", "config", "seed", "moves", "rewards")
 
 def reset_to_header(env, header: dict) -> None:
     """Reset ``env`` (a CardGameEnv) to the episode a record header describes (seed and deck)."""
-    options = {"episode_seed": int(header["seed"])}
+    options: dict[str, Any] = {"episode_seed": int(header["seed"])}
     if header.get("deck") is not None:
         options["deck"] = list(header["deck"])
     env.reset(options=options)

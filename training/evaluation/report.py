@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 CSV_FIELDS = ("game", "players", "agent", "spec", "games", "mean_reward", "reward_ci_low", "reward_ci_high",
               "wins", "win_rate", "win_ci_low", "win_ci_high", "rating", "rating_ci_low", "rating_ci_high")
@@ -77,8 +81,9 @@ def _pairs_table(report: dict):
     from rich.table import Table
 
     p = Table(title="head to head (games both played)", title_justify="left")
-    for col, just in (("a", "left"), ("b", "left"), ("games", "right"),
-                      ("a − b reward [95% CI]", "right"), ("a ahead", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (("a", "left"), ("b", "left"), ("games", "right"),
+                                                      ("a − b reward [95% CI]", "right"), ("a ahead", "right"))
+    for col, just in columns:
         p.add_column(col, justify=just, no_wrap=True)
     for pr in report["pairs"]:
         p.add_row(pr["a"], pr["b"], str(pr["games"]),

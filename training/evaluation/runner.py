@@ -75,7 +75,7 @@ class Runner:
         env.reset(seed=episode_seed(s.seed, deal))
         agents = self._seat_agents(deal, index, lineup)
         totals = [0.0] * s.players
-        moves = [] if s.records else None
+        moves: list[dict] | None = [] if s.records else None
         steps = 0
         while env.agents:
             agent = env.agent_selection
@@ -107,7 +107,8 @@ class Runner:
         agents = []
         for seat in range(s.players):
             e = lineup[self.seat_side[seat]]
-            base = s.specs[e].seed if s.specs[e].seed is not None else s.seed
+            own = s.specs[e].seed
+            base = own if own is not None else s.seed
             agent = self._agent(e, seat, _seed_int(base, 2, deal, index, seat))
             if hasattr(agent, "reset"):
                 agent.reset()

@@ -16,7 +16,7 @@ from cardzoo.envs.registry import game_module
 from cardzoo.training.integrations.rllib_view import RLlibView
 
 
-class CardzooRLlibEnv(RLlibView, MultiAgentEnv):
+class CardzooRLlibEnv(RLlibView, MultiAgentEnv):  # type: ignore[misc]  # str agent ids: narrower than RLlib's
     """A cardzoo game for RLlib. ``config``: ``{"game": NAME, "players": N, **rule variants}``."""
 
     def __init__(self, config: dict | None = None):

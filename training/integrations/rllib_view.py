@@ -97,7 +97,8 @@ class RLlibView:
         game_over = not aec.agents
 
         rewards = self._settle(alive, earned)
-        terminateds, infos = self._finish(done), {}
+        terminateds = self._finish(done)
+        infos: dict[str, dict] = {}
         terminateds["__all__"] = game_over
         truncateds = {"__all__": False}
         observations = {}

@@ -99,7 +99,7 @@ class WorkerGroup:
         The requests (the weights, ~1 MB each) are written to the pipes by a thread, so that the
         learner goes on at once instead of waiting for each worker to read its copy off a pipe."""
         if self.local is not None:
-            self._queued = requests
+            self._queued: list | None = requests
             return
         self._sent()  # one writer per pipe at a time
         self._sending = threading.Thread(target=self._send, args=(list(requests),), daemon=True)
@@ -128,6 +128,7 @@ class WorkerGroup:
         """The rollouts of the last ``submit``, in worker order (never dependent on timing)."""
         if self.local is not None:
             requests, self._queued = self._queued, None
+            assert requests is not None, "receive() comes after a submit()"
             return [self.local.collect(r) for r in requests]
         self._sent()
         self._check_started()
