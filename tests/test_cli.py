@@ -153,6 +153,7 @@ def test_output_into_a_closed_pipe_ends_quietly():
 
     proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "bench", "--show", "docs/benchmarks-env.json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # gone before the command writes anything
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0 and "Traceback" not in err, err
@@ -254,9 +255,11 @@ def test_model_trust_checks_where_it_writes_before_the_copy(monkeypatch, capsys)
     from cardzoo.training.agents import trust
     from cardzoo.training.agents.shipped import shipped_model_file
 
-    loaded = []
+    loaded: list[str] = []
     monkeypatch.setattr(trust, "load_checkpoint", lambda path: loaded.append(path))
-    assert cli.main(["model", "trust", shipped_model_file("suipi", 2), "--trust", "0.1", "--out", "/proc/t"]) == 2
+    ranker = shipped_model_file("suipi", 2)
+    assert ranker is not None
+    assert cli.main(["model", "trust", ranker, "--trust", "0.1", "--out", "/proc/t"]) == 2
     assert "--out /proc/t.safetensors: cannot write there" in _one_line(capsys, "model") and not loaded
 
 

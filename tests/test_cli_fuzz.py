@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,7 +35,7 @@ MODELS = ROOT / "models"
 OUTPUT_FLAGS = ("--out", "--json", "--csv", "--plot", "--records", "--log", "--save", "--gif", "--db")
 FAST = dict(max_examples=6, deadline=None, derandomize=True, database=None,
             suppress_health_check=list(HealthCheck))
-MANY = dict(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+MANY: dict[str, Any] = dict(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 # ------------------------------------------------------------------ the files each example's folder holds
@@ -157,9 +158,9 @@ LADDER = st.one_of(
 
 
 # ------------------------------------------------------------------ running one command line
-def _files(root: Path) -> dict[str, tuple]:
+def _files(root: Path) -> dict[str, tuple[int, int] | str]:
     """Every file and folder under ``root``: relative path -> (size, mtime) or "dir"."""
-    out = {}
+    out: dict[str, tuple[int, int] | str] = {}
     for path in root.rglob("*"):
         rel = path.relative_to(root).as_posix()
         out[rel] = "dir" if path.is_dir() and not path.is_symlink() else (path.lstat().st_size,
@@ -190,6 +191,7 @@ def run_command(argv: list[str], fixtures: Path) -> None:
             os.chdir(cwd)
             sys.stdin = io.StringIO("quit\n" * 20)  # a human seat, or replay --step, leaves at once
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                rc: int | str
                 try:
                     rc = cli.main(argv)
                 except SystemExit as e:  # argparse: --help, or a command line it cannot parse

@@ -108,7 +108,8 @@ def test_the_game_package_follows_the_skeleton(game):
 
 def _variants(game: str, n: int) -> list[dict]:
     """The default rules and every single variant of VARIANT_CHOICES that is valid at ``n``."""
-    spec, out = game_spec(game), [{}]
+    spec = game_spec(game)
+    out: list[dict] = [{}]
     for field, values in sorted(spec.variant_choices.items()):
         for value in values:
             try:

@@ -385,11 +385,11 @@ def test_the_expert_iteration_rounds_table_is_the_kept_reports():
     import json
 
     text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
-    kinds = [(2, k) for k in ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules",
-                              "values1200-t05-vs-rules", "round3-t05-vs-rules", "round4-t05", "round4-vs-round3",
-                              "round4-t05-vs-rules")]
-    kinds += [(4, k) for k in ("round1-vs-shipped", "round1-vs-rules", "round2-vs-round1", "round2-vs-rules")]
-    kinds = [("suipi", n, k) for n, k in kinds]
+    counts = [(2, k) for k in ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules",
+                               "values1200-t05-vs-rules", "round3-t05-vs-rules", "round4-t05", "round4-vs-round3",
+                               "round4-t05-vs-rules")]
+    counts += [(4, k) for k in ("round1-vs-shipped", "round1-vs-rules", "round2-vs-round1", "round2-vs-rules")]
+    kinds = [("suipi", n, k) for n, k in counts]
     kinds += [("siantappo", 3, f"v4-round-{k}") for k in ("vs-v4", "vs-shipped", "vs-rules")]
     for game, players, kind in kinds:
         r = json.loads((ROOT / f"docs/baselines/exit-{game}-{players}p-{kind}.json").read_text())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -98,7 +99,7 @@ def test_checkpoint_agent_plays(tmp_path):
     meta = {"game": "siantappo", "env": "siantappo_v0", "hidden": [8], "activation": "tanh",
             "player_counts": [3, 4, 5, 6]}
     path = save_checkpoint(tmp_path / "tiny", net, meta)
-    kw = dict(players=3, games=6, seed=2, options={"rounds": 1})
+    kw: dict[str, Any] = dict(players=3, games=6, seed=2, options={"rounds": 1})
     a = run_tournament("siantappo", ["rules", str(path)], workers=1, **kw)
     b = run_tournament("siantappo", ["rules", str(path)], workers=2, **kw)
     assert a.names == ["rules", "tiny.safetensors"] and _key(a) == _key(b)
@@ -159,7 +160,7 @@ def _key(res):
 
 
 def test_reproducible_any_worker_count():
-    kw = dict(players=3, games=12, seed=11, options={"rounds": 1})
+    kw: dict[str, Any] = dict(players=3, games=12, seed=11, options={"rounds": 1})
     a = run_tournament("siantappo", ["rules", "random", "random@4"], workers=1, **kw)
     b = run_tournament("siantappo", ["rules", "random", "random@4"], workers=2, **kw)
     c = run_tournament("siantappo", ["rules", "random", "random@4"], workers=1, **{**kw, "seed": 12})

@@ -27,7 +27,9 @@ def plain_loop(game, players, seed, **variants):
     rng = np.random.default_rng(seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     before_first = dict.fromkeys(env.possible_agents, 0.0)
-    moved, eliminations, decisions = set(), [], 0
+    moved: set[str] = set()
+    eliminations: list = []
+    decisions = 0
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:

@@ -9,6 +9,7 @@ beat the table. The default run is a fixed step budget per game and count; ``-m 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -71,7 +72,7 @@ POLICIES = {"samsip": [_random, _first, _last, _take_and_return],
             "siantappo": [_random, _first, _last, _no_pass],
             "suipi": [_random, _first, _last, _builder, _dropper]}
 COUNTS = {"samsip": (2, 3, 4, 5, 6), "siantappo": (3, 4, 5, 6), "suipi": (2, 3, 4)}
-FIXED_VARIANTS = {
+FIXED_VARIANTS: dict[str, list[dict[str, Any]]] = {
     "samsip": [{}, {"auto_declare": False}, {"wild_scheme": "khi", "wild_in_specials": True},
                {"joker_indicator": "redraw", "on_stock_empty": "reshuffle", "stall_turns": 20}],
     "siantappo": [{}, {"quad_beats_single_2": True, "long_pair_runs": True},

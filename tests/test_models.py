@@ -38,6 +38,7 @@ def test_a_shipped_model_plays_a_legal_match_at_each_player_count(weights, game,
     assert Path(weights).stat().st_size <= 10 * 2**20
     for n in counts:
         played = shipped_model_file(game, n)  # `model` finds it, or a specialist for n players
+        assert played is not None
         if played != weights:  # a specialist plays fewer counts
             assert len(json.loads(Path(played).with_suffix(".json").read_text())["player_counts"]) < len(counts)
         env = spec.module.raw_env(num_players=n)
@@ -88,7 +89,8 @@ def test_model_finds_a_shipped_model_for_every_game_and_player_count():
 
     for game in game_names():
         for n in game_spec(game).player_counts:
-            assert Path(shipped_model_file(game, n)).is_file(), f"`model` has nothing to play {game} {n}p"
+            played = shipped_model_file(game, n)
+            assert played is not None and Path(played).is_file(), f"`model` has nothing to play {game} {n}p"
 
 
 def test_a_card_takes_the_learning_curve_of_the_checkpoints_run(tmp_path):

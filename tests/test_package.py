@@ -7,11 +7,14 @@ import ast
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the dev extra installs tomli there
+    import tomli as tomllib
 
 import cardzoo
 
@@ -54,7 +57,7 @@ def _imports(path: Path, name: str) -> set[str]:
     """Every module ``name`` imports, at the top or inside functions (relative imports resolved)."""
     tree = ast.parse(path.read_text())
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
+    found: set[str] = set()
     for node in _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -194,7 +197,11 @@ def test_play_eval_and_serve_import_no_trainer():
 
 
 def test_there_are_no_import_cycles():
-    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
 
     def visit(v):  # Tarjan's strongly connected components
         index[v] = low[v] = len(index)
@@ -276,7 +283,7 @@ def test_cardzoo_models_searches_the_users_folders_first(tmp_path, monkeypatch):
         shutil.copy(package_models_dir() / f"siantappo.{ext}", tmp_path / f"mine.{ext}")
     monkeypatch.setenv(MODELS_ENV, str(tmp_path))
     assert shipped_model_file("siantappo", 4) == str(tmp_path / "mine.safetensors")
-    assert shipped_model_file("suipi", 2).startswith(str(package_models_dir()))  # the shipped ones still serve
+    assert str(shipped_model_file("suipi", 2)).startswith(str(package_models_dir()))  # the shipped ones still serve
     monkeypatch.setenv(MODELS_ENV, str(tmp_path / "missing"))
     with pytest.raises(ValueError, match=r"CARDZOO_MODELS: .*missing is not a folder"):
         shipped_model_file("siantappo", 4)

@@ -90,7 +90,7 @@ def test_saved_game_replays_with_cardzoo_replay(tmp_path, capsys):
     save = tmp_path / "g.jsonl"
     rc, _ = run_play(["siantappo", "--seed", "8", "--save", str(save), *SHORT["siantappo"]], ["#1"] * 500)
     assert rc == 0
-    if "replay" not in build_parser()._subparsers._group_actions[0].choices:
+    if "replay" not in build_parser()._subparsers._group_actions[0].choices:  # type: ignore[union-attr,operator]
         pytest.skip("cardzoo replay is not available")
     assert main(["replay", str(save), "--quiet"]) == 0
     assert "the replay matches the recorded rewards" in capsys.readouterr().out
@@ -568,7 +568,7 @@ def test_suipi_locked_builds_are_explained():
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if re.search(r"#\d+ .*=\d+L?\]", line):  # a listed build: the legend below says its value
-            v = re.search(r"=(\d+)L?\]", line).group(1)
+            v = re.search(r"=(\d+)L?\]", line).group(1)  # type: ignore[union-attr]  # the line matched above
             assert f"build of {v}" in "\n".join(lines[i:i + 20]), lines[i:i + 20]
             break
     else:

@@ -127,7 +127,8 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
 
     from cardzoo.scripts.play.session import write_record
     env = siantappo_with("3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
-    steps, totals = [], [0.0] * 4
+    steps: list[dict] = []
+    totals = [0.0] * 4
     while env.agents and not all(env.terminations.values()):
         seat = env.acting_seat
         if not steps:

@@ -27,7 +27,7 @@ def test_siantappo_ten_is_your_ten_even_with_ten_moves_listed():
     """As found: with the list shown, `10` (meaning the only 10) played list entry 10 (pass)."""
     for seed in range(1, 30):
         session, out = session_for(["siantappo", "--seed", str(seed), *SHORT["siantappo"]])
-        typed = {}
+        typed: dict[str, str] = {}
 
         def answer(s: PlaySession):
             moves = s.env.full_moves()
@@ -100,7 +100,7 @@ def test_hint_says_what_the_model_would_play_from_the_seats_own_information():
     assert "next best: " in text and "player_0 (you):" not in text  # a hint plays nothing
     for game in ("siantappo", "samsip"):
         session, out = session_for([game, "--seed", "5", *SHORT[game]])
-        seen = []
+        seen: list[str] = []
 
         def answer(s: PlaySession):
             if len(seen) < 2 and len(s.env.full_moves()) > 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from cardzoo.envs.samsip.actions import NUM_ACTIONS
 from cardzoo.envs.samsip.config import SamSipConfig
 from cardzoo.envs.samsip.engine import PHASE_DISCARD, SamSipEngine, random_match
 
-VARIANTS = [
+VARIANTS: list[dict[str, Any]] = [
     {},
     {"stake_progression": "linear", "bankroll": 20, "base_stake": 2},
     {"joker_indicator": "redraw", "wild_scheme": "khi"},

@@ -22,7 +22,7 @@ def _discard_decisions(players: int, seed: int, count: int):
     config = SamSipConfig(num_players=players)
     engine = SamSipEngine(config, random.Random(seed))
     bots = [LookaheadBot(config, seed=seed * 10 + s) for s in range(players)]
-    out = []
+    out: list = []
     while len(out) < count:
         legal = engine.legal_actions()
         s = engine.acting_seat

@@ -505,7 +505,8 @@ class BlockingBot:
     on every path (its wait's limit only stops a hung test, whatever the machine's load)."""
 
     def __init__(self, inner, release: threading.Event):
-        self.inner, self.release, self.waited = inner, release, None
+        self.inner, self.release = inner, release
+        self.waited: bool | None = None
 
     def act(self, observation, action_mask):
         if self.waited is None:

@@ -20,6 +20,7 @@ def test_serve_prints_its_address_and_answers_only_to_local_names():
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
     try:
         line = proc.stdout.readline()
         assert line.startswith("cardzoo serve: open http://127.0.0.1:"), line + proc.stderr.read()
@@ -63,6 +64,7 @@ def test_a_client_that_leaves_mid_body_gives_no_traceback(tmp_path):
     with open(tmp_path / "err", "w+") as err:
         proc = subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
                                 stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        assert proc.stdout is not None
         try:
             line = proc.stdout.readline()
             assert line.startswith("cardzoo serve: open http://127.0.0.1:"), line

@@ -8,6 +8,7 @@ import json
 import shutil
 import time
 import warnings
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ from tests.deals import dealt_by  # noqa: E402
 
 HANG_GUARD = 120.0  # seconds: a wait that never ends fails the test instead of blocking the suite
 # as found (issue 57): one request started a match that played 619,269 moves in 90 s and grew
-RUNAWAY = {"game": "samsip", "seats": ["random", "random"], "pace": 0,
+RUNAWAY: dict[str, Any] = {"game": "samsip", "seats": ["random", "random"], "pace": 0,
            "options": {"bankroll": 1000000000, "max_hands": 1000000, "stake_progression": "linear",
                        "stall_turns": 1000000}}
 # the same match at the top of the web's ranges

@@ -162,7 +162,7 @@ def test_worked_example_swap_n4():
     deck = list(range(52))
     random.Random(5).shuffle(deck)
     # compute what each seat is dealt (dealer C: first card to D)
-    dealt = [[] for _ in range(4)]
+    dealt: list[list[int]] = [[] for _ in range(4)]
     for i, c in enumerate(deck):
         dealt[(2 + 1 + i) % 4].append(CARD_TO_KEY[c])
     eng._start_round(deck)

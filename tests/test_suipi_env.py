@@ -69,7 +69,8 @@ def test_every_legal_move_reachable_and_nothing_else():
             want = {actions.move_actions(eng.floor, m) for m in eng.legal_moves()}
             # walk every path the masks allow (on the trie the env uses)
             trie, _full = e._build_trie()
-            seen, stack = set(), [()]
+            seen: set[tuple[int, ...]] = set()
+            stack: list[tuple[int, ...]] = [()]
             while stack:
                 pre = stack.pop()
                 for a in trie[pre]:

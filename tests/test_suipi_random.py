@@ -60,7 +60,7 @@ def _check_round_ends(e: SuipiEngine) -> None:
         assert all(it[3] < 0 for it in e.floor), "a build survived the last round"
         return end_deal()
 
-    e._deal_round, e._end_deal = checked_round, checked_end
+    e._deal_round, e._end_deal = checked_round, checked_end  # type: ignore[method-assign]  # checked wrappers
 
 
 def stable_seed(name: str) -> int:

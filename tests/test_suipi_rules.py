@@ -215,7 +215,7 @@ def test_last_capturer_takes_the_floor_and_nobody_case():
     e.last_capturer = 1
     e.captured = [[], [c for c in range(52) if c not in (C("9♥"), C("3♦"), C("2♥"))]]
     res = e.play_move(find_move(e, "9♥", [], DROP))
-    assert res.cards == [0, 52]
+    assert res is not None and res.cards == [0, 52]
     e = position(["9♥", ""], ["3♦", "2♥"], stock="")
     e.dealer = 0
     e.captured = [[], []]
@@ -293,7 +293,7 @@ def test_bad_config_names_field(kw, field):
 
 
 def test_config_lists_become_tuples_and_frozen():
-    cfg = SuipiConfig(deal_sizes_4p=[6, 6], num_players=4)
+    cfg = SuipiConfig(deal_sizes_4p=[6, 6], num_players=4)  # type: ignore[arg-type]  # the point: a list is taken
     assert cfg.deal_sizes == (6, 6)
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.num_players = 2  # type: ignore[misc]

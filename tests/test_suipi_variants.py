@@ -98,7 +98,8 @@ def test_final_capture_is_suipi_flag():
     for flag, expected in ((False, 0), (True, 1)):
         e = position(["5♣", ""], ["3♦", "2♥"], stock="", final_capture_is_suipi=flag)
         e.dealer = 0
-        assert e.play_move(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE)).suipis[0] == expected
+        res = e.play_move(find_move(e, "5♣", ["3♦", "2♥"], CAPTURE))
+        assert res is not None and res.suipis[0] == expected
 
 
 def _match(cfg, seed=0):

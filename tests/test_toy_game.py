@@ -35,7 +35,7 @@ def register_clash():
     fake = types.ModuleType("tests._fake_highcard")
     for name in ("env", "raw_env", "Config", "RuleBot", "PLAYER_COUNTS", "DEFAULT_PLAYERS"):
         setattr(fake, name, None)
-    fake.GAME = "highcard"
+    fake.GAME = "highcard"  # type: ignore[attr-defined]  # a module made up here
     sys.modules["tests._fake_highcard"] = fake
     try:
         register("tests._fake_highcard")

@@ -59,15 +59,16 @@ def test_export_matches_the_rllib_module(run):
     agent = load_agent(final, config=samsip_v0.Config(num_players=5))
     env = samsip_v0.raw_env(num_players=5)
     rng = np.random.default_rng(0)
-    observations, masks = [], []
+    observed: list[np.ndarray] = []
+    masked: list[np.ndarray] = []
     for seed in range(3):
         env.reset(seed=seed)
         for _ in range(150):  # random play, to see many different states
             obs = env.observe(env.agent_selection)
-            observations.append(obs["observation"])
-            masks.append(obs["action_mask"])
+            observed.append(obs["observation"])
+            masked.append(obs["action_mask"])
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    observations, masks = np.array(observations), np.array(masks)
+    observations, masks = np.array(observed), np.array(masked)
     theirs = greedy_actions(rllib_logits(module, observations, masks), masks)
     ours = [agent.act(o, m) for o, m in zip(observations, masks)]
     assert list(ours) == list(theirs)

@@ -8,6 +8,8 @@ gives one id per type and top card, the other cards being any the player holds.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from cardzoo.envs.cards import parse_card
 from cardzoo.envs.siantappo import actions as A
 
@@ -136,7 +138,7 @@ def combinations_in(hand: set[int], required: int = -1):
     return out
 
 
-def legal_moves(engine) -> set[int]:
+def legal_moves(engine) -> AbstractSet[int | None]:  # None: a combination with no id (a bug)
     """The acting seat's legal action ids."""
     cfg = engine.cfg
     if engine.phase == "swap":  # swap_choice: give any card of your hand (single ids)

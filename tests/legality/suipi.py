@@ -60,7 +60,7 @@ def _sum_groups(items, v, exactly_2):
 
 def _disjoint_unions(groups):
     """Every union of pairwise disjoint groups (including the empty union)."""
-    out = {frozenset()}
+    out: set[frozenset[int]] = {frozenset()}
     for g in groups:
         out |= {u | g for u in out if not (u & g)}
     return out

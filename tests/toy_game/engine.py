@@ -13,7 +13,8 @@ class HighCardEngine(GameEngine):
         self.n, self.done = config.num_players, False
         deck = list(deck) if deck is not None else rng.sample(range(52), 52)
         self.hands = [deck[s:HAND * self.n:self.n] for s in range(self.n)]
-        self.rest, self.trick, self.turn, self.scores = deck[HAND * self.n:], [], 0, [0.0] * self.n
+        self.rest, self.turn, self.scores = deck[HAND * self.n:], 0, [0.0] * self.n
+        self.trick: list[tuple[int, int]] = []  # (card, seat) played to this trick
 
     @property
     def acting_seat(self) -> int:

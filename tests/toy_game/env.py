@@ -20,6 +20,7 @@ class HighCardEnv(CardGameEnv):
     num_actions, max_players, obs_size = actions.NUM_ACTIONS, encoding.MAX_PLAYERS, encoding.LAYOUT.size
     game_name = "highcard"
     engine_class = HighCardEngine
+    engine: HighCardEngine
 
     def __init__(self, render_mode=None, max_steps=None, **options):
         super().__init__(build_config(HighCardConfig, "highcard", **options), render_mode, max_steps)
