@@ -11,9 +11,11 @@ carry, as HTML comments that do not show on GitHub:
 - ``<!-- docs-test: shorten OLD -> NEW -->`` before a python block: the test replaces the text OLD by
   NEW before running it (a shorter run of the same code: ``games=400`` -> ``games=8``). Repeatable.
 
-Python blocks of one page share a namespace, in page order, and run in a temporary directory (so
-files they write land there). A bash block's other commands (make, pip, python3, tensorboard) are
-not run; a here-document fed to ``python`` is compiled.
+Every python block runs alone, as a reader copies it: in a fresh namespace (holding only the names
+the skip conditions use), so a block that uses a name only an earlier block defines fails. The
+blocks of a page run in page order, in a temporary directory (so files they write land there). A
+bash block's other commands (make, pip, python3, tensorboard) are not run; a here-document fed to
+``python`` is compiled.
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def queue_shortening(example) -> None:
     example.namespace.setdefault(SHORTEN_KEY, []).append(example.parsed)
 
 
-class ShortenedPython(PythonEvaluator):
+class StandalonePython(PythonEvaluator):
+    """A python block, shortened as queued for it, run in a namespace of its own."""
+
     def __call__(self, example):
         __tracebackhide__ = True
         pending = example.namespace.pop(SHORTEN_KEY, [])
@@ -62,6 +66,8 @@ class ShortenedPython(PythonEvaluator):
             source = Lexeme(source.replace(old, new), source.offset, source.line_offset)
         if pending:
             example.parsed = source
+        example.namespace.clear()  # nothing from the page's earlier blocks
+        example.namespace.update(NAMES)
         return super().__call__(example)
 
 
@@ -165,15 +171,13 @@ def test_docs_found():
     assert "README.md" in DOCS and "docs/evaluation.md" in DOCS
 
 
-@pytest.mark.parametrize("page", DOCS)
-def test_page_runs(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    document = SYBIL.parse(ROOT / page)
+def run_page(path: Path) -> list[str]:
+    """Run every block of the page at ``path``; the skipped blocks, as "line N: why"."""
+    document = SYBIL.parse(path)
     document.namespace.update(NAMES)
-    # the python evaluator that honours `docs-test: shorten`
     for _, region in document.regions:
         if isinstance(region.evaluator, PythonEvaluator):
-            region.evaluator = ShortenedPython()
+            region.evaluator = StandalonePython()
     skipped = []
     for example in document:
         try:
@@ -181,12 +185,33 @@ def test_page_runs(page, tmp_path, monkeypatch):
         except unittest.SkipTest as e:
             skipped.append(f"line {example.line}: {e}")
     assert not document.namespace.get(SHORTEN_KEY), "docs-test: shorten with no python block after it"
+    return skipped
+
+
+@pytest.mark.parametrize("page", DOCS)
+def test_page_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    skipped = run_page(ROOT / page)
     # only the blocks the page marks skipped: templates always, an extra's blocks where it is missing
     # (`make test-integrations` runs docs/integrations.md's with them)
     text = (ROOT / page).read_text(encoding="utf-8")
     expected = text.count('<!-- skip: next "') + sum(
         text.count(f"<!-- skip: next if(not {name},") for name, present in NAMES.items() if not present)
     assert len(skipped) == expected, skipped
+
+
+def test_each_python_block_runs_alone(tmp_path, monkeypatch):
+    """A block that uses what only an earlier block of the page defines fails, as it would for a
+    reader who copies it alone (as found: docs/siantappo.md's "Scripting" block used an `env` it
+    never made); blocks that stand alone pass, the shortening still applies."""
+    monkeypatch.chdir(tmp_path)
+    page = tmp_path / "page.md"
+    alone = "```python\nx = 1\n```\n\n<!-- docs-test: shorten 2 -> 3 -->\n```python\ny = 2\nassert y == 3\n```\n"
+    page.write_text(alone)
+    assert run_page(page) == []
+    page.write_text(alone + "\n```python\nprint(x)\n```\n")
+    with pytest.raises(NameError, match="'x' is not defined"):
+        run_page(page)
 
 
 def test_unlabelled_blocks_hold_no_commands():

@@ -103,6 +103,24 @@ def test_the_packages_listed_in_pyproject_are_the_folders():
                                       "models"}
 
 
+def test_lint_and_type_check_are_configured_and_run_in_ci():
+    """ruff and mypy are configured here and pinned in the dev extra; `make lint` runs both, CI runs
+    it and so do the pre-commit hooks; .ci/typecheck links exactly the package's folders."""
+    tool = PYPROJECT["tool"]
+    assert tool["ruff"]["line-length"] and tool["ruff"]["lint"]["select"] and "format" in tool["ruff"]
+    assert tool["mypy"]["files"] and tool["mypy"]["check_untyped_defs"]
+    dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
+    assert [d for d in dev if d.startswith(("ruff==", "mypy=="))] == ["ruff==0.17.6", "mypy==2.4.1"]
+    lint = re.search(r"^lint:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)
+    assert lint and "ruff check" in lint[1] and ".ci/typecheck" in lint[1]
+    assert re.search(r"^make lint\b", (ROOT / ".ci/run").read_text(), re.M)
+    hooks = (ROOT / ".pre-commit-config.yaml").read_text()
+    assert re.search(r"^\s+entry: \.venv/bin/ruff check", hooks, re.M)
+    assert re.search(r"^\s+entry: \.ci/typecheck", hooks, re.M)
+    layers = re.search(r"^for layer in ([\w ]+); do", (ROOT / ".ci/typecheck").read_text(), re.M)
+    assert layers and set(layers[1].split()) == set(FOLDERS.values()) - {"cardzoo"}
+
+
 def test_the_version_is_in_one_place():
     assert PYPROJECT["project"]["dynamic"] == ["version"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "cardzoo.__version__"}
