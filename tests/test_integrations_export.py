@@ -111,11 +111,13 @@ def test_command_line_bad_input_is_one_line(capsys):
     assert rllib("siantappo", "--num-cpus", "0") == 2
     assert capsys.readouterr().err == "cardzoo train: error: num_cpus must be >= 1, got 0\n"
     assert rllib("siantappo", "--matches", "8") == 2
-    assert capsys.readouterr().err == "cardzoo train: error: --matches is not a flag of --algo rllib (it is one of --algo dmc, ppo)\n"
+    assert capsys.readouterr().err == ("cardzoo train: error: --matches is not a flag of --algo rllib "
+                                       "(it is one of --algo dmc, ppo)\n")
     assert rllib("siantappo", "--resume") == 2
     assert "not resumable" in capsys.readouterr().err
     assert cli(["train", "siantappo", "--algo", "ppo", "--num-cpus", "2"]) == 2  # the PPO trainer refuses RLlib's flags
-    assert capsys.readouterr().err == "cardzoo train: error: --num-cpus is not a flag of --algo ppo (it is one of --algo rllib)\n"
+    assert capsys.readouterr().err == ("cardzoo train: error: --num-cpus is not a flag of --algo ppo "
+                                       "(it is one of --algo rllib)\n")
 
 
 def test_command_line_refuses_to_overwrite_a_finished_run(capsys, tmp_path):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-import shutil
 import random
+import shutil
 
 import numpy as np
 import pytest
@@ -15,10 +16,10 @@ from cardzoo.envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
 from cardzoo.envs.suipi_v0 import raw_env
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
-from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
-from cardzoo.training.dmc.warm_start import imitation_task
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
 from cardzoo.training.agents.shipped import package_models_dir
+from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
+from cardzoo.training.dmc.warm_start import imitation_task
 from tests.run_helpers import kill_once_saved
 
 
@@ -193,7 +194,7 @@ def test_a_minibatch_is_sparse_and_learns_as_its_dense_rows_would():
 def test_imitation_samples_name_the_rule_bots_choice():
     samples = imitation_task("suipi", (2,), {}, matches=1, seed=0)
     assert samples
-    for obs, rows, chosen, _, values in samples:
+    for _obs, rows, chosen, _, values in samples:
         assert len(rows) > 1 and 0 <= chosen < len(rows) and values is None  # a bot that does not search
         # the bot's score is a feature: its choice is the best-scored candidate (up to its tie noise)
         assert rows[chosen, 175] >= rows[:, 175].max() - 1e-4
@@ -244,8 +245,10 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
-    (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"], "--gamma is not a flag of --algo dmc (it is one of --algo ppo)"),
-    (["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"], "--epsilon is not a flag of --algo ppo (it is one of --algo dmc)"),
+    (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"],
+     "--gamma is not a flag of --algo dmc (it is one of --algo ppo)"),
+    (["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"],
+     "--epsilon is not a flag of --algo ppo (it is one of --algo dmc)"),
     (["train", "suipi", "--ent", "0.1"], "--ent is not a flag of --algo dmc, the game's default trainer"),
     (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
     (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
@@ -458,7 +461,8 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     assert cli(["model", "trust", str(path), "--trust", "0.05", "--out", str(tmp_path / "t")]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 't.safetensors'} (trust 0.05)\n"
     assert json.loads((tmp_path / "t.json").read_text())["trust"] == 0.05
-    assert cli(["model", "trust", str(path), "--trust", "0.1", "--out", str(tmp_path / "t0.1")]) == 0  # a dot of its own
+    # an --out name with a dot of its own
+    assert cli(["model", "trust", str(path), "--trust", "0.1", "--out", str(tmp_path / "t0.1")]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 't0.1.safetensors'} (trust 0.1)\n"
     assert load_agent(tmp_path / "t0.1", env.config).trust == 0.1 and not (tmp_path / "t0.safetensors").exists()
     agent = load_agent(tmp_path / "t", env.config)
@@ -474,7 +478,7 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     assert not (tmp_path / "u.json").exists()
     sidecar = tmp_path / "t.json"
     sidecar.write_text(json.dumps({**json.loads(sidecar.read_text()), "trust": "high"}))
-    with pytest.raises(CheckpointError, match="'trust' must be a number in 0..100"):
+    with pytest.raises(CheckpointError, match=r"'trust' must be a number in 0\.\.100"):
         load_checkpoint(tmp_path / "t")
 
 
@@ -593,7 +597,7 @@ def test_a_run_continued_with_init_records_what_it_started_from_and_the_totals(t
 
     runs = [tmp_path / name for name in ("a", "b", "c")]
     assert cli(["train", "suipi", *SMALL, "--steps", "100", "--imitate", "0", "--out", str(runs[0])]) == 0
-    for earlier, run in zip(runs, runs[1:]):
+    for earlier, run in itertools.pairwise(runs):
         assert cli(["train", "suipi", *SMALL, "--steps", "100", "--imitate", "0", "--init",
                     str(earlier / "final.safetensors"), "--out", str(run)]) == 0
     metas = [load_checkpoint(run / "final")[1] for run in runs]

@@ -12,8 +12,8 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, NUM_ACTIONS
 from cardzoo.envs.samsip.config import JOKER_KIND, SamSipConfig
 from cardzoo.envs.samsip.engine import PHASE_DISCARD, SamSipEngine, classify
-from experiments.samsip_feeding import GuardedBot, measure, next_hands
 from cardzoo.envs.samsip.lookahead import LookaheadBot
+from experiments.samsip_feeding import GuardedBot, measure, next_hands
 
 
 def _discard_decisions(players: int, seed: int, count: int):

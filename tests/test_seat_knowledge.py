@@ -433,7 +433,8 @@ def check_observations(ref: Referee) -> None:
         for name, value in want.items():
             wrong = np.flatnonzero(~np.isclose(got[name], value, rtol=0, atol=1e-6))
             assert not wrong.size, (f"{env.game_name} seat {seat}: {name!r} differs from the account at "
-                                    f"{wrong.tolist()}: {got[name].ravel()[wrong].tolist()} != {value.ravel()[wrong].tolist()}")
+                                    f"{wrong.tolist()}: {got[name].ravel()[wrong].tolist()} != "
+                                    f"{value.ravel()[wrong].tolist()}")
         for name in ref.OWN:
             assert seat == acting or not got[name].any(), f"seat {seat} sees the acting seat's {name!r}"
     for names, count, place in ((ref.SEATS, ref.n, lambda s: s), (ref.SIDES, ref.num_sides(), ref.side),
@@ -578,5 +579,5 @@ def remember_rejected_cards(monkeypatch):
 ], ids=lambda v: v.__name__ if callable(v) else None)
 def test_a_wrong_record_of_who_saw_what_is_caught(game, n, options, plant, monkeypatch):
     plant(monkeypatch)
-    with pytest.raises(AssertionError, match="differs from the account|has not seen|known cards"):
+    with pytest.raises(AssertionError, match=r"differs from the account|has not seen|known cards"):
         play_and_check(game, n, options, seed=n, monkeypatch=monkeypatch)

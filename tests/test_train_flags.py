@@ -113,7 +113,7 @@ def test_only_the_flags_given_change_a_recipe(started, tmp_path):
     from cardzoo.training.recipes import RECIPES
 
     assert cli.main(["train", "samsip", "--epsilon", "0.1", "--out", str(tmp_path / "r")]) == 0
-    (s, kw), = started
+    (s, _kw), = started
     recipe = DMCSettings(game="samsip", **RECIPES["samsip"].settings)
     assert isinstance(s, DMCSettings) and s.epsilon == 0.1 and s.lr == 3e-5 == recipe.lr
     assert {k: v for k, v in s.to_json().items() if k not in ("epsilon", "out")} == \

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.actions import DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
+from cardzoo.envs.samsip.bot import RuleBot
 from cardzoo.envs.samsip.config import JOKER_KIND
 from cardzoo.envs.samsip.engine import TOK_DEAD, TOK_WILD
 from cardzoo.envs.samsip.outs import NUM_TYPES, Chances, card_type, tables

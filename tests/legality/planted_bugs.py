@@ -95,7 +95,7 @@ class PlantedCopy:
     """A temporary copy of the package and its tests (a context manager) in which one bug at a
     time is planted and the tests are run."""
 
-    def __enter__(self) -> "PlantedCopy":
+    def __enter__(self) -> PlantedCopy:
         self.tmp = Path(tempfile.mkdtemp(prefix="planted_"))
         self.pkg, self.repo, shim = self.tmp / "pkg", self.tmp / "repo", self.tmp / "shim"
         (self.pkg / "cardzoo").mkdir(parents=True)

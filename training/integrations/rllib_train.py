@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
+from cardzoo.envs.registry import game_module
 from cardzoo.training.common.flags import one_count
 from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings, setting
-from cardzoo.envs.registry import game_module
 
 POLICY_ID = "shared"
 ACTIVATION = "tanh"
@@ -61,8 +61,8 @@ class RLlibSettings(TrainerSettings):
     TITLE: ClassVar[str] = ("RLlib on Ray (--algo rllib): multi-agent PPO; pip install -e '.[rllib]', "
                             "see docs/integrations.md")
     RANGES: ClassVar[dict] = {
-        **{name: (0, None, "int") for name in ("env_runners", "eval_games", "verify_matches")},
-        **{name: (1, None, "int") for name in ("iterations", "batch", "minibatch", "epochs")},
+        **dict.fromkeys(("env_runners", "eval_games", "verify_matches"), (0, None, "int")),
+        **dict.fromkeys(("iterations", "batch", "minibatch", "epochs"), (1, None, "int")),
         "seed": SEED_RANGE,
     }
 
