@@ -9,9 +9,10 @@ and Gymnasium (``gymnasium.make("cardzoo/Siantappo-v0")``, ``gymnasium.make_vec`
 strings, as each registry loads (``cardzoo/registration.py``): nothing heavy is imported here.
 
 The layers are subpackages, each mapped from the repository folder of the same name:
-``cardzoo.envs`` (the games), ``cardzoo.vector`` (many tables stepped together), ``cardzoo.training`` (agents, trainers, evaluation),
-``cardzoo.benchmarks`` (speed), ``cardzoo.scripts`` (the ``cardzoo`` command, terminal play,
-browser table) and ``cardzoo.models`` (the shipped models, package data). docs/ARCHITECTURE.md draws the map.
+``cardzoo.envs`` (the games), ``cardzoo.vector`` (many tables stepped together), ``cardzoo.training``
+(agents, trainers, evaluation), ``cardzoo.benchmarks`` (speed), ``cardzoo.scripts`` (the ``cardzoo``
+command, terminal play, browser table) and ``cardzoo.models`` (the shipped models, package data).
+docs/ARCHITECTURE.md draws the map.
 """
 
 from __future__ import annotations

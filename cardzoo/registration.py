@@ -67,7 +67,7 @@ def install() -> None:
 def _register(register, module) -> None:
     try:
         register(module)
-    except Exception as e:  # a registry whose API changed must not break importing it
+    except Exception as e:  # noqa: BLE001 - a registry whose API changed must not break importing it
         warnings.warn(f"cardzoo could not register its envs with {module.__name__}: {type(e).__name__}: {e}",
                       stacklevel=2)
 

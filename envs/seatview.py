@@ -33,6 +33,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Sequence
 from importlib import resources
+from typing import Any
 
 SPECTATOR = None  # the "seat" of the public view
 
@@ -138,7 +139,7 @@ def move(ids: Sequence[int], text: str, cards: Sequence[str] = (), choose=None, 
     the ones that go down (the page sends them with the move, ``env.play_whole``); without it the
     move's own ``cards`` go (Sam Sip's jokers are alike: which one is discarded makes no difference).
     """
-    out = {"ids": [int(a) for a in ids], "text": text, "cards": list(cards)}
+    out: dict[str, Any] = {"ids": [int(a) for a in ids], "text": text, "cards": list(cards)}
     if choose is not None:
         out["choose"] = [[list(group), int(count)] for group, count in choose]
     if exact:

@@ -29,9 +29,9 @@ def test_one_seed_play_prints_the_one_replay_shows_and_it_deals_the_same_match(t
 def test_undo_takes_back_a_discard_but_never_a_draw_from_the_stock():
     """Undo never reveals information: after a Sam Sip draw from the stock it stops at the draw
     (seed 0, three players: the J♦ lies in front of you, so taking it would be a choice)."""
-    rc, text = run_play(["samsip", "--players", "3", "--seed", "0"],
+    _rc, text = run_play(["samsip", "--players", "3", "--seed", "0"],
                         ["draw", "undo", "#2", "undo", "undo", "take", "quit", "y"])
-    drew = re.search(r"player_0 \(you\): draws (\S+) from the stock", text).group(1)
+    drew = re.search(r"player_0 \(you\): draws (\S+) from the stock", text).group(1)  # type: ignore[union-attr]
     stops = f"undo stops here: your move `draws {drew} from the stock` showed you cards that were hidden"
     assert " ".join(text.split()).count(stops) == 2
     assert "took back your move `discards 8♠` and the 4 moves after it" in text
@@ -41,7 +41,7 @@ def test_undo_takes_back_a_discard_but_never_a_draw_from_the_stock():
 
 
 def test_undo_in_siantappo_takes_back_your_play_and_the_bots_answers():
-    rc, text = run_play(["siantappo", "--seed", "42", "-o", "rounds=1"], ["9d 10h jd", "undo", "show", "quit", "y"])
+    _rc, text = run_play(["siantappo", "--seed", "42", "-o", "rounds=1"], ["9d 10h jd", "undo", "show", "quit", "y"])
     assert "player_0 (you): 9♦ 10♥ J♦  (straight)" in text
     assert "took back your move `9♦ 10♥ J♦  (straight)` and the 3 moves after it" in text
     assert "Your hand (13): 3♣ 3♦ 3♥  6♦  8♥  9♦  10♦ 10♥  J♦" in text[text.rindex("took back"):]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from cardzoo.scripts.play.session import PlaySession
+from tests.deals import dealt_by
 from tests.test_play import SHORT, ScriptedStdin, run_play, session_for
 from tests.test_play_screens import samsip_deck, suipi_deck, transcript
-from tests.deals import dealt_by
 
 
 def test_siantappo_a_number_you_do_not_hold_is_refused_not_a_list_entry():
@@ -72,7 +72,7 @@ def test_samsip_a_number_is_a_rank_of_your_hand():
 
 
 def test_suipi_shows_the_floor_as_dealt_when_bots_move_first():
-    rc, text = run_play(["suipi", "--seed", str(dealt_by(2)), "--players", "4", *SHORT["suipi"]], ["quit", "y"])
+    _rc, text = run_play(["suipi", "--seed", str(dealt_by(2)), "--players", "4", *SHORT["suipi"]], ["quit", "y"])
     first_bot = text.index("player_2 (rules): ")
     dealt = text[:first_bot]
     assert "Floor: 2♦ (2)   4♥ (4)   7♠ (7)   8♥ (8)" in dealt and "Your hand (8)" in dealt
@@ -138,7 +138,8 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
 
 def test_samsip_discard_with_a_card_waits_for_the_draw():
     """As found: in the draw phase `discard 10h`, the 10♥ lying in front of you, took it."""
-    text = transcript(["samsip", "--seats", "human,rules@1004,rules@1005,rules@1006", "--seed", str(dealt_by(3))], ["discard 10h", "discard 5d", "quit", "y"], width=120)
+    text = transcript(["samsip", "--seats", "human,rules@1004,rules@1005,rules@1006", "--seed", str(dealt_by(3))],
+                      ["discard 10h", "discard 5d", "quit", "y"], width=120)
     assert "take 10♥" in text  # the card in front of the player
     assert text.count("draw first: `draw` (from the stock) or `take`; you discard after that") == 2
     assert "player_0 (you):" not in text  # nothing was played for them

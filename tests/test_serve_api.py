@@ -17,12 +17,12 @@ with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test c
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
     from starlette.testclient import TestClient
 
-from cardzoo.scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
-from cardzoo.scripts.serve.match import Match, log_for  # noqa: E402
-from cardzoo.scripts.serve.store import Limits  # noqa: E402
-from tests.serve_helpers import Knowledge, card_tokens, steps_upto  # noqa: E402
-from tests.deals import dealt_by  # noqa: E402
-from cardzoo.training.evaluation.records import replay_record  # noqa: E402
+from cardzoo.scripts.serve.app import MAX_MESSAGE, create_app
+from cardzoo.scripts.serve.match import Match, log_for
+from cardzoo.scripts.serve.store import Limits
+from cardzoo.training.evaluation.records import replay_record
+from tests.deals import dealt_by
+from tests.serve_helpers import Knowledge, card_tokens, steps_upto
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 

@@ -106,7 +106,8 @@ def test_a_match_stops_at_the_move_limit_and_is_let_go():
         assert len(match.log) == 30 and match.driver.done() and not match.over
         assert store.sweep(match.finished_at + 11) == [match] and not store.matches
         # a person's move after the limit is refused in one line
-        person = client.post("/api/games", json={"game": "suipi", "seats": ["human", "rules"], "seed": dealt_by(1)}).json()
+        person = client.post("/api/games",
+                             json={"game": "suipi", "seats": ["human", "rules"], "seed": dealt_by(1)}).json()
         match, _ = store.lookup(person["you"]["key"])
         match.max_moves = len(match.log) + 1
         with client.websocket_connect(f"/ws/{person['you']['key']}") as ws:

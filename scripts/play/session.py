@@ -16,8 +16,8 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.seatview import deal_match, match_over, skip_dead_steps
-from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts import takeback
+from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
 from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser
 

@@ -22,8 +22,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts import takeback
-from cardzoo.training.agents.specs import (HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent,
-                                           seat_label)
+from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent, seat_label
 
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
@@ -197,7 +196,7 @@ class Match:
     def apply(self, seat: int, ids: Sequence[int], cards: str | None = None) -> None:
         """Apply a person's complete move (checked by ``check_move``): ``cards``, where given,
         are the cards the person chose for it, played exactly."""
-        full = dict((tuple(i), t) for i, t in self.env.full_moves())
+        full = {tuple(i): t for i, t in self.env.full_moves()}
         before, seen = self.view_mod.snapshot(self.env), self._seen()
         if cards:
             self._step(seat, int(ids[0]), cards)
@@ -216,7 +215,7 @@ class Match:
         assert seat is not None, "a bot moves only while the match goes on (bot_to_move)"
         agent = self.agents[seat]
         name = env.agent_selection
-        full = dict((tuple(i), t) for i, t in env.full_moves())
+        full = {tuple(i): t for i, t in env.full_moves()}
         before, seen = self.view_mod.snapshot(env), self._seen()
         ids: list[int] = []
         while True:
