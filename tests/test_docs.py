@@ -1,5 +1,6 @@
-"""The docs run as written (issue 27): every ```python block of README.md and docs/**/*.md is executed,
-and every `cardzoo ...` line of a ```bash block is parsed by the real command-line parser.
+"""The docs run as written (issue 27): every ```python block of README.md, CONTRIBUTING.md and
+docs/**/*.md is executed, and every `cardzoo ...` line of a ```bash block is parsed by the real
+command-line parser.
 
 Blocks are found by Sybil (https://sybil.readthedocs.io), which also provides the markers a page may
 carry, as HTML comments that do not show on GitHub:
@@ -38,7 +39,8 @@ from cardzoo.envs.registry import game_names
 from cardzoo.scripts.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = sorted(["README.md", *(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md"))])
+DOCS = sorted(["README.md", "CONTRIBUTING.md",
+               *(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md"))])
 
 SHORTEN = re.compile(r"<!--\s*docs-test:\s*shorten\s+(?P<old>.+?)\s+->\s+(?P<new>.+?)\s*-->")
 SHORTEN_KEY = "_docs_test_shorten"
