@@ -81,12 +81,13 @@ def test_suipi_shows_the_floor_as_dealt_when_bots_move_first():
 def test_suipi_wording_of_the_leftover_cards():
     from cardzoo.envs.cards import parse_card
     from cardzoo.envs.seatview import Reader
+    from cardzoo.envs.suipi import actions
     from cardzoo.envs.suipi.view import leftover_fact, word
 
     one = leftover_fact({"floor": [], "last_capturer": 1}, 0, (parse_card("5c"), actions.DROP_ACTION))
     assert word(one, Reader(0)) == "Last capture: player_1 takes the last card left on the floor: 5♣"
     assert word(one, Reader(1)) == "Last capture: you take the last card left on the floor: 5♣"
-    rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
+    _rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     assert "card(s)" not in text and "Last capture:" in text
 
 

@@ -12,7 +12,15 @@ from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
 from cardzoo.envs.seatview import (
-    SPECTATOR, Reader, article, base_view, grid, legal_moves_for, move, ordinal, waiting_prompt,
+    SPECTATOR,
+    Reader,
+    article,
+    base_view,
+    grid,
+    legal_moves_for,
+    move,
+    ordinal,
+    waiting_prompt,
 )
 
 TITLE = "Sam Sip"

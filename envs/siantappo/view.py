@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 
 from cardzoo.envs.seatview import (
-    SPECTATOR, Reader, article, base_view, grid, legal_moves_for, move, ordinal, waiting_prompt,
+    SPECTATOR,
+    Reader,
+    article,
+    base_view,
+    grid,
+    legal_moves_for,
+    move,
+    ordinal,
+    waiting_prompt,
 )
 from cardzoo.envs.siantappo.actions import (
     ACTION_TOP_RANK,
@@ -107,7 +115,8 @@ def _table(eng, r: Reader) -> dict:
                                                     "caption": f"{kind} by {r.name(eng.current_player)}"}]}
     if eng.phase == OVER:
         return {"label": "On the table", "items": []}
-    return {"label": "On the table", "items": [{"cards": [], "caption": f"empty: {r.said(eng.acting, 'leads', 'lead')}"}]}
+    caption = f"empty: {r.said(eng.acting, 'leads', 'lead')}"
+    return {"label": "On the table", "items": [{"cards": [], "caption": caption}]}
 
 
 def _move(eng, ids, text: str) -> dict:

@@ -60,9 +60,9 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
                        [_side_row(e, side, r, n) for side in range(e.ns)])
     who, cards = e.last_capture
     if cards:  # this deal's last capture, for a look back: the card played first, then what it took
-        v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards],
-                                                          "caption": f"{r.name(who)}: {card_str(cards[0])} took "
-                                                                     f"{len(cards) - 1} card{'s' if len(cards) > 2 else ''}"}]}
+        caption = (f"{r.name(who)}: {card_str(cards[0])} took "
+                   f"{len(cards) - 1} card{'s' if len(cards) > 2 else ''}")
+        v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards], "caption": caption}]}
     if e.deal_results:
         v["summary"] = _deal_summary(env, len(e.deal_results) - 1, r)
     if e.done:

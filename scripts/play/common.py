@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.cards import RANK_NAMES
-from cardzoo.envs.seatview import Reader, known_facts, ordinal, said  # noqa: F401  (ordinal: the terminal views import it from here)
+from cardzoo.envs.seatview import Reader, known_facts, ordinal, said
 
 CARD_RE = re.compile(r"(10|[2-9AJQK])([♠♣♦♥])|\bJk\b")
 RED_SUITS = "♦♥"

@@ -8,9 +8,9 @@ from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
+from cardzoo.envs.samsip import view as facts
 from cardzoo.envs.samsip.actions import TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
-from cardzoo.envs.samsip import view as facts
 from cardzoo.envs.samsip.view import pairs_line, winning_cards
 from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled

@@ -7,14 +7,12 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.seatview import rules_summary
+from cardzoo.envs.siantappo import view as facts
 from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL
-from cardzoo.envs.siantappo import view as facts
 from cardzoo.envs.siantappo.view import place_now
-from cardzoo.envs.seatview import rules_summary
-
-from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, titled, ordinal, place_names
+from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, ordinal, place_names, titled
 
 RULES = rules_summary("siantappo") + """
 Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or `#3` for move 3 of `?`.

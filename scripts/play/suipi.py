@@ -13,12 +13,10 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
 from cardzoo.envs.seatview import rules_summary
 from cardzoo.envs.suipi import actions
+from cardzoo.envs.suipi import view as facts
 from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
 from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
-from cardzoo.envs.suipi import view as facts
 from cardzoo.envs.suipi.view import point_rows
-from cardzoo.envs.seatview import rules_summary
-
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
 SIDE_NAMES = "ABC"

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
-from cardzoo.envs.errors import UserError
 from cardzoo.scripts import takeback
 from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent, seat_label
 
