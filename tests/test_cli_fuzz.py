@@ -33,7 +33,7 @@ from cardzoo.training.agents.shipped import MODELS_ENV, shipped_model_file
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
 OUTPUT_FLAGS = ("--out", "--json", "--csv", "--plot", "--records", "--log", "--save", "--gif", "--db")
-FAST = dict(max_examples=6, deadline=None, derandomize=True, database=None,
+FAST: dict[str, Any] = dict(max_examples=6, deadline=None, derandomize=True, database=None,
             suppress_health_check=list(HealthCheck))
 MANY: dict[str, Any] = dict(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
@@ -150,7 +150,8 @@ LADDER = st.one_of(
         "--players": INT, "--games": INT, "--workers": st.sampled_from(["-1", "0", "1", str(10**9)]), "-o": OPTION,
         "--sprt": None, "--adv0": FLOAT, "--adv1": FLOAT, "--alpha": FLOAT, "--beta": FLOAT},
         positional=[LADDER_DB, st.just("play")], required={"--game": GAME}),
-    _argv(["ladder", "--db"], [], {"--plot": OUTPUT, "--bootstrap": st.sampled_from(["-1", "0", "2", "x", str(10**30)])},
+    _argv(["ladder", "--db"], [],
+          {"--plot": OUTPUT, "--bootstrap": st.sampled_from(["-1", "0", "2", "x", str(10**30)])},
           positional=[LADDER_DB, st.just("show")]),
     _argv(["ladder", "--db"], [], {"--json": OUTPUT}, positional=[LADDER_DB, st.just("export")],
           required={"--json": OUTPUT}),

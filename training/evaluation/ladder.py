@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -25,8 +25,8 @@ stop the test early and raise its error rates; tests/test_sprt.py measures them)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
@@ -151,7 +151,7 @@ def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result:
     """Play the remaining tasks into ``result``; every finished game goes to the records file and the
     log as it comes. Sets ``result.interrupted`` on Ctrl-C and ``result.seconds``; ends early once
     ``stop`` (called with every game in task order) says so."""
-    out = open(records, "a" if done else "w", encoding="utf-8") if records is not None else None
+    out = open(records, "a" if done else "w", encoding="utf-8") if records is not None else None  # noqa: SIM115 - closed below
     log_out = open_log(log, key, done) if log is not None else None
     t0 = time.perf_counter()
     bar = _progress_bar(len(tasks) + len(done), f"{setup.game} {setup.players}p", progress)
