@@ -131,6 +131,19 @@ def test_a_killed_play_loses_at_most_the_match_in_flight(tmp_path):
     assert rows(db) == rows(whole)
 
 
+def test_ctrl_c_stops_the_whole_play_and_keeps_every_finished_match(tmp_path):
+    db = tmp_path / "l.sqlite"
+    assert cz("ladder", "--db", str(db), "add", "rules", "random", "random@1") == 0
+    p = spawn("ladder", "--db", str(db), "play", *GAME, "--games", "400", "--workers", "1")
+    deadline = time.time() + 300
+    while time.time() < deadline and (not db.exists() or len(rows(db)) < 10):
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=120) == 130
+    kept = rows(db)
+    assert 10 <= len(kept) < 400 and {r[3:5] for r in kept} == {(1, 2)}  # no later pair was started
+
+
 @pytest.mark.parametrize("content", [b"junk" * 100, b"SQLite format 3\x00" + b"\x00" * 200, "foreign", "newer"])
 @pytest.mark.parametrize("step", [["show"], ["add", "rules"], ["play", *GAME], ["export", "--json", "-"]])
 def test_a_file_that_is_no_ladder_is_one_line_exit_2_and_left_as_it_was(tmp_path, capsys, content, step):

@@ -164,6 +164,24 @@ def _a_node_lost_mid_collection(cluster, marks: Path, args, requests, replace: b
             cluster.remove_node(node)
 
 
+def test_a_ladder_on_ray_stores_the_matches_of_one_without(cluster, tmp_path):
+    """`cardzoo ladder play --ray`: the actors play, this process stores; the same matches, and an
+    SPRT that decides stops the actors' work."""
+    import sqlite3
+
+    stored = []
+    for name, extra in (("here", []), ("there", ["--ray", cluster.address])):
+        db = str(tmp_path / f"{name}.sqlite")
+        assert cli(["ladder", "--db", db, "add", "rules", "random", "random@1"]) == 0
+        assert cli(["ladder", "--db", db, "play", "--game", "suipi", "--games", "10", "--workers", "2", *extra]) == 0
+        assert cli(["ladder", "--db", db, "play", "--game", "suipi", "--games", "400", "--workers", "2", "--sprt",
+                    "--adv1", "0.2", *extra]) == 0
+        with contextlib.closing(sqlite3.connect(db)) as con:
+            stored.append(con.execute("SELECT a, b, deal, seating, deal_seed, seats, rewards FROM matches "
+                                      "ORDER BY a, b, deal, seating").fetchall())
+    assert stored[0] == stored[1] and 30 < len(stored[0]) < 1200
+
+
 def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster, tmp_path):
     from cardzoo.training.dmc.collector import DMCCollector
 

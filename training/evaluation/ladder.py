@@ -107,7 +107,8 @@ def _play_pair(con, game, players, options, rules, a: Entrant, b: Entrant, games
 
     runner = Runner(setup)
     try:
-        play_tasks(setup, runner, todo, max(1, min(workers, len(todo))), take, ray)
+        if play_tasks(setup, runner, todo, max(1, min(workers, len(todo))), take, ray):
+            raise KeyboardInterrupt  # Ctrl-C: every finished match is stored; stop the whole play
     except _Decided:
         say(f"  SPRT: {watch.report([a.name, b.name])['verdict']}")
     return count
