@@ -24,6 +24,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: only this machine; 0.0.0.0 opens it to your network)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--ladder", metavar="FILE", default=None,
+                   help="the ladder file the page /ladder shows (default: `cardzoo ladder`'s default file)")
     return p
 
 
@@ -63,7 +65,9 @@ def run(args) -> int:
     local = is_local(args.host)
     # A localhost server answers only to its own names (no DNS rebinding from a web page).
     allowed = sorted({"127.0.0.1", "localhost", "[::1]", args.host}) if local else None
-    app = create_app(allowed_hosts=allowed)
+    from cardzoo.training.evaluation.ladder_store import default_path
+
+    app = create_app(allowed_hosts=allowed, ladder=args.ladder or default_path())
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"cardzoo serve: open http://{shown}:{port}/ in a browser (Ctrl-C stops the server)", flush=True)

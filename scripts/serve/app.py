@@ -8,6 +8,7 @@
     GET  /api/record/{key}       the finished match as a .jsonl record
     POST /api/replays            load a saved record -> a replay key
     GET  /api/replays/{key}      the replay's table after move k, as seat s sees it
+    GET  /ladder, /api/ladder    the standings of the ladder file (``cardzoo ladder``), as a page / JSON
 
 Messages from a browser are at most MAX_MESSAGE characters of JSON; anything else gets an
 ``{"type": "error", "message": ...}`` answer and changes nothing. See docs/serve.md.
@@ -28,7 +29,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -36,6 +37,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cardzoo.envs.seatview import MAX_SEED
 from cardzoo.scripts.serve.catalog import catalog, read_options, read_seat
 from cardzoo.scripts.serve.jsoncheck import json_depth_ok
+from cardzoo.scripts.serve.ladder_page import page, standings_of
 from cardzoo.scripts.serve.limits import (
     MAX_DEPTH,
     MAX_IDS,
@@ -70,7 +72,8 @@ class BadRequest(ValueError):
     """A request the server refuses, with the one line that says why."""
 
 
-def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = None) -> Starlette:
+def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = None,
+               ladder: str | None = None) -> Starlette:
     """The app. ``allowed_hosts`` (Host header names) guards a localhost server against DNS
     rebinding; None allows any (tests). A bots-only match spaces its moves by the request's
     ``pace`` (default ``WATCH_PACE``).
@@ -81,6 +84,7 @@ def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = N
     app = Starlette(routes=routes(), middleware=middleware, lifespan=lifespan,
                     exception_handlers={404: http_error, 405: http_error})
     app.state.store = Store(limits)
+    app.state.ladder = ladder  # the ladder file GET /ladder shows (cardzoo ladder), or None
     return app
 
 
@@ -94,6 +98,8 @@ def routes() -> list:
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{key}", get_replay),
         WebSocketRoute("/ws/{key}", play_socket),
+        Route("/ladder", get_ladder_page),
+        Route("/api/ladder", get_ladder),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 
@@ -184,6 +190,15 @@ async def read_json(request: Request, limit: int):
 # ------------------------------------------------------------------ the page and the JSON API
 async def index(request: Request) -> Response:
     return FileResponse(STATIC_DIR / "index.html", headers=SECURITY_HEADERS)
+
+
+async def get_ladder(request: Request) -> Response:
+    return ok(await asyncio.to_thread(standings_of, request.app.state.ladder))
+
+
+async def get_ladder_page(request: Request) -> Response:
+    text = page(await asyncio.to_thread(standings_of, request.app.state.ladder))
+    return HTMLResponse(text, headers=SECURITY_HEADERS)  # names only: ladder_page shows no paths
 
 
 async def get_catalog(request: Request) -> Response:
