@@ -15,6 +15,7 @@ of the same game and count in the same run. Rates are per CPU second (``timing.m
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 
 import numpy as np
@@ -41,26 +42,28 @@ def vector_player(game: str, players: int, tables: int, api: str, seed: int):
 
     rng = np.random.default_rng(seed)
     if api == "selfplay":
-        env = cv.SelfPlay(game, tables, num_players=players, seed=seed)
-        state = {"mask": env.reset().action_mask}
+        selfplay = cv.SelfPlay(game, tables, num_players=players, seed=seed)
+        state = {"mask": selfplay.reset().action_mask}
+        counted = selfplay.tables
 
         def step():
-            state["mask"] = env.step(random_legal(rng, state["mask"])).action_mask
+            state["mask"] = selfplay.step(random_legal(rng, state["mask"])).action_mask
     else:
-        env = cv.make(game, tables, num_players=players, opponents="random", seed=seed)
-        state = {"mask": env.reset()[0]["action_mask"]}
+        vec = cv.make(game, tables, num_players=players, opponents="random", seed=seed)
+        state = {"mask": vec.reset()[0]["action_mask"]}
+        counted = vec.tables
 
         def step():
-            state["mask"] = env.step(random_legal(rng, state["mask"]))[0]["action_mask"]
+            state["mask"] = vec.step(random_legal(rng, state["mask"]))[0]["action_mask"]
 
     clock = time.perf_counter
 
     def play(_rng, deadline: float) -> tuple[int, bool]:
-        start = env.tables.moves
+        start = counted.moves
         step()
         while clock() < deadline:
             step()
-        return env.tables.moves - start, False
+        return counted.moves - start, False
 
     return play
 
@@ -80,7 +83,7 @@ def bench_vector(game: str, players: int, settings: Settings, progress=None) -> 
              "runs": [round(r, 1) for r in raw.rates], "ratio_to_raw_aec": 1.0}]
     for api in APIS:
         for tables in TABLES:
-            s = timed(f"{api} x{tables}", lambda: vector_player(game, players, tables, api, settings.seed))
+            s = timed(f"{api} x{tables}", functools.partial(vector_player, game, players, tables, api, settings.seed))
             rows.append({"game": game, "players": players, "api": api, "tables": tables,
                          "decisions_per_s": round(s.median, 1), "runs": [round(r, 1) for r in s.rates],
                          "ratio_to_raw_aec": round(s.median / raw.median, 3) if raw.median else None})

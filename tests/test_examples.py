@@ -27,6 +27,7 @@ def test_ppo_vector_trains_and_evaluates_in_its_short_mode():
 def test_ppo_vector_is_one_short_file_whose_settings_are_its_flags(monkeypatch):
     assert len(PPO.read_text().splitlines()) <= 200
     spec = importlib.util.spec_from_file_location("ppo_vector", PPO)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(sys, "argv", ["ppo_vector.py", "--num-envs", "8", "--learning-rate", "0.001",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -23,7 +24,8 @@ from cardzoo.vector.opponents import opponent_seed
 
 GAME_COUNTS = [(g, n) for g in ("siantappo", "suipi", "samsip") for n in game_spec(g).player_counts]
 GAMES = ("siantappo", "suipi", "samsip")
-SHORT = {"siantappo": {"rounds": 1}, "suipi": {"match_deals": 1}, "samsip": {"bankroll": 3}}  # matches that end soon
+# matches that end soon
+SHORT: dict[str, dict[str, Any]] = {"siantappo": {"rounds": 1}, "suipi": {"match_deals": 1}, "samsip": {"bankroll": 3}}
 
 
 class AecTable:
@@ -163,7 +165,7 @@ def test_selfplay_plays_the_aec_env_and_its_rewards_sum_to_the_aec_totals(game, 
     envs = [game_spec(game).module.raw_env(num_players=n, **SHORT[game]) for _ in range(2)]
     totals = np.zeros((2, n))  # the AEC env's rewards in the match in progress
     given = np.zeros((2, n))  # the rewards SelfPlay has reported in it
-    lefts = [set(), set()]
+    lefts: list[set[int]] = [set(), set()]
     for i, env in enumerate(envs):
         env.reset(seed=seed + i)
         assert _aec_to_decision(env, play_forced, totals[i], lefts[i])
@@ -203,7 +205,7 @@ def test_seeding_and_autoreset_reproduce():
         rng = np.random.default_rng(2)
         out = [obs["observation"].copy()]
         for _ in range(120):
-            obs, r, term, trunc, info = envs.step(_random_actions(rng, obs["action_mask"]))
+            obs, r, term, _trunc, _info = envs.step(_random_actions(rng, obs["action_mask"]))
             out += [obs["observation"].copy(), r.copy(), term.copy()]
         return out
 
@@ -249,12 +251,20 @@ def test_a_callable_opponent_is_asked_with_the_observation_and_mask():
     for _ in range(30):
         obs, *_rest, info = envs.step(_random_actions(np.random.default_rng(0), obs["action_mask"]))
         assert set(info["seat"]) <= {0, 2}
-    assert seen and seen[0] == ((envs.single_observation_space["observation"].shape[0],), np.int8)
+    space = envs.single_observation_space
+    assert isinstance(space, gymnasium.spaces.Dict)
+    observation = space["observation"]
+    assert isinstance(observation, gymnasium.spaces.Box)
+    assert seen and seen[0] == ((observation.shape[0],), np.int8)
     bad = cv.make("suipi", 2, num_players=2, opponents=lambda o, m: -1, seed=0)
-    with pytest.raises(UserError, match=r"^table 0: the opponent at seat 1 \(<lambda>\) chose -1, not a legal"):
+
+    def play_bad():
         obs, _ = bad.reset()
         for _ in range(5):
             obs, *_ = bad.step(_random_actions(np.random.default_rng(0), obs["action_mask"]))
+
+    with pytest.raises(UserError, match=r"^table 0: the opponent at seat 1 \(<lambda>\) chose -1, not a legal"):
+        play_bad()
 
 
 def test_bad_actions_are_one_line_errors_naming_the_table_and_change_nothing():
@@ -288,7 +298,7 @@ def test_illegal_terminate_ends_the_match_with_the_penalty():
     obs, _ = envs.reset()
     actions = _random_actions(np.random.default_rng(0), obs["action_mask"])
     actions[0] = int(np.flatnonzero(obs["action_mask"][0] == 0)[0])
-    obs2, rewards, terminated, truncated, info = envs.step(actions)
+    obs2, rewards, terminated, _truncated, info = envs.step(actions)
     assert terminated.tolist() == [True, False] and rewards[0] == -2.5
     assert info["_final_info"].tolist() == [True, False] and info["final_info"]["illegal_action"][0]
     assert info["final_obs"][0]["action_mask"].sum() == 0 and obs2["action_mask"][0].sum() > 0
@@ -304,7 +314,7 @@ def test_illegal_terminate_ends_the_match_with_the_penalty():
 def _knock_out_run(envs, obs, steps, check):
     rng = np.random.default_rng(0)
     for _ in range(steps):
-        obs, rewards, terminated, truncated, info = envs.step(_random_actions(rng, obs["action_mask"]))
+        obs, _rewards, terminated, _truncated, info = envs.step(_random_actions(rng, obs["action_mask"]))
         check(obs, terminated, info)
     return obs
 
@@ -326,7 +336,7 @@ def test_a_knocked_out_seat_stops_acting():
     assert knocked > 10
 
     envs = cv.make("samsip", 4, num_players=6, opponents="random", learner_seats=(0, 3), seed=1, bankroll=3)
-    obs, info = envs.reset()
+    obs, _ = envs.reset()
     solo = []
 
     def check(obs, terminated, info):
@@ -354,7 +364,8 @@ def test_the_registered_ids_pass_the_libraries_checkers():
         assert obs in vec.observation_space
     env = gymnasium.make("cardzoo/Siantappo-v0", num_players=3, rounds=1, render_mode="rgb_array")
     env.reset(seed=0)
-    assert env.render().shape[2] == 3
+    frame = env.render()
+    assert isinstance(frame, np.ndarray) and frame.shape[2] == 3
 
 
 def test_one_table_env_is_the_first_table_of_the_vector_env():

@@ -29,6 +29,8 @@ the learner's next decision.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -44,7 +46,9 @@ MAX_SKIPPED_MATCHES = 1000  # matches in a row in which the learner never gets t
 class TablesEnv(VectorEnv):
     """``num_envs`` tables of ``game``: the learner at ``learner_seats``, ``opponents`` elsewhere."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+    # Gymnasium declares metadata an instance attribute of its base class, so no ClassVar here
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"],  # noqa: RUF012
+                "render_fps": 1}
 
     def __init__(self, game: str, num_envs: int, *, num_players: int | None = None, opponents="rules",
                  learner_seats=(0,), seed=None, illegal: str = "raise", illegal_reward: float = -1.0,
@@ -109,7 +113,7 @@ class TablesEnv(VectorEnv):
             for s in learner:
                 reward += got[s]
                 got[s] = 0.0
-            final_info = {"ranks": self.tables.ranks(i)} if term or trunc else {}
+            final_info: dict[str, Any] = {"ranks": self.tables.ranks(i)} if term or trunc else {}
             if bad:
                 reward += self.illegal_reward
                 final_info["illegal_action"] = True
@@ -162,7 +166,8 @@ class TablesEnv(VectorEnv):
                     return True, False  # every learner seat knocked out: its match is over
             seat = env.acting_seat
             if not learner[seat]:
-                out = tables.play(i, self.opponents.move(i, seat))
+                # a seat that is not the learner's means there are opponents: self.opponents is set
+                out = tables.play(i, self.opponents.move(i, seat))  # type: ignore[union-attr]
             elif self.play_forced and len(env.legal_now()) == 1:
                 out = tables.play(i, env.legal_now()[0])  # no choice: played for the learner
             else:

@@ -31,7 +31,6 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.protocol import StepOutcome
 from cardzoo.vector.tables import Tables, check_illegal_mode, table_seeds
 
-
 MAX_FORCED_MATCHES = 1000  # matches in a row decided before any choice (a bug, not a deal)
 
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from cardzoo.envs.config import integer
 from cardzoo.envs.base import action_id
+from cardzoo.envs.config import integer
 from cardzoo.vector.env import TablesEnv
 
 
 class TableEnv(gymnasium.Env):
     """One table of ``game``: the learner at ``learner_seats`` against ``opponents`` (see ``TablesEnv``)."""
 
-    metadata = {"render_modes": TablesEnv.metadata["render_modes"], "render_fps": 1}
+    # Gymnasium declares metadata an instance attribute of its base class, so no ClassVar here
+    metadata = {"render_modes": TablesEnv.metadata["render_modes"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(self, game: str, *, num_players: int | None = None, opponents="rules", learner_seats=(0,),
                  illegal: str = "raise", illegal_reward: float = -1.0, play_forced: bool = False,

@@ -18,6 +18,7 @@ type, or an illegal action, is one ``UserError`` line naming the table, before a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -40,9 +41,10 @@ def table_seeds(seed, num_tables: int) -> list[int | None]:
             raise ConfigError(f"seed must be an integer, None or a list of {num_tables} integers (one per table), "
                               f"got {short(seed)}")
         return [integer(s) for s in seed]
-    if integer(seed) is None:
+    first = integer(seed)
+    if first is None:
         raise ConfigError(f"seed must be an integer, None or a list of {num_tables} integers, got {short(seed)}")
-    return [integer(seed) + i for i in range(num_tables)]
+    return [first + i for i in range(num_tables)]
 
 
 def short(value) -> str:
@@ -143,7 +145,7 @@ class Tables:
         n = self.num_tables
         try:
             arr = np.asarray(actions)
-        except Exception as e:  # anything numpy cannot read as an array
+        except Exception as e:  # noqa: BLE001  anything numpy cannot read as an array (a user's __array__ may raise any)
             raise UserError(f"actions must be an array of {n} integer action ids (one per table), "
                             f"got {type(actions).__name__}: {e}") from None
         if arr.shape != (n,):
@@ -177,11 +179,11 @@ def check_illegal_mode(illegal: str, illegal_reward) -> float:
     return value
 
 
-def check_seats(seats: Sequence[int], num_players: int, what: str) -> tuple[int, ...]:
-    """``seats`` as a sorted tuple of distinct seat numbers 0..num_players-1 (ConfigError otherwise)."""
-    if isinstance(seats, (str, bytes)) or not isinstance(seats, Sequence):
-        seats = (seats,)
-    out = tuple(integer(s) for s in seats)
+def check_seats(seats: int | Sequence[int], num_players: int, what: str) -> tuple[int, ...]:
+    """``seats`` (one seat or several) as a sorted tuple of distinct seat numbers 0..num_players-1
+    (ConfigError otherwise)."""
+    listed = (seats,) if isinstance(seats, (str, bytes)) or not isinstance(seats, Sequence) else seats
+    out = tuple(integer(s) for s in listed)
     if not out or any(s is None or not 0 <= s < num_players for s in out) or len(set(out)) != len(out):
-        raise ConfigError(f"{what} must be distinct seats 0..{num_players - 1}, got {short(seats)}")
-    return tuple(sorted(out))
+        raise ConfigError(f"{what} must be distinct seats 0..{num_players - 1}, got {short(listed)}")
+    return tuple(sorted(cast("tuple[int, ...]", out)))  # every seat checked an int just above
