@@ -59,14 +59,16 @@ def _via(row: dict, ray: str | None, tb: Path) -> dict:
     return row
 
 
-def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool, ray: str | None = None) -> dict:
+def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool, ray: str | None = None,
+              device: str = "auto") -> dict:
     from cardzoo.training.ppo.trainer import PPOSettings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
         extra: dict[str, Any] = {"matches_per_worker": 4, "batch": 512, "minibatch": 256} if quick else {}
         s = PPOSettings(game=game, players=(players,), steps=decisions, out=str(out / "run"), workers=workers,
-                        eval_games=0, eval_every=10**12, snapshot_every=10**12, save_every=10**7, **extra)
+                        eval_games=0, eval_every=10**12, snapshot_every=10**12, save_every=10**7, device=device,
+                        **extra)
         start = time.perf_counter()
         final = train(s, progress=False, log=lambda *a: None, ray=ray)
         elapsed = time.perf_counter() - start
@@ -80,7 +82,8 @@ def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool
         shutil.rmtree(out, ignore_errors=True)
 
 
-def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, ray: str | None = None) -> dict:
+def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, ray: str | None = None,
+              device: str = "auto") -> dict:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from cardzoo.training.dmc.trainer import DMCSettings, train
@@ -90,7 +93,7 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, 
         extra: dict[str, Any] = ({"matches_per_worker": 4, "batch": 256, "minibatch": 128, "replay": 1024}
                                  if quick else {})
         s = DMCSettings(game=game, players=(players,), steps=samples, out=str(out / "run"), workers=workers,
-                        imitate=0, eval_games=0, save_every=10**7, **extra)
+                        imitate=0, eval_games=0, save_every=10**7, device=device, **extra)
         start = time.perf_counter()
         train(s, progress=False, log=lambda *a: None, ray=ray)
         elapsed = time.perf_counter() - start
@@ -111,13 +114,13 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, 
         shutil.rmtree(out, ignore_errors=True)
 
 
-def bench_sb3(game: str, players: int, decisions: int) -> dict:
+def bench_sb3(game: str, players: int, decisions: int, device: str = "auto") -> dict:
     from cardzoo.training.sb3.trainer import SB3Settings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
         s = SB3Settings(game=game, players=players, steps=decisions, out=str(out / "run"), eval_games=0,
-                          eval_every=10**9, snapshot_every=10**9)
+                          eval_every=10**9, snapshot_every=10**9, device=device)
         start = time.perf_counter()
         train(s, progress=False, log=lambda *a: None)
         elapsed = time.perf_counter() - start
@@ -141,22 +144,23 @@ def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> di
 
 
 def bench_training(games: list[str], quick: bool = False, workers: int | None = None, log=print,
-                   ray: str | None = None, runs: int = 1) -> dict:
+                   ray: str | None = None, runs: int = 1, device: str = "auto") -> dict:
     """{"train": [rows], "ratios": [...], "peak_memory_mib": ...} for the given games; with ``ray``
     (a cluster address, "" for this machine's) PPO and DMC also on Ray, beside their process runs.
     With ``runs`` > 1, PPO and DMC train that many times each, alternated (PPO, DMC, PPO, DMC, ...),
     every run a row of its own (``"run"``: 1, 2, ...), and DMC / PPO is the median of the runs'
     ratios (each DMC run over the PPO run just before it), with every run's ratio beside it: a
     whole run's speed drifts by up to a quarter on a shared machine, a ratio of neighbours less.
-    A row whose trainer fails holds its ``"error"`` instead of figures; the other rows go on."""
+    A row whose trainer fails holds its ``"error"`` instead of figures; the other rows go on.
+    ``device`` is the learners' ``--device`` (auto, cpu, cuda), the same for every trainer."""
     budget = QUICK if quick else FULL
     workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     rows, ratios = [], []
     for game in games:
         players = game_spec(game).default_players
         sb3 = _row(log, {"game": game, "players": players, "algo": "sb3", "workers": 0},
-                   bench_sb3, game, players, budget["sb3"])
-        pairs = [_ppo_then_dmc(game, players, budget, workers, quick, log) for _ in range(runs)]
+                   bench_sb3, game, players, budget["sb3"], device=device)
+        pairs = [_ppo_then_dmc(game, players, budget, workers, quick, log, device) for _ in range(runs)]
         if runs > 1:
             for k, pair in enumerate(pairs, 1):
                 for row in pair:
@@ -166,7 +170,7 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
         if ray is not None:
             for base, bench in zip(pairs[0], (bench_ppo, bench_dmc)):
                 row = _row(log, {**_head(base), "via": "ray"}, bench, game, players, budget[base["algo"]], workers,
-                           quick, ray=ray)
+                           quick, ray=ray, device=device)
                 rows.append(row)
                 if not _failed(base, row):
                     key = f"{base['algo']}_ray_over_processes"
@@ -179,7 +183,7 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
                                  bench_rllib, game, players, budget["sb3"], runners)
                 if rllib_row:
                     rows.append(rllib_row)
-    return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1)}
+    return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1), "device": device}
 
 
 @overload
@@ -240,10 +244,11 @@ def _ratios(game: str, players: int, sb3: dict, pairs: list, runs: int, log) -> 
     return out
 
 
-def _ppo_then_dmc(game: str, players: int, budget: dict, workers: int, quick: bool, log) -> tuple[dict, dict]:
+def _ppo_then_dmc(game: str, players: int, budget: dict, workers: int, quick: bool, log,
+                  device: str) -> tuple[dict, dict]:
     head = {"game": game, "players": players, "workers": workers}
-    ppo = _row(log, {**head, "algo": "ppo"}, bench_ppo, game, players, budget["ppo"], workers, quick)
-    dmc = _row(log, {**head, "algo": "dmc"}, bench_dmc, game, players, budget["dmc"], workers, quick)
+    ppo = _row(log, {**head, "algo": "ppo"}, bench_ppo, game, players, budget["ppo"], workers, quick, device=device)
+    dmc = _row(log, {**head, "algo": "dmc"}, bench_dmc, game, players, budget["dmc"], workers, quick, device=device)
     return ppo, dmc
 
 

@@ -33,6 +33,7 @@ from cardzoo.benchmarks.timing import maxrss_kib
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES
 from cardzoo.scripts.options import add_ray_flag, check_output_file, ray_session_of
+from cardzoo.training.agents.device import DEVICES, torch_device
 from cardzoo.training.agents.jsontext import read_json_file
 
 # Bounds of the command's numbers (a typo of 10**9 runs is refused rather than measured for ever)
@@ -84,6 +85,8 @@ def register(sub) -> argparse.ArgumentParser:
                         "tables (against random opponents, and self-play) beside the raw AEC loop of the same game "
                         "in the same run, one core, each game at its default player count (or --players)")
     p.add_argument("--workers", type=int, default=None, help="with --train: PPO rollout workers (default 2)")
+    p.add_argument("--device", choices=DEVICES, default=None,
+                   help="with --train: the learners' torch device, as cardzoo train's --device (default auto)")
     p.add_argument("--agents", metavar="A,B,...",
                    help="measure agents instead: milliseconds per real decision (more than one legal move) on "
                         "one core, holding seat 0 against rule bots, at each game's default count (or --players); "
@@ -163,6 +166,10 @@ def check_numbers(args) -> None:
 def run(args) -> int:
     if args.ray is not None and not args.train:
         raise UserError("--ray works with --train only")
+    if args.device is not None:  # a device this machine lacks: one line before anything is measured
+        if not args.train:
+            raise UserError("--device works with --train only")
+        torch_device(args.device)
     if args.show:
         return run_show(args.show)
     check_numbers(args)
@@ -345,13 +352,15 @@ def run_train(args) -> int:
         raise UserError("--ray needs --workers 1 or more")
     started = time.time()
     with ray_session_of(args):
-        result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray, runs=args.runs or 1)
+        result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray, runs=args.runs or 1,
+                                device=args.device or "auto")
     print("\n" + render_table(result))
     print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")
     result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
                                    + (["--workers", str(args.workers)] if args.workers is not None else [])
                                    + (["--runs", str(args.runs)] if args.runs is not None else [])
+                                   + (["--device", args.device] if args.device is not None else [])
                                    + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])),
                   machine=machine_info(None))
     _write_json(args.json_path, result)

@@ -334,7 +334,7 @@ def save_checkpoint(path, net, meta: dict) -> Path:
     rules first, so a checkpoint that could not be loaded is never written.
     """
     weights, sidecar = checkpoint_paths(path)
-    state = {k: v.detach().contiguous() for k, v in net.state_dict().items()}
+    state = {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()}  # from any device
     if not all(bool(torch.isfinite(v).all()) for v in state.values()):
         raise CheckpointError(f"cannot save {weights}: the network has NaN or infinite weights")
     meta = dict(meta)

@@ -23,11 +23,16 @@ At a real decision (more than one complete move) the expert
 Honest by construction: the true engine is only ever asked for ``resample_hidden(seat)``; no other
 field is read (a test permutes the unseen cards among the other seats and sees the same choices).
 Budget: ``samples`` x ``width`` leaves per decision (``expert:SAMPLES``, default 8).
+
+Device: the leaves' batched valuation runs where ``device`` says (the constructor's argument, else
+the ``CARDZOO_EXPERT_DEVICE`` variable: auto, cpu or cuda; default cpu, as evaluation's worker
+processes each hold their own expert); the model's per-decision advice stays on the CPU.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import random
 
 import numpy as np
@@ -36,9 +41,11 @@ from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
+from cardzoo.training.agents.device import torch_device
 from cardzoo.training.agents.ranker import RankerAgent
 
 DEFAULT_SAMPLES = 8
+DEVICE_ENV = "CARDZOO_EXPERT_DEVICE"  # where the leaves are valued when the constructor does not say
 DEFAULT_WIDTH = 5
 ANSWERS = ("scripted", "model")  # who plays the other seats in the leaves' play
 # The game's default answer, the one that made the stronger expert in Siantappo and Suipi (the
@@ -52,19 +59,27 @@ def default_answer(game: str) -> str:
     return DEFAULT_ANSWER.get(game, "scripted")
 
 
+def _on_device(net, name: str):
+    """``net`` where the leaves are valued: itself on the CPU, else a copy on the device."""
+    device = torch_device(name, f"the expert's device ({DEVICE_ENV})")
+    return net if device.type == "cpu" else copy.deepcopy(net).to(device)
+
+
 class ExpertAgent:
     """``act_in(env, seat)``: the move of ``seat`` in ``env``'s match, by the search above."""
 
     advice_unit = "reward"
 
     def __init__(self, game_module, config, model, seed: int | None = None, samples: int = DEFAULT_SAMPLES,
-                 width: int = DEFAULT_WIDTH, margin: float = 0.0, answer: str | None = None):
+                 width: int = DEFAULT_WIDTH, margin: float = 0.0, answer: str | None = None,
+                 device: str | None = None):
         if samples < 1 or width < 1:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
         answer = answer or default_answer(game_module.GAME)
         if answer not in ANSWERS:
             raise UserError(f"expert: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
         self.model, self.samples, self.width, self.margin = model, samples, width, margin
+        self._leaf_net = _on_device(model.net, device or os.environ.get(DEVICE_ENV, "cpu"))
         spec = game_spec(game_module.GAME)
         self._config = config
         self._player = self._model_player if answer == "model" else spec.teacher or game_module.RuleBot
@@ -150,7 +165,7 @@ class ExpertAgent:
                     observations.append(leaf[0])
                     rows.append(leaf[1])
         if open_leaves:
-            later = self.model.net.best_scores(np.stack(observations), rows)
+            later = self._leaf_net.best_scores(np.stack(observations), rows)
             for (d, i), v in zip(open_leaves, later):
                 earned[d, i] += v
         return earned

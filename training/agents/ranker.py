@@ -119,11 +119,13 @@ class MoveRankerNet(nn.Module):
     def batch_scores(self, observations: np.ndarray, moves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Q of every candidate of several decisions in one pass: [D, O], D x [K_d, F] -> (the Qs
         of all candidates in order, [sum K_d]; where each decision's start, [D])."""
+        device = self.obs_in.weight.device  # the inputs go where the network is (the expert's ``device``)
         sizes = np.fromiter((len(m) for m in moves), np.int64, len(moves))
-        rows_of = torch.from_numpy(np.repeat(np.arange(len(moves)), sizes))
-        obs_part = self.obs_in(torch.as_tensor(observations, dtype=torch.float32)).index_select(0, rows_of)
-        q = self._q(obs_part, torch.as_tensor(np.concatenate(moves)))
-        return q.numpy(), np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        rows_of = torch.from_numpy(np.repeat(np.arange(len(moves)), sizes)).to(device)
+        observations = torch.as_tensor(observations, dtype=torch.float32, device=device)
+        obs_part = self.obs_in(observations).index_select(0, rows_of)
+        q = self._q(obs_part, torch.as_tensor(np.concatenate(moves), device=device))
+        return q.cpu().numpy(), np.concatenate([[0], np.cumsum(sizes)[:-1]])
 
     def _q(self, obs_part: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
         """``forward`` from each candidate's observation share, for the batched passes (the move

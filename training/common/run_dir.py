@@ -70,11 +70,12 @@ def save_run_state(state_dir: Path, net, optimizer, pool, state: RunState) -> No
     state_dir.mkdir(parents=True, exist_ok=True)
     old = read_json(state_dir / "state.json", MAX_STATE_JSON) if (state_dir / "state.json").exists() else None
     generation = (old or {}).get("generation", 0) + 1
-    tensors = {f"net.{k}": v.detach().contiguous() for k, v in net.state_dict().items()}
+    # CPU tensors: a run saved on one device resumes on another
+    tensors = {f"net.{k}": v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
     opt = optimizer.state_dict()
     for idx, per_param in opt["state"].items():
         for key, value in per_param.items():
-            tensors[f"opt.{idx}.{key}"] = torch.as_tensor(value).detach().clone().contiguous()
+            tensors[f"opt.{idx}.{key}"] = torch.as_tensor(value).detach().cpu().clone().contiguous()
     if state.inflight is not None:  # the behaviour weights of the collection in flight
         for k, v in state.inflight["weights"].items():
             tensors[f"behaviour.{k}"] = torch.from_numpy(np.ascontiguousarray(v))

@@ -24,9 +24,12 @@ trainer's class declares:
                ``None`` leaves a side open. Checked on construction, one line per bad value.
     RESUMABLE  fields a resumed run may change (the step budget, workers, evaluation pace…);
                every other field is fixed by the run directory's settings.json.
+    UNRECORDED fields of one invocation, not of the run (``device``): never written to
+               settings.json or a checkpoint, free to change on a resume.
     NAME, TITLE  what the run is called in messages ("PPO"), and its group in ``--help``.
 
-Each ``__post_init__`` calls ``check_game``, ``check_ranges`` and ``check_variants``; ``resume_settings`` (the one resume function of
+A trainer whose learner runs on a torch device subclasses ``DeviceSettings`` (``--device``) and
+calls its ``check_device`` too. Each ``__post_init__`` calls ``check_game``, ``check_ranges`` and ``check_variants``; ``resume_settings`` (the one resume function of
 every trainer with a run directory) reads a run's settings.json back.
 """
 
@@ -35,12 +38,13 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import asdict, field, fields
+from dataclasses import KW_ONLY, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
+from cardzoo.training.agents.device import DEVICES, torch_device
 
 MAX_SETTINGS_JSON = 1 << 20
 SEED_RANGE = (0, 2**32 - 1, "int")  # a run's seed: what numpy's and torch's generators take, whole
@@ -65,6 +69,7 @@ def setting(default, help: str, *, flag: str = "", metavar: str | None = None, c
 class TrainerSettings:
     RANGES: ClassVar[dict] = {}
     RESUMABLE: ClassVar[tuple] = ()
+    UNRECORDED: ClassVar[tuple] = ()
     NAME: ClassVar[str] = "training"  # what the run is called in messages ("PPO", "DMC", ...)
     TITLE: ClassVar[str] = ""  # its group of flags in `cardzoo train --help`
 
@@ -128,7 +133,7 @@ class TrainerSettings:
 
     # ------------------------------------------------------------------ the run's settings.json
     def to_json(self) -> dict:
-        out = asdict(self)
+        out = {k: v for k, v in asdict(self).items() if k not in self.UNRECORDED}
         for name, value in out.items():
             if isinstance(value, tuple):
                 out[name] = list(value)
@@ -149,6 +154,27 @@ class TrainerSettings:
             raise UserError(f"{where}: {e}") from None
         except (TypeError, ValueError) as e:
             raise UserError(f"{where} does not hold {cls.NAME} settings ({str(e).splitlines()[0][:200]})") from None
+
+
+@dataclass
+class DeviceSettings(TrainerSettings):
+    """A trainer whose learner (its network, its minibatches) runs on a torch device: ``--device``.
+    Its rollout workers' collectors stay on the CPU (docs/training.md, "Devices"). The device is of
+    one invocation (``UNRECORDED``): a run saved on cuda resumes on cpu and the other way round,
+    and its checkpoints are the same bytes wherever they were written."""
+    _: KW_ONLY  # after the subclass's fields without a default (``game``)
+    device: str = setting("auto", "torch device of the learner: auto is cuda where torch sees one, else cpu",
+                          choices=DEVICES)
+
+    UNRECORDED: ClassVar[tuple] = ("device",)
+
+    def check_device(self) -> None:
+        """One line for a device this machine does not have, before anything is written."""
+        self.torch_device()
+
+    def torch_device(self):
+        """The ``torch.device`` the learner runs on."""
+        return torch_device(self.device, self.flag("device"))
 
 
 # a settings field's declared type -> what its value in settings.json must be
@@ -192,7 +218,7 @@ def resume_settings(cls: type[TrainerSettings], out, given: dict):
     settings = cls.from_json(read_json(path), str(path))
     settings.out = str(out)  # the run is where --out says: a copied run resumes in the copy, not the original
     for key, value in given.items():
-        if key in cls.RESUMABLE:
+        if key in cls.RESUMABLE + cls.UNRECORDED:
             setattr(settings, key, value)
         else:
             _refuse_change(cls, key, value, getattr(settings, key))
@@ -205,7 +231,7 @@ def refuse_changes(settings: TrainerSettings, out) -> None:
     path = Path(out) / "settings.json"
     saved = read_json(path)
     for f in fields(settings):
-        if f.name not in type(settings).RESUMABLE and f.name != "out":
+        if f.name not in type(settings).RESUMABLE + type(settings).UNRECORDED and f.name != "out":
             _refuse_change(type(settings), f.name, getattr(settings, f.name), saved.get(f.name))
 
 

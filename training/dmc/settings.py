@@ -9,11 +9,11 @@ from typing import ClassVar
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.common.settings import (
-    BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, TrainerSettings, setting)
+    BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, DeviceSettings, setting)
 
 
 @dataclass
-class DMCSettings(TrainerSettings):
+class DMCSettings(DeviceSettings):
     game: str
     players: tuple = setting((), PLAYERS_HELP, metavar="N[,N...]", unset="the game's usual")
     steps: int = setting(2_000_000, "learner samples (real choices) to train on, " + STEPS_HELP)
@@ -104,6 +104,7 @@ class DMCSettings(TrainerSettings):
         if self.returns == "deal" and spec.deal_index is None:
             raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
         self.check_ranges()
+        self.check_device()
         if self.replay < self.minibatch:
             raise UserError(f"--replay {self.replay} is out of range: replay must be >= minibatch ({self.minibatch})")
         self.check_hidden()

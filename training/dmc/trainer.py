@@ -123,8 +123,9 @@ def learn_iteration(net, optimizer, replay: Replay, state: RunState, s: DMCSetti
 def learn(net, optimizer, replay: Replay, steps: int, minibatch: int, rng) -> float:
     """``steps`` minibatch updates of Q towards the sampled returns; the last loss."""
     loss = torch.zeros(())
+    device = next(net.parameters()).device  # the minibatches go where the network is
     for _ in range(steps):
-        obs, rows, returns = replay.sample(minibatch, rng)
+        obs, rows, returns = (x.to(device) for x in replay.sample(minibatch, rng))
         loss = torch.nn.functional.mse_loss(net(obs, rows), returns)
         optimizer.zero_grad()
         loss.backward()
@@ -152,6 +153,7 @@ class Learner:
         warm start continues from the parts it finished)."""
         s, run = self.s, self.run
         if resume and run.saved():
+            self.net.to(s.torch_device())  # Adam's saved moments follow its parameters there
             state = load_run_state(run.state_dir, self.net, self.optimizer, None)
             self.replay.from_state(state)
             self.log(f"resuming {run.out} at {state.decisions:,} samples")
@@ -168,6 +170,7 @@ class Learner:
             path = run.write_checkpoint(self.net, "imitation", state, {})
             if s.eval_games:  # the learning curve starts where the warm start left the network
                 self.evaluate_async(path, 0, s.seed * 1_000_003)
+        self.net.to(s.torch_device())  # the warm start's imitation runs on the CPU, the learner on the device
         return state
 
     def save(self, state: RunState) -> None:
@@ -179,7 +182,7 @@ class Learner:
     # ------------------------------------------------------------------ collection
     def collection(self, iteration: int) -> dict:
         return {"iteration": iteration,
-                "weights": {k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}}
+                "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}}
 
     def submit(self, c: dict) -> None:
         s, count = self.s, self.workers.count

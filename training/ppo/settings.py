@@ -11,10 +11,10 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.common.flags import weights
 from cardzoo.training.common.settings import (
-    BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, TrainerSettings, setting)
+    BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, DeviceSettings, setting)
 
 @dataclass
-class PPOSettings(TrainerSettings):
+class PPOSettings(DeviceSettings):
     game: str
     players: tuple[int, ...] = setting((), PLAYERS_HELP, metavar="N[,N...]", unset="the game's usual")
     steps: int = setting(1_000_000, "learner decisions (forced moves included) to train for, " + STEPS_HELP)
@@ -75,6 +75,7 @@ class PPOSettings(TrainerSettings):
 
         self.players = self.check_game()
         self.check_ranges()
+        self.check_device()
         self.check_hidden()
         if self.lr_schedule not in ("linear", "constant"):
             raise UserError(f"lr_schedule must be linear or constant, got {self.lr_schedule!r}")

@@ -68,20 +68,22 @@ def stream_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.nd
 def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np.random.Generator) -> dict:
     """Clipped-objective PPO epochs over one iteration's samples; returns the logged statistics."""
     n = len(batch["actions"])
-    obs = torch.from_numpy(batch["obs"])
-    critic_obs = None if batch.get("critic_obs") is None else torch.from_numpy(batch["critic_obs"])
-    masks = torch.from_numpy(batch["masks"])
-    actions = torch.from_numpy(batch["actions"])
-    old_logp = torch.from_numpy(batch["logprobs"])
-    adv_all = torch.from_numpy(batch["advantages"])
-    returns = torch.from_numpy(batch["returns"])
+    device = next(net.parameters()).device  # the samples go where the network is
+
+    def tensor(key):
+        return torch.from_numpy(batch[key]).to(device)
+
+    obs = tensor("obs")
+    critic_obs = None if batch.get("critic_obs") is None else tensor("critic_obs")
+    masks, actions, old_logp = tensor("masks"), tensor("actions"), tensor("logprobs")
+    adv_all, returns = tensor("advantages"), tensor("returns")
     stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
     epochs_run = 0
     for _ in range(s.epochs):
         order = rng.permutation(n)
         kls = []
         for start in range(0, n, s.minibatch):
-            idx = torch.from_numpy(order[start:start + s.minibatch])
+            idx = torch.from_numpy(order[start:start + s.minibatch]).to(device)
             logits, value = net(obs[idx], None if critic_obs is None else critic_obs[idx])
             logits = logits.masked_fill(~masks[idx], -1e9)
             logp_all = torch.log_softmax(logits, dim=1)
@@ -159,6 +161,7 @@ class Learner:
         """The saved state (``--resume``), or a new one after the warm start (``--imitate``)."""
         s = self.s
         if resume:
+            self.net.to(s.torch_device())
             self.optimizer = _adam(self.net, s)
             state = load_run_state(self.run.state_dir, self.net, self.optimizer, self.mix)
             self.log(f"resuming {self.run.out} at {state.decisions:,} decisions (iteration {state.iteration})")
@@ -170,6 +173,7 @@ class Learner:
             accuracy = clone_rule_bot(self.net, s.game, s.players, s.variants, s.imitate, seed=s.seed, log=self.log)
             self.log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
             self.run.write_checkpoint(self.net, "imitation", state, {})
+        self.net.to(s.torch_device())  # the warm start's imitation runs on the CPU, the learner on the device
         return state
 
     def begin(self, state: RunState, resume: bool) -> None:
@@ -184,7 +188,7 @@ class Learner:
         """What a collection needs: the weights as they are now, and the opponent mix."""
         opponents, snapshots = self.mix.request_parts(self.run.pool_dir)
         return {"iteration": iteration, "opponents": opponents, "snapshots": sorted(snapshots),
-                "weights": {k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}}
+                "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}}
 
     def submit(self, c: dict) -> None:
         s = self.s

@@ -8,11 +8,11 @@ from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
 from cardzoo.training.common.flags import one_count, weights
-from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings, setting
+from cardzoo.training.common.settings import SEED_RANGE, DeviceSettings, setting
 
 
 @dataclass
-class SB3Settings(TrainerSettings):
+class SB3Settings(DeviceSettings):
     game: str
     players: int | None = setting(None, "player count", metavar="N", parse=one_count, unset="the game's usual")
     steps: int = setting(200_000, "learner decisions (environment steps of the one-seat view) to train for")
@@ -47,6 +47,7 @@ class SB3Settings(TrainerSettings):
     def __post_init__(self):
         (self.players,) = self.check_game()[:1]
         self.check_ranges()
+        self.check_device()
         if not self.opponents or set(self.opponents) - {"rules", "random", "snapshot"} or \
                 any(float(w) < 0 for w in self.opponents.values()) or not sum(self.opponents.values()):
             raise UserError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "

@@ -115,7 +115,8 @@ def build_or_resume_model(run: _Run, resume: bool):
     settings, out = run.settings, run.out
     if resume:
         # SB3's model.zip is unpickled here: --resume trusts the run directory (see --help).
-        model = MaskablePPO.load(out / "model.zip", env=run.vec, tensorboard_log=str(out / "tb"))
+        model = MaskablePPO.load(out / "model.zip", env=run.vec, tensorboard_log=str(out / "tb"),
+                                 device=settings.torch_device())
         streams_path = out / "streams.json"
         if streams_path.is_file():  # continue the episode and opponent streams where they were
             streams = read_json(streams_path, limit=(settings.envs + 1) * MAX_STREAM_JSON)
@@ -127,7 +128,7 @@ def build_or_resume_model(run: _Run, resume: bool):
     model = MaskablePPO(
         "MlpPolicy", run.vec, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
         batch_size=settings.batch_size, gamma=0.995, ent_coef=settings.ent_coef, seed=settings.seed, verbose=0,
-        tensorboard_log=str(out / "tb"),
+        tensorboard_log=str(out / "tb"), device=settings.torch_device(),
         policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
     )
     if settings.imitation_matches:
