@@ -22,7 +22,7 @@ def _help_of_flags(capsys) -> dict[str, str]:
     helps, flag = {}, None
     for line in out.splitlines():
         m = re.match(r"^  (--[a-z-]+)(?: \S+)?(?:  +(.*))?$", line)
-        if m:
+        if m and m.group(1) not in helps:  # not a group's "also takes" list wrapped onto a flag's name
             flag = m.group(1)
             helps[flag] = m.group(2) or ""
         elif flag and line.startswith(" " * 24):
