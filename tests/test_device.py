@@ -13,7 +13,7 @@ from safetensors.torch import load_file
 from cardzoo.envs.registry import game_spec
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.agents.device import DEVICES
-from cardzoo.training.agents.specs import make_agent, parse_agent_spec
+from cardzoo.training.agents.specs import make_agent
 from cardzoo.training.common.settings import resume_settings
 
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
@@ -103,7 +103,8 @@ def test_a_device_the_expert_cannot_use_is_one_line(monkeypatch, value, expected
 
 @no_cuda
 def test_bench_train_refuses_cuda_here_before_measuring(tmp_path, capsys):
-    assert cli(["bench", "--train", "siantappo", "--quick", "--device", "cuda", "--json", str(tmp_path / "b.json")]) == 2
+    argv = ["bench", "--train", "siantappo", "--quick", "--device", "cuda", "--json", str(tmp_path / "b.json")]
+    assert cli(argv) == 2
     err = capsys.readouterr().err.strip()
     assert "--device cuda" in err and len(err.splitlines()) == 1 and not (tmp_path / "b.json").exists()
     assert cli(["bench", "siantappo", "--device", "cpu"]) == 2
@@ -136,6 +137,5 @@ def test_the_device_choices_are_the_ones_the_trainers_accept():
     from cardzoo.scripts.train_cmd import TRAINERS
     from cardzoo.training.common.flags import flag_fields
 
-    for cls in TRAINERS.values():
-        if cls.NAME in ("PPO", "DMC", "SB3"):
-            assert flag_fields(cls)["device"].metadata["choices"] == DEVICES
+    for algo in ("ppo", "dmc", "sb3"):
+        assert flag_fields(TRAINERS[algo])["device"].metadata["choices"] == DEVICES
