@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from cardzoo.scripts import cli  # noqa: E402
-from cardzoo.scripts.serve.app import create_app  # noqa: E402
+from cardzoo.scripts import cli
+from cardzoo.scripts.serve.app import create_app
 
 
 def test_the_page_shows_the_standings_as_matches_are_stored(tmp_path):
