@@ -10,7 +10,8 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     prompt       one line saying what the viewer may do now
     players      [{seat, name, cards, status, facts: [[label, value]], team, out, known?}]
                  (``known``: cards everybody knows are in that hand, Sam Sip's taken discards)
-    table        [{label, items: [{id?, cards: [text], caption}]}]   what lies on the table
+    table        [{label, items: [{id?, cards: [text], caption, groups?}]}]   what lies on the table
+                 (``groups``: the cards in their groups, a Suipi locked build's)
     hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
     notes        [str]  private reminders (your swap, your build, ...)
     moves        [{ids, text, cards, choose?, exact?}]  the viewer's complete legal moves (see move())

@@ -556,19 +556,19 @@ def test_help_explains_model_and_checkpoints(command, capsys):
 
 def test_suipi_locked_builds_are_explained():
     from cardzoo.scripts.play.suipi import RULES
-    assert "=10L" in RULES and "locked" in RULES
+    assert "7+3 | 10, worth 10, not 20) is locked" in " ".join(RULES.split()) and "`" not in RULES.split("Input:")[0]
     session, _out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
     # the legend names the listed builds' own values, not a generic 10
     assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == "[…=5] is a build of 5: a 5 takes it."
-    assert session.view.legend(["8♣ take [7♥+A♠=8]", "A♦ take [5♣+5♦=10L]"]) == (
-        "[…=8] is a build of 8: an 8 takes it; […=10L] is a locked build of 10: a 10 takes it; its value cannot be "
-        "raised, but more cards making 10 may join it.")
+    assert session.view.legend(["8♣ take [7♥+A♠=8]", "A♦ take [5♣+5♦ | 10♠=10, locked]"]) == (
+        "[…=8] is a build of 8: an 8 takes it; [… | …=10, locked] is a locked build of 10 (groups worth 10 each, "
+        "not their sum): a 10 takes it; its value cannot be raised, but more cards making 10 may join it.")
     assert session.view.legend(["5♣ take 2♥+3♦", "J♣ drop"]) is None
     _rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if re.search(r"#\d+ .*=\d+L?\]", line):  # a listed build: the legend below says its value
-            v = re.search(r"=(\d+)L?\]", line).group(1)  # type: ignore[union-attr]  # the line matched above
+        if re.search(r"#\d+ .*=\d+(, locked)?\]", line):  # a listed build: the legend below says its value
+            v = re.search(r"=(\d+)(, locked)?\]", line).group(1)  # type: ignore[union-attr]  # the line matched above
             assert f"build of {v}" in "\n".join(lines[i:i + 20]), lines[i:i + 20]
             break
     else:

@@ -236,8 +236,8 @@ SUIPI_TABLE = ("10♦ 10♣ Q♠ 2♥ 5♣ 9♥ 7♠ 3♣", "4♥ K♠ 6♥ 6♣
     ("q q", "Q♠ take Q♥"),
     ("7 3 4", "7♠ take 3♠+4♦"),
     ("9", "9♥ drop"),                        # a number is a rank (your only 9), never a list entry
-    ("2 build 3", "2♥ build 5 on 3♠"),       # a number after build is a rank here ...
-    ("2 build 5 on 3", "2♥ build 5 on 3♠"),  # ... and the value when `on` follows
+    ("2 build 5", "2♥ build 5 on 3♠"),       # a number after build is the build's value (issue 60) ...
+    ("2 build 5 on 3", "2♥ build 5 on 3♠"),  # ... `on` or not
     ("2 3 4 build 9", "2♥ build 9 on 3♠+4♦"),  # ... or floor cards came before
     ("3c build 3s 4d 10h", "3♣ build 10 on 3♠+4♦+10♥"),
     ("qs", "Q♠ take Q♥"),                    # one card, one legal move
@@ -273,6 +273,8 @@ def test_suipi_a_build_is_named_by_its_value_or_any_of_its_cards(typed):
     ("8 8", "you hold no 8"),
     ("5 9", "there is no 9 on the floor"),
     ("2h 3s", "2♥ with 3♠ can only build (2♥ build 5 on 3♠): a build needs the word build, e.g. `2h build 5 on 3♠`"),
+    ("2 build 3", "a 2 cannot build 3 (a number after `build` is the build's value); it can build 5 or 9: "
+                  "`2♥ build 9 on 3♠+4♦`; `2♥ build 5 on 3♠` — e.g. `2h build 5 on 3s`"),
     ("7h 3s", "7♥ is not in your hand"),
     ("3s", "3♠ is on the floor: start with the card from your hand"),
     ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),

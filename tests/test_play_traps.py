@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 
+from cardzoo.envs.cards import card_str, parse_cards
 from cardzoo.scripts.cli import main
 from tests.test_play import run_play
+from tests.test_play_screens import transcript
 
 
 def test_one_seed_play_prints_the_one_replay_shows_and_it_deals_the_same_match(tmp_path, capsys):
@@ -45,3 +47,23 @@ def test_undo_in_siantappo_takes_back_your_play_and_the_bots_answers():
     assert "player_0 (you): 9♦ 10♥ J♦  (straight)" in text
     assert "took back your move `9♦ 10♥ J♦  (straight)` and the 3 moves after it" in text
     assert "Your hand (13): 3♣ 3♦ 3♥  6♦  8♥  9♦  10♦ 10♥  J♦" in text[text.rindex("took back"):]
+
+
+def suipi_deck(hand0: str, hand1: str, floor: str) -> list[str]:
+    h0, h1, fl = parse_cards(hand0), parse_cards(hand1), parse_cards(floor)
+    rest = [c for c in range(52) if c not in set(h0) | set(h1) | set(fl)]
+    return [card_str(c) for c in [c for pair in zip(h0, h1) for c in pair] + fl + rest]
+
+
+def test_suipi_build_n_is_a_value_and_a_locked_build_shows_its_groups():
+    """As found: `2c build 7` (a build of 5 on the floor) answered "there is no 7 on the floor";
+    `A build 8` built 9 on the 8♠; a locked build of 9 read `[2♠+7♣+9♠] = 9`. Two people at one
+    keyboard (hot-seat), so every move is typed."""
+    deck = suipi_deck("2♥ 5♣ 2♣ 7♠ A♥ 9♠ 8♥ Q♣", "K♠ Q♠ J♠ K♥ Q♥ J♥ K♦ Q♦", "3♠ 4♦ 8♠ 10♥")
+    text = transcript(["suipi", "--seats", "human,human", "--seed", "1"],
+                      ["", "2h build 5 on 3s", "", "ks drop", "", "2c build 7", "", "qs drop", "", "a build 8",
+                       "", "quit", "y"], deck, width=100)
+    assert "player_0 (human): 2♣ build 7 on [2♥+3♠=5]" in text
+    assert "player_0 (human): A♥ build 8 on [2♣+2♥+3♠=7]+8♠" in text
+    assert "[A♥+2♣+2♥+3♠ | 8♠] = 8 (player_0's build, locked)" in text
+    assert "there is no" not in text and "build 9" not in text.split("> a build 8")[1]

@@ -88,3 +88,38 @@ def test_undo_stops_at_a_sam_sip_draw_from_the_stock(browser):
         assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move.cardless")] == []
         assert browser.find_element(By.ID, "undo").get_attribute("disabled")
     no_console_errors(browser)
+
+
+def test_a_locked_suipi_build_shows_its_groups_and_the_log_wraps(browser, tmp_path):
+    """As found: a locked build of 9 read as one row of cards 2♠ 7♣ 9♠ (18 = 9?) and a long build
+    overflowed the log. A record of seed 1 (two rule bots), opened from the lobby and stepped with
+    the arrow key to move 21, where player_1's locked build of 9 lies on the floor."""
+    import json
+
+    from cardzoo.scripts.serve.match import Match
+
+    match = Match.create("suipi", ["rules", "rules"], {"match_deals": 1}, 1)
+    while not match.over:
+        match.play_bot_move()
+    record = tmp_path / "suipi.jsonl"
+    record.write_text(json.dumps(match.record(), ensure_ascii=False) + "\n", encoding="utf-8")
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=0")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        browser.find_element(By.ID, "replay-file").send_keys(str(record))
+        browser.find_element(By.CSS_SELECTOR, "#replay-form button[type=submit]").click()
+        WebDriverWait(browser, WAIT).until(lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
+        for k in range(1, 22):
+            browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+            WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text.startswith(f"{k} /"))
+        build = browser.find_element(
+            By.XPATH, "//div[contains(concat(' ', @class, ' '), ' item ')][div[@class='caption'][contains(., 'locked')]]")
+        assert build.find_element(By.CLASS_NAME, "caption").text == "player_1's build of 9, locked: 2 groups of 9"
+        assert len(build.find_elements(By.CLASS_NAME, "group-gap")) == 1
+        for width, height in ((1280, 900), (390, 844)):
+            browser.set_window_size(width, height)
+            wide = browser.execute_script(
+                "return [...document.querySelectorAll('#log li')].filter((li) => li.scrollWidth > li.clientWidth + 1)"
+                ".map((li) => li.textContent)")
+            assert wide == [], (width, wide)
+    no_console_errors(browser)

@@ -77,12 +77,45 @@ def move_actions(floor, move) -> tuple:
 
 
 # ------------------------------------------------------------------ text
+def build_groups(item) -> list[list[int]]:
+    """A build's cards in its groups, each worth the build's value (rules S9: a locked build is
+    several groups, an unlocked one is one): ``[[2♠, 7♣], [9♠]]`` for a locked 9. Card values are
+    the ranks (A=1 .. K=13: a court card is in a build only where courts have values)."""
+    cards, value = sorted(item[CARDS], key=lambda c: (c >> 2, c & 3)), item[NVAL]
+    if not item[LOCKED] or value <= 0:
+        return [cards]
+
+    def split(left: list[int]) -> list[list[int]] | None:
+        if not left:
+            return []
+        top, rest = left[-1], left[:-1]  # the highest card starts a group
+        for size in range(len(rest) + 1):
+            for others in _combinations(rest, size):
+                if (top >> 2) + 1 + sum((c >> 2) + 1 for c in others) == value:
+                    after = split([c for c in rest if c not in others])
+                    if after is not None:
+                        return after + [[*others, top]]
+        return None
+
+    groups = split(cards)
+    return sorted(groups, key=lambda g: (-len(g), g)) if groups else [cards]
+
+
+def _combinations(cards, size):
+    from itertools import combinations
+
+    return combinations(cards, size)
+
+
 def item_str(item) -> str:
-    """``3♦`` for a loose card, ``[8♠+2♥=10]`` for a build (``=7L`` when locked)."""
+    """``3♦`` for a loose card, ``[8♠+2♥=10]`` for a build; a locked build shows its groups and
+    says so: ``[2♠+7♣ | 9♠=9, locked]`` (two groups worth 9 each, not 18)."""
     if item[OWNER] < 0:
         return card_str(item[CARDS][0])
-    inner = "+".join(card_str(c) for c in sorted(item[CARDS]))
-    return f"[{inner}={item[NVAL]}{'L' if item[LOCKED] else ''}]"
+    if not item[LOCKED]:
+        return f"[{'+'.join(card_str(c) for c in sorted(item[CARDS]))}={item[NVAL]}]"
+    groups = " | ".join("+".join(card_str(c) for c in g) for g in build_groups(item))
+    return f"[{groups}={item[NVAL]}, locked]"
 
 
 def move_text(floor, move) -> str:

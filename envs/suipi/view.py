@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.seatview import SPECTATOR, Reader, base_view, grid, legal_moves_for, move, waiting_prompt
-from cardzoo.envs.suipi.actions import CAPTURE_ACTION, CARDS, ITEM0, LOCKED, NVAL, OWNER, REP
+from cardzoo.envs.suipi.actions import CAPTURE_ACTION, CARDS, ITEM0, LOCKED, NVAL, OWNER, REP, build_groups
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
 TITLE = "Suipi"
@@ -71,12 +71,18 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
 
 
 def _item(it, r: Reader) -> dict:
+    """A floor item: a loose card with its value, or a build with its owner, its value and whether
+    it is locked, in words; a locked build's ``groups`` (each worth its value, not their sum)."""
     if it[OWNER] < 0:
-        caption = f"value {it[NVAL]}" if it[NVAL] else ""
-    else:
-        caption = (f"build {it[NVAL]} · {r.whose(it[OWNER])}"
-                   + (" · locked" if it[LOCKED] else ""))
-    return {"id": item_id(it), "cards": [card_str(c) for c in sorted(it[CARDS])], "caption": caption}
+        return {"id": item_id(it), "cards": [card_str(it[CARDS][0])],
+                "caption": f"value {it[NVAL]}" if it[NVAL] else ""}
+    groups = [[card_str(c) for c in g] for g in build_groups(it)]
+    caption = f"{r.whose(it[OWNER])} build of {it[NVAL]}" + (
+        f", locked: {len(groups)} groups of {it[NVAL]}" if it[LOCKED] else "")
+    out = {"id": item_id(it), "cards": [c for g in groups for c in g], "caption": caption}
+    if it[LOCKED]:
+        out["groups"] = groups
+    return out
 
 
 def _move(ids, text: str, by_rep: dict) -> dict:

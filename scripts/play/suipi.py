@@ -11,10 +11,10 @@ from rich.text import Text
 
 from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import RANK_NAMES, card_str, parse_card
-from cardzoo.envs.seatview import rules_summary
+from cardzoo.envs.seatview import article, rules_summary
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi import view as facts
-from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP
+from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP, build_groups
 from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
 from cardzoo.envs.suipi.view import point_rows
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
@@ -32,7 +32,7 @@ build: `2h build 8s` (add the value if it is ambiguous: `2h build 10 on 8s`); `j
 texts of `?` work too (`5♣ take 3♦+2♠`), and so does `#3` for move 3 of `?`. Ranks alone work
 when they fit one move: `8 8`, `5 3 2`, `q`; a bare number is always a rank, never a list entry."""
 
-BUILD_RE = re.compile(r"\[[^\]]*=(\d+)(L?)\]")  # a build in a move's text: [7♥+A♠=8], [5♣+5♦=10L]
+BUILD_RE = re.compile(r"\[[^\]]*=(\d+)(, locked)?\]")  # a build in a move's text: [7♥+A♠=8], [5♣+5♦ | 10♠=10, locked]
 
 
 def _move_parts(ids) -> tuple[int, tuple[int, ...], str, int]:
@@ -61,14 +61,17 @@ class SuipiView(GameView):
 
     # ---------------------------------------------------------------- display
     def item_text(self, it) -> Text:
+        """``7♥ (7)``; a build with its groups, worth, owner and lock in words:
+        ``[2♠+7♣ | 9♠] = 9 (your build, locked)``."""
         if it[OWNER] < 0:
             c = it[CARDS][0]
             value = f" ({it[NVAL]})" if it[NVAL] else ""
             return Text.assemble(card_text(card_str(c)), (value, "dim"))
-        inner = "+".join(card_str(c) for c in sorted(it[CARDS]))
+        inner = " | ".join("+".join(card_str(c) for c in g) for g in build_groups(it))
+        owner = "your" if self.seats.short(it[OWNER]) == "you" else f"{self.seats.short(it[OWNER])}'s"
         lock = ", locked" if it[LOCKED] else ""
         return Text.assemble("[", card_text(inner), "]", (f" = {it[NVAL]}", "bold yellow"),
-                             (f" (build of {self.seats.short(it[OWNER])}{lock})", "dim"))
+                             (f" ({owner} build{lock})", "dim"))
 
     def table(self, viewer):
         e = self.eng
@@ -134,10 +137,10 @@ class SuipiView(GameView):
         parts = []
         for value, locked in dict.fromkeys(found):
             v = int(value)
-            taker = "an A" if v == 1 else f"an {v}" if v in (8, 11) else f"a {v}"
-            parts.append(f"[…={v}L] is a locked build of {v}: {taker} takes it; its value cannot be raised, but "
-                         f"more cards making {v} may join it" if locked
-                         else f"[…={v}] is a build of {v}: {taker} takes it")
+            taker = article("A" if v == 1 else str(v))
+            parts.append(f"[… | …={v}, locked] is a locked build of {v} (groups worth {v} each, not their sum): "
+                         f"{taker} takes it; its value cannot be raised, but more cards making {v} may join it"
+                         if locked else f"[…={v}] is a build of {v}: {taker} takes it")
         return "; ".join(parts) + "."
 
     def section_ended(self, before):
@@ -231,7 +234,7 @@ class SuipiView(GameView):
         if len(cands) == 1:
             return Move(*cands[0])
         what = " ".join(card_str(x) if k == "card" else RANK_NAMES[x] for k, x in pats[1:])
-        what = (card_str(pats[0][1]) if pats[0][0] == "card" else f"a {RANK_NAMES[pats[0][1]]}") + (
+        what = (card_str(pats[0][1]) if pats[0][0] == "card" else article(RANK_NAMES[pats[0][1]])) + (
             f" with {what}" if named else "")
         if cands:
             raise IllegalMoveError("that could mean " + " or ".join(f"`{t}`" for _, t in cands)
@@ -246,6 +249,17 @@ class SuipiView(GameView):
         if len(wider) == 1:  # what was named is part of one legal move: said, not played (a value to make up, S12)
             raise IllegalMoveError(f"no legal move plays {what} alone: `{wider[0]}` does — type it, "
                                    "or #N from the list")
+        if verb == BUILD and value is not None:  # `build N` is a value: say which values this card can build
+            made = [(t, parts) for ids, t, parts in mine if parts[2] == BUILD and (not named or any(
+                reading <= frozenset(parts[1]) for reading in readings))]
+            if not made:
+                raise IllegalMoveError(f"{what} cannot build {value}: it builds nothing now (rules S9: a build "
+                                       "needs floor cards to make its value and a card of that value left in your hand)")
+            values = sorted({parts[3] for _, parts in made})
+            example = next(t for t, parts in made if parts[3] == values[0])
+            raise IllegalMoveError(f"{what} cannot build {value} (a number after `build` is the build's value); it "
+                                   f"can build {' or '.join(map(str, values))}: "
+                                   + "; ".join(f"`{t}`" for t, _ in made) + f" — e.g. `{_typed(example)}`")
         options = "; ".join(t for _, t, _ in mine)
         played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
         raise IllegalMoveError(f"no legal move plays {what}" + (f"; {played} can: {options}" if options
@@ -290,7 +304,7 @@ class SuipiView(GameView):
 
 def _read_words(text: str) -> tuple:
     """(verb or None, a build's value or None, the card patterns: ("card", id) or ("rank", r))."""
-    tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]=]+", text) if not w.startswith("=")]
+    tokens = [w for w in re.findall(r"=\s*\w+|[^\s+,\[\]|=]+", text) if not w.startswith("=")]
     verb, value = None, None
     pats: list[tuple[str, int]] = []
     for i, w in enumerate(tokens):
@@ -301,9 +315,8 @@ def _read_words(text: str) -> tuple:
             verb = VERBS[low]
         elif low in FILLERS:
             continue
-        elif (low.isdigit() and i and VERBS.get(tokens[i - 1].lower()) == BUILD
-              and (len(pats) > 1 or tokens[i + 1:i + 2] in (["on"], ["onto"]))):
-            value = int(low)  # `2h build 10 on 8s`, `2h 3s 4d build 9`: the build's value
+        elif low.isdigit() and i and VERBS.get(tokens[i - 1].lower()) == BUILD:
+            value = int(low)  # `2c build 7`, `2h build 10 on 8s`: a number after build is the build's value
         elif low in RANK_WORDS:
             pats.append(("rank", RANK_WORDS[low]))
         else:
@@ -312,6 +325,13 @@ def _read_words(text: str) -> tuple:
             except ValueError as err:
                 raise IllegalMoveError(str(err)) from None
     return verb, value, pats
+
+
+def _typed(text: str) -> str:
+    """A move's text as it is typed: ``2♣ build 7 on [5♣=5]`` → ``2c build 7 on 5c``."""
+    words = text.replace("[", " ").replace("]", " ").replace("+", " ").replace("|", " ").split()
+    kept = [w for w in words if not w.startswith("=") and "=" not in w and w != "locked"]
+    return " ".join(w.translate(str.maketrans("♠♣♦♥", "scdh")).lower() for w in kept)
 
 
 def _ascii(card: int) -> str:

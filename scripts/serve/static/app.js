@@ -569,11 +569,16 @@ function zoneEl(zone, fresh) {
     const item = el("div", "item");
     if (it.cards.length > 1 && it.id && it.id.startsWith("build:")) item.classList.add("build");
     const cards = el("div", "cards");
-    for (const c of it.cards) {
-      const card = cardEl(c);
-      if (fresh.has(c)) card.classList.add("fresh");
-      cards.append(card);
-    }
+    // a locked build's groups (each worth its value) are set apart, so 2+7 | 9 never reads as 18
+    const groups = it.groups || [it.cards];
+    groups.forEach((g, i) => {
+      if (i) cards.append(el("span", "group-gap", "|"));
+      for (const c of g) {
+        const card = cardEl(c);
+        if (fresh.has(c)) card.classList.add("fresh");
+        cards.append(card);
+      }
+    });
     item.append(cards);
     if (it.caption) item.append(el("div", "caption", it.caption));
     if (it.id) {
