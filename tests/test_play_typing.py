@@ -97,8 +97,9 @@ def test_hint_says_what_the_model_would_play_from_the_seats_own_information():
     import random
 
     _rc, text = run_play(["suipi", "--seed", "2", *SHORT["suipi"]], ["hint", "quit", "y"])
-    assert re.search(r"hint: the model would play .+ \(estimated reward to the end of the match [+-]\d\.\d\d\)", text)
-    assert "next best: " in text and "player_0 (you):" not in text  # a hint plays nothing
+    assert re.search(r"hint: the model would play #\d+ .+ — its best", text)  # numbered as in the list
+    assert re.search(r"then: #\d+ .+ \((about as good|fine|risky)\)", text)  # words, not RL numbers
+    assert "reward" not in text and "player_0 (you):" not in text  # a hint plays nothing
     for game in ("siantappo", "samsip"):
         session, out = session_for([game, "--seed", "5", *SHORT[game]])
         seen: list[str] = []

@@ -563,8 +563,9 @@ def test_a_hint_names_legal_moves_of_the_seat_on_its_turn_and_changes_nothing(cl
         assert hint["type"] == "hint" and hint["version"] == view["version"] and 1 <= len(hint["moves"]) <= 3
         legal = {tuple(m["ids"]): m["text"] for m in view["moves"]}
         assert all(tuple(m["ids"]) in legal and m["text"] == legal[tuple(m["ids"])] for m in hint["moves"])
-        values = [m["value"] for m in hint["moves"]]
-        assert values == sorted(values, reverse=True) and "from your cards" in hint["note"]
+        assert [m["rank"] for m in hint["moves"]] == list(range(1, len(hint["moves"]) + 1))
+        assert hint["moves"][0]["label"] == "best" and "from your cards" in hint["note"]
+        assert all(set(m) == {"ids", "text", "rank", "label"} for m in hint["moves"])  # words, no RL numbers
         assert state_of(match) == before
         for msg, reason in ((dict(type="hint"), "needs the version"),
                             (dict(type="hint", version=view["version"] - 1), "stale hint")):

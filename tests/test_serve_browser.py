@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 
 import pytest
@@ -268,19 +269,28 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
 
 
 def test_the_hint_button_shows_the_models_move_and_outlines_it(browser):
+    """As found (issue 60): with more than ten moves the hint named a move but marked no card, its
+    text squeezed the move buttons, and it spoke RL ("estimated reward to the end of the match
+    -1.10"). Now: words (best, about as good, fine, risky), the move's cards marked where they
+    lie, the words on a line of their own."""
     with LiveServer() as server:
         deal_from_the_form(browser, server, "suipi", 2, 11)
         WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
         version = body(browser, "version")
+        assert any(b.text == "Show all" for b in browser.find_elements(By.CSS_SELECTOR, "#moves button"))
+        browser.find_element(By.CSS_SELECTOR, "#moves button.hint-button").click()
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "hint-line").is_displayed())
+        line = browser.find_element(By.ID, "hint-line").text
+        assert line.startswith("Hint: the model would play ") and "— its best" in line
+        assert "reward" not in line and not re.search(r"[+−-]\d\.\d\d|\d%", line)  # no RL numbers
+        assert re.search(r"\((about as good|fine|risky)\)", line)
+        assert body(browser, "version") == version  # asking changes nothing
+        assert browser.find_elements(By.CSS_SELECTOR, "#hand .card.hinted")  # the hinted card is marked
+        assert not browser.find_elements(By.CSS_SELECTOR, "#moves .hint-line")  # not among the buttons
         for b in browser.find_elements(By.CSS_SELECTOR, "#moves button"):
-            if b.text == "Show all":  # many moves: list them all, so the hinted one has its button
+            if b.text == "Show all":
                 b.click()
                 break
-        browser.find_element(By.CSS_SELECTOR, "#moves button.hint-button").click()
-        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves .hint-line"))
-        line = browser.find_element(By.CSS_SELECTOR, "#moves .hint-line").text
-        assert line.startswith("Hint: the model would play ") and "estimated reward" in line
-        assert body(browser, "version") == version  # asking changes nothing
         hinted = browser.find_elements(By.CSS_SELECTOR, "#moves button.move.hinted")
         assert len(hinted) == 1 and hinted[0].text in line  # the suggested move's button is outlined
     no_console_errors(browser)

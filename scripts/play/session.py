@@ -16,10 +16,10 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.seatview import deal_match, match_over, skip_dead_steps
-from cardzoo.scripts import takeback
+from cardzoo.scripts import hints, takeback
 from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
-from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser
+from cardzoo.training.agents.specs import agent_move, load_adviser
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
 HELP_WORDS = {"?", "help", "h", "moves", "legal"}
@@ -101,7 +101,7 @@ class PlaySession:
                     except KeyboardInterrupt:
                         raise Leave("interrupted") from None
         except Leave as q:
-            con.print(Text(f"\n{q.why} — leaving the game after {self.moves_made} moves in all. Bye!", style="bold"))
+            con.print(Text(f"\n{q.why} — leaving the game after {self.moves_made} move{'' if self.moves_made == 1 else 's'} in all. Bye!", style="bold"))
             if self.save:
                 con.print(Text(f"(the unfinished game was not saved to {self.save})", style="dim"))
             return 0
@@ -290,8 +290,9 @@ class PlaySession:
         return move
 
     def _hint(self, moves) -> None:
-        """`hint`: what the game's model (``model``, as for --seats) would play here and its
-        estimate, from the acting seat's own observation — its hand and the public table only."""
+        """`hint`: the game's model's ranking of the moves here (``model``, as for --seats), from
+        the acting seat's own observation — its hand and the public table only — in words (best,
+        about as good, fine, risky: scripts/hints.py), each with its number in the list."""
         con = self.console
         adviser = self._adviser()
         if adviser is None:
@@ -301,19 +302,25 @@ class PlaySession:
         obs = env.observe(env.agent_selection)
         advice = adviser.advise(obs["observation"], obs["action_mask"])
         texts = {tuple(ids): t for ids, t in moves}
-        ranker = getattr(adviser, "advice_unit", "") == "Q"
-        shown = [(texts.get(ids) or " ".join(env.action_text(a) for a in ids), v) for ids, v in advice][:HINTS_SHOWN]
-        if not shown:
+        number = {tuple(ids): k for k, (ids, _) in enumerate(moves, 1)}
+        ranking = hints.ranked(advice, getattr(adviser, "advice_unit", "p"), texts)
+        if not ranking:
             con.print(Text("no hint: the model has no move to suggest here", style="yellow"))
             return
-        best, value = shown[0]
-        what = advice_text(adviser.advice_unit if ranker else "p", value)
-        line = Text.assemble(("hint: ", "bold"), ("the model would play ", ""), card_text(best), (f"  ({what})", "dim"))
-        con.print(line)
-        if len(shown) > 1:
-            others = "; ".join(f"{t} {v:+.2f}" if ranker else f"{t} {v:.0%}" for t, v in shown[1:])
-            con.print(Text.assemble(("  next best: ", "dim"), card_text(others)))
-        con.print(Text("  (from your cards and the table only, as the model sees them)", style="dim"))
+
+        def named(m) -> Text:
+            text = m["text"] or " ".join(env.action_text(a) for a in m["ids"])
+            return Text.assemble((f"#{number[tuple(m['ids'])]} ", "dim") if tuple(m["ids"]) in number else "",
+                                 card_text(text))
+
+        best = ranking[0]
+        con.print(Text.assemble(("hint: ", "bold"), "the model would play ", named(best), (" — its best", "dim")))
+        if len(ranking) > 1:
+            line = Text("  then: ", style="dim")
+            for k, m in enumerate(ranking[1:]):
+                line.append_text(Text.assemble("; " if k else "", named(m), (f" ({m['label']})", "dim")))
+            con.print(line)
+        con.print(Text(f"  ({hints.NOTE}; it plays nothing)", style="dim"))
 
     def _adviser(self):
         """The model behind `hint` for this game and player count, or None (with the reason)."""

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
-from cardzoo.scripts import takeback
-from cardzoo.training.agents.specs import HINTS_SHOWN, advice_text, agent_move, load_adviser, make_agent, seat_label
+from cardzoo.scripts import hints, takeback
+from cardzoo.training.agents.specs import agent_move, load_adviser, make_agent, seat_label
 
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
@@ -156,15 +156,12 @@ class Match:
             except UserError as e:
                 raise MoveRefused(f"no hint: {e}") from None
         obs = self.env.observe(self.env.agent_selection)
-        unit = getattr(self.adviser, "advice_unit", "p")
-        advice = self.adviser.advise(obs["observation"], obs["action_mask"])[:HINTS_SHOWN]
+        advice = self.adviser.advise(obs["observation"], obs["action_mask"])
         texts = {tuple(i): t for i, t in self.env.full_moves()}
-        moves = [{"ids": list(ids), "text": texts.get(tuple(ids), ""), "value": round(float(v), 4),
-                  "estimate": advice_text(unit, v)} for ids, v in advice]
+        moves = hints.ranked(advice, getattr(self.adviser, "advice_unit", "p"), texts)
         if not moves:
             raise MoveRefused("no hint: the model has no move to suggest here")
-        return {"type": "hint", "version": self.version, "moves": moves,
-                "note": "from your cards and the table only, as the model sees them"}
+        return {"type": "hint", "version": self.version, "moves": moves, "note": hints.NOTE}
 
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last move and every bot move after it: the match is played again

@@ -303,7 +303,7 @@ function connect(key, attempt = 0) {
     } else if (msg.type === "hint") {
       if (state.view && msg.version === state.view.version) {
         state.hint = msg;
-        renderMoves(state.view);
+        render(state.view);  // the hinted move's cards are marked in the hand and on the table
       }
     } else if (msg.type === "rematch") {
       state.invites = msg.invites || [];
@@ -585,6 +585,7 @@ function zoneEl(zone, fresh) {
       item.dataset.id = it.id;
       item.classList.add("selectable");
       if (state.selection.has(it.id)) item.classList.add("selected");
+      if (state.view && hintedThings(state.view).has(it.id)) item.classList.add("hinted");
       item.addEventListener("click", () => toggleSelect(it.id));
     }
     items.append(item);
@@ -614,6 +615,7 @@ function renderMe(v) {
   const hand = $("#hand");
   hand.replaceChildren();
   const playable = new Set(v.moves.flatMap(moveThings));
+  const hinted = hintedThings(v);
   let prevRank = null;
   for (const c of v.hand.cards) {
     const rank = cardParts(c.card).rank;
@@ -622,6 +624,7 @@ function renderMe(v) {
     const card = cardEl(c.card, { mark: c.mark });
     card.dataset.id = c.id;
     if (state.selection.has(c.id)) card.classList.add("selected");
+    if (hinted.has(c.id)) card.classList.add("hinted");
     if (v.your_turn && playable.has(c.id)) card.classList.add("playable");
     card.addEventListener("click", () => toggleSelect(c.id));
     card.addEventListener("dblclick", () => {
@@ -655,6 +658,7 @@ function moveButton(m, cls) {
 function renderMoves(v) {
   const box = $("#moves");
   box.replaceChildren();
+  $("#hint-line").hidden = true;
   if (state.mode !== "play" || !v.your_turn) return;
   const sel = state.selection;
   const cardless = v.moves.filter((m) => !m.cards.length);
@@ -701,8 +705,13 @@ function hintFor(m) {
   return h.moves.findIndex((x) => x.ids.join(",") === m.ids.join(","));
 }
 
+// The hint's words go under the move buttons, on a line of their own (the buttons keep their room);
+// the cards of the model's best move are marked where they lie (hand and table): `hintedThings`.
 function renderHint(v, box) {
   const h = state.hint && state.hint.version === v.version ? state.hint : null;
+  const line = $("#hint-line");
+  line.replaceChildren();
+  line.hidden = !h || state.mode !== "play" || !v.your_turn;
   if (!h) {
     const b = button("Hint", () => {
       state.ws.send(JSON.stringify({ type: "hint", version: v.version }));
@@ -713,16 +722,21 @@ function renderHint(v, box) {
     box.append(b);
     return;
   }
-  const p = el("p", "hint-line");
-  p.append(el("b", "", "Hint: "), "the model would play ");
-  cardText(h.moves[0].text, p);
-  p.append(` (${h.moves[0].estimate})`);
+  line.append(el("b", "", "Hint: "), "the model would play ");
+  cardText(h.moves[0].text, line);
+  line.append(" — its best");
   if (h.moves.length > 1) {
-    p.append(el("br"), "next best: ");
-    h.moves.slice(1).forEach((m, i) => { if (i) p.append("; "); cardText(m.text, p); p.append(` ${m.value >= 0 ? "+" : ""}${m.value.toFixed(2)}`); });
+    line.append(el("br"), "then: ");
+    h.moves.slice(1).forEach((m, i) => { if (i) line.append("; "); cardText(m.text, line); line.append(` (${m.label})`); });
   }
-  p.append(el("br"), el("small", "", h.note));
-  box.append(p);
+  line.append(el("br"), el("small", "", `(${h.note})`));
+}
+
+function hintedThings(v) {
+  const h = state.hint;
+  if (!h || h.version !== v.version || state.mode !== "play" || !v.your_turn) return new Set();
+  const best = v.moves.find((m) => m.ids.join(",") === h.moves[0].ids.join(","));
+  return new Set(best ? best.cards : []);
 }
 
 // Knocked out: the others play on at the watching pace, unless the viewer skips to the end.
