@@ -112,11 +112,12 @@ def test_siantappo_follow_errors_say_why():
     env.play("pass")
     with pytest.raises(IllegalMoveError) as err:
         env.play("6s 6d")
-    assert err.value.reason == "6♠ 6♦ does not beat 10♠ 10♥ on the table"
+    assert err.value.reason == "6♠ 6♦ does not beat 10♠ 10♥ on the table: the same combination must be higher (rules T5)"
     assert "pass" in err.value.legal and "2♣ 2♥" in err.value.legal
     with pytest.raises(IllegalMoveError) as err:
         env.play("Q♣")
-    assert err.value.reason == "Q♣ (single) cannot follow 10♠ 10♥ (pair)"
+    assert err.value.reason == ("Q♣ (single) cannot follow 10♠ 10♥ (pair): a play beats only the same type with the "
+                                "same number of cards (rules T5; bombs T8)")
     env.play("2c 2h")
     assert env.engine.current_keys == keys_of("2♣ 2♥")
 
@@ -169,15 +170,16 @@ def test_samsip_errors_say_what_to_do_now():
         return err.value.reason
 
     draw_hint = "now draw: `draw` (from the stock)"
-    assert reason("take") == f"there is no discard in front of you to take; {draw_hint}"
-    assert reason("7h") == f"draw first; {draw_hint}"
+    assert reason("take") == ("there is no discard in front of you to take: only the card the previous player just "
+                              f"discarded may be taken (rules P8); {draw_hint}")
+    assert reason("7h") == f"draw first: a turn is a draw, then a discard (rules P8); {draw_hint}"
     assert reason("fold now please") == f"'fold now please' is not a move; {draw_hint}"
-    assert reason("declare") == f"winning hands are declared automatically in this game; {draw_hint}"
+    assert reason("declare") == f"winning hands are declared automatically in this game (rules P10); {draw_hint}"
     e.play("draw")
     low = card_str(min(c for c in e.game.hands[0] if c < 52))
     discard_hint = f"now discard one of your cards (e.g. `{low}`)"
-    assert reason("take 5h") == f"you have drawn already; {discard_hint}"
-    assert reason("draw") == f"you have drawn already; {discard_hint}"
+    assert reason("take 5h") == f"you have drawn already: one draw a turn, then a discard (rules P8); {discard_hint}"
+    assert reason("draw") == f"you have drawn already: one draw a turn, then a discard (rules P8); {discard_hint}"
     e.play(low)
     # player_1 may name the discard's card to take it
     assert e.move_to_action(low) == e.move_to_action("take")
@@ -279,14 +281,16 @@ def test_suipi_a_build_is_named_by_its_value_or_any_of_its_cards(typed):
     ("3s", "3♠ is on the floor: start with the card from your hand"),
     ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),
     ("5c drop 4d", "a drop lays the card down alone: name no floor cards"),
-    ("5c take", "no legal move plays 5♣; 5♣ can: 5♣ build 9 on 4♦; 5♣ drop"),
+    ("5c take", "no legal move plays 5♣ (rules S8: a take captures items worth 5, or loose cards adding up to 5); "
+                "5♣ can: 5♣ build 9 on 4♦; 5♣ drop"),
     ("zz", "'zz' is not a card"),
     ("take", "type the card you play"),
     # as found: `4h build 6 on 2d` was refused without saying that the 6♠ must join
     ("7s build 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does — type it"),
     ("7s build 10 on 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does"),
     ("7s take 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ take 3♠+4♦` does"),
-    ("7s 3s", "no legal move plays 7♠ with 3♠; 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop"),
+    ("7s 3s", "no legal move plays 7♠ with 3♠ (rules S8: a take captures items worth 7, or loose cards adding up "
+              "to 7); 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop"),
 ])
 def test_suipi_shorthand_errors(typed, reason):
     _env, view = suipi_view(*SUIPI_TABLE)

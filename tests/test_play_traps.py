@@ -67,3 +67,15 @@ def test_suipi_build_n_is_a_value_and_a_locked_build_shows_its_groups():
     assert "player_0 (human): A♥ build 8 on [2♣+2♥+3♠=7]+8♠" in text
     assert "[A♥+2♣+2♥+3♠ | 8♠] = 8 (player_0's build, locked)" in text
     assert "there is no" not in text and "build 9" not in text.split("> a build 8")[1]
+
+
+def test_a_refused_move_names_the_rule():
+    """As found: `4 4 5 5 6 6` as a Siantappo lead: "not a legal move now". Seed 83: you lead with
+    6♣ 6♦ 7♠ 7♦ 8♠ 8♦ in hand; then a straight with a 2, and a pass on the lead."""
+    rc, text = run_play(["siantappo", "--seed", "83"], ["6 6 7 7 8 8", "q a 2", "pass", "quit", "y"])
+    flat = " ".join(text.split())
+    assert ("6♣ 6♦ 7♠ 7♦ 8♠ 8♦ is a siantappo: it is played only as a bomb, on a single 2 (rules T8); it "
+            "cannot lead (T4)") in flat
+    assert "is not a Siantappo combination: a straight has no 2s (rules T4)" in flat
+    assert "you cannot pass now: you lead, and the leader plays a combination (rules T7)" in flat
+    assert "not a legal move now" not in flat

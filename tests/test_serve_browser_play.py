@@ -123,3 +123,17 @@ def test_a_locked_suipi_build_shows_its_groups_and_the_log_wraps(browser, tmp_pa
                 ".map((li) => li.textContent)")
             assert wide == [], (width, wide)
     no_console_errors(browser)
+
+
+def test_a_refused_selection_names_the_rule(browser):
+    """As found: `4 4 5 5 6 6` as a Siantappo lead gave "not a legal move now", and the page said
+    only "No legal move uses these cards". Seed 83: you lead holding 6♣ 6♦ 7♠ 7♦ 8♠ 8♦."""
+    with LiveServer() as server:
+        deal(browser, server, "siantappo", 4, 83)
+        select(browser, "6♣", "6♦", "7♠", "7♦", "8♠", "8♦")
+        WebDriverWait(browser, WAIT).until(lambda d: "rules" in d.find_element(By.ID, "why").text)
+        assert browser.find_element(By.ID, "why").text == (
+            "6♣ 6♦ 7♠ 7♦ 8♠ 8♦ is a siantappo: it is played only as a bomb, on a single 2 (rules T8); "
+            "it cannot lead (T4)")
+        assert not move_buttons(browser)
+    no_console_errors(browser)

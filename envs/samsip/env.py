@@ -21,6 +21,8 @@ from cardzoo.envs.samsip.config import DECK_SIZE, SamSipConfig
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, HandResult, SamSipEngine
 
 
+DRAWN_ALREADY = "you have drawn already: one draw a turn, then a discard (rules P8)"
+
 class SamSipEnv(CardGameEnv):
     metadata: ClassVar[dict[str, Any]] = {"name": "samsip_v0", "render_modes": ["ansi", "human", "rgb_array"],
                                           "is_parallelizable": False, "render_fps": 1}
@@ -92,7 +94,7 @@ class SamSipEnv(CardGameEnv):
             action = actions.text_to_action(text, g.live)
         except ValueError as e:
             taking = str(text).lower().split()[:1] in (["take"], ["pick"])
-            why = "you have drawn already" if taking and g.phase != PHASE_DRAW else _unreadable(text, e)
+            why = DRAWN_ALREADY if taking and g.phase != PHASE_DRAW else _unreadable(text, e)
             raise IllegalMoveError(f"{why}; {self._now_hint(legal)}", [t for _, t in self.legal_moves()]) from None
         if g.phase == PHASE_DRAW and action <= DISCARD_JOKER and g.live >= 0 \
                 and min(action, DISCARD_JOKER) == min(g.live, DISCARD_JOKER):
@@ -107,14 +109,15 @@ class SamSipEnv(CardGameEnv):
         if g.done:
             return "the match is over"
         if action == DECLARE:
-            return ("winning hands are declared automatically in this game" if self.config.auto_declare
-                    else "your hand does not win: there is nothing to declare")
+            return ("winning hands are declared automatically in this game (rules P10)" if self.config.auto_declare
+                    else "your hand does not win: there is nothing to declare (rules P9)")
         if g.phase == PHASE_DRAW:
             if action == TAKE_DISCARD:
-                return "there is no discard in front of you to take"
-            return "draw first"
+                return ("there is no discard in front of you to take: only the card the previous player just "
+                        "discarded may be taken (rules P8)")
+            return "draw first: a turn is a draw, then a discard (rules P8)"
         if action in (DRAW_STOCK, TAKE_DISCARD):
-            return "you have drawn already"
+            return DRAWN_ALREADY
         return f"you do not hold {card_str(action) if action < DISCARD_JOKER else 'a joker'}"
 
     def _now_hint(self, legal) -> str:

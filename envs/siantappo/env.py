@@ -8,14 +8,17 @@ from typing import Any, ClassVar
 from cardzoo.envs.base import CardGameEnv, IllegalMoveError, StepOutcome, move_text
 from cardzoo.envs.cards import parse_cards
 from cardzoo.envs.config import build_config
+from cardzoo.envs.seatview import article
 from cardzoo.envs.siantappo.actions import (
     ACTION_TYPE,
     CARD_TO_KEY,
     GAME_RANK_NAMES,
     PASS_ID,
+    QUAD,
     RUN4,
     RUN5,
     SIANTAPPO,
+    TWO,
     TYPE_NAMES,
     action_name,
     classify,
@@ -127,14 +130,14 @@ class SiantappoEnv(CardGameEnv):
         if t in ("pass", "p"):
             if PASS_ID in legal:
                 return PASS_ID, ()
-            raise IllegalMoveError("you cannot pass now: you must lead a combination",
+            raise IllegalMoveError("you cannot pass now: you lead, and the leader plays a combination (rules T7)",
                                    [txt for _, txt in self.legal_moves()])
         if eng.phase == SWAP and t.startswith("give "):
             t = t[5:].split(" to ")[0]
         exact, by_rank = _read_card_words(text, t)
         hand = eng.hands[eng.acting]
         if not by_rank and classify(exact) is None and eng.phase != SWAP:
-            raise IllegalMoveError(f"{text!r} is not a Siantappo combination")
+            raise IllegalMoveError(_no_combination(text, exact))
         missing = [k for k in exact if not hand[k >> 2] >> (k & 3) & 1]
         if missing:
             raise IllegalMoveError(f"you do not hold {keys_str(missing)}")
@@ -148,7 +151,7 @@ class SiantappoEnv(CardGameEnv):
                                    + (" (name its suit)" if fits else ""))
         combos = [(a, keys) for keys in readings if (a := classify(keys)) is not None]
         if not combos:
-            raise IllegalMoveError(f"{text!r} is not a Siantappo combination")
+            raise IllegalMoveError(_no_combination(text, readings[0] if readings else exact))
         req = eng.required_key
         fits = [(a, keys) for a, keys in combos if a in legal and (req < 0 or req in keys)]
         if len(fits) == 1:
@@ -160,19 +163,36 @@ class SiantappoEnv(CardGameEnv):
         raise self._not_playable(text, combos)
 
     def _not_playable(self, text: str, combos) -> IllegalMoveError:
-        """Why no reading of ``text`` can be played now (``combos``: its (action, keys) readings)."""
+        """Why no reading of ``text`` can be played now (``combos``: its (action, keys) readings),
+        naming the rule of docs/rules/siantappo.md that forbids it."""
         eng = self.engine
         legal_texts = [txt for _, txt in self.legal_moves()]
         action, keys = combos[0]
+        kind, cards = TYPE_NAMES[ACTION_TYPE[action]], keys_str(keys)
         if eng.required_key >= 0 and all(eng.required_key not in k for _, k in combos):
-            return IllegalMoveError(f"the first lead must include {key_str(eng.required_key)}", legal_texts)
-        if eng.current >= 0:
-            kind, table = TYPE_NAMES[ACTION_TYPE[action]], keys_str(eng.current_keys)
-            want = TYPE_NAMES[ACTION_TYPE[eng.current]]
-            if kind == want and len(keys) == len(eng.current_keys):
-                return IllegalMoveError(f"{keys_str(keys)} does not beat {table} on the table", legal_texts)
-            return IllegalMoveError(f"{keys_str(keys)} ({kind}) cannot follow {table} ({want})", legal_texts)
-        return self.not_legal_now(text)
+            return IllegalMoveError(f"the first lead must include {key_str(eng.required_key)} (rules T6, "
+                                    "the variant first_lead_must_include_3c)", legal_texts)
+        bomb = ACTION_TYPE[action] in (SIANTAPPO, RUN4, RUN5)
+        if eng.current < 0:
+            if bomb:
+                return IllegalMoveError(f"{cards} is {article(kind)}: it is played only as a bomb, on a single 2 "
+                                        "(rules T8); it cannot lead (T4)", legal_texts)
+            return self.not_legal_now(text)
+        table, want = keys_str(eng.current_keys), TYPE_NAMES[ACTION_TYPE[eng.current]]
+        on_two = eng.current_keys and all(k >> 2 == TWO for k in eng.current_keys)
+        if bomb or (ACTION_TYPE[action] == QUAD and ACTION_TYPE[eng.current] != QUAD):
+            if eng.passed[eng.turn]:
+                return IllegalMoveError("you passed in this trick: a pass lasts for the rest of the trick (rules T7)",
+                                        legal_texts)
+            target = "a single 2" if bomb and kind == "siantappo" else "a pair of 2s"
+            if not on_two or bomb != (len(eng.current_keys) == 1):
+                return IllegalMoveError(f"{cards} is {article(kind)}: as a bomb it beats only {target} (rules T8), "
+                                        f"not {table} ({want})", legal_texts)
+        if kind == want and len(keys) == len(eng.current_keys):
+            return IllegalMoveError(f"{cards} does not beat {table} on the table: the same combination must be "
+                                    "higher (rules T5)", legal_texts)
+        return IllegalMoveError(f"{cards} ({kind}) cannot follow {table} ({want}): a play beats only the same "
+                                "type with the same number of cards (rules T5; bombs T8)", legal_texts)
 
     def play(self, text: str) -> None:
         """Apply a move text with exactly the cards typed: ``9♦ 9♥`` plays those two nines even
@@ -232,6 +252,16 @@ class SiantappoEnv(CardGameEnv):
         if self.last_move_text:
             lines.append(f"Last: {self.last_move_text}")
         return "\n".join(lines)
+
+
+def _no_combination(text: str, keys) -> str:
+    """Why the cards of ``text`` make no combination, with the rule (T4)."""
+    ranks = sorted({k >> 2 for k in keys})
+    if len(keys) >= 3 and TWO in ranks and len(ranks) > 1:
+        return f"{text!r} is not a Siantappo combination: a straight has no 2s (rules T4)"
+    return (f"{text!r} is not a Siantappo combination (rules T4: a single, pair, triple, four of a kind, a "
+            "straight of 3 or more ranks in a row, or three pairs in a row as a bomb)")
+
 
 
 def _read_card_words(text: str, words: str) -> tuple[list[int], dict[int, int]]:

@@ -12,7 +12,7 @@ from cardzoo.envs.samsip import view as facts
 from cardzoo.envs.samsip.actions import TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
 from cardzoo.envs.samsip.view import pairs_line, winning_cards
-from cardzoo.envs.seatview import rules_summary
+from cardzoo.envs.seatview import article, rules_summary
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
 RULES = rules_summary("samsip") + """
@@ -180,8 +180,9 @@ class SamSipView(GameView):
     def _draw_first(self, name: str | None = None) -> str:
         legal = {tuple(ids) for ids, _ in self.env.full_moves()}
         after = "you discard after that" if name is None else \
-            f"{'an' if name in ('8', 'A') else 'a'} {name} alone names a card to discard after that"
-        return "draw first: `draw` (from the stock)" + (" or `take`" if (TAKE_DISCARD,) in legal else "") + "; " + after
+            f"{article(name)} alone names a card to discard after that"
+        return ("draw first: `draw` (from the stock)" + (" or `take`" if (TAKE_DISCARD,) in legal else "") + "; "
+                + after + " (rules P8: a turn is a draw, then a discard)")
 
     def _rank_move(self, rank: int, seat: int, discarding: bool = False) -> tuple[tuple[int], str]:
         """The move a rank alone means: the discard in front of you to take (drawing), or your one

@@ -262,8 +262,23 @@ class SuipiView(GameView):
                                    + "; ".join(f"`{t}`" for t, _ in made) + f" — e.g. `{_typed(example)}`")
         options = "; ".join(t for _, t, _ in mine)
         played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
-        raise IllegalMoveError(f"no legal move plays {what}" + (f"; {played} can: {options}" if options
-                                                                else f"; {played} cannot be played now"))
+        raise IllegalMoveError(f"no legal move plays {what}{self._rule(heads[0], verb, named, seat)}"
+                               + (f"; {played} can: {options}" if options else f"; {played} cannot be played now"))
+
+    def _rule(self, head: int, verb, named: bool, seat: int) -> str:
+        """The rule of docs/rules/suipi.md that refuses the move asked for, in a parenthesis."""
+        e = self.eng
+        value = (head >> 2) + 1
+        if verb == DROP or (verb is None and not named):
+            if any(it[OWNER] == seat for it in e.floor):
+                return " (rules S10: no drop while you own a build on the floor, S11)"
+            if any(it[NVAL] == value and head >> 2 < 10 for it in e.floor):
+                return f" (rules S10: {article(str(value))} is already on the floor, and no two floor items share a value, S12)"
+            return ""
+        if verb == BUILD:
+            return (" (rules S9: a build adds the card to floor cards to make a value you still hold a card for, "
+                    "with no two floor items of one value after it, S12)")
+        return f" (rules S8: a take captures items worth {value}, or loose cards adding up to {value})"
 
     def _hand_cards(self, pat: tuple, seat: int) -> list[int]:
         """The hand cards the first word may stand for (a card, or every card of a rank held)."""

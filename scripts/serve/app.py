@@ -353,7 +353,7 @@ async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> d
         msg = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return _refusal(match, "malformed message: not JSON")
-    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping", "hint", "undo", "rematch"):
+    if not isinstance(msg, dict) or msg.get("type") not in ("move", "look", "ping", "hint", "why", "undo", "rematch"):
         return _refusal(match, 'unknown message: send {"type": "move", "ids": [...], "version": N}')
     if msg["type"] == "ping":
         return {"type": "pong", "version": match.version}
@@ -361,6 +361,8 @@ async def handle_message(match: Match, ws: WebSocket, seat: int, text: str) -> d
         return await look(match, ws, seat, msg)
     if msg["type"] == "hint":
         return await hint(match, seat, msg)
+    if msg["type"] == "why":
+        return await why(match, seat, msg)
     if msg["type"] == "undo":
         return await undo(match, seat)
     if msg["type"] == "rematch":
@@ -406,6 +408,25 @@ async def hint(match: Match, seat: int, msg: dict) -> dict:
             return await asyncio.to_thread(match.hint, seat, version)  # loading the model may take a moment
         except MoveRefused as e:
             return _refusal(match, str(e))
+
+
+async def why(match: Match, seat: int, msg: dict) -> dict:
+    """Why no legal move uses a selection (``{"type": "why", "cards": [ids], "version": N}``):
+    answered ``{"type": "why", "version", "cards", "reason"}``, the rule named."""
+    if seat == WATCH:
+        return _refusal(match, "you are watching: bots play every seat")
+    things, version = msg.get("cards"), msg.get("version")
+    if (not isinstance(things, list) or not 0 < len(things) <= MAX_IDS
+            or any(not isinstance(t, str) or not 0 < len(t) <= 12 for t in things)):
+        return _refusal(match, "a question needs cards: the ids of the selected cards")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return _refusal(match, "a question needs the version of the table it is about")
+    async with match.lock:
+        try:
+            reason = match.why(seat, version, things)
+        except MoveRefused as e:
+            return _refusal(match, str(e))
+    return {"type": "why", "version": version, "cards": things, "reason": without_paths(reason)}
 
 
 async def look(match: Match, ws: WebSocket, seat: int, msg: dict) -> dict:

@@ -21,6 +21,8 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
 from cardzoo.scripts import hints, takeback
+from cardzoo.scripts.play.common import Seats
+from cardzoo.scripts.play.views import view_class
 from cardzoo.training.agents.specs import agent_move, load_adviser, make_agent, seat_label
 
 if TYPE_CHECKING:
@@ -162,6 +164,27 @@ class Match:
         if not moves:
             raise MoveRefused("no hint: the model has no move to suggest here")
         return {"type": "hint", "version": self.version, "moves": moves, "note": hints.NOTE}
+
+    def why(self, seat: int, version, things: Sequence[str]) -> str:
+        """Why no legal move uses the selected ``things`` (hand cards, Suipi floor items), naming
+        the rule (docs/rules): the terminal view reads them as typed (the same refusals as `cardzoo
+        play`). MoveRefused when it is not the seat's turn or the table has changed."""
+        if self.over or self.failed or self.acting() != seat:
+            raise MoveRefused("a reason is for a selection on your own turn")
+        if version != self.version:
+            raise MoveRefused(f"stale question: asked on table version {version}, the table is now at version "
+                              f"{self.version}")
+        hand = [t for t in things if not t.startswith("build:")]
+        mine = {c["id"] for c in self.view_mod.seat_view(self.env, seat)["hand"]["cards"]}
+        words = [t for t in hand if t in mine] + [t for t in hand if t not in mine] + \
+                [t.removeprefix("build:") for t in things if t.startswith("build:")]
+        text = " ".join(w.split("#")[0] for w in words)  # Sam Sip's second joker "Jk#2" is a joker
+        view = view_class(self.game)(self.env, Seats(self.specs))
+        try:
+            move = view.parse(text, seat)
+        except ValueError as e:  # IllegalMoveError: the reason, with its rule
+            return str(getattr(e, "reason", e)).splitlines()[0]
+        return f"that is `{move.text}`: select its cards as the move lists them"
 
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last move and every bot move after it: the match is played again

@@ -305,6 +305,11 @@ function connect(key, attempt = 0) {
         state.hint = msg;
         render(state.view);  // the hinted move's cards are marked in the hand and on the table
       }
+    } else if (msg.type === "why") {
+      if (state.view && msg.version === state.view.version) {
+        state.why = msg;
+        renderMoves(state.view);
+      }
     } else if (msg.type === "rematch") {
       state.invites = msg.invites || [];
       hideOverlay();
@@ -668,7 +673,7 @@ function renderMoves(v) {
     const exact = carded.filter((m) => exactMatch(m, sel));
     const partial = carded.filter((m) => !exact.includes(m) && partialMatch(m, sel));
     shown = exact.map((m) => moveButton(m, "exact")).concat(partial.slice(0, 24).map((m) => moveButton(m, "")));
-    if (!shown.length) box.append(el("p", "hint", "No legal move uses these cards."));
+    if (!shown.length) box.append(whyNot(v, sel));
     const clear = el("button", "", "Clear");
     clear.type = "button";
     clear.addEventListener("click", () => { state.selection.clear(); render(state.view); });
@@ -696,6 +701,22 @@ function renderMoves(v) {
     b.title = v.undo_stop || "Take back your last move and the bot moves after it";
     box.append(b);
   }
+}
+
+// No legal move uses the selection: the server says why, naming the rule (the terminal's words).
+function whyNot(v, sel) {
+  const cards = [...sel];
+  const p = el("p", "hint why", "No legal move uses these cards.");
+  p.id = "why";
+  const w = state.why;
+  if (w && w.version === v.version && w.cards.join(",") === cards.join(",")) {
+    p.textContent = "";
+    cardText(w.reason, p);
+  } else if (state.ws && state.ws.readyState === 1 && state.whyAsked !== `${v.version}:${cards}`) {
+    state.whyAsked = `${v.version}:${cards}`;  // asked once per selection and table
+    state.ws.send(JSON.stringify({ type: "why", cards, version: v.version }));
+  }
+  return p;
 }
 
 // Hint: what the game's model would play here (asked of the server, from this seat's information).
