@@ -9,7 +9,7 @@ choice is *best*; a move close to it is *about as good*; further down *fine*, th
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from cardzoo.training.agents.specs import HINTS_SHOWN
 

@@ -112,7 +112,8 @@ def test_siantappo_follow_errors_say_why():
     env.play("pass")
     with pytest.raises(IllegalMoveError) as err:
         env.play("6s 6d")
-    assert err.value.reason == "6♠ 6♦ does not beat 10♠ 10♥ on the table: the same combination must be higher (rules T5)"
+    assert err.value.reason == ("6♠ 6♦ does not beat 10♠ 10♥ on the table: the same combination must be higher "
+                                "(rules T5)")
     assert "pass" in err.value.legal and "2♣ 2♥" in err.value.legal
     with pytest.raises(IllegalMoveError) as err:
         env.play("Q♣")
@@ -275,22 +276,22 @@ def test_suipi_a_build_is_named_by_its_value_or_any_of_its_cards(typed):
     ("8 8", "you hold no 8"),
     ("5 9", "there is no 9 on the floor"),
     ("2h 3s", "2♥ with 3♠ can only build (2♥ build 5 on 3♠): a build needs the word build, e.g. `2h build 5 on 3♠`"),
-    ("2 build 3", "a 2 cannot build 3 (a number after `build` is the build's value); it can build 5 or 9: "
-                  "`2♥ build 9 on 3♠+4♦`; `2♥ build 5 on 3♠` — e.g. `2h build 5 on 3s`"),
+    ("2 build 3", ("a 2 cannot build 3 (a number after `build` is the build's value); it can build 5 or 9: "
+                   "`2♥ build 9 on 3♠+4♦`; `2♥ build 5 on 3♠` — e.g. `2h build 5 on 3s`")),
     ("7h 3s", "7♥ is not in your hand"),
     ("3s", "3♠ is on the floor: start with the card from your hand"),
     ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),
     ("5c drop 4d", "a drop lays the card down alone: name no floor cards"),
-    ("5c take", "no legal move plays 5♣ (rules S8: a take captures items worth 5, or loose cards adding up to 5); "
-                "5♣ can: 5♣ build 9 on 4♦; 5♣ drop"),
+    ("5c take", ("no legal move plays 5♣ (rules S8: a take captures items worth 5, or loose cards adding up to "
+                 "5); 5♣ can: 5♣ build 9 on 4♦; 5♣ drop")),
     ("zz", "'zz' is not a card"),
     ("take", "type the card you play"),
     # as found: `4h build 6 on 2d` was refused without saying that the 6♠ must join
     ("7s build 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does — type it"),
     ("7s build 10 on 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does"),
     ("7s take 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ take 3♠+4♦` does"),
-    ("7s 3s", "no legal move plays 7♠ with 3♠ (rules S8: a take captures items worth 7, or loose cards adding up "
-              "to 7); 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop"),
+    ("7s 3s", ("no legal move plays 7♠ with 3♠ (rules S8: a take captures items worth 7, or loose cards adding up "
+               "to 7); 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop")),
 ])
 def test_suipi_shorthand_errors(typed, reason):
     _env, view = suipi_view(*SUIPI_TABLE)

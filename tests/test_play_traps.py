@@ -72,7 +72,7 @@ def test_suipi_build_n_is_a_value_and_a_locked_build_shows_its_groups():
 def test_a_refused_move_names_the_rule():
     """As found: `4 4 5 5 6 6` as a Siantappo lead: "not a legal move now". Seed 83: you lead with
     6♣ 6♦ 7♠ 7♦ 8♠ 8♦ in hand; then a straight with a 2, and a pass on the lead."""
-    rc, text = run_play(["siantappo", "--seed", "83"], ["6 6 7 7 8 8", "q a 2", "pass", "quit", "y"])
+    _rc, text = run_play(["siantappo", "--seed", "83"], ["6 6 7 7 8 8", "q a 2", "pass", "quit", "y"])
     flat = " ".join(text.split())
     assert ("6♣ 6♦ 7♠ 7♦ 8♠ 8♦ is a siantappo: it is played only as a bomb, on a single 2 (rules T8); it "
             "cannot lead (T4)") in flat

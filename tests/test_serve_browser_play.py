@@ -108,12 +108,13 @@ def test_a_locked_suipi_build_shows_its_groups_and_the_log_wraps(browser, tmp_pa
         WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
         browser.find_element(By.ID, "replay-file").send_keys(str(record))
         browser.find_element(By.CSS_SELECTOR, "#replay-form button[type=submit]").click()
-        WebDriverWait(browser, WAIT).until(lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
+        WebDriverWait(browser, WAIT).until(
+            lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
         for k in range(1, 22):
             browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
             WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text.startswith(f"{k} /"))
-        build = browser.find_element(
-            By.XPATH, "//div[contains(concat(' ', @class, ' '), ' item ')][div[@class='caption'][contains(., 'locked')]]")
+        item = "//div[contains(concat(' ', @class, ' '), ' item ')]"
+        build = browser.find_element(By.XPATH, f"{item}[div[@class='caption'][contains(., 'locked')]]")
         assert build.find_element(By.CLASS_NAME, "caption").text == "player_1's build of 9, locked: 2 groups of 9"
         assert len(build.find_elements(By.CLASS_NAME, "group-gap")) == 1
         for width, height in ((1280, 900), (390, 844)):

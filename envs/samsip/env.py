@@ -20,8 +20,8 @@ from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE
 from cardzoo.envs.samsip.config import DECK_SIZE, SamSipConfig
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, HandResult, SamSipEngine
 
-
 DRAWN_ALREADY = "you have drawn already: one draw a turn, then a discard (rules P8)"
+
 
 class SamSipEnv(CardGameEnv):
     metadata: ClassVar[dict[str, Any]] = {"name": "samsip_v0", "render_modes": ["ansi", "human", "rgb_array"],

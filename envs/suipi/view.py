@@ -79,7 +79,7 @@ def _item(it, r: Reader) -> dict:
     groups = [[card_str(c) for c in g] for g in build_groups(it)]
     caption = f"{r.whose(it[OWNER])} build of {it[NVAL]}" + (
         f", locked: {len(groups)} groups of {it[NVAL]}" if it[LOCKED] else "")
-    out = {"id": item_id(it), "cards": [c for g in groups for c in g], "caption": caption}
+    out: dict = {"id": item_id(it), "cards": [c for g in groups for c in g], "caption": caption}
     if it[LOCKED]:
         out["groups"] = groups
     return out

@@ -101,7 +101,8 @@ class PlaySession:
                     except KeyboardInterrupt:
                         raise Leave("interrupted") from None
         except Leave as q:
-            con.print(Text(f"\n{q.why} — leaving the game after {self.moves_made} move{'' if self.moves_made == 1 else 's'} in all. Bye!", style="bold"))
+            moves = f"{self.moves_made} move{'' if self.moves_made == 1 else 's'}"
+            con.print(Text(f"\n{q.why} — leaving the game after {moves} in all. Bye!", style="bold"))
             if self.save:
                 con.print(Text(f"(the unfinished game was not saved to {self.save})", style="dim"))
             return 0

@@ -253,8 +253,8 @@ class SuipiView(GameView):
             made = [(t, parts) for ids, t, parts in mine if parts[2] == BUILD and (not named or any(
                 reading <= frozenset(parts[1]) for reading in readings))]
             if not made:
-                raise IllegalMoveError(f"{what} cannot build {value}: it builds nothing now (rules S9: a build "
-                                       "needs floor cards to make its value and a card of that value left in your hand)")
+                raise IllegalMoveError(f"{what} cannot build {value}: it builds nothing now (rules S9: a build needs "
+                                       "floor cards to make its value and a card of that value left in your hand)")
             values = sorted({parts[3] for _, parts in made})
             example = next(t for t, parts in made if parts[3] == values[0])
             raise IllegalMoveError(f"{what} cannot build {value} (a number after `build` is the build's value); it "
@@ -273,7 +273,8 @@ class SuipiView(GameView):
             if any(it[OWNER] == seat for it in e.floor):
                 return " (rules S10: no drop while you own a build on the floor, S11)"
             if any(it[NVAL] == value and head >> 2 < 10 for it in e.floor):
-                return f" (rules S10: {article(str(value))} is already on the floor, and no two floor items share a value, S12)"
+                return (f" (rules S10: {article(str(value))} is already on the floor, and no two floor items share "
+                        "a value, S12)")
             return ""
         if verb == BUILD:
             return (" (rules S9: a build adds the card to floor cards to make a value you still hold a card for, "
