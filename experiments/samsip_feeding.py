@@ -50,7 +50,7 @@ class GuardedBot(LookaheadBot):
         super().__init__(config, seed)
         self.source, self.weight, self.samples = source, weight, samples
         self.deals = random.Random(seed)  # the estimate's own stream: tie breaks stay the teacher's
-        self._at = None
+        self._at: tuple[SamSipEngine, int] | None = None  # (engine, seat) of the decision being made
 
     def act(self, observation, action_mask) -> int:
         raise UserError("the guarded player reads the table it plays at: call act_seat(engine, seat, mask)")
@@ -66,6 +66,7 @@ class GuardedBot(LookaheadBot):
 
     def feeding(self, discards: list[int]) -> np.ndarray:
         """For each discard, the chance that it completes the next player's hand."""
+        assert self._at is not None, "feeding is asked inside act_seat"
         engine, seat = self._at
         nxt = engine.next_active(seat)
         if self.source == "true":

@@ -21,13 +21,15 @@ from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_option_flag, add_ray_flag, parse_options
 from cardzoo.scripts.train_flags import add_settings_flags, shown_value
 from cardzoo.training.common.flags import flag_fields, flag_name, settings_fields
+from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.integrations.rllib_train import RLlibSettings
 from cardzoo.training.ppo.settings import PPOSettings
 from cardzoo.training.sb3.settings import SB3Settings
 
 # --algo -> the trainer's settings class (its flags) and the module whose train(settings) runs it
-TRAINERS = {"dmc": DMCSettings, "ppo": PPOSettings, "sb3": SB3Settings, "rllib": RLlibSettings}
+TRAINERS: dict[str, type[TrainerSettings]] = {"dmc": DMCSettings, "ppo": PPOSettings, "sb3": SB3Settings,
+                                              "rllib": RLlibSettings}
 TRAIN_MODULES = {"dmc": "cardzoo.training.dmc.trainer", "ppo": "cardzoo.training.ppo.trainer",
                  "sb3": "cardzoo.training.sb3.trainer"}
 OUT_SUFFIX = {"ppo": "", "dmc": "-dmc", "sb3": "-sb3"}  # the default --out: runs/GAME-Np plus this
@@ -35,7 +37,8 @@ OUT_SUFFIX = {"ppo": "", "dmc": "-dmc", "sb3": "-sb3"}  # the default --out: run
 
 def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "train", help="self-play training (the game's recipe, or --algo dmc|ppo|sb3|rllib); writes safetensors checkpoints",
+        "train",
+        help="self-play training (the game's recipe, or --algo dmc|ppo|sb3|rllib); writes safetensors checkpoints",
         description="Self-play training. Without --algo a game trains by its recipe: a Deep Monte-Carlo "
                     "move ranker warm-started on a scripted player, sized to beat the rule bot in about "
                     "15 minutes on 2 cores (docs/training.md). The dmc and ppo trainers play many matches "
@@ -169,11 +172,12 @@ def _run_rllib(args, fields: dict) -> int:
     check_out_dir(settings)
     try:
         import ray
-        import ray.rllib  # noqa: F401  (Ray core alone, the `ray` extra, has no RLlib dependencies)
+        import ray.rllib  # (Ray core alone, the `ray` extra, has no RLlib dependencies)
     except ImportError:
         raise UserError("--algo rllib needs Ray RLlib, which pins its own gymnasium: install cardzoo with the "
                         "rllib extra in a separate venv (pip install \"cardzoo[rllib]\"; in a source checkout "
-                        "`make integrations-venv`, then .venv-integrations/bin/cardzoo; docs/integrations.md)") from None
+                        "`make integrations-venv`, then .venv-integrations/bin/cardzoo; docs/integrations.md)"
+                        ) from None
     try:
         train_rllib(settings)
     finally:

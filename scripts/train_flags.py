@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import MISSING, Field
+from typing import TYPE_CHECKING
 
 from cardzoo.training.common.flags import flag_fields, flag_name
 
+if TYPE_CHECKING:
+    from cardzoo.training.common.settings import TrainerSettings
 
-def add_settings_flags(parser: argparse.ArgumentParser, trainers: dict[str, type]) -> set[str]:
+
+def add_settings_flags(parser: argparse.ArgumentParser, trainers: dict[str, type[TrainerSettings]]) -> set[str]:
     """Every trainer's flags on ``parser``: one group for the flags of several trainers, one per
     trainer for its own; the dests added."""
     owners: dict[str, dict[str, Field]] = {}  # dest -> {algo: field}
@@ -63,7 +67,7 @@ def flag_help(by: dict[str, Field]) -> str:
 
 def shown_default(f: Field) -> str:
     """A field's default as its flag would be given, or what an empty one means."""
-    value = f.default_factory() if f.default is MISSING else f.default
+    value = f.default if f.default_factory is MISSING else f.default_factory()
     if value in ((), None, "", {}):
         return f.metadata.get("unset") or "none"
     return shown_value(value)

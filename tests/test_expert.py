@@ -183,8 +183,8 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     from cardzoo.training.agents.ranker import whole_moves_reader
     from cardzoo.training.dmc.warm_start import imitation_task
 
-    made = {}  # seat -> [(observation, mask, chosen move)] in order
-    answered = set()  # the kinds of player that answered in the sampled deals
+    made: dict[int, list] = {}  # seat -> [(observation, mask, chosen move)] in order
+    answered: set[str] = set()  # the kinds of player that answered in the sampled deals
     original = expert_module.ExpertAgent.act_in
 
     def act_in(self, env, seat):
@@ -225,7 +225,7 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     loss, hits = imitation_loss(net, samples, "values")
     assert torch.isfinite(loss) and 0 <= hits <= len(samples)
     loss.backward()  # NaN targets (moves it did not search) are left out, so the gradient is finite
-    assert all(torch.isfinite(p.grad).all() for p in net.parameters())
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in net.parameters())
 
 
 def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_path):
@@ -285,8 +285,8 @@ def test_who_answers_in_the_leaves():
     assert all(type(b).__name__ == "RuleBot" for b in scripted.bots)
     assert DMCSettings(game="suipi", players=(2,), imitate_from="expert").expert_answer == "model"
     assert DMCSettings(game="samsip", players=(2,), imitate_from="expert").expert_answer == "scripted"
-    scripted = DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="scripted")
-    assert scripted.expert_answer == "scripted"
+    settings = DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="scripted")
+    assert settings.expert_answer == "scripted"
     with pytest.raises(UserError, match="--expert-answer must be one of scripted, model"):
         DMCSettings(game="suipi", players=(2,), imitate_from="expert", expert_answer="oracle")
     with pytest.raises(UserError, match="--expert-answer needs --imitate-from expert"):

@@ -3,6 +3,8 @@ from, checked against the PettingZoo env played on its own, and PPO's warm start
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -76,8 +78,9 @@ def test_ppo_warm_start_fits_the_actor_to_the_bot_and_the_critic_to_the_returns(
         with torch.no_grad():
             return float((net(torch.from_numpy(obs))[1] - torch.from_numpy(returns)).pow(2).mean())
 
-    lines = []
-    kwargs = dict(game="siantappo", players=(3,), variants={"rounds": 1}, matches=40, seed=2, log=lines.append)
+    lines: list[str] = []
+    kwargs: dict[str, Any] = dict(game="siantappo", players=(3,), variants={"rounds": 1}, matches=40, seed=2,
+                                  log=lines.append)
     before, error_before = clone_rule_bot(net, epochs=0, **kwargs), value_error()
     after = clone_rule_bot(net, epochs=30, **kwargs)
     assert after > max(before, 0.6) and value_error() < error_before / 2

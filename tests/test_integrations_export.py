@@ -129,7 +129,7 @@ def test_command_line_refuses_to_overwrite_a_finished_run(capsys, tmp_path):
 
 def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
     """Every flag of the RLlib trainer reaches its settings (Ray replaced by a stand-in)."""
-    started = []
+    started: list[rllib_train.RLlibSettings] = []
     monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False))
     monkeypatch.setitem(sys.modules, "ray.rllib", types.SimpleNamespace())
     monkeypatch.setattr(rllib_train, "train_rllib", started.append)
@@ -162,7 +162,7 @@ def test_a_run_that_sampled_nothing_exports_nothing(monkeypatch, tmp_path):
 
     monkeypatch.setattr(rllib_train, "start_ray", lambda *args: None)
     monkeypatch.setattr(rllib_train, "ppo_config", lambda s: types.SimpleNamespace(build_algo=Algo))
-    said = []
+    said: list[str] = []
     settings = RLlibSettings(game="samsip", players=2, iterations=2, out=str(tmp_path / "r"))
     with pytest.raises(UserError, match=r"^RLlib sampled no decisions in 2 iterations .*nothing was exported$"):
         rllib_train.train_rllib(settings, log=said.append)

@@ -6,6 +6,7 @@ import itertools
 import json
 import random
 import shutil
+from typing import Any
 
 import numpy as np
 import pytest
@@ -176,11 +177,11 @@ def test_a_minibatch_is_sparse_and_learns_as_its_dense_rows_would():
     assert sparse.layout == torch.sparse_csr and torch.equal(sparse.to_dense(), dense)
     net = MoveRankerNet(50, 4, [16, 16])
     grads = []
-    for obs in (sparse, dense):
+    for batch in (sparse, dense):
         net.zero_grad()
-        q = net(obs, rows)
+        q = net(batch, rows)
         torch.nn.functional.mse_loss(q, returns).backward()
-        grads.append([q.detach()] + [p.grad.clone() for p in net.parameters()])
+        grads.append([q.detach()] + [_grad(p).clone() for p in net.parameters()])
     for a, b in zip(*grads):
         assert a.layout == b.layout == torch.strided and torch.allclose(a, b, atol=1e-6)
     sizes = torch.as_tensor([3, 1, 4])  # the warm start's candidates: the observation's share once per decision
@@ -213,9 +214,11 @@ def test_checkpoint_round_trip_and_bad_sidecars(tmp_path):
     assert isinstance(agent, RankerAgent)
     sidecar = tmp_path / "r.json"
     doc = json.loads(sidecar.read_text())
-    for change, message in [({"move_features": MOVE_FEATURES + 1}, "does not match the architecture"),
-                            ({"architecture": "transformer"}, "'architecture' must be"),
-                            ({"move_features": None}, "'move_features' must be")]:
+    changes: list[tuple[dict[str, Any], str]] = [
+        ({"move_features": MOVE_FEATURES + 1}, "does not match the architecture"),
+        ({"architecture": "transformer"}, "'architecture' must be"),
+        ({"move_features": None}, "'move_features' must be")]
+    for change, message in changes:
         sidecar.write_text(json.dumps({**doc, **change}))
         with pytest.raises(CheckpointError, match=message):
             load_checkpoint(path)
@@ -418,6 +421,12 @@ def test_sam_sip_deal_returns_are_one_hands_reward():
     assert set(np.round(deal, 6)) >= {-1.0, 1.0}
 
 
+def _grad(p: torch.Tensor) -> torch.Tensor:
+    """A parameter's gradient, which backward() has just written."""
+    assert p.grad is not None
+    return p.grad
+
+
 class _FixedQ:
     """A stand-in network whose Q of the candidates is given."""
 
@@ -450,7 +459,8 @@ class _ThreeMoves:
     ([0.10, 0.25, 0.0], 0.1, 1),  # the bot's move is the best anyway
 ])
 def test_a_trusting_ranker_departs_from_the_rule_bot_only_by_more_than_its_margin(q, trust, played):
-    agent = RankerAgent(_FixedQ(q), _ThreeMoves(), trust=trust)
+    # _FixedQ stands in for the network: it has the one method RankerAgent calls
+    agent = RankerAgent(_FixedQ(q), _ThreeMoves(), trust=trust)  # type: ignore[arg-type]
     assert agent.act(np.zeros(4, np.float32), np.ones(3, np.int8)) == played
 
 

@@ -19,6 +19,7 @@ def test_a_time_bounded_bar_moves_its_total_to_the_expected_end(monkeypatch):
     clock = [0.0]
     monkeypatch.setattr("cardzoo.training.common.progress.time.monotonic", lambda: clock[0])
     bar = Progress(50_000_000, 0, 780.0, lambda: 180.0 + clock[0], True, "test", "sample")
+    assert bar.bar is not None  # shown: the last argument asks for the bar
     clock[0] = 60.0
     bar.update(120_000)  # 2,000/s; 780 - 240 = 540 s left
     assert bar.bar.total == 120_000 + 2_000 * 540 and bar.bar.n == 120_000

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -111,7 +112,7 @@ def _requests(n: int, samples: int):
             probe.num_actions)
     torch.manual_seed(0)
     weights = {k: v.numpy().copy() for k, v in MoveRankerNet(*args).state_dict().items()}
-    collector = ("suipi", (2,), {}, 8, tuple(args))
+    collector: tuple[Any, ...] = ("suipi", (2,), {}, 8, tuple(args))
     return collector, [DMCRequest(weights, (3, 0, w), samples, 0.05, 0.5) for w in range(n)]
 
 

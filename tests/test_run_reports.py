@@ -11,11 +11,14 @@ from cardzoo.training.common.run_log import RunLog
 
 def test_an_evaluation_in_the_background_is_the_one_made_here():
     model = shipped_model_file("suipi", 2)
+    assert model is not None
     with Evaluator("suipi", 4, {}, background=True) as evaluator:
         assert not evaluator.busy() and evaluator.wait() is None
         evaluator.start(model, {2: 11}, at=500)
         assert evaluator.busy()
-        at, result = evaluator.wait()
+        waited = evaluator.wait()
+        assert waited is not None
+        at, result = waited
         assert at == 500 and not evaluator.busy() and evaluator.finished() is None
         assert result == evaluator(model, {2: 11})
     assert set(result[2]) == {"rules", "random"} and result[2]["rules"]["games"] == 4
@@ -24,7 +27,7 @@ def test_an_evaluation_in_the_background_is_the_one_made_here():
 
 
 def test_an_evaluation_is_recorded_for_each_player_count(tmp_path):
-    lines = []
+    lines: list[str] = []
     runlog = RunLog(tmp_path, "siantappo", (3, 4), lines.append)
     state = RunState()
     figures = {"games": 10, "mean_reward": 0.25, "win_rate": 0.5}

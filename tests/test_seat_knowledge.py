@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import importlib
 import random
+from collections.abc import Callable, Collection
 
 import numpy as np
 import pytest
@@ -98,6 +99,15 @@ class Referee:
     def check_view(self, seat: int, view: dict) -> None:
         """The game's own view checks (beyond the hand and the cards named)."""
 
+    def hand(self, seat: int) -> Collection:
+        raise NotImplementedError  # each game's referee
+
+    def step(self, action: int) -> None:
+        raise NotImplementedError  # each game's referee
+
+    def fill(self, seat: int, want: dict) -> None:
+        raise NotImplementedError  # each game's referee
+
 
 # ------------------------------------------------------------------ Siantappo
 class SiantappoReferee(Referee):
@@ -118,8 +128,8 @@ class SiantappoReferee(Referee):
     def new_round(self) -> None:
         self.round = self.t.round_index
         self.plays: list[tuple[int, int, set]] = []  # (seat, trick, cards)
-        self.given = [set() for _ in range(self.n)]
-        self.received = [set() for _ in range(self.n)]
+        self.given: list[set[int]] = [set() for _ in range(self.n)]
+        self.received: list[set[int]] = [set() for _ in range(self.n)]
         for s in range(self.n):
             self.look(self.hand(s), [s])
 
@@ -317,7 +327,8 @@ class SuipiReferee(Referee):
 
     def __init__(self, env):
         super().__init__(env)
-        self.partial = None  # (seat, hand card, reps of the items chosen) of the move being composed
+        # (seat, hand card, reps of the items chosen) of the move being composed
+        self.partial: tuple[int, int, list[int]] | None = None
         self.new_deal()
 
     def side(self, seat: int) -> int:
@@ -351,6 +362,7 @@ class SuipiReferee(Referee):
         if action < ITEM0:
             self.partial = (seat, action, [])
         elif action < CAPTURE_ACTION:
+            assert self.partial is not None  # an item is chosen after the hand card
             self.partial[2].append(action - ITEM0)
         else:
             self.play(seat, floor, action == CAPTURE_ACTION)
@@ -360,6 +372,7 @@ class SuipiReferee(Referee):
     def play(self, seat: int, floor: list, capture: bool) -> None:
         """A finished move: public, with its hand card; a capture goes to the side's pile, and at
         the deal's end the cards left go to the last capturer's (S15)."""
+        assert self.partial is not None  # a move is finished after its hand card
         _, card, reps = self.partial
         self.partial = None
         self.look([card])
@@ -437,10 +450,11 @@ def check_observations(ref: Referee) -> None:
                                     f"{value.ravel()[wrong].tolist()}")
         for name in ref.OWN:
             assert seat == acting or not got[name].any(), f"seat {seat} sees the acting seat's {name!r}"
-    for names, count, place in ((ref.SEATS, ref.n, lambda s: s), (ref.SIDES, ref.num_sides(), ref.side),
-                                (ref.PUBLIC, None, None)):
+    groups: tuple[tuple[tuple, int | None, Callable[[int], int] | None], ...] = (
+        (ref.SEATS, ref.n, lambda s: s), (ref.SIDES, ref.num_sides(), ref.side), (ref.PUBLIC, None, None))
+    for names, count, place in groups:
         for name in names:
-            views = [got[name].tolist() if count is None else absolute(got[name], place(seat), count)
+            views = [got[name].tolist() if count is None or place is None else absolute(got[name], place(seat), count)
                      for seat, got in enumerate(seen)]
             assert all(v == views[0] for v in views), f"{name!r} is public but differs between seats: {views}"
 

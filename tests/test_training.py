@@ -140,7 +140,7 @@ def test_bad_training_settings():
     with pytest.raises(ValueError, match="unknown game"):
         SB3Settings(game="poker")
     with pytest.raises(UserError, match="--players 2,2: each player count once"):  # as found: refused when saving
-        SB3Settings(game="suipi", players=(2, 2))
+        SB3Settings(game="suipi", players=(2, 2))  # type: ignore[arg-type]  # a wrong type on purpose
     with pytest.raises(ValueError, match="steps must be >= 1"):
         SB3Settings(game="siantappo", steps=0)
     with pytest.raises(ValueError, match="rounds"):

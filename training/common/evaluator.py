@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
 
 
 def evaluate_counts(path: str, game: str, seeds: dict, games: int, variants: dict) -> dict:
@@ -33,13 +37,15 @@ class Evaluator:
     def __init__(self, game: str, games: int, variants: dict, background: bool = False):
         self.game, self.games, self.variants = game, games, variants
         self._process = mp.get_context("spawn").Pool(1, initializer=_init_background) if background else None
-        self._pending = None  # (at, AsyncResult) of the evaluation in the background
+        self._pending: tuple[int, AsyncResult] | None = None  # (at, result) of the evaluation in the background
 
     def __call__(self, path: Path | str, seeds: dict) -> dict:
         return evaluate_counts(str(path), self.game, seeds, self.games, self.variants)
 
     def start(self, path: Path | str, seeds: dict, at: int) -> None:
         """Evaluate ``path`` in the background; ``at``: where the run was (its learning curve's x)."""
+        if self._process is None:
+            raise RuntimeError("Evaluator.start needs an evaluator made with background=True")
         self._pending = at, self._process.apply_async(
             evaluate_counts, (str(path), self.game, seeds, self.games, self.variants))
 

@@ -169,7 +169,8 @@ def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
         saved = doc["state"]
         optional = {"learner"}  # states written before trainers kept scalars of their own lack it
         state = RunState(**{f.name: saved[f.name] for f in fields(RunState)
-                            if f.name not in ("started", "inflight", "arrays") and (f.name in saved or f.name not in optional)})
+                            if f.name not in ("started", "inflight", "arrays")
+                            and (f.name in saved or f.name not in optional)})
         state.arrays = {k[len("arrays."):]: v.numpy() for k, v in tensors.items() if k.startswith("arrays.")}
         if saved.get("inflight") is not None:
             inflight = dict(saved["inflight"])

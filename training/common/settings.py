@@ -29,8 +29,9 @@ trainer's class declares:
     NAME, TITLE  what the run is called in messages ("PPO"), and its group in ``--help``.
 
 A trainer whose learner runs on a torch device subclasses ``DeviceSettings`` (``--device``) and
-calls its ``check_device`` too. Each ``__post_init__`` calls ``check_game``, ``check_ranges`` and ``check_variants``; ``resume_settings`` (the one resume function of
-every trainer with a run directory) reads a run's settings.json back.
+calls its ``check_device`` too. Each ``__post_init__`` calls ``check_game``, ``check_ranges`` and
+``check_variants``; ``resume_settings`` (the one resume function of every trainer with a run
+directory) reads a run's settings.json back.
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import KW_ONLY, asdict, dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import KW_ONLY, Field, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
@@ -67,6 +69,15 @@ def setting(default, help: str, *, flag: str = "", metavar: str | None = None, c
 
 
 class TrainerSettings:
+    if TYPE_CHECKING:  # what every trainer's dataclass declares (and dataclass's own mark), for the checks here
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+        game: str
+        players: int | tuple[int, ...] | None
+        hidden: tuple[int, ...]
+        variants: dict
+
+        def __init__(self, **values: Any) -> None: ...  # a dataclass: its fields by keyword
+
     RANGES: ClassVar[dict] = {}
     RESUMABLE: ClassVar[tuple] = ()
     UNRECORDED: ClassVar[tuple] = ()
@@ -122,7 +133,7 @@ class TrainerSettings:
     @classmethod
     def flag(cls, name: str) -> str:
         """The command-line flag of the field ``name`` (``--lr`` for ``learning_rate``)."""
-        meta = {f.name: f.metadata for f in fields(cls)}.get(name, {})
+        meta: Mapping[str, Any] = {f.name: f.metadata for f in fields(cls)}.get(name, {})
         return "--" + (meta.get("flag") or name).replace("_", "-")
 
     @classmethod

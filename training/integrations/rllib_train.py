@@ -217,6 +217,7 @@ def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
 
 def check_out_dir(settings: RLlibSettings) -> None:
     """A finished run is never overwritten (ValueError naming the directory)."""
+    assert settings.out is not None, "RLlibSettings.__post_init__ sets out"
     if (Path(settings.out) / "final.json").exists():
         raise UserError(f"{settings.out} already holds a finished run; choose another --out")
 
@@ -226,6 +227,7 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
     from torch.utils.tensorboard import SummaryWriter
 
     check_out_dir(settings)
+    assert settings.out is not None and settings.players is not None, "RLlibSettings.__post_init__ sets both"
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "settings.json").write_text(json.dumps(asdict(settings), indent=2) + "\n")
