@@ -14,7 +14,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.agents.device import DEVICES
 from cardzoo.training.agents.specs import make_agent
-from cardzoo.training.common.settings import resume_settings
+from cardzoo.training.common.settings import DeviceSettings, resume_settings
 
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 
@@ -64,6 +64,7 @@ def test_each_trainer_takes_the_device_on_a_resume(algo, tmp_path):
 
     cls = TRAINERS[algo]
     s = cls(game="siantappo", out=str(tmp_path), device="cpu")
+    assert isinstance(s, DeviceSettings)
     assert "device" not in s.to_json() and s.torch_device() == torch.device("cpu")
     (tmp_path / "settings.json").write_text(json.dumps(s.to_json()))
     resumed = resume_settings(cls, tmp_path, {"device": "auto"})
