@@ -172,7 +172,7 @@ def _run_rllib(args, fields: dict) -> int:
     check_out_dir(settings)
     try:
         import ray
-        import ray.rllib  # (Ray core alone, the `ray` extra, has no RLlib dependencies)
+        import ray.rllib  # RLlib itself: Ray core alone (the `ray` extra) has no RLlib dependencies
     except ImportError:
         raise UserError("--algo rllib needs Ray RLlib, which pins its own gymnasium: install cardzoo with the "
                         "rllib extra in a separate venv (pip install \"cardzoo[rllib]\"; in a source checkout "
