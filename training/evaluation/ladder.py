@@ -110,6 +110,7 @@ def _play_pair(con, game, players, options, rules, a: Entrant, b: Entrant, games
         if play_tasks(setup, runner, todo, max(1, min(workers, len(todo))), take, ray):
             raise KeyboardInterrupt  # Ctrl-C: every finished match is stored; stop the whole play
     except _Decided:
+        assert watch is not None  # only a watch decides
         say(f"  SPRT: {watch.report([a.name, b.name])['verdict']}")
     return count
 

@@ -246,5 +246,7 @@ def matches(con: sqlite3.Connection, game: str | None = None, players: int | Non
     out = []
     for r in con.execute(sql, args):
         adjusted = None if r[12] is None else json.loads(r[12])
-        out.append(Match(*r[:8], json.loads(r[8]), json.loads(r[9]), json.loads(r[10]), r[11], adjusted))
+        game, players, rules, a, b, deal, seating, deal_seed = r[:8]
+        out.append(Match(game, players, rules, a, b, deal, seating, deal_seed, json.loads(r[8]), json.loads(r[9]),
+                         json.loads(r[10]), r[11], adjusted))
     return out

@@ -19,7 +19,8 @@ and the test accepts H1 ("A is stronger by adv1") once LLR >= log((1 − beta) /
 stronger than adv0") once LLR <= log(beta / (1 − alpha)). Wald's bounds keep the chance of accepting
 H1 when H0 holds at most alpha, and of accepting H0 when H1 holds at most beta. The first
 ``MIN_DEALS`` deals only estimate the variance (one from a few deals is too often small, would
-stop the test early and raise its error rates; tests/test_sprt.py measures them); a test that reaches its cap of games undecided says so.
+stop the test early and raise its error rates; tests/test_sprt.py measures them); a test that
+reaches its cap of games undecided says so.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def llr_of(n, mean, square, bounds: SPRTBounds):
         return np.where(s1 > 0.0, 0.5 * n * np.log(s0 / np.where(s1 > 0.0, s1, 1.0)), np.inf)
 
 
-def llr(values: Sequence[float], bounds: SPRTBounds) -> float:
+def llr(values: Sequence[float] | np.ndarray, bounds: SPRTBounds) -> float:
     """The log-likelihood ratio of H1 against H0 for these per-deal results (0 for fewer than 2)."""
     x = np.asarray(values, dtype=float)
     if x.size < 2:
@@ -93,14 +94,14 @@ def _decide(value: float, bounds: SPRTBounds) -> str | None:
     return None
 
 
-def verdict(values: Sequence[float], bounds: SPRTBounds) -> str | None:
+def verdict(values: Sequence[float] | np.ndarray, bounds: SPRTBounds) -> str | None:
     """"H1", "H0", or None while undecided (and during the first ``MIN_DEALS`` deals)."""
     if len(values) < MIN_DEALS:
         return None
     return _decide(llr(values, bounds), bounds)
 
 
-def sequential(values: Sequence[float], bounds: SPRTBounds) -> tuple[str | None, int]:
+def sequential(values: Sequence[float] | np.ndarray, bounds: SPRTBounds) -> tuple[str | None, int]:
     """Run the test over a stream of per-deal results: (what it accepted or None, deals it took,
     all of them when undecided). The same decisions as ``verdict`` after every deal, in one pass."""
     x = np.asarray(values, dtype=float)
