@@ -66,6 +66,9 @@ def run(args, stdin=None, console: Console | None = None) -> int:
 
 def _chosen_record(args) -> tuple[dict, str]:
     """The record ``--game`` picks from the file, and how to name it; one-line errors for bad flags."""
+    if os.path.isdir(args.file):
+        raise UserError(f"{args.file} is a folder: give a record file in it (.jsonl, from cardzoo play --save "
+                        "or cardzoo eval --records)")
     if not os.path.isfile(args.file):
         raise UserError(f"record file not found: {args.file}")
     if args.delay < 0 or args.delay > 60:

@@ -79,3 +79,19 @@ def test_a_refused_move_names_the_rule():
     assert "is not a Siantappo combination: a straight has no 2s (rules T4)" in flat
     assert "you cannot pass now: you lead, and the leader plays a combination (rules T7)" in flat
     assert "not a legal move now" not in flat
+
+
+def test_small_things_a_player_ran_into(tmp_path, capsys):
+    """As found: `0` refused without the #N form; no "did you mean model?" for `modle`; `replay`
+    on a folder said "not found"; "a 8" for "an 8"."""
+    _rc, text = run_play(["siantappo", "--seed", "42", "-o", "rounds=1"], ["0", "quit", "y"])
+    assert "0 is not a card rank (ranks: A or 1, 2-10, J, Q, K); to pick from the list of moves, type #1..#" in (
+        " ".join(text.split()))
+    assert main(["play", "siantappo", "--seats", "human,modle,rules,rules"]) == 2
+    assert "unknown agent 'modle' (did you mean `model`?)" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a folder: give a record file in it" in capsys.readouterr().err
+    from cardzoo.envs.samsip.view import pairs_line
+
+    assert pairs_line(parse_cards("Jh Js Qh Qs 2d"), frozenset(), frozenset()).endswith(
+        "one more needed (an 8 for your 2♦, or a wild card)")

@@ -138,3 +138,46 @@ def test_a_refused_selection_names_the_rule(browser):
             "it cannot lead (T4)")
         assert not move_buttons(browser)
     no_console_errors(browser)
+
+
+BROKEN_WORDS = """
+    const broken = [];
+    for (const cell of document.querySelectorAll('#scores th, #scores td, #summary-panel th, #summary-panel td')) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      let node;
+      while ((node = walker.nextNode())) {
+        for (const m of node.data.matchAll(/\\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          if (lines.size > 1) broken.push(m[0]);
+        }
+      }
+    }
+    return broken;
+"""
+
+
+def test_watching_suipi_4p_the_sides_table_names_every_seat_and_no_header_breaks_mid_word(browser):
+    """As found: watching a 4-player Suipi match, the Sides table left out the seat whose hand was
+    shown ("A (player_2)": the server's rewrite of "you, player_2"); headers read "plac e", "chip s",
+    "player _1". Seed 5, four rule bots."""
+    import json
+    import urllib.request
+
+    with LiveServer() as server:
+        body_ = {"game": "suipi", "seats": ["rules"] * 4, "seed": 5, "pace": 0, "options": {}}
+        req = urllib.request.Request(server.url + "/api/games", data=json.dumps(body_).encode(),
+                                     headers={"Content-Type": "application/json"})
+        key = json.loads(urllib.request.urlopen(req, timeout=WAIT).read())["watch"]
+        browser.get(server.url + f"/?pace=0#watch={key}")
+        WebDriverWait(browser, WAIT).until(lambda d: "Sides" in d.find_element(By.ID, "scores").text)
+        scores = browser.find_element(By.ID, "scores").text
+        assert "A (player_0, player_2)" in " ".join(scores.split()) or (
+            "player_0," in scores and "player_2)" in scores), scores
+        assert "you" not in scores
+        for width, height in ((1280, 900), (390, 844)):
+            browser.set_window_size(width, height)
+            assert browser.execute_script(BROKEN_WORDS) == [], (width, height)
+    no_console_errors(browser)

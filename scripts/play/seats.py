@@ -6,6 +6,7 @@ Agent specs are read and built by the shared parser in training/agents/specs.py,
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,7 +39,11 @@ def parse_seats(text: str | None, players: int | None, default_players: int,
 
         for s in specs:
             if s != "human":
-                check_checkpoint_files(parse_agent_spec(s))
+                try:
+                    spec = parse_agent_spec(s)
+                except UserError as e:
+                    raise UserError(did_you_mean(str(e), s)) from None
+                check_checkpoint_files(spec)
         if players is not None and players != len(specs):
             raise UserError(f"--players {players} but --seats names {len(specs)} seats")
         players = len(specs)
@@ -49,6 +54,27 @@ def parse_seats(text: str | None, players: int | None, default_players: int,
         allowed = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}" if len(counts) > 1 else str(counts[0])
         raise UserError(f"this game is played by {allowed} players, not {players}")
     return specs, players
+
+
+SEAT_KINDS = ("human", "rules", "random", "model", "expert", "teacher")
+
+
+def closest_kind(typed: str, kinds=SEAT_KINDS) -> str | None:
+    """The seat kind ``typed`` (its name before any ``@SEED`` or ``:N``) was probably meant to be
+    (`modle`, `rule`, `exprt`), or None."""
+    name = typed.split("@")[0].split(":")[0].strip().lower()
+    close = difflib.get_close_matches(name, kinds, n=1, cutoff=0.6)
+    return close[0] if close and close[0] != name else None
+
+
+def did_you_mean(message: str, typed: str, kinds=SEAT_KINDS) -> str:
+    """``message`` with ``(did you mean `model`?)`` after its first clause where ``typed`` is close
+    to a seat kind."""
+    close = closest_kind(typed, kinds)
+    if close is None:
+        return message
+    head, sep, rest = message.partition(";")
+    return f"{head} (did you mean `{close}`?){sep}{rest}"
 
 
 def check_checkpoint_files(spec) -> None:

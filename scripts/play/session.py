@@ -272,7 +272,8 @@ class PlaySession:
         if token.isdigit() and token.lstrip("0") not in RANK_NUMBERS:
             # 0, 11, 42 ...: no card has that rank; perhaps a list number was meant
             k = int(token)
-            listed = f"; to play move {k} of the list, type #{k}" if 1 <= k <= len(moves) else ""
+            listed = (f"; to play move {k} of the list, type #{k}" if 1 <= k <= len(moves)
+                      else f"; to pick from the list of moves, type #1..#{len(moves)}")
             self._refuse(f"{token} is not a card rank (ranks: A or 1, 2-10, J, Q, K){listed}", line)
             return None
         hint = (f" (a number is a card rank; #{token} picks move {token} of the list)"

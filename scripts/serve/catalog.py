@@ -14,6 +14,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import GAME_MODULES, game_spec
 from cardzoo.envs.seatview import rules_summary
 from cardzoo.scripts.options import parse_options
+from cardzoo.scripts.play.seats import closest_kind
 from cardzoo.scripts.serve.limits import MAX_OPTION_TEXT, WEB_OPTION_RANGES
 from cardzoo.scripts.serve.match import HUMAN, view_module
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
@@ -97,8 +98,10 @@ def read_seat(game: str, players: int, seat: int, text: str) -> str:
         return weights + seed
     fitting = [n for n, g, c in named_models(models) if g == spec.name and players in c]
     offered = ", ".join(["human", *kinds, *fitting])
-    raise UserError(f"player_{seat}: not an agent this server offers ({offered}; each may take @SEED); "
-                    f"checkpoint paths are refused: give their folder with cardzoo --models DIR serve")
+    close = closest_kind(text, ["human", *kinds, *fitting])
+    meant = f" (did you mean `{close}`?)" if close else ""
+    raise UserError(f"player_{seat}: not an agent this server offers{meant} ({offered}; each may take @SEED); "
+                    "checkpoint paths are refused: give their folder with cardzoo --models DIR serve")
 
 
 def model_names(models: list[tuple[str, str, list[int]]]) -> list[str]:

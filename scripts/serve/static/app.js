@@ -88,13 +88,27 @@ function cardEl(text, opts = {}) {
   return c;
 }
 
-// Text with every card token coloured (7♥ red, J♠ black).
+// The pig, drawn (an emoji font is not everywhere: without one 🐷 is an empty box).
+const PIG_SVG = '<svg viewBox="0 0 32 28" width="1.15em" height="1em" aria-hidden="true">' +
+  '<path d="M6 9 3 2l8 4zM26 9l3-7-8 4z" fill="#e87fa0"/><ellipse cx="16" cy="15" rx="12" ry="11" fill="#f6a5be"/>' +
+  '<ellipse cx="16" cy="19" rx="6" ry="4.2" fill="#e87fa0"/><circle cx="13.7" cy="19" r="1.3" fill="#8a3350"/>' +
+  '<circle cx="18.3" cy="19" r="1.3" fill="#8a3350"/><circle cx="10.5" cy="11.5" r="1.6" fill="#222"/>' +
+  '<circle cx="21.5" cy="11.5" r="1.6" fill="#222"/></svg>';
+function pigEl() {
+  const p = el("span", "pig");
+  p.setAttribute("role", "img");
+  p.setAttribute("aria-label", "pig");
+  p.innerHTML = PIG_SVG;  // a constant: no text from the server
+  return p;
+}
+
+// Text with every card token coloured (7♥ red, J♠ black) and the pig drawn.
 function cardText(text, parent) {
-  const re = /(10|[2-9AJQK])([♠♣♦♥])/g;
+  const re = /(10|[2-9AJQK])([♠♣♦♥])|🐷/gu;
   let pos = 0, m;
   while ((m = re.exec(text)) !== null) {
     if (m.index > pos) parent.append(document.createTextNode(text.slice(pos, m.index)));
-    parent.append(el("span", RED.includes(m[2]) ? "red" : "blk", m[0]));
+    parent.append(m[0] === "🐷" ? pigEl() : el("span", RED.includes(m[2]) ? "red" : "blk", m[0]));
     pos = m.index + m[0].length;
   }
   if (pos < text.length) parent.append(document.createTextNode(text.slice(pos)));
