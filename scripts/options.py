@@ -80,7 +80,9 @@ def parse_options(items) -> dict:
 # keywords the envs take beside their rule options, refused after -o with what to do instead
 NOT_RULES = {"num_players": "give the number of players with --players, not as a rule option",
              "render_mode": "not a rule option (the command chooses how to show the game)"}
-_JSON_START = re.compile(r"\s*[-+]?[\d\[{]")
+# JSON that failed to parse is an error only where text was plainly meant as JSON: a list, an object
+# or a number (`[8,4`, `1.2.3`); a word that starts with a digit (`13each`) is text
+_JSON_START = re.compile(r"\s*([\[{]|[-+]?[\d.]+([eE][-+]?[\d.]*)?\s*$)")
 
 
 def _brief(text: str, limit: int = 40) -> str:

@@ -330,7 +330,9 @@ def test_the_page_and_its_assets_are_served_with_no_outside_links(client):
     games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
     assert set(games) == {"siantappo", "suipi", "samsip"}
     assert games["suipi"]["players"] == [2, 4]
-    assert {"name": "rounds", "default": 5, "kind": "int", "min": 1, "max": 20} in games["siantappo"]["options"]
+    rounds = next(o for o in games["siantappo"]["options"] if o["name"] == "rounds")
+    want = {"name": "rounds", "default": 5, "kind": "int", "min": 1, "max": 20, "label": "Rounds"}
+    assert want.items() <= rounds.items()
     # the seat menu: a shipped model for every count here, and Sam Sip's lookahead player
     assert all(games[g]["model_players"] == games[g]["players"] for g in games)
     assert "teacher" in games["samsip"]["agents"] and "teacher" not in games["suipi"]["agents"]
@@ -769,3 +771,23 @@ def test_undo_never_takes_back_a_move_that_showed_you_hidden_cards(game, options
         checked, chosen = match.check_move(0, move["ids"], match.version)
         match.apply(0, checked, chosen)
     assert stops, "no move showed player_0 hidden cards"
+
+
+def test_every_rule_option_has_a_players_name_and_a_line_of_help():
+    """The new-game form's words (scripts/serve/rule_words.py) cover every field of every game's
+    config; a text option lists its choices, each one the config accepts."""
+    from cardzoo.envs.registry import game_module
+    from cardzoo.scripts.serve.catalog import catalog
+    from cardzoo.scripts.serve.rule_words import WORDS
+
+    for g in catalog()["games"]:
+        spec = game_module(g["name"])
+        for o in g["options"]:
+            assert o["name"] in WORDS[g["name"]], (g["name"], o["name"])
+            assert o["label"] and "_" not in o["label"] and o["help"], (g["name"], o)
+            for value, words in o.get("choices", []):
+                spec.Config(**{o["name"]: value})  # the config takes every choice
+                assert words
+            if o.get("choices"):
+                assert o["default"] in [v for v, _ in o["choices"]]
+        assert {o["name"] for o in g["options"] if o["advanced"]} >= ({"reward"} & {o["name"] for o in g["options"]})

@@ -181,3 +181,41 @@ def test_watching_suipi_4p_the_sides_table_names_every_seat_and_no_header_breaks
             browser.set_window_size(width, height)
             assert browser.execute_script(BROKEN_WORDS) == [], (width, height)
     no_console_errors(browser)
+
+
+def test_the_lobby_speaks_to_players(browser):
+    """As found: the seats' hint offered "a checkpoint path" (refused), and its error stayed after the
+    seat was fixed; rule options were snake_case text boxes (`deal=all`, `swap_second_with=n-1`)
+    with RL settings among them; `siantappo` sat beside "model (medium)" without saying what it is."""
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=0")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
+        Select(browser.find_element(By.ID, "players")).select_by_value("4")
+        assert "or a checkpoint path" not in browser.find_element(By.CSS_SELECTOR, "#seats + p, fieldset .hint").text
+        seat = Select(browser.find_element(By.NAME, "seat-1"))
+        assert 'siantappo: the model file "model" plays' in [o.text for o in seat.options]
+        seat.select_by_value("other")
+        browser.find_element(By.NAME, "seat-1-spec").send_keys("/etc/passwd")
+        browser.find_element(By.ID, "deal").click()
+        error = browser.find_element(By.ID, "form-error")
+        WebDriverWait(browser, WAIT).until(lambda d: "not an agent this server offers" in error.text)
+        seat.select_by_value("rules")  # fixed: the error goes
+        assert error.text == ""
+        browser.find_element(By.CSS_SELECTOR, "#new-game > details > summary").click()
+        options = browser.find_element(By.ID, "options")
+        shown = options.text
+        assert "Deal" in shown and "How the cards are dealt (T3)." in shown
+        assert "_" not in shown  # no snake_case
+        deal = Select(browser.find_element(By.NAME, "opt-deal"))
+        assert [o.text for o in deal.options] == ["all 52 cards", "13 each, the rest aside (up to 4 players)"]
+        assert not browser.find_element(By.NAME, "opt-reward").is_displayed()  # under Advanced, closed
+        assert not browser.find_element(By.NAME, "opt-trick_history").is_displayed()
+        deal.select_by_value("13each")
+        browser.find_element(By.ID, "deal").click()
+        WebDriverWait(browser, 10).until(lambda d: body(d, "mode") == "play" or d.find_element(By.ID, "form-error").text
+                                         not in ("", "Dealing…"))
+        assert body(browser, "mode") == "play", browser.find_element(By.ID, "form-error").text
+        WebDriverWait(browser, WAIT).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand .card")) == 13)
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert all("/api/games" in e["message"] and "400" in e["message"] for e in errors), errors  # the path refused

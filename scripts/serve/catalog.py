@@ -17,6 +17,7 @@ from cardzoo.scripts.options import parse_options
 from cardzoo.scripts.play.seats import closest_kind
 from cardzoo.scripts.serve.limits import MAX_OPTION_TEXT, WEB_OPTION_RANGES
 from cardzoo.scripts.serve.match import HUMAN, view_module
+from cardzoo.scripts.serve.rule_words import option_words
 from cardzoo.training.agents.shipped import shipped_models as shipped_model_counts  # (weights, game, player counts)
 from cardzoo.training.agents.specs import EXPERT_SHOWN_STRONGER
 
@@ -40,13 +41,17 @@ def catalog() -> dict:
             continue  # a game without a seat view (envs/<game>/view.py) cannot be played here
         defaults = config_dict(spec.module.Config(num_players=spec.default_players))
         ranges = WEB_OPTION_RANGES.get(spec.name, {})
-        options = [{"name": k, "default": v, "kind": _kind(v),
+        options = [{"name": k, "default": v, "kind": _kind(v), **option_words(spec.name, k, v),
                     **({"min": ranges[k][0], "max": ranges[k][1]} if k in ranges else {})}
                    for k, v in defaults.items() if k != "num_players"]
         model_players = sorted({n for _, game, counts in models if game == spec.name for n in counts})
+        # the model that the seat kind "model" plays, by name, per player count (the menu says so)
+        plays = {n: os.path.basename(w)[:-len(".safetensors")] for n in reversed(model_players)
+                 for w, game, counts in reversed(models) if game == spec.name and n in counts}
         games.append({"name": spec.name, "title": title,
                       "players": list(spec.player_counts), "default_players": spec.default_players,
-                      "options": options, "model_players": model_players, "rules": rules_summary(spec.name),
+                      "options": options, "model_players": model_players, "model_plays": plays,
+                      "rules": rules_summary(spec.name),
                       "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
                       "levels": {**LEVELS, **({} if spec.name in EXPERT_SHOWN_STRONGER else {"expert": NOT_HARDER})},
                       "named_models": [{"name": n, "players": c} for n, g, c in named_models(models)

@@ -184,30 +184,45 @@ function fillGame() {
   const players = $("#players");
   players.replaceChildren(...g.players.map((n) => new Option(String(n), String(n), false, n === g.default_players)));
   fillSeats();
-  const box = $("#options");
+  // each rule option by its player's name, with a line of help; choices as a menu; the settings
+  // that matter only to training (and match-length guards) under "Advanced"
+  const box = $("#options"), advanced = $("#advanced-options");
   box.replaceChildren();
-  for (const o of g.options) {
-    if (o.kind === "bool") {
-      const lab = el("label", "bool");
-      const input = el("input");
-      input.type = "checkbox";
-      input.name = "opt-" + o.name;
-      input.checked = !!o.default;
-      input.dataset.default = String(!!o.default);
-      lab.append(input, document.createTextNode(o.name));
-      box.append(lab);
-    } else {
-      const lab = el("label", null, o.name);
-      const input = el("input");
-      input.type = o.kind === "int" ? "number" : "text";
-      if (o.min !== undefined) { input.min = String(o.min); input.max = String(o.max); }  // the server's limits
-      input.name = "opt-" + o.name;
-      input.value = Array.isArray(o.default) ? JSON.stringify(o.default) : String(o.default);
-      input.dataset.default = input.value;
-      lab.append(input);
-      box.append(lab);
-    }
+  advanced.replaceChildren();
+  for (const o of g.options) (o.advanced ? advanced : box).append(optionEl(o));
+  $("#advanced").hidden = !advanced.childElementCount;
+}
+
+function optionEl(o) {
+  const wrap = el("div", "option");
+  const name = "opt-" + o.name;
+  let input;
+  if (o.kind === "bool") {
+    input = el("input");
+    input.type = "checkbox";
+    input.checked = !!o.default;
+    input.dataset.default = String(!!o.default);
+  } else if (o.choices) {
+    input = el("select");
+    for (const [value, words] of o.choices) input.append(new Option(words, String(value)));
+    input.value = String(o.default);
+    input.dataset.default = input.value;
+  } else {
+    input = el("input");
+    input.type = o.kind === "int" ? "number" : "text";
+    if (o.min !== undefined) { input.min = String(o.min); input.max = String(o.max); }  // the server's limits
+    input.value = Array.isArray(o.default) ? JSON.stringify(o.default) : String(o.default);
+    input.dataset.default = input.value;
   }
+  input.name = name;
+  input.id = name;
+  const lab = el("label", o.kind === "bool" ? "bool" : null);
+  lab.htmlFor = name;
+  if (o.kind === "bool") lab.append(input, document.createTextNode(" " + o.label));
+  else lab.append(document.createTextNode(o.label), input);
+  wrap.append(lab);
+  if (o.help) wrap.append(el("small", "help", o.help));
+  return wrap;
 }
 
 function fillSeats() {
@@ -226,7 +241,7 @@ function fillSeats() {
     const sel = el("select");
     sel.name = `seat-${s}`;
     const levels = g.levels || state.catalog.levels || {};  // difficulty: easy rules, medium model, hard expert
-    for (const a of agents) sel.append(new Option(levels[a] ? `${a} (${levels[a]})` : a, a));
+    for (const a of agents) sel.append(new Option(seatWords(g, n, a, levels), a));
     sel.append(new Option("other…", "other"));
     const input = el("input");
     input.type = "text";
@@ -241,6 +256,15 @@ function fillSeats() {
   }
 }
 
+// A seat kind in the menu: its difficulty, and for a model named by its file, what it is (the one
+// "model" plays here, or another trained model).
+function seatWords(g, n, kind, levels) {
+  if (levels[kind]) return `${kind} (${levels[kind]})`;
+  if (g.agents.includes(kind)) return kind;
+  const plays = (g.model_plays || {})[String(n)];
+  return plays === kind ? `${kind}: the model file "model" plays` : `${kind}: another trained model file`;
+}
+
 function seatSpec(wrap) {
   const sel = wrap.querySelector("select");
   return sel.value === "other" ? wrap.querySelector("input").value.trim() : sel.value;
@@ -252,7 +276,7 @@ async function startGame(ev) {
   err.textContent = "";
   const seats = [...document.querySelectorAll("#seats .seat-choice")].map(seatSpec);
   const options = {};
-  for (const input of document.querySelectorAll("#options input")) {
+  for (const input of document.querySelectorAll("#options input, #options select, #advanced-options input, #advanced-options select")) {
     const name = input.name.slice(4);
     const value = input.type === "checkbox" ? String(input.checked) : input.value.trim();
     if (value !== input.dataset.default) options[name] = value;
@@ -1044,6 +1068,13 @@ document.addEventListener("DOMContentLoaded", () => {
   fillSpeed();
   fillSound();
   $("#new-game").addEventListener("submit", startGame);
+  // an error is about the form as it was: it goes as soon as the form changes
+  for (const ev of ["input", "change"]) {
+    $("#new-game").addEventListener(ev, () => {
+      const err = $("#form-error");
+      if (!err.classList.contains("pending")) err.textContent = "";
+    });
+  }
   $("#replay-form").addEventListener("submit", openReplay);
   for (const b of document.querySelectorAll("#replay-bar button")) b.addEventListener("click", () => replayStep(b.dataset.step));
   $("#replay-slider").addEventListener("input", (e) => { stopReplay(); loadReplay(Number(e.target.value), state.replay.seat); });
