@@ -62,7 +62,7 @@ def _train(args, game: str, players: int) -> Path:
 
     out = Path(args.out)
     _fresh_out(out)
-    route = {k: v for k, v in recipe(game).settings.items() if k in ("imitate_from", "returns", "vs_rules", "reuse")}
+    route = {k: v for k, v in recipe(game).settings.items() if k in ("imitate_from", "returns", "selfplay", "reuse")}
     route["lr"] = min(recipe(game).settings.get("lr", 3e-5), 3e-5)
     print(f"== 1/3 Training a {game} move ranker: a warm start on 100 bot-only matches, then Deep Monte-Carlo "
           f"self-play for {args.steps:,} samples ({players} players) ==")

@@ -20,7 +20,7 @@ from pathlib import Path
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.options import add_option_flag, add_ray_flag, parse_options
 from cardzoo.scripts.train_flags import add_settings_flags, shown_value
-from cardzoo.training.common.flags import flag_fields, flag_name, settings_fields
+from cardzoo.training.common.flags import flag_name, settings_fields, taken_flags
 from cardzoo.training.common.settings import TrainerSettings
 from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.integrations.rllib_train import RLlibSettings
@@ -115,10 +115,10 @@ def _trainer(args) -> tuple[str, dict]:
 
 def _refuse_others_flags(algo: str, given: dict, by_recipe: bool) -> None:
     """One line for a flag the trainer does not take, naming the trainers that do."""
-    own = flag_fields(TRAINERS[algo])
+    own = taken_flags(TRAINERS[algo])
     bad = [d for d in given if d not in own]
     if bad:
-        owners = [a for a, cls in TRAINERS.items() if bad[0] in flag_fields(cls)]
+        owners = [a for a, cls in TRAINERS.items() if bad[0] in taken_flags(cls)]
         hint = ", the game's default trainer: name --algo to choose another" if by_recipe else ""
         raise UserError(f"{flag_name(bad[0])} is not a flag of --algo {algo}{hint} "
                         f"(it is one of --algo {', '.join(owners)})")
@@ -133,9 +133,10 @@ def _algo_of_run(out: Path) -> str | None:
     path = out / "settings.json"
     if not path.is_file():
         return None
-    keys = set(read_json(path))
+    doc = read_json(path)
     for algo, cls in TRAINERS.items():
-        if keys == {f.name for f in dataclasses.fields(cls)}:
+        names = {cls.RENAMED.get(k, (k,))[0] for k in doc}  # earlier names as today's
+        if names == {f.name for f in dataclasses.fields(cls) if f.name not in cls.UNRECORDED}:
             return algo
     return None
 

@@ -32,13 +32,17 @@ def add_settings_flags(parser: argparse.ArgumentParser, trainers: dict[str, type
                                      "--algo) sets its own values, listed at the end")
     for dest in shared:
         _add(group, dest, owners[dest])
+    earlier = set()
     for algo, cls in trainers.items():
         theirs = [flag_name(d) for d in shared if algo in owners[d]]
         group = parser.add_argument_group(cls.TITLE, f"also takes {', '.join(theirs)}" if theirs else None)
         for dest, by in owners.items():
             if list(by) == [algo]:
                 _add(group, dest, by)
-    return set(owners)
+        for dest, (_, _, note) in cls.RENAMED.items():  # an earlier spelling, kept for scripts that use it
+            group.add_argument(flag_name(dest), dest=dest, default=argparse.SUPPRESS, help=f"earlier spelling: {note}")
+            earlier.add(dest)
+    return set(owners) | earlier
 
 
 def _add(group, dest: str, by: dict[str, Field]) -> None:

@@ -123,7 +123,7 @@ TRAIN = _argv(["train"], ["--steps", "1", "--workers", "0", "--batch", "64", "--
     "--algo": st.sampled_from(["ppo", "dmc", "sb3", "rllib", "x"]),
     "--players": st.sampled_from(["3", "4", "2,4", "0", "x", "3,3", str(10**30)]), "--seed": INT,
     "--hidden": st.sampled_from(["8", "100000,100000", "0", "x", ",".join(["8"] * 9), "-1"]), "-o": OPTION,
-    "--lr": FLOAT, "--resume": None, "--out": OUTPUT, "--epsilon": FLOAT, "--opponent": AGENT, "--init": INPUT,
+    "--lr": FLOAT, "--resume": None, "--out": OUTPUT, "--epsilon": FLOAT, "--opponents": AGENT, "--init": INPUT,
     "--trust": FLOAT, "--threads": st.sampled_from(["-1", "0", "1"]), "--activation": st.sampled_from(["relu", "x"]),
     "--imitate": st.sampled_from(["-1", "0", "x"]), "--envs": INT, "--address": st.sampled_from(["", "x"])},
     positional=[GAME])

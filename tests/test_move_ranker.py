@@ -77,7 +77,7 @@ def test_workers_return_monte_carlo_returns_of_whole_matches():
     net = _net(env)
     weights = {k: v.numpy() for k, v in net.state_dict().items()}
     args = (env.obs_size, MOVE_FEATURES, [32, 16], "relu", env.num_actions)
-    request = DMCRequest(weights, (5, 0, 0), min_samples=1, epsilon=0.1, vs_rules=1.0)
+    request = DMCRequest(weights, (5, 0, 0), min_samples=1, epsilon=0.1, selfplay=0.0)
     out = DMCCollector("suipi", (2,), {}, 2, args).collect(request)
     assert len(out.obs) == len(out.rows) == len(out.returns) > 0
     assert out.played == len(out.matches) == 2 and all(r["opponent"] == "rules" for r in out.matches)
@@ -106,7 +106,7 @@ def test_every_move_the_collector_plays_is_legal(monkeypatch, game, counts, oppo
     args = (env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
     torch.manual_seed(0)
     weights = {k: v.numpy() for k, v in MoveRankerNet(*args).state_dict().items()}
-    request = DMCRequest(weights, (9, 0, 0), min_samples=300, epsilon=0.1, vs_rules=0.5, opponent=opponent)
+    request = DMCRequest(weights, (9, 0, 0), min_samples=300, epsilon=0.1, selfplay=0.5, opponents=opponent)
     out = DMCCollector(game, counts, {}, 4, args).collect(request)
     assert out.moves == len(played) > len(out.returns) > 0
 

@@ -22,7 +22,7 @@ class Recipe:
 # Bounded by wall clock, not by samples: 13 minutes of training (warm start included) leave room for
 # the process start and the final evaluation within 15. The sample count therefore depends on the
 # machine; give --steps N --max-minutes 0 for a run that reproduces sample for sample.
-_DMC_FIRST = {"steps": 50_000_000, "max_minutes": 13.0, "imitate": 400, "vs_rules": 0.6, "reuse": 1.0,
+_DMC_FIRST = {"steps": 50_000_000, "max_minutes": 13.0, "imitate": 400, "selfplay": 0.4, "reuse": 1.0,
               "eval_every": 1_000_000, "eval_games": 100}
 
 RECIPES: dict[str, Recipe] = {

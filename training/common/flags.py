@@ -19,12 +19,27 @@ def flag_name(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
+def taken_flags(cls) -> set[str]:
+    """The dests of every flag ``cls`` takes: its fields' and the earlier spellings (``RENAMED``)."""
+    return set(flag_fields(cls)) | set(cls.RENAMED)
+
+
 def settings_fields(cls, given: dict) -> dict:
     """The flags ``given`` (dest -> value as argparse parsed it) as ``cls``'s settings fields, their
-    text parsed (``3,4`` -> ``(3, 4)``); one line for a value that does not parse."""
+    text parsed (``3,4`` -> ``(3, 4)``, an earlier spelling's value converted); one line for a
+    value that does not parse."""
     own = flag_fields(cls)
     out = {}
     for dest, value in given.items():
+        if dest in cls.RENAMED:
+            old, (new, convert, _) = dest, cls.RENAMED[dest]
+            try:
+                value = convert(value)
+            except ValueError:
+                raise UserError(f"{flag_name(dest)} {value!r}: {cls.RENAMED[dest][2]}") from None
+            dest = next(d for d, f in own.items() if f.name == new)
+            if dest in given:
+                raise UserError(f"{flag_name(old)} and {flag_name(dest)} say the same: give {flag_name(dest)}")
         f = own[dest]
         parse = f.metadata.get("parse") or (int_list if str(f.type).startswith("tuple") else None)
         out[f.name] = parse(value, flag_name(dest)) if parse and isinstance(value, str) else value
@@ -46,17 +61,3 @@ def one_count(text, flag: str) -> int:
     if len(counts) != 1:
         raise UserError(f"{flag} {text}: this trainer trains one player count at a time")
     return counts[0]
-
-
-def weights(text, flag: str) -> dict:
-    """'rules=0.8,snapshot=0.2' -> {'rules': 0.8, 'snapshot': 0.2}."""
-    out = {}
-    for part in str(text).split(","):
-        key, sep, value = part.partition("=")
-        try:
-            out[key.strip()] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep:
-            raise UserError(f"{flag} wants KIND=WEIGHT,... (kinds rules, random, snapshot), got {part!r}")
-    return out

@@ -26,6 +26,8 @@ trainer's class declares:
                every other field is fixed by the run directory's settings.json.
     UNRECORDED fields of one invocation, not of the run (``device``): never written to
                settings.json or a checkpoint, free to change on a resume.
+    RENAMED    a field's earlier name -> (its name now, the earlier value -> today's, a note): a run
+               saved under the earlier name resumes, and the earlier flag is a documented alias.
     NAME, TITLE  what the run is called in messages ("PPO"), and its group in ``--help``.
 
 A trainer whose learner runs on a torch device subclasses ``DeviceSettings`` (``--device``) and
@@ -81,6 +83,7 @@ class TrainerSettings:
     RANGES: ClassVar[dict] = {}
     RESUMABLE: ClassVar[tuple] = ()
     UNRECORDED: ClassVar[tuple] = ()
+    RENAMED: ClassVar[dict] = {}
     NAME: ClassVar[str] = "training"  # what the run is called in messages ("PPO", "DMC", ...)
     TITLE: ClassVar[str] = ""  # its group of flags in `cardzoo train --help`
 
@@ -151,9 +154,23 @@ class TrainerSettings:
         return out
 
     @classmethod
+    def upgraded(cls, doc: dict, where: str) -> dict:
+        """A settings.json's fields under today's names (``RENAMED``); one line naming the file
+        ``where`` for an earlier field whose value cannot be converted."""
+        out = dict(doc)
+        for old, (new, convert, _) in cls.RENAMED.items():
+            if old in out and new not in out:
+                try:
+                    out[new] = convert(out.pop(old))
+                except (TypeError, ValueError):
+                    raise UserError(f"{where}: {old} must be as the run wrote it") from None
+        return out
+
+    @classmethod
     def from_json(cls, doc: dict, where: str):
         """The settings a run directory saved, or one line naming the file: a hand-edited or damaged
         settings.json never reaches the trainer with a value of the wrong type."""
+        doc = cls.upgraded(doc, where)
         kinds = {f.name: _JSON_KINDS.get(str(f.type).split("[")[0]) for f in fields(cls)}
         for name, value in doc.items():
             kind = kinds.get(name)
@@ -240,7 +257,7 @@ def resume_settings(cls: type[TrainerSettings], out, given: dict):
 def refuse_changes(settings: TrainerSettings, out) -> None:
     """One line unless ``settings`` are those of the run in ``out`` but for what a resume may change."""
     path = Path(out) / "settings.json"
-    saved = read_json(path)
+    saved = type(settings).upgraded(read_json(path), str(path))
     for f in fields(settings):
         if f.name not in type(settings).RESUMABLE + type(settings).UNRECORDED and f.name != "out":
             _refuse_change(type(settings), f.name, getattr(settings, f.name), saved.get(f.name))

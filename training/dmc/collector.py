@@ -33,10 +33,9 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
-from cardzoo.training.agents.checkpoint import check_fits, load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
-from cardzoo.training.agents.shipped import shipped_model_path
-from cardzoo.training.agents.specs import agent_move, make_agent, parse_agent_spec
+from cardzoo.training.agents.specs import agent_move
+from cardzoo.training.common.opponents import OpponentAgents, OpponentDraw
 from cardzoo.training.dmc.warm_start import ImitationRequest, imitation_task
 
 MAX_MOVES_PER_MATCH = 50_000  # a last line of defence: the envs end every match far sooner
@@ -50,9 +49,9 @@ class DMCRequest:
     seed: tuple  # entropy for numpy's SeedSequence: (run seed, iteration, worker)
     min_samples: int  # stop starting matches once this many samples are collected
     epsilon: float
-    vs_rules: float  # probability that a match pits the learner against the opponent (rule bots by default)
+    selfplay: float  # probability that a match is pure self-play (every seat the learner)
     returns: str = "match"  # or "deal"
-    opponent: str = "rules"  # agent spec of every seat not the learner's in the vs_rules matches (frozen)
+    opponents: dict | str = "rules"  # the other matches': label -> weight ("rules", "random"), or one agent spec
 
 
 class SparseRows:
@@ -134,12 +133,12 @@ class DMCRollout:
     decisions: int  # every learner move, forced ones and later sub-steps included
     moves: int  # every move of every seat
     played: int  # matches finished
-    matches: list  # per finished match against the opponent: {"opponent", "reward", "won"}; none in self-play
+    matches: list  # per finished match against an opponent: {"opponent", "learner_reward", "learner_won"}
 
 
 class _Match:
     __slots__ = ("env", "reader", "bots", "mine", "queued", "parted", "totals", "ends", "deal", "samples", "moves",
-                 "vs_rules")
+                 "opponent")
 
 
 class _Collection:
@@ -147,6 +146,7 @@ class _Collection:
 
     def __init__(self, request: DMCRequest, rng: np.random.Generator, obs_size: int):
         self.request, self.rng = request, rng
+        self.draw = OpponentDraw(request.selfplay, request.opponents, selfplay_first=False)
         self.matches: list[_Match] = []
         self.obs = SparseRows(obs_size)
         self.rows: list[np.ndarray] = []
@@ -173,7 +173,7 @@ class DMCCollector:
         self.net.eval()
         self.tables: dict[tuple[int, int], tuple] = {}  # (slot, players) -> (env, reader), reused
         self.composed = not hasattr(whole_moves_reader(game), "features_many")  # moves in sub-steps (Suipi)
-        self.frozen: dict[tuple[str, int], tuple] = {}  # (checkpoint spec, players) -> (net, meta), loaded once
+        self.opponents = OpponentAgents(game)
 
     def collect(self, request):
         if isinstance(request, ImitationRequest):
@@ -189,15 +189,13 @@ class DMCCollector:
             self.tables[slot, n] = (env, whole_moves_reader(self.game, env.config))
         return self.tables[slot, n]
 
-    def _new_match(self, slot: int, rng: np.random.Generator, request: DMCRequest) -> _Match:
-        m = _Match()
+    def _new_match(self, slot: int, c: "_Collection") -> _Match:
+        m, rng = _Match(), c.rng
         n = int(rng.choice(self.player_counts))
         m.env, m.reader = self._table(slot, n)
-        m.vs_rules = bool(rng.random() < request.vs_rules)
-        teams = self.spec.teams(n)
-        mine = set(teams[int(rng.integers(len(teams)))]) if m.vs_rules else set(range(n))
+        m.opponent, mine = c.draw.draw(rng, self.spec.teams(n))
         m.mine = [s in mine for s in range(n)]
-        m.bots = [None if m.mine[s] else self._opponent(request.opponent, m.env.config, int(rng.integers(2**31)))
+        m.bots = [None if m.mine[s] else self.opponents.make(m.opponent, m.env.config, int(rng.integers(2**31)))
                   for s in range(n)]
         m.env.begin(int(rng.integers(2**63 - 1)))
         m.queued = [()] * n  # per seat: the sub-steps of its chosen composed move still to play
@@ -209,24 +207,6 @@ class DMCCollector:
         m.moves = 0
         return m
 
-    def _opponent(self, text: str, config, seed: int):
-        """A fresh opponent agent of spec ``text`` (``--opponent``), seeded: a checkpoint (or the
-        shipped model) is read from disk once per player count and then only handed out."""
-        if text == "rules":
-            return self.spec.rule_bot(config, seed=seed)
-        spec = parse_agent_spec(text)
-        if spec.kind not in ("checkpoint", "model"):
-            return make_agent(spec, self.spec.module, config, seed=seed)
-        key = (text, config.num_players)
-        if key not in self.frozen:
-            path = spec.path if spec.kind == "checkpoint" else shipped_model_path(self.game, config.num_players)
-            net, meta = load_checkpoint(path)
-            check_fits(meta, config, str(path))
-            net.eval()
-            self.frozen[key] = net, meta
-        net, meta = self.frozen[key]
-        return net.agent(meta, config, seed if spec.seed is None else spec.seed)
-
     # ------------------------------------------------------------------ collect
     @torch.no_grad()
     def play(self, request: DMCRequest) -> DMCRollout:
@@ -237,7 +217,7 @@ class DMCCollector:
         deal_index = self.spec.deal_index if request.returns == "deal" else None
         self._deal_of = deal_index or (lambda env: 0)
         c = _Collection(request, np.random.default_rng(np.random.SeedSequence(list(request.seed))), self.net.obs_size)
-        c.matches = [self._new_match(i, c.rng, request) for i in range(self.num_matches)]
+        c.matches = [self._new_match(i, c) for i in range(self.num_matches)]
         running = list(range(self.num_matches))
         while running:
             queued, frozen = [], []
@@ -386,7 +366,7 @@ class DMCCollector:
         c.played += 1
         if len(c.returns) >= c.request.min_samples:
             return False
-        c.matches[i] = self._new_match(i, c.rng, c.request)
+        c.matches[i] = self._new_match(i, c)
         return True
 
     def _score(self, c: "_Collection", queued: list, chosen: dict) -> None:
@@ -440,16 +420,16 @@ class DMCCollector:
         return over
 
     def _settle(self, c: "_Collection", m: _Match) -> None:
-        """A finished match: its samples' returns, and how the learner fared against rule bots."""
+        """A finished match: its samples' returns, and how the learner fared against its opponent."""
         for index, seat, total, deal in m.samples:
             c.returns[index] = m.ends[deal][seat] - total
-        if m.vs_rules:
+        if m.opponent is not None:
             n = len(m.mine)
             me = m.mine.index(True)
             scores = self.spec.match_scores(m.env, m.totals)
             best_other = max(scores[s] for s in range(n) if not m.mine[s])
-            c.results.append({"opponent": c.request.opponent, "reward": m.totals[me],
-                            "won": float(scores[me] > best_other)})
+            c.results.append({"opponent": m.opponent, "learner_reward": m.totals[me],
+                              "learner_won": float(scores[me] > best_other)})
 
 
 @lru_cache(maxsize=None)

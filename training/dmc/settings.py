@@ -8,6 +8,8 @@ from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
+from cardzoo.training.common.opponents import (
+    OPPONENTS_HELP, OPPONENTS_METAVAR, SELFPLAY_HELP, check_opponents, parse_opponents)
 from cardzoo.training.common.settings import (
     BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, DeviceSettings, setting)
 
@@ -29,10 +31,8 @@ class DMCSettings(DeviceSettings):
     replay: int = setting(100_000, "recent samples kept for learning")
     reuse: float = setting(2.0, "times each sample is learned on, on average")
     epsilon: float = setting(0.05, "exploration: share of random complete moves")
-    vs_rules: float = setting(0.5, "share of matches against rule bots, or --opponent; self-play otherwise")
-    opponent: str = setting("rules", "who plays the other seats of those matches, frozen: an agent spec such as a "
-                                     "checkpoint, model or teacher; with --vs-rules 1, an exploiter of that agent",
-                            metavar="AGENT")
+    selfplay: float = setting(0.5, SELFPLAY_HELP)
+    opponents: dict | str = setting("rules", OPPONENTS_HELP, metavar=OPPONENTS_METAVAR, parse=parse_opponents)
     returns: str = setting("match", "a choice's return runs to the match's end (match) or to its deal's end "
                                     "(deal: games settled deal by deal, samsip)", choices=("match", "deal"))
     imitate: int = setting(400, "warm start: bot-only matches whose moves the network learns first (0: none)",
@@ -63,12 +63,16 @@ class DMCSettings(DeviceSettings):
     TITLE: ClassVar[str] = "Deep Monte-Carlo move ranker (--algo dmc, the recipes' trainer; DouZero-style)"
     RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes",
                                   "threads")
+    RENAMED: ClassVar[dict] = {  # the flags and fields before the trainers shared --selfplay and --opponents
+        "vs_rules": ("selfplay", lambda share: 1 - float(share), "--vs-rules X is --selfplay 1-X"),
+        "opponent": ("opponents", str, "--opponent AGENT is --opponents AGENT"),
+    }
     RANGES: ClassVar[dict] = {
         **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "eval_every",
                                                "threads")},
         **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
         "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
-        "vs_rules": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
+        "selfplay": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
         "trust": (0, 100, "num"), "seed": SEED_RANGE,
     }
 
@@ -99,12 +103,11 @@ class DMCSettings(DeviceSettings):
 
             for n in self.players:  # the expert searches with the shipped model: a one-line error where none is
                 shipped_model_path(self.game, n)
-        if self.opponent != "rules":
-            check_opponent(self.opponent, self.game, self.players, self.variants)
         if self.returns == "deal" and spec.deal_index is None:
             raise UserError(f"--returns deal: {self.game} is not settled deal by deal (it declares no deal_index)")
         self.check_ranges()
         self.check_device()
+        check_opponents(self.opponents, self.selfplay, self.game, self.players, self.variants, snapshots=False)
         if self.replay < self.minibatch:
             raise UserError(f"--replay {self.replay} is out of range: replay must be >= minibatch ({self.minibatch})")
         self.check_hidden()
@@ -121,16 +124,3 @@ class DMCSettings(DeviceSettings):
         self.expert_answer = self.expert_answer or default_answer(self.game)
         if self.expert_answer not in ANSWERS:
             raise UserError(f"--expert-answer must be one of {', '.join(ANSWERS)}, not {self.expert_answer!r}")
-
-
-def check_opponent(text: str, game: str, players: tuple, variants: dict) -> None:
-    """A one-line error unless ``--opponent`` names an agent that plays ``game`` at every count."""
-    from cardzoo.training.agents.specs import make_agent, parse_agent_spec
-
-    spec = game_spec(game)
-    try:
-        agent = parse_agent_spec(text)
-        for n in players:
-            make_agent(agent, spec.module, spec.raw_env(num_players=n, **variants).config, seed=0)
-    except UserError as e:
-        raise UserError(f"--opponent {text}: {str(e).splitlines()[0]}") from None

@@ -39,6 +39,7 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import load_checkpoint
 from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
 from cardzoo.training.common.evaluator import Evaluator
+from cardzoo.training.common.opponents import OpponentMix, describe
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.run_log import RunLog
@@ -57,10 +58,8 @@ class DMCRun(RunDir):
         s = self.s
         trust = {"trust": s.trust} if s.trust else {}
         earlier = {"started_from": state.learner["started_from"]} if state.learner.get("started_from") else {}
-        who = "rule bots" if s.opponent == "rules" else f"{s.opponent} (frozen)"
         return {**super().meta(name, state, evaluation), **trust, **earlier,
-                "opponent_pool": f"{who} in {s.vs_rules:.0%} of matches, self-play otherwise; "
-                                 f"epsilon-greedy {s.epsilon}"}
+                "opponent_pool": f"{describe(s.selfplay, s.opponents)}; epsilon-greedy {s.epsilon}"}
 
 
 def started_from(path: str) -> dict:
@@ -93,7 +92,7 @@ def start_from(net: MoveRankerNet, path: str, game: str) -> None:
 
 def absorb(state: RunState, replay: Replay, rollouts: list) -> None:
     """An iteration's rollouts into the replay buffer and the run's counters (and the running mean
-    of the learner's reward in its matches against rule bots)."""
+    of the learner's reward in its matches against its opponents)."""
     for r in rollouts:
         replay.add(r.obs, r.rows, r.returns)
     n = sum(len(r.returns) for r in rollouts)
@@ -103,7 +102,7 @@ def absorb(state: RunState, replay: Replay, rollouts: list) -> None:
     state.matches += sum(r.played for r in rollouts)
     ema = state.learner["rules_ema"]
     for m in (m for r in rollouts for m in r.matches):
-        ema = m["reward"] if ema is None else 0.98 * ema + 0.02 * m["reward"]
+        ema = m["learner_reward"] if ema is None else 0.98 * ema + 0.02 * m["learner_reward"]
     state.learner["rules_ema"] = ema
 
 
@@ -145,7 +144,8 @@ class Learner:
         self.optimizer = torch.optim.Adam(net.parameters(), lr=s.lr)
         self.replay = Replay(s.replay, net.obs_size, net.move_features)
         self.runlog = RunLog(run.out, s.game, s.players, log)
-        self.versus = "rules" if s.opponent == "rules" else "opponent"  # whose matches rules_ema follows
+        self.mix = OpponentMix(s.opponents)  # the opponents' weights, moved by results (no snapshots)
+        self.versus = "rules" if s.opponents == "rules" else "opponent"  # whose matches rules_ema follows
 
     # ------------------------------------------------------------------ the run's state
     def start(self, resume: bool) -> RunState:
@@ -154,7 +154,7 @@ class Learner:
         s, run = self.s, self.run
         if resume and run.saved():
             self.net.to(s.torch_device())  # Adam's saved moments follow its parameters there
-            state = load_run_state(run.state_dir, self.net, self.optimizer, None)
+            state = load_run_state(run.state_dir, self.net, self.optimizer, self.mix)
             self.replay.from_state(state)
             self.log(f"resuming {run.out} at {state.decisions:,} samples")
             return state
@@ -176,19 +176,21 @@ class Learner:
     def save(self, state: RunState) -> None:
         """At an iteration boundary: the network, Adam, the replay and the collection in flight."""
         self.replay.to_state(state)
-        save_run_state(self.run.state_dir, self.net, self.optimizer, None, state)
+        save_run_state(self.run.state_dir, self.net, self.optimizer, self.mix, state)
         state.arrays = {}
 
     # ------------------------------------------------------------------ collection
     def collection(self, iteration: int) -> dict:
-        return {"iteration": iteration,
+        """What a collection needs: the weights as they are now, and the opponents' weights."""
+        return {"iteration": iteration, "opponents": self.mix.drawn(),
                 "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}}
 
     def submit(self, c: dict) -> None:
         s, count = self.s, self.workers.count
         per_worker = -(-s.batch // max(s.workers, 1))
-        self.workers.submit([DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.vs_rules,
-                                        s.returns, s.opponent) for w in range(count)])
+        opponents = c.get("opponents", s.opponents)  # a collection saved before they were part of it: the setting
+        self.workers.submit([DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.selfplay,
+                                        s.returns, opponents) for w in range(count)])
 
     # ------------------------------------------------------------------ the loop
     def loop(self, state: RunState, limit: float, bar: Progress) -> None:
@@ -206,6 +208,7 @@ class Learner:
                 rollouts = self.workers.receive()
                 t1 = time.perf_counter()
                 at_boundary = False
+                self.mix.record([m for r in rollouts for m in r.matches])
                 n = sum(len(r.returns) for r in rollouts)
                 more = state.decisions + n < s.steps and state.wall() < limit
                 state.inflight = self.collection(state.iteration + 1) if more else None

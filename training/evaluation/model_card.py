@@ -252,8 +252,8 @@ def _probe_section(probe: dict | None) -> str:
 `{probe["command"]}`
 
 Two fresh Deep Monte-Carlo learners, each warm-started on the rule bot's choices and then trained for
-{probe["minutes"]:g} minutes of wall clock with every other side played by one frozen agent (`--opponent
-AGENT --vs-rules 1`), then measured against that agent at {n} players: one side the exploiter, every
+{probe["minutes"]:g} minutes of wall clock with every other side played by one frozen agent (`--opponents
+AGENT --selfplay 0`), then measured against that agent at {n} players: one side the exploiter, every
 other side the agent, every seating ({m["games"]} games each, seed {m["eval_seed"]}). The model {verdict}.
 
 | exploiter trained against | samples | minutes | exploiter − its target, reward per match [95% CI] | exploiter wins [95% CI] |

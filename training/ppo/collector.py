@@ -27,7 +27,8 @@ import torch
 from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.specs import RandomAgent
+from cardzoo.training.agents.specs import agent_move
+from cardzoo.training.common.opponents import OpponentAgents, OpponentDraw
 from cardzoo.training.ppo.actor_critic import critic_input
 
 LEARNER = "learner"
@@ -42,7 +43,7 @@ class CollectRequest:
     seed: tuple  # entropy for numpy's SeedSequence, e.g. (run seed, iteration, worker)
     min_samples: int  # stop starting matches once this many samples are collected
     selfplay: float  # probability that a match is pure self-play (every seat the learner)
-    opponents: dict  # label -> weight for the other matches: "rules", "random", "snapshot:<id>"
+    opponents: dict | str  # the other matches': label -> weight ("rules", "random", "snapshot:<id>"), or one agent spec
     snapshots: dict = field(default_factory=dict)  # id -> state_dict, for "snapshot:<id>" labels
 
 
@@ -73,11 +74,8 @@ class _Collection:
     def __init__(self, collector: "Collector", request: CollectRequest):
         self.request = request
         self.rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
-        self.labels = [k for k, w in request.opponents.items() if w > 0]
-        total_w = sum(request.opponents[k] for k in self.labels)
-        self.weights = [request.opponents[k] / total_w for k in self.labels] if self.labels else []
-        self.matches = [collector._new_match(i, self.rng, request, self.labels, self.weights)
-                        for i in range(collector.num_matches)]
+        self.draw = OpponentDraw(request.selfplay, request.opponents)
+        self.matches = [collector._new_match(i, self.rng, self.draw) for i in range(collector.num_matches)]
         self.cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values", "critic")}
         self.rewards: list[float] = []
         self.dones: list[bool] = []
@@ -114,6 +112,7 @@ class Collector:
         self.learner = make_net()
         self.critic_size = self.learner.critic_size  # 0: the seat's own critic; else the perfect one's input
         self.snapshot_nets: dict[str, torch.nn.Module] = {}
+        self.opponents = OpponentAgents(game)
         probe = self.module.raw_env(num_players=self.player_counts[0], **self.variants)
         self.obs_size, self.num_actions = probe.obs_size, probe.num_actions
         self.envs: dict[tuple[int, int], object] = {}  # (slot, players) -> raw env, reused
@@ -137,34 +136,28 @@ class Collector:
                     raise UserError(f"snapshot {sid} does not fit the network ({missing or unexpected})")
                 net.eval()
                 self.snapshot_nets[sid] = net
-        wanted = {label.split(":", 1)[1] for label in request.opponents if label.startswith("snapshot:")}
+        wanted = set(request.snapshots)
         for sid in list(self.snapshot_nets):
             if sid not in wanted:
                 del self.snapshot_nets[sid]
 
-    def _new_match(self, slot: int, rng: np.random.Generator, request: CollectRequest, labels, weights) -> _Match:
+    def _new_match(self, slot: int, rng: np.random.Generator, draw: OpponentDraw) -> _Match:
         m = _Match()
         n = int(rng.choice(self.player_counts))
         m.env = self._env(slot, n)
         m.env.begin(int(rng.integers(2**63 - 1)))
         m.controllers = [LEARNER] * n
         m.agents = {}
-        m.opponent = "self"
-        if labels and rng.random() >= request.selfplay:
-            m.opponent = labels[int(rng.choice(len(labels), p=weights))]
-            teams = self.spec.teams(n)
-            mine = set(teams[int(rng.integers(len(teams)))])
-            for seat in range(n):
-                if seat in mine:
-                    continue
-                if m.opponent == "rules":
-                    m.agents[seat] = self.module.RuleBot(m.env.config, seed=int(rng.integers(2**31)))
-                    m.controllers[seat] = None
-                elif m.opponent == "random":
-                    m.agents[seat] = RandomAgent(int(rng.integers(2**31)))
-                    m.controllers[seat] = None
-                else:
-                    m.controllers[seat] = m.opponent  # a snapshot, answered in a batch
+        label, mine = draw.draw(rng, self.spec.teams(n))
+        m.opponent = label or "self"
+        for seat in range(n):
+            if seat in mine:
+                continue
+            if label.startswith("snapshot:"):
+                m.controllers[seat] = label  # a snapshot, answered in a batch
+            else:
+                m.agents[seat] = self.opponents.make(label, m.env.config, int(rng.integers(2**31)))
+                m.controllers[seat] = None
         m.pending = {}  # seat -> row of its last sampled decision
         m.totals = [0.0] * n
         m.moves = 0
@@ -192,7 +185,7 @@ class Collector:
                     chosen[i] = legal[0]
                 elif ctrl is None:
                     mask = action_mask(self.num_actions, legal)
-                    chosen[i] = int(m.agents[seat].act(m.env.encode_seat(seat), mask))
+                    chosen[i] = agent_move(m.agents[seat], m.env, seat, m.env.encode_seat(seat), mask)
                 else:
                     batches.setdefault(ctrl, []).append(i)
             for ctrl, rows in batches.items():
@@ -220,7 +213,7 @@ class Collector:
         logits = logits.masked_fill(~torch.from_numpy(mask_buf[:b]), -1e9)
         logp_all = torch.log_softmax(logits, dim=1).numpy()
         # exp in float32: the masked ~-1e9 entries underflow to exactly 0 on its fast path
-        # (float64 exp takes a slow underflow path here, ~10x the time, measured)
+        # (float64 exp takes a slow underflow path here)
         cum = np.cumsum(np.exp(logp_all), axis=1, dtype=np.float64)
         u = c.rng.random(b) * cum[:, -1]
         acts = np.minimum((cum > u[:, None]).argmax(axis=1), self.num_actions - 1)
@@ -269,7 +262,7 @@ class Collector:
                 c.dones[row] = True
             c.finished.append(self._result(m))
             if c.samples < c.request.min_samples:
-                c.matches[i] = self._new_match(i, c.rng, c.request, c.labels, c.weights)
+                c.matches[i] = self._new_match(i, c.rng, c.draw)
                 still.append(i)
         return still
 

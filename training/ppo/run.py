@@ -5,6 +5,7 @@ The layout and the resumable state are every trainer's (``cardzoo.training.commo
 
 from __future__ import annotations
 
+from cardzoo.training.common.opponents import describe
 from cardzoo.training.common.run_dir import RunDir, RunState
 
 
@@ -14,7 +15,7 @@ class PPORun(RunDir):
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
         return {**super().meta(name, state, evaluation), "hidden": list(s.hidden), "activation": s.activation,
-                "opponent_pool": f"self-play {s.selfplay:.0%}; otherwise {s.opponents} weighted by results"}
+                "opponent_pool": describe(s.selfplay, s.opponents)}
 
     def exported(self, net):
         return net.actor()

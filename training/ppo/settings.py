@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.common.flags import weights
+from cardzoo.training.common.opponents import OPPONENTS_HELP, OPPONENTS_METAVAR, SELFPLAY_HELP, parse_opponents
 from cardzoo.training.common.settings import (
     BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, DeviceSettings, setting)
 
@@ -37,9 +37,9 @@ class PPOSettings(DeviceSettings):
     vf_coef: float = setting(0.5, "value loss weight")
     max_grad_norm: float = setting(0.5, "gradient clipping")
     target_kl: float = setting(0.05, "stop an iteration's epochs early past this approximate KL (0: off)")
-    selfplay: float = setting(0.7, "share of matches where the learner plays every seat")
-    opponents: dict = setting({"snapshot": 0.5, "rules": 0.4, "random": 0.1},
-                              "opponent pool weights of snapshot, rules, random", metavar="KIND=W,...", parse=weights)
+    selfplay: float = setting(0.7, SELFPLAY_HELP)
+    opponents: dict | str = setting({"snapshot": 0.5, "rules": 0.4, "random": 0.1}, OPPONENTS_HELP,
+                                    metavar=OPPONENTS_METAVAR, parse=parse_opponents)
     snapshot_every: int = setting(200_000, "decisions between frozen snapshots added to the pool")
     max_snapshots: int = setting(8, "snapshots kept in the pool")
     eval_every: int = setting(250_000, "decisions between evaluations (and checkpoints)")
@@ -70,7 +70,7 @@ class PPOSettings(DeviceSettings):
 
     def __post_init__(self):
         from cardzoo.training.agents.policy import ACTIVATIONS
-        from cardzoo.training.common.opponents import OpponentMix
+        from cardzoo.training.common.opponents import check_opponents
         from cardzoo.training.ppo.actor_critic import CRITICS
 
         self.players = self.check_game()
@@ -85,10 +85,8 @@ class PPOSettings(DeviceSettings):
             raise UserError(f"critic must be one of {', '.join(CRITICS)}, got {self.critic!r}")
         if self.critic == "perfect" and self.imitate:
             raise UserError("--imitate fits the seat critic: with --critic perfect, start without it (--imitate 0)")
-        OpponentMix.check_weights(self.opponents)
-        if self.selfplay < 1 and not any(self.opponents.get(k) for k in ("rules", "random")):
-            raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
         self.check_variants(self.players)
+        check_opponents(self.opponents, self.selfplay, self.game, self.players, self.variants)
 
     def net_factory(self) -> functools.partial:
         """() -> a fresh ``ActorCritic`` for this run (the perfect critic sized for its most players)."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cardzoo.envs.errors import UserError
-from cardzoo.training.common.flags import one_count, weights
+from cardzoo.training.common.flags import one_count
+from cardzoo.training.common.opponents import OPPONENTS_METAVAR, check_opponents, parse_opponents
 from cardzoo.training.common.settings import SEED_RANGE, DeviceSettings, setting
 
 
@@ -23,7 +23,9 @@ class SB3Settings(DeviceSettings):
     learning_rate: float = setting(3e-4, "learning rate", flag="lr")
     ent_coef: float = setting(0.01, "entropy coefficient", flag="ent")
     opponents: dict = setting({"rules": 0.4, "random": 0.1, "snapshot": 0.5},
-                              "opponent pool weights of snapshot, rules, random", metavar="KIND=W,...", parse=weights)
+                              "who plays the other seats, one drawn per episode: KIND=WEIGHT,... of snapshot (the "
+                              "learner's frozen snapshots), rules, random (fixed weights)",
+                              metavar=OPPONENTS_METAVAR, parse=parse_opponents)
     n_steps: int = 512  # per env per PPO update
     batch_size: int = 256
     snapshot_every: int = 0  # steps between snapshots into the pool; 0: at each evaluation (eval_every)
@@ -48,14 +50,9 @@ class SB3Settings(DeviceSettings):
         (self.players,) = self.check_game()[:1]
         self.check_ranges()
         self.check_device()
-        if not self.opponents or set(self.opponents) - {"rules", "random", "snapshot"} or \
-                any(float(w) < 0 for w in self.opponents.values()) or not sum(self.opponents.values()):
-            raise UserError(f"opponents must weight rules, random and/or snapshot (>= 0, not all 0), "
-                             f"got {self.opponents}")
-        if self.opponents.get("snapshot", 0) and not (self.opponents.get("rules") or self.opponents.get("random")):
-            raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
         self.check_hidden()
         self.check_variants([self.players])
+        check_opponents(self.opponents, 0.0, self.game, (self.players,), self.variants, agents=False)
 
     def env_kwargs(self) -> dict:
         return {"num_players": self.players, **self.variants}
