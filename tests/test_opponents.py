@@ -88,7 +88,8 @@ def test_dmc_draws_the_kinds_by_weight_and_keeps_their_results(tmp_path):
     stats = json.loads((out / "state" / "state.json").read_text())["pool"]["stats"]
     assert set(stats) == {"rules", "random"} and all(st[3] >= 1 for st in stats.values())
     meta = load_checkpoint(out / "final")[1]
-    assert meta["settings"]["opponents"] == {"rules": 1.0, "random": 1.0} and "weighted by results" in meta["opponent_pool"]
+    assert meta["settings"]["opponents"] == {"rules": 1.0, "random": 1.0}
+    assert "weighted by results" in meta["opponent_pool"]
 
 
 @pytest.fixture
@@ -132,6 +133,6 @@ def test_a_run_saved_under_the_earlier_names_resumes(tmp_path, capsys):
     for out in (today, earlier):
         assert cli(["train", "suipi", "--resume", "--steps", "300", "--out", str(out), "--no-progress"]) == 0
     assert "resuming" in capsys.readouterr().out
-    weights = [load_file(out / "final.safetensors") for out in (today, earlier)]
-    assert weights[0].keys() == weights[1].keys() and all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+    mine, theirs = (load_file(out / "final.safetensors") for out in (today, earlier))
+    assert mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
     assert load_checkpoint(earlier / "final")[1]["settings"]["selfplay"] == 0.25

@@ -22,10 +22,10 @@ class SB3Settings(DeviceSettings):
     hidden: tuple[int, ...] = (256, 256)
     learning_rate: float = setting(3e-4, "learning rate", flag="lr")
     ent_coef: float = setting(0.01, "entropy coefficient", flag="ent")
-    opponents: dict = setting({"rules": 0.4, "random": 0.1, "snapshot": 0.5},
-                              "who plays the other seats, one drawn per episode: KIND=WEIGHT,... of snapshot (the "
-                              "learner's frozen snapshots), rules, random (fixed weights)",
-                              metavar=OPPONENTS_METAVAR, parse=parse_opponents)
+    opponents: dict | str = setting({"rules": 0.4, "random": 0.1, "snapshot": 0.5},
+                                    "who plays the other seats, one drawn per episode: KIND=WEIGHT,... of snapshot "
+                                    "(the learner's frozen snapshots), rules, random (fixed weights)",
+                                    metavar=OPPONENTS_METAVAR, parse=parse_opponents)
     n_steps: int = 512  # per env per PPO update
     batch_size: int = 256
     snapshot_every: int = 0  # steps between snapshots into the pool; 0: at each evaluation (eval_every)
