@@ -20,6 +20,8 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     scores       {title, columns, rows}
     summary      {key, title, columns, rows, lines} of the last finished round/deal/hand, or None
     result       {title, lines, columns, rows} once the match is over, else None
+    sitting_out  "round" while the seat has no part in the rest of the round (Siantappo: gone out),
+                 "match" once it is out of the match (a table sets it: Sam Sip's knocked out), else None
 
 Cards are always written as text (``7♥``, ``10♦``, ``Jk``); an ``id`` names something the viewer
 can select (a hand card, a Suipi floor item). Nothing here imports gymnasium or pettingzoo.
@@ -178,7 +180,7 @@ def base_view(env, seat: int | None, title: str) -> dict:
         "turn": turn, "your_turn": turn == seat, "over": over,
         "status": "", "facts": [], "prompt": "", "players": [], "table": [],
         "hand": {"label": "Hand", "cards": []}, "notes": [], "moves": [],
-        "last": None, "scores": None, "summary": None, "result": None,
+        "last": None, "scores": None, "summary": None, "result": None, "sitting_out": None,
     }
 
 

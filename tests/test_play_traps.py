@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -95,3 +96,28 @@ def test_small_things_a_player_ran_into(tmp_path, capsys):
 
     assert pairs_line(parse_cards("Jh Js Qh Qs 2d"), frozenset(), frozenset()).endswith(
         "one more needed (an 8 for your 2♦, or a wild card)")
+
+
+def test_once_out_one_question_skips_to_the_end_and_the_record_is_saved(tmp_path):
+    """As found: knocked out of Sam Sip, the terminal asked for Enter after each of six more hands,
+    and `q` left without saving. Seed 0, five players, 3 chips each: you are knocked out early."""
+    from tests.test_play import ScriptedStdin, plain_console
+
+    from cardzoo.scripts import play_cmd
+    from cardzoo.scripts.cli import build_parser
+
+    save = tmp_path / "game.jsonl"
+    for answer in ("", "q"):  # Enter skips; so does q, and the match is played out and saved
+        console, out = plain_console()
+        ns = build_parser().parse_args(["play", "samsip", "--players", "5", "--seed", "0", "-o", "bankroll=3",
+                                        "--save", str(save)])
+        session = play_cmd.build_session(ns, stdin=io.StringIO(""), console=console)
+        session.stdin = ScriptedStdin(session, lambda s: "#1")
+        if answer:
+            session.stdin.readline = lambda s=session: "q\n" if s.waiting_for == "pause" else "#1\n"
+        assert session.run() == 0
+        text = out.getvalue()
+        out_at = text.index("— you are out: Enter skips to the end of the match (w: watch the rest) —")
+        assert "press Enter" not in text[out_at:] and "Match result after" in text[out_at:]
+        assert "player_0 (you)" in text[text.index("Match result after"):] and "game saved to" in text
+        assert main(["replay", str(save), "--quiet"]) == 0  # a whole match: it replays to its rewards

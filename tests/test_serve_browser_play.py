@@ -229,3 +229,32 @@ def test_the_lobby_speaks_to_players(browser):
         WebDriverWait(browser, WAIT).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand .card")) == 13)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert all("/api/games" in e["message"] and "400" in e["message"] for e in errors), errors  # the path refused
+
+
+def test_out_of_a_siantappo_round_you_may_skip_to_its_end(browser):
+    """As found: out 1st, the page played the rest of the round's bot moves one by one (~16 s) with
+    no skip. Seed 37: playing the lowest card each time, you go out while three others play on."""
+    from tests.test_serve_browser import play_one_move
+
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=400")  # the bots shown one by one, as a player has them
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        Select(browser.find_element(By.ID, "game")).select_by_value("siantappo")
+        Select(browser.find_element(By.ID, "players")).select_by_value("4")
+        browser.find_element(By.ID, "seed").send_keys("37")
+        browser.find_element(By.ID, "deal").click()
+        for _ in range(40):
+            WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
+                lambda d: d.find_elements(By.ID, "skip") or (settled(d) and body(d, "turn") == "you"))
+            if browser.find_elements(By.ID, "skip"):
+                break
+            try:
+                play_one_move(browser)
+            except StaleElementReferenceException:
+                continue
+        assert "You are out of this round" in browser.find_element(By.ID, "moves").text
+        browser.find_element(By.ID, "skip").click()  # some 40 bot moves, 400 ms each, are left
+        WebDriverWait(browser, 10).until(
+            lambda d: not d.find_element(By.ID, "overlay").get_attribute("hidden")
+            and d.find_element(By.ID, "overlay-title").text == "End of round 1")
+    no_console_errors(browser)

@@ -73,6 +73,8 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
         v["summary"] = _round_summary(eng, len(eng.round_places) - 1, r)
     if over:
         v["result"] = _result(eng, r)
+    elif seat is not SPECTATOR and eng.phase != SWAP and place_now(eng, seat):
+        v["sitting_out"] = "round"  # gone out: the others play the round on
     return v
 
 

@@ -60,6 +60,8 @@ class PlaySession:
         self.waiting_for: str | None = None
         self.fresh_deal = True  # a round / deal / hand has just been dealt and nobody has moved
         self.adviser = None  # the model that answers `hint` (loaded the first time it is asked)
+        self.skipping = False  # out of the match: the rest is played unseen (``_skip_or_watch``)
+        self.watching_out = False  # out of the match, watching the rest without pauses
         self.adviser_error: str | None = None
 
     @property
@@ -165,8 +167,31 @@ class PlaySession:
             self.console.print(item)
         if self.view.section_ended(before):
             self.fresh_deal = True
-            if self.seats.humans and not self._over():
-                self._pause()
+            if self.seats.humans and not self._over() and not self.skipping:
+                if self._all_out():
+                    self._skip_or_watch()
+                else:
+                    self._pause()
+
+    def _all_out(self) -> bool:
+        """Every person at the table is out of the match (Sam Sip: knocked out): nothing is left
+        for them to do but see how it ends."""
+        env = self.env
+        playing = {env.agent_seat[a] for a in env.agents if not (env.terminations[a] or env.truncations[a])}
+        return bool(self.seats.humans) and not playing & set(self.seats.humans)
+
+    def _skip_or_watch(self) -> None:
+        """Once out: one question instead of a pause after every hand — skip to the end (the
+        default, also `q`: the match is played out and, with --save, saved), or watch the rest."""
+        line = self._read("— you are out: Enter skips to the end of the match (w: watch the rest) — ",
+                          "pause").strip().lower()
+        if line in ("w", "watch"):
+            self.watching_out = True
+            self.console.print(Text("watching the rest; the others play on.", style="dim"))
+            return
+        self.skipping = True
+        self.console.print(Text("skipping to the end of the match …", style="dim"))
+        self.console.quiet = True  # the rest is played unseen; the result is shown (``_finish``)
 
     def _private_viewer(self, seat: int | None = None) -> int | None:
         """The seat whose private events (the card drawn, a swap it takes part in) the screen may
@@ -397,6 +422,8 @@ class PlaySession:
         self.console.print(Text("Playing on.", style="dim"))
 
     def _pause(self) -> None:
+        if self.watching_out:  # out, watching the others: their hands go by without a stop
+            return
         line = self._read("— press Enter to continue — ", "pause").strip().lower()
         if line in QUIT_WORDS:
             self._confirm_quit()
@@ -411,6 +438,7 @@ class PlaySession:
     # ------------------------------------------------------------------- finish
     def _finish(self) -> None:
         con = self.console
+        con.quiet = False
         for item in self.view.standings():
             con.print(item)
         if self.view.show_rewards:

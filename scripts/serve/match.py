@@ -296,6 +296,8 @@ class Match:
         v["record"] = self.over  # the record (every deal) may be downloaded once the match is over
         # knocked out (Sam Sip): the seat takes no more part while the others play on
         v["knocked_out"] = not self.over and seat not in {self.env.agent_seat[a] for a in self.env.agents}
+        if v["knocked_out"]:
+            v["sitting_out"] = "match"
         # undo (see ``undo``): a seat that has moved, in a match where every other seat is a bot
         point = self._undo_point(seat) if self.humans == [seat] and not self.over and not self.failed else None
         v["can_undo"] = isinstance(point, int)

@@ -465,6 +465,7 @@ function render(v) {
   renderScores(v);
   renderRules(v.game);
   renderReplayBar(v);
+  if (state.skip === "round" && v.sitting_out !== "round") state.skip = false;  // the round is over: its summary shows
   maybeOverlay(v);
 }
 
@@ -798,13 +799,15 @@ function hintedThings(v) {
   return new Set(best ? best.cards : []);
 }
 
-// Knocked out: the others play on at the watching pace, unless the viewer skips to the end.
+// Out (of the round: Siantappo, gone out; of the match: Sam Sip, knocked out): the others play on,
+// unless the viewer skips to the end of the round (its summary then opens) or of the match.
 function renderSkip(v) {
   const box = $("#moves");
-  if (state.mode !== "play" || !v.knocked_out || v.over || state.skip) return;
-  box.append(el("p", "hint", "You are out: the others play on."));
-  const b = button("Skip to the end", () => {
-    state.skip = true;
+  if (state.mode !== "play" || !v.sitting_out || v.over || state.skip) return;
+  const round = v.sitting_out === "round";
+  box.append(el("p", "hint", round ? "You are out of this round: the others play it on." : "You are out: the others play on."));
+  const b = button(round ? "Skip to the end of the round" : "Skip to the end", () => {
+    state.skip = v.sitting_out;
     state.overlays = [];
     hideOverlay();
     render(state.view);
