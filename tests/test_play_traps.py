@@ -101,10 +101,9 @@ def test_small_things_a_player_ran_into(tmp_path, capsys):
 def test_once_out_one_question_skips_to_the_end_and_the_record_is_saved(tmp_path):
     """As found: knocked out of Sam Sip, the terminal asked for Enter after each of six more hands,
     and `q` left without saving. Seed 0, five players, 3 chips each: you are knocked out early."""
-    from tests.test_play import ScriptedStdin, plain_console
-
     from cardzoo.scripts import play_cmd
     from cardzoo.scripts.cli import build_parser
+    from tests.test_play import ScriptedStdin, plain_console
 
     save = tmp_path / "game.jsonl"
     for answer in ("", "q"):  # Enter skips; so does q, and the match is played out and saved
