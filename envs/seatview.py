@@ -91,6 +91,18 @@ class Reader:
         return "Your" if seat == self.you else f"player_{seat}'s"
 
 
+def place_names(scores, higher_is_better: bool = True) -> list[str]:
+    """Competition places of every entry: ``1st``, ``tied 2nd``, ``tied 2nd``, ``4th``."""
+    sign = -1 if higher_is_better else 1
+    keys = [sign * s for s in scores]
+    out = []
+    for k in keys:
+        place = 1 + sum(1 for other in keys if other < k)
+        tied = sum(1 for other in keys if other == k) > 1
+        out.append(("tied " if tied else "") + ordinal(place))
+    return out
+
+
 def article(word: str) -> str:
     """``"an 8"``, ``"an A"``, ``"a 7"``, ``"an ace"``: the indefinite article a card player says."""
     spoken = {"8": "eight", "A": "ace", "11": "eleven", "18": "eighteen"}.get(word, word)

@@ -120,3 +120,16 @@ def test_once_out_one_question_skips_to_the_end_and_the_record_is_saved(tmp_path
         assert "press Enter" not in text[out_at:] and "Match result after" in text[out_at:]
         assert "player_0 (you)" in text[text.index("Match result after"):] and "game saved to" in text
         assert main(["replay", str(save), "--quiet"]) == 0  # a whole match: it replays to its rewards
+
+
+def test_a_siantappo_round_summary_reads_in_place_order_and_the_last_out_is_said():
+    """As found: the round summary was sorted by place but showed match totals (9 above 11), and
+    the play that ended a round said nothing of who went out in what place. Four rule bots."""
+    _rc, text = run_play(["siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2"], [])
+    lines = text.splitlines()
+    end = next(i for i, line in enumerate(lines) if line.startswith("End of round 1 of 2"))
+    assert re.search(r"is out: 3rd place$", lines[end - 1]), lines[end - 3:end]
+    header = lines[end + 1].split()
+    assert header[:4] == ["place", "player", "this", "round"] and "match" in header
+    rows = [line for line in lines[end + 3:end + 7]]
+    assert [re.search(r"\+(\d)", row).group(1) for row in rows] == ["3", "2", "1", "0"], rows

@@ -258,3 +258,21 @@ def test_out_of_a_siantappo_round_you_may_skip_to_its_end(browser):
             lambda d: not d.find_element(By.ID, "overlay").get_attribute("hidden")
             and d.find_element(By.ID, "overlay-title").text == "End of round 1")
     no_console_errors(browser)
+
+
+def test_the_match_result_has_places(browser):
+    """As found: the browser's match result listed the players without their places. A bots-only
+    Siantappo match of one round, watched to its end; then a Suipi one."""
+    from tests.test_serve_browser import overlay_open, start_watching
+
+    with LiveServer() as server:
+        for game, seats, options in (("siantappo", ["rules"] * 4, {"rounds": 1}),
+                                     ("suipi", ["rules"] * 2, {"match_deals": 1})):
+            start_watching(browser, server, game, seats, seed=9, options=options)
+            WebDriverWait(browser, WAIT).until(
+                lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over")
+            header = browser.find_element(By.CSS_SELECTOR, "#overlay-body table tr").text.split()
+            assert header[0] == "place", header
+            first = browser.find_elements(By.CSS_SELECTOR, "#overlay-body table tr")[1].text
+            assert first.startswith(("1st", "tied 1st")), first
+    no_console_errors(browser)

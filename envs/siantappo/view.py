@@ -18,6 +18,7 @@ from cardzoo.envs.seatview import (
     legal_moves_for,
     move,
     ordinal,
+    place_names,
     waiting_prompt,
 )
 from cardzoo.envs.siantappo.actions import (
@@ -166,12 +167,12 @@ def _round_summary(eng, index: int, r: Reader) -> dict:
     places = eng.round_places[index]
     n = eng.n
     order = sorted(range(n), key=lambda s: places[s])
-    rows = [[places[s], r.name(s) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}"]
-            for s in order]
+    rows = [[ordinal(places[s]), r.name(s) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}",
+             eng.match_points[s]] for s in order]
     loser = order[-1]
     lines = [f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}."]
     return {"key": f"round-{index + 1}", "title": f"End of round {index + 1}",
-            "columns": ["place", "player", "placement points"], "rows": [[str(c) for c in r] for r in rows],
+            "columns": ["place", "player", "this round", "match points"], "rows": [[str(c) for c in r] for r in rows],
             "lines": lines}
 
 
@@ -179,8 +180,9 @@ def _result(eng, r: Reader) -> dict:
     order = sorted(range(eng.n), key=lambda s: (-eng.match_points[s], eng.pig_counts[s]))
     best = eng.match_points[order[0]]
     winners = [r.name(s) for s in order if eng.match_points[s] == best]
-    table = grid("Final standings", ["player", "placement points", "pig (times last)"],
-                 [[r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in order])
+    places = place_names(eng.match_points)
+    table = grid("Final standings", ["place", "player", "placement points", "pig (times last)"],
+                 [[places[s], r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in order])
     return {"title": "Match over", "lines": [f"Most placement points ({best}): {', '.join(winners)}"],
             "columns": table["columns"], "rows": table["rows"]}
 

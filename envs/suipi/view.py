@@ -9,7 +9,16 @@ selectable: a move lists the hand card and the floor items it takes or builds on
 from __future__ import annotations
 
 from cardzoo.envs.cards import card_str
-from cardzoo.envs.seatview import SPECTATOR, Reader, base_view, grid, legal_moves_for, move, waiting_prompt
+from cardzoo.envs.seatview import (
+    SPECTATOR,
+    Reader,
+    base_view,
+    grid,
+    legal_moves_for,
+    move,
+    place_names,
+    waiting_prompt,
+)
 from cardzoo.envs.suipi.actions import CAPTURE_ACTION, CARDS, ITEM0, LOCKED, NVAL, OWNER, REP, build_groups
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
 
@@ -149,8 +158,10 @@ def _result(env, r: Reader) -> dict:
         line = f"The match is a draw at {e.match_scores[win[0]]}."
     else:
         line = f"Side {_side_name(e, win[0], r, n)} wins the match, {score}."
-    table = grid("Match score", ["side", "match score"],
-                 [[_side_name(e, side, r, n), e.match_scores[side]] for side in range(e.ns)])
+    places = place_names(e.match_scores)
+    order = sorted(range(e.ns), key=lambda side: -e.match_scores[side])
+    table = grid("Match score", ["place", "side", "match score"],
+                 [[places[side], _side_name(e, side, r, n), e.match_scores[side]] for side in order])
     return {"title": "Match over", "lines": [line], "columns": table["columns"], "rows": table["rows"]}
 
 

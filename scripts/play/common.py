@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cardzoo.envs.cards import RANK_NAMES
-from cardzoo.envs.seatview import Reader, known_facts, ordinal, said
+from cardzoo.envs.seatview import Reader, known_facts, ordinal, place_names, said  # noqa: F401  (views import them)
 
 CARD_RE = re.compile(r"(10|[2-9AJQK])([♠♣♦♥])|\bJk\b")
 RED_SUITS = "♦♥"
@@ -38,18 +38,6 @@ def card_text(text: str, base_style: str = "") -> Text:
         out.append(token, style=style)
         pos = m.end()
     out.append(text[pos:])
-    return out
-
-
-def place_names(scores: Sequence[float], higher_is_better: bool = True) -> list[str]:
-    """Competition places of every entry: ``1st``, ``tied 2nd``, ``tied 2nd``, ``4th``."""
-    sign = -1 if higher_is_better else 1
-    keys = [sign * s for s in scores]
-    out = []
-    for k in keys:
-        place = 1 + sum(1 for other in keys if other < k)
-        tied = sum(1 for other in keys if other == k) > 1
-        out.append(("tied " if tied else "") + ordinal(place))
     return out
 
 

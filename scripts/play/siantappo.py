@@ -128,9 +128,12 @@ class SiantappoView(GameView):
         n = eng.n
         places = eng.round_places[round_index]
         t = compact_table()
+        # sorted by this round's places, so this round's points come first (they fall with the
+        # place); the match totals after them need not (issue 60: "9 above 11" read as a mistake)
         t.add_column("place", justify="right")
         t.add_column("player")
-        t.add_column("points", justify="right")
+        t.add_column("this round", justify="right")
+        t.add_column("match points", justify="right")
         t.add_column("pig", justify="right")
         if self.show_rewards:
             t.add_column("reward", justify="right")
@@ -138,7 +141,7 @@ class SiantappoView(GameView):
         for s in sorted(range(n), key=lambda s: places[s]):
             place = places[s]
             name = self.seats.label(s) + (" 🐷 the pig" if place == n else "")
-            row = [ordinal(place), name, f"{eng.match_points[s]} (+{n - place})", str(eng.pig_counts[s])]
+            row = [ordinal(place), name, f"+{n - place}", str(eng.match_points[s]), str(eng.pig_counts[s])]
             if self.show_rewards:
                 row += [f"{rewards.get(s, 0.0):+.2f}", f"{eng.total_rewards[s]:+.2f}"]
             t.add_row(*row)
