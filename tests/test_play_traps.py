@@ -131,5 +131,5 @@ def test_a_siantappo_round_summary_reads_in_place_order_and_the_last_out_is_said
     assert re.search(r"is out: 3rd place$", lines[end - 1]), lines[end - 3:end]
     header = lines[end + 1].split()
     assert header[:4] == ["place", "player", "this", "round"] and "match" in header
-    rows = [line for line in lines[end + 3:end + 7]]
-    assert [re.search(r"\+(\d)", row).group(1) for row in rows] == ["3", "2", "1", "0"], rows
+    rows = lines[end + 3:end + 7]
+    assert [re.findall(r"\+(\d)", row)[:1] for row in rows] == [["3"], ["2"], ["1"], ["0"]], rows
