@@ -46,6 +46,12 @@ def public_view(env) -> dict:
     return importlib.import_module(f"cardzoo.envs.{env.game_name}.view").seat_view(env, SPECTATOR)
 
 
+def section_label(env) -> str:
+    """The round / deal / hand the table stands in: the first part of the public view's status
+    (``Round 2 of 5``, ``Deal 1 of 4``, ``Hand 3``); a replay jumps to where one begins."""
+    return public_view(env)["status"].split(" · ")[0]
+
+
 def rules_summary(game: str) -> str:
     """The game's rules in a few lines (``envs/<game>/rules.txt``, package data): the terminal's
     ``?`` and the browser's *Rules* panel show them. "" for a game without the file."""

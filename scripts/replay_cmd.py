@@ -21,6 +21,7 @@ from rich.text import Text
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.lines import Leave, LineReader
+from cardzoo.scripts.replay_steps import Steps, step_through
 from cardzoo.training.evaluation.records import (
     WholeMoveWalker,
     check_rewards,
@@ -29,8 +30,6 @@ from cardzoo.training.evaluation.records import (
     read_records,
     reset_to_header,
 )
-
-QUIT_WORDS = {"q", "quit", "exit", ":q"}
 
 
 def register(sub) -> argparse.ArgumentParser:
@@ -42,7 +41,8 @@ def register(sub) -> argparse.ArgumentParser:
     p.add_argument("file", help="a JSON-lines file of game records")
     p.add_argument("--game", type=int, default=1, metavar="N", help="which game of the file, from 1 (default 1)")
     pace = p.add_mutually_exclusive_group()
-    pace.add_argument("--step", action="store_true", help="wait for Enter after every move (q quits)")
+    pace.add_argument("--step", action="store_true", help="one move at a time: Enter next, b back, g N move N, "
+                                                           "j N round (deal, hand) N, q quit")
     pace.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after every move")
     p.add_argument("--quiet", action="store_true", help="show only the result")
     p.add_argument("--gif", metavar="OUT", help="write the match as an animated GIF instead (one frame per "
@@ -116,6 +116,8 @@ def _show(args, rec: dict, where: str, n: int, console: Console, reader: LineRea
     if named:
         head += "; " + ", ".join(seats.label(i) for i in range(env.num_players))
     console.print(Text(head, style="bold"))
+    if args.step:
+        return _step(view, env, rec, console, reader)
     if not args.quiet:
         console.print(view.table(None))
 
@@ -128,11 +130,7 @@ def _show(args, rec: dict, where: str, n: int, console: Console, reader: LineRea
         for item in view.after_move(before, seat, ids, _rewards_of(env), None):
             console.print(item)
         console.print(view.table(None))
-        if args.step and k < n:
-            answer = reader.read("-- Enter: next move, q: quit -- ", style="bold").strip().lower()
-            if answer in QUIT_WORDS:
-                raise Leave(f"stopped after move {k} of {n}")
-        elif args.delay > 0:
+        if args.delay > 0:
             time.sleep(args.delay)
 
     walker = WholeMoveWalker(env, show)
@@ -145,6 +143,23 @@ def _show(args, rec: dict, where: str, n: int, console: Console, reader: LineRea
     for item in view.standings():
         console.print(item)
     console.print("rewards: " + ", ".join(f"player_{i} {r:+.3f}" for i, r in enumerate(totals)))
+    console.print("the replay matches the recorded rewards")
+    return 0
+
+
+def _step(view, env, rec: dict, console: Console, reader: LineReader) -> int:
+    """``--step``: move by move, forwards and back, jumping to a move or a round / deal / hand
+    (scripts/replay_steps.py); the result once the last move is shown."""
+    steps = Steps(env, rec)
+    view.snapshot()
+    try:
+        step_through(view, steps, console, reader, _rewards_of)
+    except Leave as stop:
+        console.print(Text(stop.why, style="bold"))
+        return 0
+    for item in view.standings():
+        console.print(item)
+    console.print("rewards: " + ", ".join(f"player_{i} {r:+.3f}" for i, r in enumerate(rec["rewards"])))
     console.print("the replay matches the recorded rewards")
     return 0
 

@@ -607,7 +607,7 @@ def test_replay_steps_through_whole_moves(tmp_path):
     assert [int(k) for k, _, _ in steps] == list(range(1, whole + 1))
     assert "Composing" not in text and "with " not in text.split("plays: ")[1].split("\n")[0]
     assert "the replay matches the recorded rewards" in text and "Match result" in text
-    assert text.count("-- Enter: next move, q: quit --") == whole - 1
+    assert len(re.findall(r"^-- \[\d+/\d+\] Enter: next, b: back", text, re.M)) == whole  # one before each move
 
 
 def test_replay_q_quits(tmp_path):
@@ -617,4 +617,4 @@ def test_replay_q_quits(tmp_path):
     args = build_parser().parse_args(["replay", str(save), "--step"])
     assert replay_cmd.run(args, stdin=io.StringIO("\nq\n"), console=console) == 0
     text = out.getvalue()
-    assert re.search(r"stopped after move 2 of \d+", text) and "[3/" not in text
+    assert re.search(r"stopped after move 1 of \d+", text) and "[2/" not in text  # Enter showed move 1

@@ -133,3 +133,23 @@ def test_a_siantappo_round_summary_reads_in_place_order_and_the_last_out_is_said
     assert header[:4] == ["place", "player", "this", "round"] and "match" in header
     rows = lines[end + 3:end + 7]
     assert [re.findall(r"\+(\d)", row)[:1] for row in rows] == [["3"], ["2"], ["1"], ["0"]], rows
+
+
+def test_replay_step_goes_back_and_jumps_to_a_round(tmp_path):
+    """As found: `replay --step` could only go forwards, and could not jump to a round or deal."""
+    from cardzoo.scripts import replay_cmd
+    from cardzoo.scripts.cli import build_parser
+    from tests.test_play import plain_console
+
+    save = tmp_path / "game.jsonl"
+    run_play(["siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2", "--save", str(save)],
+             [])
+    console, out = plain_console()
+    ns = build_parser().parse_args(["replay", str(save), "--step"])
+    assert replay_cmd.run(ns, stdin=io.StringIO("\n\nb\nj 2\n\ng 3\nxx\nq\n"), console=console) == 0
+    text = out.getvalue()
+    assert "[2/94] player_3 (rules) plays: 8♣ 9♦ 10♣  (straight)" in text
+    assert "[1/94] the table after move 1" in text  # back
+    assert "[52/94] the table after move 52" in text and "[53/94] player_3 (rules) plays:" in text  # round 2
+    assert "[3/94] the table after move 3" in text and "j N (the start of round N, 1..2)" in text
+    assert "stopped after move 3 of 94" in text

@@ -276,3 +276,28 @@ def test_the_match_result_has_places(browser):
             first = browser.find_elements(By.CSS_SELECTOR, "#overlay-body table tr")[1].text
             assert first.startswith(("1st", "tied 1st")), first
     no_console_errors(browser)
+
+
+def test_a_replay_shows_every_hand_and_jumps_to_a_round(browser, tmp_path):
+    """As found: the browser's replay showed one hand (the others face down) where the terminal
+    shows all, and could not jump to a round. A record of four rule bots, two rounds (seed 7)."""
+    from cardzoo.scripts.cli import main
+
+    record = tmp_path / "siantappo.jsonl"
+    assert main(["play", "siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2",
+                 "--save", str(record)]) == 0
+    with LiveServer() as server:
+        browser.get(server.url + "/?pace=0")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        browser.find_element(By.ID, "replay-file").send_keys(str(record))
+        browser.find_element(By.CSS_SELECTOR, "#replay-form button[type=submit]").click()
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text == "0 / 94")
+        seats = browser.find_elements(By.CSS_SELECTOR, "#opponents .seat")
+        assert len(seats) == 3 and all(len(s.find_elements(By.CSS_SELECTOR, ".open-hand .card")) == 13 for s in seats)
+        jump = Select(browser.find_element(By.ID, "replay-jump"))
+        assert [o.text for o in jump.options] == ["Round 1 of 2", "Round 2 of 2"]
+        jump.select_by_visible_text("Round 2 of 2")
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text == "52 / 94")
+        assert "Round 2 of 2" in browser.find_element(By.ID, "info").text
+        browser.save_screenshot(str(tmp_path / "replay.png"))
+    no_console_errors(browser)

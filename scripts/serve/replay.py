@@ -15,6 +15,7 @@ import threading
 import time
 
 from cardzoo.envs.errors import UserError
+from cardzoo.envs.seatview import section_label
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok
 from cardzoo.scripts.serve.match import log_entry, log_for, view_module
 from cardzoo.training.agents.specs import is_checkpoint_spec
@@ -78,11 +79,16 @@ class Replay:
         env, record = self.env, self.record
         self.ends: list[int] = []  # recorded steps played after each whole move
 
+        self.sections: list[list] = [[section_label(env), 0]]  # [label, whole moves before it begins]
+
         def whole_move(n, seat, ids, text, before):
             facts = self.view_mod.move_facts(env, before, seat, ids, text)
             self.moves.append((seat, ids))
             self.ends.append(walker.steps)
             self.log.append(log_entry(n, seat, facts))
+            label = section_label(env)
+            if label != self.sections[-1][0]:
+                self.sections.append([label, n])
 
         walker = WholeMoveWalker(env, whole_move)
         walker.begin(lambda: self.view_mod.snapshot(env))
@@ -124,7 +130,11 @@ class Replay:
             v["moves"] = []  # nothing to play in a replay
             nxt = self.moves[k] if k < len(self.moves) else None
             v["replay"] = {"move": k, "moves": len(self.moves),
-                           "next_seat": nxt[0] if nxt else None}
+                           "next_seat": nxt[0] if nxt else None, "sections": self.sections}
+            for p in v["players"]:  # the record holds every deal: a replay shows every hand
+                if p["seat"] != seat:
+                    p["hand"] = [c["card"] for c in self.view_mod.seat_view(self.env, p["seat"], watcher=True)
+                                 ["hand"]["cards"]]
             return v
 
 

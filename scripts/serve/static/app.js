@@ -534,7 +534,12 @@ function seatBox(v, p) {
   if (p.team) name.append(el("span", "team", `side ${p.team}`));
   box.append(name);
   const backs = el("div", "backs");
-  for (let i = 0; i < Math.min(p.cards, 13); i++) backs.append(el("span", "back"));
+  if (Array.isArray(p.hand)) {  // a replay shows every hand, face up (the record holds every deal)
+    backs.classList.add("open-hand");
+    for (const c of p.hand) backs.append(cardEl(c, { small: true }));
+  } else {
+    for (let i = 0; i < Math.min(p.cards, 13); i++) backs.append(el("span", "back"));
+  }
   backs.append(el("span", "count", p.cards ? `${p.cards}` : "no cards"));
   if (p.seat !== v.seat) box.append(backs);
   box.append(el("div", "status", p.status || ""));
@@ -920,6 +925,14 @@ function renderReplayBar(v) {
   slider.max = String(r.moves);
   slider.value = String(r.move);
   $("#replay-pos").textContent = `${r.move} / ${r.moves}`;
+  const jump = $("#replay-jump");  // the start of each round / deal / hand
+  const marks = r.sections || [];
+  if (jump.options.length !== marks.length) {
+    jump.replaceChildren(...marks.map(([label, k]) => new Option(label, String(k))));
+  }
+  let here = 0;
+  marks.forEach(([, k], i) => { if (k <= r.move) here = i; });
+  if (marks.length) jump.value = String(marks[here][1]);
   const seatSel = $("#replay-seat");
   if (seatSel.options.length !== v.seats.length) {
     seatSel.replaceChildren(...v.seats.map((s) => new Option(`player_${s.seat} (${s.kind})`, String(s.seat))));
@@ -1082,6 +1095,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const b of document.querySelectorAll("#replay-bar button")) b.addEventListener("click", () => replayStep(b.dataset.step));
   $("#replay-slider").addEventListener("input", (e) => { stopReplay(); loadReplay(Number(e.target.value), state.replay.seat); });
   $("#replay-seat").addEventListener("change", (e) => loadReplay(state.replay.move, Number(e.target.value)));
+  $("#replay-jump").addEventListener("change", (e) => { stopReplay(); loadReplay(Number(e.target.value), state.replay.seat); });
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
     if (state.mode === "replay") {
