@@ -429,7 +429,8 @@ def test_a_saved_record_replays_move_by_move(client):
     assert info["games"] == 2 and info["moves"] == match.version == 48  # whole moves, not sub-steps
     key = info["key"]
     first = client.get(f"/api/replays/{key}?move=0&seat=1").json()
-    assert first["seat"] == 1 and first["replay"] == {"move": 0, "moves": 48, "next_seat": match.log[0]["seat"]}
+    assert first["seat"] == 1 and first["replay"] == {"move": 0, "moves": 48, "next_seat": match.log[0]["seat"],
+                                                      "sections": [["Deal 1 of 1", 0]]}
     mid = client.get(f"/api/replays/{key}?move=10&seat=0").json()
     assert len(mid["log"]) == 10 and mid["moves"] == [] and not mid["over"]
     end = client.get(f"/api/replays/{key}?move=48&seat=0").json()
