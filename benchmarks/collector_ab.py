@@ -25,7 +25,8 @@ ONE_RUN = r'''
 import hashlib, sys, time
 import torch
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.agents.net_agents import whole_moves_reader
+from cardzoo.training.agents.ranker import MoveRankerNet
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 torch.set_num_threads(1)
 game, players, run = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

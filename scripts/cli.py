@@ -9,6 +9,7 @@ import sys
 
 import cardzoo
 from cardzoo.envs.errors import UserError
+from cardzoo.scripts.extras import missing_extra
 from cardzoo.training.agents.shipped import MODELS_ENV
 
 # subcommand -> module with register(subparsers) and run(args) -> int
@@ -59,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would raise again
         return 0
+    except ModuleNotFoundError as e:  # what an extra brings (torch for training, ...): one line naming it
+        missing = missing_extra(e)
+        if missing is None:
+            raise
+        print(f"cardzoo {args.command}: error: {missing}", file=sys.stderr)
+        return 2
     except UserError as e:
         # Bad input: one clear line, no traceback. Anything else is a bug and keeps its traceback.
         print(f"cardzoo {args.command}: error: {e}", file=sys.stderr)

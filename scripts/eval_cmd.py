@@ -14,6 +14,7 @@ import argparse
 import os
 
 from cardzoo.envs.errors import UserError
+from cardzoo.scripts.extras import require
 from cardzoo.scripts.options import add_ray_flag, check_output_file, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_list
 from cardzoo.training.evaluation.report import print_report, print_sprt, write_csv, write_json, write_plot
@@ -114,6 +115,8 @@ def run(args) -> int:
                        ("--log", args.log)):
         if path:  # before the games: a tournament must not fail at its end for want of a place to write
             check_output_file(path, flag)
+    if args.plot:
+        require("matplotlib", "--plot")
     with ray_session_of(args):
         result = run_tournament(
             args.game, specs, players=args.players, games=args.games, seed=args.seed, workers=args.workers,

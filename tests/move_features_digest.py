@@ -15,7 +15,7 @@ import hashlib
 import numpy as np
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.ranker import whole_moves_reader
+from cardzoo.training.agents.net_agents import whole_moves_reader
 
 MATCHES = {"siantappo": 4, "suipi": 6, "samsip": 2}  # per player count
 

@@ -8,6 +8,7 @@ import pickle
 import random
 import struct
 
+import numpy as np
 import pytest
 import torch
 
@@ -19,9 +20,11 @@ from cardzoo.training.agents.checkpoint import (
     atomic_write_bytes,
     atomic_write_text,
     load_agent,
-    load_checkpoint,
+    load_network,
     save_checkpoint,
 )
+from cardzoo.training.agents.networks import load_checkpoint
+from cardzoo.training.agents.numpy_nets import PolicyMLP
 from cardzoo.training.agents.policy import MaskedPolicyNet
 
 OBS, ACTIONS = siantappo_v0.raw_env().obs_size, 368
@@ -76,20 +79,24 @@ def _one_line_error(path, match=None):
 
 @pytest.fixture
 def no_network_built(monkeypatch):
-    """Fail the test if the loader builds a network (rejection must come before allocation)."""
+    """Fail the test if the loader builds a network, torch's or numpy's (rejection must come
+    before allocation)."""
     from cardzoo.training.agents.networks import NETWORKS
+    from cardzoo.training.agents.numpy_nets import ARCHITECTURES
 
-    def forbidden(cls, meta):
+    def forbidden(cls, meta, *state):
         raise AssertionError(f"network built for a rejected checkpoint: {meta}")
     for cls in NETWORKS.values():
         monkeypatch.setattr(cls, "from_meta", classmethod(forbidden))
+    for cls in ARCHITECTURES.values():
+        monkeypatch.setattr(cls, "from_state", classmethod(forbidden))
 
 
 def test_parameter_shapes_match_the_built_network():
     for hidden in ([1], [8, 4], [16, 16, 16], [3] * 8):
         net = MaskedPolicyNet(11, 7, hidden, "relu")
         expected = {k: tuple(v.shape) for k, v in net.state_dict().items()}
-        assert MaskedPolicyNet.parameter_shapes(11, 7, hidden) == expected
+        assert PolicyMLP.parameter_shapes(11, 7, hidden) == expected
         assert (net.hidden, net.activation) == (hidden, "relu")
 
 
@@ -294,6 +301,8 @@ def test_half_precision_weights_load_into_float32(tmp_path, dtype):
     net, _ = load_checkpoint(path)
     for name, tensor in net.state_dict().items():
         assert tensor.dtype == torch.float32 and torch.equal(tensor, state[name].float())
+    for name, array in load_network(path)[0].state_dict().items():  # the numpy side reads them alike
+        assert array.dtype == np.float32 and np.array_equal(array, state[name].float().numpy())
 
 
 def test_mixed_up_weights_fail_the_hash_check(tmp_path):

@@ -180,7 +180,7 @@ def test_the_warm_start_records_each_fresh_choice_of_the_expert(monkeypatch):
     sample whose chosen index is the expert's complete move among the reader's candidates; the
     other seats of its sampled deals are played by the answer asked for."""
     from cardzoo.training.agents import expert as expert_module
-    from cardzoo.training.agents.ranker import whole_moves_reader
+    from cardzoo.training.agents.net_agents import whole_moves_reader
     from cardzoo.training.dmc.warm_start import imitation_task
 
     made: dict[int, list] = {}  # seat -> [(observation, mask, chosen move)] in order
@@ -232,7 +232,8 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
     import torch
 
     from cardzoo.scripts.cli import main
-    from cardzoo.training.agents.checkpoint import load_checkpoint, save_checkpoint
+    from cardzoo.training.agents.checkpoint import save_checkpoint
+    from cardzoo.training.agents.networks import load_checkpoint
     from cardzoo.training.agents.policy import MaskedPolicyNet
     from cardzoo.training.agents.ranker import MoveRankerNet
     from cardzoo.training.agents.shipped import shipped_model_path
@@ -269,7 +270,7 @@ def test_who_answers_in_the_leaves():
     """Siantappo's and Suipi's experts let the model answer for the other seats (measured stronger
     there); Sam Sip's its lookahead player; an unknown answer is a one-line error. Expert iteration
     writes the answer it had into the run's settings."""
-    from cardzoo.training.agents.ranker import RankerAgent
+    from cardzoo.training.agents.net_agents import RankerAgent
     from cardzoo.training.dmc.trainer import DMCSettings
 
     assert all(isinstance(bot, RankerAgent) for bot in _expert("siantappo", 4, seed=0).bots)

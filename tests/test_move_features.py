@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.agents.net_agents import whole_moves_reader
+from cardzoo.training.agents.ranker import MoveRankerNet
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from tests.move_features_digest import digest
 

@@ -16,8 +16,10 @@ from cardzoo.envs.registry import game_spec
 from cardzoo.envs.suipi.whole_moves import MOVE_FEATURES, WholeMoves
 from cardzoo.envs.suipi_v0 import raw_env
 from cardzoo.scripts.cli import main as cli
-from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
-from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, save_checkpoint
+from cardzoo.training.agents.net_agents import RankerAgent, whole_moves_reader
+from cardzoo.training.agents.networks import load_checkpoint
+from cardzoo.training.agents.ranker import MoveRankerNet
 from cardzoo.training.agents.shipped import package_models_dir
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.warm_start import imitation_task
@@ -477,8 +479,8 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     assert load_agent(tmp_path / "t0.1", env.config).trust == 0.1 and not (tmp_path / "t0.safetensors").exists()
     agent = load_agent(tmp_path / "t", env.config)
     assert agent.trust == 0.05 and load_agent(path, env.config).trust == 0.0
-    assert all(torch.equal(a, b) for a, b in zip(agent.net.state_dict().values(),
-                                                 load_agent(path, env.config).net.state_dict().values()))
+    assert all(np.array_equal(a, b) for a, b in zip(agent.net.state_dict().values(),
+                                                    load_agent(path, env.config).net.state_dict().values()))
     env.begin(4)  # plays a legal match
     while not env.advance(agent.act(env.encode_seat(env.acting_seat), env.mask_now())).done:
         pass

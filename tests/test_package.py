@@ -331,3 +331,68 @@ def test_every_warm_start_fits_through_the_one_imitation_loop():
         text = MODULES[name].read_text()
         assert "cardzoo.training.common.imitation" in GRAPH[name], name
         assert "optim." not in text and ".begin(" not in text, name
+
+
+# ---- the core install: no torch where the envs, bots, evaluation, play and replay run ----------
+
+# What only the `train` extra brings (pyproject.toml): the core commands import none of it.
+TRAINING_STACK = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard")
+CORE_ROOTS = ["cardzoo.scripts.eval_cmd", "cardzoo.scripts.play_cmd", "cardzoo.scripts.replay_cmd",
+              "cardzoo.scripts.serve_cmd", "cardzoo.training.agents.checkpoint", "cardzoo.training.agents.trust",
+              "cardzoo.training.agents.expert", "cardzoo.training.parallel.threads",
+              *[m for m in MODULES if m.startswith(("cardzoo.envs", "cardzoo.training.evaluation"))]]
+
+
+def _external_imports(name: str) -> set[str]:
+    """The top-level names of what a module imports from outside the package, anywhere in it."""
+    return {m.partition(".")[0] for m in _imports(MODULES[name], name) if not m.startswith("cardzoo")} - {""}
+
+
+def test_the_core_commands_never_import_the_training_stack():
+    """Everything `cardzoo eval`, `play`, `replay` and `serve` reach, the envs, evaluation and the
+    numpy path of the agents (checkpoints, the `model` and `expert` agents): no import of torch,
+    SB3 or TensorBoard, at the top or inside a function."""
+    seen, todo = set(), list(CORE_ROOTS)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(GRAPH[m])
+    assert {"cardzoo.training.agents.numpy_nets", "cardzoo.training.agents.net_agents"} <= seen
+    assert not {"cardzoo.training.agents.networks", "cardzoo.training.agents.policy",
+                "cardzoo.training.agents.ranker"} & seen  # the torch side of the agents
+    offenders = {m: sorted(_external_imports(m) & set(TRAINING_STACK)) for m in sorted(seen)}
+    assert not {m: found for m, found in offenders.items() if found}
+
+
+CORE_RUN = r"""
+import importlib.abc, sys
+tried = []
+class Watch(importlib.abc.MetaPathFinder):  # records every import of the training stack, even a failed one
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in STACK:
+            tried.append(name)
+        return None
+sys.meta_path.insert(0, Watch())
+from cardzoo.scripts.cli import main
+records = sys.argv[1]
+assert main(["eval", "suipi", "--players", "2", "--agents", "model,rules", "--games", "2", "--no-progress",
+             "--records", records]) == 0
+assert main(["eval", "siantappo", "--agents", "expert:1,model", "--games", "1", "--no-progress"]) == 0
+assert main(["replay", records, "--quiet"]) == 0
+assert main(["play", "suipi", "--seed", "3", "--seats", "human,model"]) == 0
+assert not tried and not set(STACK) & {m.partition(".")[0] for m in sys.modules}, tried
+print("no training stack")
+"""
+
+
+def test_eval_play_and_replay_with_the_model_leave_torch_out(tmp_path):
+    """The shipped model and the expert play through numpy: `cardzoo eval`, `play` and `replay`
+    never ask for torch (a watcher on the import system records any attempt)."""
+    import subprocess
+    import sys
+
+    script = f"STACK = {TRAINING_STACK!r}\n" + CORE_RUN
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.jsonl")], input="quit\ny\n",
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("no training stack"), done.stderr[-3000:]

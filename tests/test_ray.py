@@ -104,7 +104,8 @@ def _requests(n: int, samples: int):
     import torch
 
     from cardzoo.envs.suipi_v0 import raw_env
-    from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+    from cardzoo.training.agents.net_agents import whole_moves_reader
+    from cardzoo.training.agents.ranker import MoveRankerNet
     from cardzoo.training.dmc.collector import DMCRequest
 
     probe = raw_env(num_players=2)

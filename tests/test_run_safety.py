@@ -13,7 +13,7 @@ import pytest
 
 from cardzoo.scripts import demo_cmd
 from cardzoo.scripts.cli import main as cli
-from cardzoo.training.agents.checkpoint import load_checkpoint
+from cardzoo.training.agents.networks import load_checkpoint
 
 TINY = ["--algo", "dmc", "--players", "2", "--workers", "0", "--matches", "2", "--batch", "32", "--minibatch", "32",
         "--replay", "500", "--hidden", "16", "--eval-games", "0", "--imitate", "0", "--no-progress"]

@@ -8,7 +8,8 @@ import pytest
 from cardzoo.envs import siantappo_v0
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts.cli import main
-from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, load_checkpoint, save_checkpoint
+from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, save_checkpoint
+from cardzoo.training.agents.networks import load_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.specs import make_agent
 from cardzoo.training.common.opponents import OpponentPool

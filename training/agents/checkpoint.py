@@ -6,10 +6,14 @@ steps, evaluation results, creation date, and the SHA-256 of the weights file it
 
 Loading never unpickles and never trusts a number before checking it: the sidecar is size- and
 depth-limited before parsing and schema-checked after; the safetensors header is read and matched
-against the architecture (names, dtypes, shapes, offsets) before any network is built; weights
+against the architecture (names, dtypes, shapes, offsets) before any tensor is decoded; weights
 must be finite. Every problem is a one-line ``CheckpointError`` naming the file and the field.
 Saving is atomic (temp file, fsync, rename), weights first and sidecar last, so a crash leaves
 either the old checkpoint or a pair whose hash check fails, never a half-written file.
+
+Torch-free: ``read_checkpoint`` gives the checked weights as float32 numpy arrays, ``load_agent``
+plays them through the architecture's numpy forward pass (``numpy_nets``), and ``save_checkpoint``
+takes a torch module or a numpy net alike. ``networks.load_checkpoint`` builds the torch module.
 """
 
 from __future__ import annotations
@@ -24,23 +28,20 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-import torch
-from safetensors import SafetensorError
-from safetensors.torch import load as load_safetensors_bytes
-from safetensors.torch import save as safetensors_bytes
+import numpy as np
+from safetensors.numpy import save as safetensors_bytes
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_module, game_names, game_of_config, game_spec
 from cardzoo.training.agents.jsontext import BadJSON as _BadJSON
 from cardzoo.training.agents.jsontext import parse_json
-from cardzoo.training.agents.networks import NETWORKS, network_class
-from cardzoo.training.agents.policy import ACTIVATIONS
+from cardzoo.training.agents.numpy_nets import ACTIVATIONS, ARCHITECTURES, architecture_of
 
 FORMAT = "cardzoo-checkpoint/1"
 REQUIRED = ("format", "game", "env", "obs_size", "num_actions", "hidden", "activation", "player_counts")
 
-# Bounds on what a checkpoint may ask of us. Generous for any net this project trains
-# (the shipped ones are ~0.3M parameters); tight enough that a hostile file costs nothing.
+# Bounds on what a checkpoint may ask of us. Generous for any net this project trains;
+# tight enough that a hostile file costs nothing.
 MAX_SIDECAR_BYTES = 1 << 20
 MAX_HEADER_BYTES = 1 << 20
 MAX_JSON_DEPTH = 32
@@ -48,6 +49,7 @@ MAX_SIZE = 65536  # obs_size, num_actions
 MAX_LAYERS, MAX_WIDTH = 8, 4096
 MAX_PARAMETERS = 20_000_000  # 80 MB of float32
 DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}  # float32 / float16 / bfloat16
+DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<u2"}  # as numpy reads them (bfloat16: the high half of a float32)
 
 
 class CheckpointError(UserError):
@@ -152,12 +154,13 @@ OPTIONAL = {
     "algorithm": (_short_text(10_000), "text of at most 10000 characters"),
     "opponent_pool": (_short_text(10_000), "text of at most 10000 characters"),
     "command": (_short_text(10_000), "text of at most 10000 characters"),
-    "architecture": (lambda v: isinstance(v, str) and v in NETWORKS, f"one of {', '.join(map(repr, NETWORKS))}"),
+    "architecture": (lambda v: isinstance(v, str) and v in ARCHITECTURES,
+                     f"one of {', '.join(map(repr, ARCHITECTURES))}"),
     "move_features": (lambda v: _is_int(v) and 1 <= v <= MAX_SIZE, f"an integer in 1..{MAX_SIZE}"),
     "trust": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
               "a number in 0..100"),
 }
-# The architectures a sidecar may name: cardzoo.training.agents.networks.NETWORKS.
+# The architectures a sidecar may name: cardzoo.training.agents.numpy_nets.ARCHITECTURES.
 
 
 def check_meta(meta, source: str) -> None:
@@ -197,7 +200,7 @@ def check_meta(meta, source: str) -> None:
     for field, (ok, need) in OPTIONAL.items():
         if field in meta and not ok(meta[field]):
             raise bad(field, need)
-    cls = network_class(meta)
+    cls = architecture_of(meta)
     for field in cls.META_FIELDS:
         if field not in meta:
             raise CheckpointError(f"{source}: a {cls.architecture} checkpoint needs the field {field!r}")
@@ -212,7 +215,7 @@ def parameter_count(meta: dict) -> int:
 
 
 def _shapes(meta: dict) -> dict[str, tuple[int, ...]]:
-    return network_class(meta).shapes_of(meta)
+    return architecture_of(meta).shapes_of(meta)
 
 
 def _read_sidecar(sidecar: Path) -> dict:
@@ -295,7 +298,7 @@ def _check_tensors(header: dict, data_bytes: int, shapes: dict, weights: Path, s
                               f"({data_bytes - position:,} bytes after the last tensor)")
 
 
-def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, torch.Tensor]:
+def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, np.ndarray]:
     shapes = _shapes(meta)
     limit = 8 + MAX_HEADER_BYTES + 4 * parameter_count(meta)
     data = _read_bounded(weights, limit, f"more than the architecture in {sidecar.name} needs")
@@ -304,15 +307,20 @@ def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, torch.T
     if "weights_sha256" in meta and hashlib.sha256(data).hexdigest() != meta["weights_sha256"]:
         raise CheckpointError(f"{weights} is not the weights file {sidecar.name} was saved with "
                               f"(SHA-256 differs: files mixed up, edited, or a save was interrupted)")
-    try:
-        state = load_safetensors_bytes(data)
-    except (SafetensorError, ValueError, RuntimeError, TypeError) as e:
-        raise CheckpointError(f"{weights} is not a readable safetensors file "
-                              f"({_brief(str(e).splitlines()[0] if str(e) else type(e).__name__, 100)})") from None
-    for name, tensor in state.items():
-        if not bool(torch.isfinite(tensor).all()):
+    state = {name: _decode(data, start, header[name], shapes[name]) for name in shapes}
+    for name, array in state.items():
+        if not np.isfinite(array).all():
             raise CheckpointError(f"{weights}: tensor {name} holds NaN or infinite values")
     return state
+
+
+def _decode(data: bytes, start: int, entry: dict, shape: tuple[int, ...]) -> np.ndarray:
+    """One tensor of a checked header as a float32 array (F16 and BF16 widened exactly)."""
+    begin = start + entry["data_offsets"][0]
+    raw = np.frombuffer(data, DTYPES[entry["dtype"]], math.prod(shape), begin)
+    if entry["dtype"] == "BF16":
+        return (raw.astype(np.uint32) << 16).view(np.float32).reshape(shape)
+    return raw.astype(np.float32).reshape(shape)  # a copy: the array owns its memory, writable
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,8 +342,8 @@ def save_checkpoint(path, net, meta: dict) -> Path:
     rules first, so a checkpoint that could not be loaded is never written.
     """
     weights, sidecar = checkpoint_paths(path)
-    state = {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()}  # from any device
-    if not all(bool(torch.isfinite(v).all()) for v in state.values()):
+    state = {k: _array(v) for k, v in net.state_dict().items()}
+    if not all(np.isfinite(v).all() for v in state.values()):
         raise CheckpointError(f"cannot save {weights}: the network has NaN or infinite weights")
     meta = dict(meta)
     blob = safetensors_bytes(state, metadata={"format": FORMAT, "game": str(meta.get("game"))})
@@ -348,7 +356,7 @@ def save_checkpoint(path, net, meta: dict) -> Path:
     if len(text.encode("utf-8")) > MAX_SIDECAR_BYTES:
         raise CheckpointError(f"{source}: the sidecar would exceed {MAX_SIDECAR_BYTES:,} bytes")
     try:
-        check_meta(_parse_json(text), source)  # exactly what load_checkpoint will read back
+        check_meta(_parse_json(text), source)  # exactly what read_checkpoint will read back
     except _BadJSON as e:
         raise CheckpointError(f"{source}: sidecar JSON {e}") from None
     weights.parent.mkdir(parents=True, exist_ok=True)
@@ -359,18 +367,22 @@ def save_checkpoint(path, net, meta: dict) -> Path:
     return weights
 
 
-def load_checkpoint(path) -> tuple:
-    """(network, sidecar) of a checkpoint; a one-line CheckpointError for anything wrong with it."""
+def _array(tensor) -> np.ndarray:
+    """A weight as a contiguous numpy array: a torch tensor's (on any device) or a numpy net's."""
+    if hasattr(tensor, "detach"):
+        tensor = tensor.detach().cpu().numpy()
+    return np.ascontiguousarray(tensor)
+
+
+def read_checkpoint(path) -> tuple[dict[str, np.ndarray], dict]:
+    """(weights by name as float32 arrays, sidecar) of a checkpoint; a one-line CheckpointError
+    for anything wrong with it."""
     weights, sidecar = checkpoint_paths(path)
     for f in (weights, sidecar):
         if not f.is_file():
             raise CheckpointError(f"checkpoint file not found: {f}")
     meta = _read_sidecar(sidecar)
-    state = _read_weights(weights, sidecar, meta)  # names and shapes checked: building the net is safe
-    net = network_class(meta).from_meta(meta)
-    net.load_state_dict(state)  # copies F16/BF16 into the float32 parameters
-    net.eval()
-    return net, meta
+    return _read_weights(weights, sidecar, meta), meta
 
 
 def check_fits(meta: dict, config, source: str = "checkpoint") -> None:
@@ -388,9 +400,16 @@ def check_fits(meta: dict, config, source: str = "checkpoint") -> None:
             f"this game config has {probe.obs_size} / {probe.num_actions}")
 
 
+def load_network(path) -> tuple:
+    """(numpy forward pass, sidecar) of a checkpoint (``numpy_nets``: what plays it without torch)."""
+    state, meta = read_checkpoint(path)
+    return architecture_of(meta).from_state(meta, state), meta
+
+
 def load_agent(path, config=None, seed: int | None = None):
-    """Load a checkpoint as an agent, checking it fits ``config`` (the game being played)."""
-    net, meta = load_checkpoint(path)
+    """Load a checkpoint as an agent, checking it fits ``config`` (the game being played); it plays
+    through the architecture's numpy forward pass."""
+    net, meta = load_network(path)
     if config is not None:
         game = game_of_config(config)
         if meta["game"] != game:

@@ -41,8 +41,7 @@ from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
-from cardzoo.training.agents.device import torch_device
-from cardzoo.training.agents.ranker import RankerAgent
+from cardzoo.training.agents.net_agents import RankerAgent
 
 DEFAULT_SAMPLES = 8
 DEVICE_ENV = "CARDZOO_EXPERT_DEVICE"  # where the leaves are valued when the constructor does not say
@@ -60,9 +59,14 @@ def default_answer(game: str) -> str:
 
 
 def _on_device(net, name: str):
-    """``net`` where the leaves are valued: itself on the CPU, else a copy on the device."""
-    device = torch_device(name, f"the expert's device ({DEVICE_ENV})")
-    return net if device.type == "cpu" else copy.deepcopy(net).to(device)
+    """``net`` where the leaves are valued: the model's own forward pass on the CPU (numpy for the
+    shipped model: no torch, the core install), else its torch module on the device. That is the
+    one way from the expert to torch (``networks.on_device``), taken only when a GPU is asked for."""
+    if name == "cpu":
+        return net
+    from cardzoo.training.agents.networks import on_device
+
+    return on_device(net, name, f"the expert's device ({DEVICE_ENV})")
 
 
 class ExpertAgent:

@@ -1,22 +1,49 @@
-"""The checkpoint architectures: one registry of the network classes a checkpoint may hold.
+"""A checkpoint as the torch network that trains it: ``load_checkpoint`` (a trainer's resume,
+warm start and frozen opponents), and a network on a GPU (``on_device``: the expert's leaves where
+``CARDZOO_EXPERT_DEVICE`` asks for one). The checkpoint's file format, its checks and the numpy
+forward passes that play it without torch are ``checkpoint`` and ``numpy_nets``; this is their
+torch side.
 
-Each class knows its own checkpoint face: ``architecture`` (the sidecar's name for it; "policy",
-the oldest, is also what a sidecar without the field means), ``META_FIELDS`` (sidecar fields it
-needs beyond the common ones), ``shapes_of(meta)`` (its tensors' names and shapes, checked before
-anything is built), ``from_meta(meta)``, ``sidecar_fields()``, ``describe(meta)`` (one line for
-model cards) and ``agent(meta, config, seed)`` (the agent that plays it). A new architecture is a
-new class in this table; nothing else branches on it.
+``NETWORKS``: each architecture's torch module (the names of ``numpy_nets.ARCHITECTURES``); the
+module knows ``from_meta(meta)`` and ``sidecar_fields()``, the numpy class the rest.
 """
 
 from __future__ import annotations
 
+import copy
+
+import torch
+
+from cardzoo.training.agents.checkpoint import read_checkpoint
+from cardzoo.training.agents.device import torch_device
+from cardzoo.training.agents.numpy_nets import DEFAULT
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.ranker import MoveRankerNet
 
 NETWORKS = {cls.architecture: cls for cls in (MaskedPolicyNet, MoveRankerNet)}
-DEFAULT = MaskedPolicyNet.architecture
 
 
-def network_class(meta: dict):
-    """The network class of a (checked) checkpoint sidecar."""
-    return NETWORKS[meta.get("architecture", DEFAULT)]
+def load_checkpoint(path) -> tuple:
+    """(torch network, sidecar) of a checkpoint, in eval mode; a one-line CheckpointError for
+    anything wrong with it (the network is built only after every check has passed)."""
+    state, meta = read_checkpoint(path)
+    net = NETWORKS[meta.get("architecture", DEFAULT)].from_meta(meta)
+    net.load_state_dict({name: torch.from_numpy(array) for name, array in state.items()})
+    net.eval()
+    return net, meta
+
+
+def on_device(net, name: str, what: str):
+    """``net`` on the device ``name`` names (``device.torch_device``; ``what`` names the setting in
+    its errors): ``net`` itself where that is the CPU, else a torch copy there (a numpy forward
+    pass's weights in its architecture's torch module)."""
+    device = torch_device(name, what)
+    if device.type == "cpu":
+        return net
+    if isinstance(net, torch.nn.Module):
+        return copy.deepcopy(net).to(device)
+    meta = {"obs_size": net.obs_size, "num_actions": net.num_actions, "hidden": net.hidden,
+            "activation": net.activation, **net.sidecar_fields()}
+    module = NETWORKS[net.architecture].from_meta(meta)
+    module.load_state_dict({name: torch.from_numpy(array) for name, array in net.state_dict().items()})
+    return module.eval().to(device)

@@ -149,7 +149,7 @@ def parse_agent_list(text: str | list[str]) -> list[AgentSpec]:
 
 def load_checkpoint_agent(path: str, config=None, seed: int | None = None):
     """A checkpoint as an agent for ``config``'s game (``cardzoo.training.agents.checkpoint.load_agent``)."""
-    from cardzoo.training.agents.checkpoint import load_agent  # torch loads only when a checkpoint plays
+    from cardzoo.training.agents.checkpoint import load_agent
 
     if not (os.path.isfile(path) or os.path.isfile(path + ".safetensors")):
         raise UserError(f"checkpoint file not found: {path}")

@@ -11,16 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.checkpoint import load_checkpoint, save_checkpoint
-from cardzoo.training.agents.ranker import MoveRankerNet
+from cardzoo.training.agents.checkpoint import load_network, save_checkpoint
+from cardzoo.training.agents.numpy_nets import RankerMLP
 
 
 def with_trust(path, trust: float, out) -> Path:
     """Save a copy of the move-ranker checkpoint ``path`` at ``out`` with trust margin ``trust``."""
     if not 0 <= trust <= 100:
         raise UserError(f"--trust must be in 0..100, got {trust}")
-    net, meta = load_checkpoint(path)
-    if meta.get("architecture") != MoveRankerNet.architecture:
+    net, meta = load_network(path)
+    if meta.get("architecture") != RankerMLP.architecture:
         raise UserError(f"{path} is not a move-ranker checkpoint: a trust margin needs the rule bot's "
                         f"move among its move features")
     meta = {k: v for k, v in meta.items() if k not in ("weights_sha256", "created")}

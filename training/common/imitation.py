@@ -26,7 +26,7 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
-from cardzoo.training.agents.ranker import whole_moves_reader
+from cardzoo.training.agents.net_agents import whole_moves_reader
 from cardzoo.training.agents.specs import agent_move
 
 IMITATED = ("rules", "teacher", "expert")  # whose moves a warm start can copy

@@ -176,7 +176,7 @@ class OpponentMix:
 
     def request_parts(self, pool_dir: Path) -> tuple[dict | str, dict]:
         """(``drawn()``, snapshot id -> actor weights) for a collection request."""
-        from cardzoo.training.agents.checkpoint import load_checkpoint
+        from cardzoo.training.agents.networks import load_checkpoint
 
         snapshots = {}
         for sid in self.snapshots:
@@ -266,7 +266,8 @@ class OpponentAgents:
         spec = parse_agent_spec(text)
         if spec.kind not in ("checkpoint", "model"):
             return make_agent(spec, self.spec.module, config, seed=seed)
-        from cardzoo.training.agents.checkpoint import check_fits, load_checkpoint
+        from cardzoo.training.agents.checkpoint import check_fits
+        from cardzoo.training.agents.networks import load_checkpoint
         from cardzoo.training.agents.shipped import shipped_model_path
 
         key = (text, config.num_players)

@@ -33,7 +33,8 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
-from cardzoo.training.agents.ranker import MoveRankerNet, RankerAgent, whole_moves_reader
+from cardzoo.training.agents.net_agents import RankerAgent, whole_moves_reader
+from cardzoo.training.agents.ranker import MoveRankerNet
 from cardzoo.training.agents.specs import agent_move
 from cardzoo.training.common.opponents import OpponentAgents, OpponentDraw
 from cardzoo.training.dmc.warm_start import ImitationRequest, imitation_task

@@ -78,7 +78,7 @@ class DMCSettings(DeviceSettings):
 
     def __post_init__(self):
         from cardzoo.training.agents.checkpoint import checkpoint_paths
-        from cardzoo.training.agents.ranker import whole_moves_reader
+        from cardzoo.training.agents.net_agents import whole_moves_reader
         from cardzoo.training.common.imitation import IMITATED
 
         self.players = self.check_game()

@@ -36,8 +36,9 @@ import torch
 
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
-from cardzoo.training.agents.checkpoint import load_checkpoint
-from cardzoo.training.agents.ranker import MoveRankerNet, whole_moves_reader
+from cardzoo.training.agents.net_agents import whole_moves_reader
+from cardzoo.training.agents.networks import load_checkpoint
+from cardzoo.training.agents.ranker import MoveRankerNet
 from cardzoo.training.common.evaluator import Evaluator
 from cardzoo.training.common.opponents import OpponentMix, describe
 from cardzoo.training.common.progress import Progress

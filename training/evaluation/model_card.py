@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, load_checkpoint
+from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_paths, read_checkpoint
 from cardzoo.training.agents.shipped import models_dirs, package_models_dir, shipped_model_file
 
 
@@ -37,7 +37,7 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
 
     def plays(spec: str, n: int) -> bool:  # checkpoints join the field only at counts they play
         parsed = parse_agent_spec(spec)
-        return parsed.kind != "checkpoint" or n in load_checkpoint(parsed.path)[1]["player_counts"]
+        return parsed.kind != "checkpoint" or n in read_checkpoint(parsed.path)[1]["player_counts"]
 
     for spec in field:  # a bad extra fails before hours of games, not after
         plays(spec, counts[0])
@@ -59,27 +59,24 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
 
 def move_time(weights: str, game: str, players: int, matches: int = 10, seed: int = 0,
               variants: dict | None = None, real_only: bool = False) -> dict:
-    """Milliseconds per decision of the model (any agent spec) on one core (torch limited to one
-    thread), over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th
-    percentile, count; ``real_only`` times only decisions with more than one legal action. For a
+    """Milliseconds per decision of the model (any agent spec) on one thread (``parallel.threads``),
+    over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th percentile, count; ``real_only`` times only decisions with more than one legal action. For a
     searcher (the expert) also ``searched`` and ``departed``: the decisions it searched, and those
     where it played another move than the model's first choice."""
     import time
 
     import numpy as np
-    import torch
 
     from cardzoo.envs.registry import game_spec
     from cardzoo.training.agents.specs import agent_move, make_agent
+    from cardzoo.training.parallel.threads import one_thread
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
     spec = game_spec(game)
     env = spec.raw_env(num_players=players, **(variants or {}))
     agents = [make_agent(weights, spec.module, env.config, seed=seed)]
     agents += [spec.rule_bot(env.config, seed=seed + s) for s in range(1, players)]
     times = []
-    try:
+    with one_thread():
         for m in range(matches):
             env.begin(seed * 1000 + m)
             for agent in agents:
@@ -95,8 +92,6 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
                 if seat == 0 and (len(legal) > 1 or not real_only):
                     times.append(time.perf_counter() - start)
                 done = env.advance(action).done
-    finally:
-        torch.set_num_threads(threads)
     ms = np.array(times) * 1000
     out = {"mean_ms": round(float(ms.mean()), 3), "p99_ms": round(float(np.percentile(ms, 99)), 3),
            "decisions": len(ms), "matches": matches}
@@ -201,7 +196,7 @@ def _speed_line(ev: dict, counts: list[int]) -> str:
     timed = [(n, ev["per_players"][str(n)].get("move_time")) for n in counts]
     speed = "; ".join(f"{n} players {t['mean_ms']:.2f} ms (p99 {t['p99_ms']:.2f} ms, {t['decisions']:,} calls)"
                       for n, t in timed if t)
-    return (f"* Time per `act` call on one core (torch limited to one thread), the model in seat 0 against "
+    return (f"* Time per `act` call on one thread, the model in seat 0 against "
             f"rule bots, {timed[0][1]['matches']} matches per count: {speed}.\n" if speed else "")
 
 
@@ -333,15 +328,14 @@ def _warm_start(meta: dict) -> str:
 
 
 def _architecture(meta: dict) -> str:
-    from cardzoo.training.agents.networks import network_class
+    from cardzoo.training.agents.numpy_nets import architecture_of
 
-    return network_class(meta).describe(meta)
+    return architecture_of(meta).describe(meta)
 
 
 def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
             notes: str = "", workers: int = 2, other_games: int = 200, ray: str | None = None) -> Path:
-    net, meta = load_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
-    del net
+    _, meta = read_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
     out = models_dirs()[0]  # CARDZOO_MODELS's first folder, else the shipped models
     out.mkdir(exist_ok=True)
     weights, _ = checkpoint_paths(checkpoint)

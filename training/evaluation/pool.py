@@ -1,22 +1,21 @@
 """Plays a tournament's list of game tasks, in this process, across a pool of worker processes or
 on Ray actors (``--ray``), and hands every finished game to a callback in task order (so the output
 is the same for any number and kind of workers); Ctrl-C stops early and is reported back as
-"interrupted". One torch thread per player process: the processes are the parallelism.
+"interrupted". One thread per player process (``parallel.threads``): the processes are the parallelism.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import multiprocessing as mp
 import signal
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 
 from cardzoo.training.evaluation.results import GameResult
 from cardzoo.training.evaluation.runner import Runner, Setup
 from cardzoo.training.evaluation.schedule import Task
+from cardzoo.training.parallel.threads import keep_one_thread, one_thread
 
 
 def play_tasks(setup: Setup, runner: Runner, tasks: Sequence[Task], workers: int,
@@ -28,7 +27,7 @@ def play_tasks(setup: Setup, runner: Runner, tasks: Sequence[Task], workers: int
         return _run_ray(setup, tasks, workers, take, ray)
     if workers == 1:
         try:
-            with _one_torch_thread():
+            with one_thread():
                 for task in tasks:
                     take(runner.play(*task))
         except KeyboardInterrupt:
@@ -37,28 +36,12 @@ def play_tasks(setup: Setup, runner: Runner, tasks: Sequence[Task], workers: int
     return _run_pool(setup, tasks, workers, take)
 
 
-@contextlib.contextmanager
-def _one_torch_thread():
-    """Play in-process on one torch thread, as the pool workers do: an agent's network is small,
-    and extra threads only contend for the cores with the other games being played."""
-    torch = sys.modules.get("torch")
-    before = torch.get_num_threads() if torch else 0
-    if torch:
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        if torch:
-            torch.set_num_threads(before)
-
-
 _WORKER: Runner | None = None
 
 
 def _init_worker(setup: Setup) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    if "torch" in sys.modules:  # one thread per worker process: the workers are the parallelism
-        sys.modules["torch"].set_num_threads(1)
+    keep_one_thread()  # the workers are the parallelism
     global _WORKER
     _WORKER = Runner(setup)
 

@@ -202,7 +202,7 @@ def export(algo, settings: RLlibSettings, path: Path, steps: int, evaluation: di
 
 def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
     """Play full matches with RLlib's choice; the exported checkpoint must agree on every decision."""
-    from cardzoo.training.agents.checkpoint import load_checkpoint
+    from cardzoo.training.agents.networks import load_checkpoint
     from cardzoo.training.integrations.rllib_export import play_and_compare
 
     net, _ = load_checkpoint(weights)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from cardzoo.envs.errors import UserError
+from cardzoo.training.parallel.threads import keep_one_thread
 
 RESTARTS = 3  # times Ray restarts a lost actor (and retries its collection) before the command stops
 
@@ -71,11 +72,10 @@ class _Host:
     def collect(self, packed: list, request, weights=None):
         if self.collector is None:
             import ray
-            import torch
 
-            torch.set_num_threads(1)  # the actors are the parallelism
             factory, args = ray.get(packed[0])  # one copy in the object store, held by the driver
             self.collector = factory(*args)
+            keep_one_thread()  # the actors are the parallelism (torch's threads, where the collector loaded it)
         if weights is not None:  # the object store's copy is read-only: the collector gets its own
             request = dataclasses.replace(request, weights={k: np.array(v) for k, v in weights.items()})
         return self.collector.collect(request)

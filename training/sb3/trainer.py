@@ -20,7 +20,8 @@ from typing import Callable
 
 import torch
 
-from cardzoo.training.agents.checkpoint import atomic_write_text, load_checkpoint
+from cardzoo.training.agents.checkpoint import atomic_write_text
+from cardzoo.training.agents.networks import load_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet, from_sb3_state_dict
 from cardzoo.training.common.evaluator import Evaluator
 from cardzoo.training.common.opponents import OpponentPool
