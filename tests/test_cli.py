@@ -256,7 +256,7 @@ def test_model_trust_checks_where_it_writes_before_the_copy(monkeypatch, capsys)
     from cardzoo.training.agents.shipped import shipped_model_file
 
     loaded: list[str] = []
-    monkeypatch.setattr(trust, "load_checkpoint", lambda path: loaded.append(path))
+    monkeypatch.setattr(trust, "load_network", lambda path: loaded.append(path))
     ranker = shipped_model_file("suipi", 2)
     assert ranker is not None
     assert cli.main(["model", "trust", ranker, "--trust", "0.1", "--out", "/proc/t"]) == 2

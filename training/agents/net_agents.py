@@ -61,7 +61,7 @@ class RankerAgent:
 
     advice_unit = "Q"  # ``advise`` gives Q estimates (reward to the end of the match)
 
-    def __init__(self, net: MoveRankerNet, reader, meta: dict | None = None, seed: int | None = None,
+    def __init__(self, net, reader, meta: dict | None = None, seed: int | None = None,
                  epsilon: float = 0.0, record: list | None = None, trust: float = 0.0):
         self.net, self.reader = net, reader
         self.trust = trust

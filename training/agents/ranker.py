@@ -123,5 +123,3 @@ class MoveRankerNet(nn.Module):
         """The highest Q of each of several decisions in one pass: [D, O], D x [K_d, F] -> [D]."""
         q, starts = self.batch_scores(observations, moves)
         return np.maximum.reduceat(q, starts)
-
-
