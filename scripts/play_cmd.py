@@ -26,6 +26,7 @@ from cardzoo.scripts.play.common import Seats
 from cardzoo.scripts.play.seats import SEATS_HELP, load_agents, parse_seats
 from cardzoo.scripts.play.session import PlaySession
 from cardzoo.scripts.play.views import view_class
+from cardzoo.training.parallel.threads import keep_one_thread
 
 MIN_WIDTH, MAX_WIDTH = 40, 1000
 MAX_DELAY = 60.0
@@ -68,6 +69,7 @@ def make_view(game: str, env, seats: Seats, show_rewards: bool = False, reveal: 
 
 
 def run(args, stdin=None, console: Console | None = None) -> int:
+    keep_one_thread()  # the bots' networks are small: more BLAS threads only slow them down
     return build_session(args, stdin=stdin, console=console).run()
 
 

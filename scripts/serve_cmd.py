@@ -12,6 +12,7 @@ import argparse
 import ipaddress
 
 from cardzoo.envs.errors import UserError
+from cardzoo.training.parallel.threads import keep_one_thread
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -68,6 +69,7 @@ def run(args) -> int:
     from cardzoo.training.evaluation.ladder_store import default_path
 
     app = create_app(allowed_hosts=allowed, ladder=args.ladder or default_path())
+    keep_one_thread()  # the bots' networks are small: more BLAS threads only slow them down (the expert most)
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"cardzoo serve: open http://{shown}:{port}/ in a browser (Ctrl-C stops the server)", flush=True)

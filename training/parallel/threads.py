@@ -1,7 +1,8 @@
 """One thread per player process: the networks that play are small and the processes (or Ray
-actors) are the parallelism, so extra threads only contend for the cores. That is torch's threads
-where torch is loaded, and the BLAS that numpy's matrix products run on (``agents.numpy_nets``,
-the forward passes that play the checkpoints), through threadpoolctl.
+actors, or a server's matches) are the parallelism, so extra threads only contend for the cores.
+That is torch's threads where torch is loaded, and the BLAS that numpy's matrix products run on
+(``agents.numpy_nets``, the forward passes that play the checkpoints), through threadpoolctl.
+Evaluation, the move timer, ``cardzoo play`` and ``serve`` use it; training keeps its own threads.
 """
 
 from __future__ import annotations
