@@ -86,10 +86,10 @@ def no_network_built(monkeypatch):
 
     def forbidden(cls, meta, *state):
         raise AssertionError(f"network built for a rejected checkpoint: {meta}")
-    for cls in NETWORKS.values():
-        monkeypatch.setattr(cls, "from_meta", classmethod(forbidden))
-    for cls in ARCHITECTURES.values():
-        monkeypatch.setattr(cls, "from_state", classmethod(forbidden))
+    for torch_cls in NETWORKS.values():
+        monkeypatch.setattr(torch_cls, "from_meta", classmethod(forbidden))
+    for numpy_cls in ARCHITECTURES.values():
+        monkeypatch.setattr(numpy_cls, "from_state", classmethod(forbidden))
 
 
 def test_parameter_shapes_match_the_built_network():

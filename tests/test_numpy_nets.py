@@ -41,7 +41,7 @@ def _compare_matches(weights: str, game: str, counts: list[int], matches: int, p
     turn): at every decision that asks the network, the complete move chosen on numpy's Q (what
     `cardzoo play` and `eval` use) must be the one chosen on torch's. Returns the decisions
     compared; when ``positions`` is a list, appends each one's (observation, candidate rows)."""
-    torch_net, meta = load_checkpoint(weights)
+    torch_net, _ = load_checkpoint(weights)
     spec, compared = game_spec(game), 0
     for m in range(matches):
         env = spec.raw_env(num_players=counts[m % len(counts)])
@@ -130,7 +130,7 @@ def test_a_policy_checkpoint_plays_the_same_moves_in_numpy(tmp_path, activation)
             np.testing.assert_allclose(numpy_net.probabilities(obs, mask), torch.softmax(logits, 0).numpy(),
                                        rtol=1e-5, atol=1e-6)
             advice = agent.advise(obs, mask)
-            assert [a for (a,), _ in advice][0] == agent.act(obs, mask) and abs(sum(p for _, p in advice) - 1) < 1e-6
+            assert advice[0][0] == (agent.act(obs, mask),) and abs(sum(p for _, p in advice) - 1) < 1e-6
             compared += 1
             done = env.advance(bots[seat].act(obs, mask)).done
     assert compared > 100
@@ -139,7 +139,6 @@ def test_a_policy_checkpoint_plays_the_same_moves_in_numpy(tmp_path, activation)
 def test_the_numpy_and_torch_sides_name_the_same_architectures_and_tensors():
     assert set(ARCHITECTURES) == set(NETWORKS) and set(ACTIVATIONS) == set(TORCH_ACTIVATIONS)
     for hidden in ([5], [6, 4], [3, 4, 5]):
-        torch_policy = MaskedPolicyNet(11, 7, hidden)
-        assert {k: tuple(v.shape) for k, v in torch_policy.state_dict().items()} == PolicyMLP.parameter_shapes(11, 7, hidden)
-        torch_ranker = MoveRankerNet(11, 9, hidden)
-        assert {k: tuple(v.shape) for k, v in torch_ranker.state_dict().items()} == RankerMLP.parameter_shapes(11, 9, hidden)
+        policy, ranker = MaskedPolicyNet(11, 7, hidden).state_dict(), MoveRankerNet(11, 9, hidden).state_dict()
+        assert {k: tuple(v.shape) for k, v in policy.items()} == PolicyMLP.parameter_shapes(11, 7, hidden)
+        assert {k: tuple(v.shape) for k, v in ranker.items()} == RankerMLP.parameter_shapes(11, 9, hidden)

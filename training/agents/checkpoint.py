@@ -406,13 +406,19 @@ def load_network(path) -> tuple:
     return architecture_of(meta).from_state(meta, state), meta
 
 
-def load_agent(path, config=None, seed: int | None = None):
-    """Load a checkpoint as an agent, checking it fits ``config`` (the game being played); it plays
-    through the architecture's numpy forward pass."""
-    net, meta = load_network(path)
+def check_plays(meta: dict, config, path) -> None:
+    """Raise CheckpointError unless the checkpoint at ``path`` plays ``config``'s game as configured
+    (nothing to check without a config)."""
     if config is not None:
         game = game_of_config(config)
         if meta["game"] != game:
             raise CheckpointError(f"{path} is a {meta['game']} checkpoint, not {game}")
         check_fits(meta, config, str(path))
+
+
+def load_agent(path, config=None, seed: int | None = None):
+    """Load a checkpoint as an agent, checking it fits ``config`` (the game being played); it plays
+    through the architecture's numpy forward pass."""
+    net, meta = load_network(path)
+    check_plays(meta, config, path)
     return net.agent(meta, config, seed)

@@ -26,7 +26,9 @@ Budget: ``samples`` x ``width`` leaves per decision (``expert:SAMPLES``, default
 
 Device: the leaves' batched valuation runs where ``device`` says (the constructor's argument, else
 the ``CARDZOO_EXPERT_DEVICE`` variable: auto, cpu or cuda; default cpu, as evaluation's worker
-processes each hold their own expert); the model's per-decision advice stays on the CPU.
+processes each hold their own expert): on the CPU through the model's own network (for the shipped
+model its numpy forward pass: no torch), elsewhere through its torch module there; the model's
+per-decision advice stays on the CPU.
 """
 
 from __future__ import annotations

@@ -79,13 +79,13 @@ class Bots:
         if self.kind == "teacher":
             return self.spec.teacher(config, seed=seed)
         from cardzoo.training.agents.expert import ExpertAgent
+        from cardzoo.training.agents.networks import load_torch_agent
         from cardzoo.training.agents.shipped import shipped_model_path
-        from cardzoo.training.agents.specs import load_checkpoint_agent
 
         key = (config.num_players, seat)
         if key not in self.rankers:
             path = self.model or shipped_model_path(self.spec.name, config.num_players)
-            self.rankers[key] = load_checkpoint_agent(str(path), config=config, seed=seed)
+            self.rankers[key] = load_torch_agent(str(path), config=config, seed=seed)
         return ExpertAgent(self.spec.module, config, self.rankers[key], seed=seed, answer=self.answer or None)
 
 

@@ -60,9 +60,10 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
 def move_time(weights: str, game: str, players: int, matches: int = 10, seed: int = 0,
               variants: dict | None = None, real_only: bool = False) -> dict:
     """Milliseconds per decision of the model (any agent spec) on one thread (``parallel.threads``),
-    over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th percentile, count; ``real_only`` times only decisions with more than one legal action. For a
-    searcher (the expert) also ``searched`` and ``departed``: the decisions it searched, and those
-    where it played another move than the model's first choice."""
+    over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th percentile,
+    count; ``real_only`` times only decisions with more than one legal action. For a searcher (the
+    expert) also ``searched`` and ``departed``: the decisions it searched, and those where it played
+    another move than the model's first choice."""
     import time
 
     import numpy as np
