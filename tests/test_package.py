@@ -340,7 +340,7 @@ TRAINING_STACK = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard")
 CORE_ROOTS = ["cardzoo.scripts.eval_cmd", "cardzoo.scripts.play_cmd", "cardzoo.scripts.replay_cmd",
               "cardzoo.scripts.serve_cmd", "cardzoo.training.agents.checkpoint", "cardzoo.training.agents.trust",
               "cardzoo.training.agents.expert", "cardzoo.training.parallel.threads",
-              *[m for m in MODULES if m.startswith(("cardzoo.envs", "cardzoo.training.evaluation"))]]
+              *[m for m in MODULES if m.startswith(("cardzoo.envs", "cardzoo.vector", "cardzoo.training.evaluation"))]]
 
 
 def _external_imports(name: str) -> set[str]:

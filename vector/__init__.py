@@ -11,8 +11,8 @@
 * ``TableEnv`` (``single.py``): one table as a ``gymnasium.Env`` (``gymnasium.make("cardzoo/Siantappo-v0")``).
 
 All of them step the tables of ``tables.py`` on the engines' trusted path with the incremental
-encoders; docs/own-trainer.md is the guide. Nothing here imports torch (a ``model`` opponent
-loads it when it is built).
+encoders; docs/own-trainer.md is the guide. Nothing here imports torch, a ``model`` or
+``expert`` opponent included (the shipped models play through numpy; tests/test_package.py).
 """
 
 from cardzoo.vector.env import TablesEnv, make
