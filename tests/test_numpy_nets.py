@@ -17,7 +17,7 @@ import torch
 
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import load_agent, load_network, save_checkpoint
-from cardzoo.training.agents.networks import NETWORKS, load_checkpoint
+from cardzoo.training.agents.networks import NETWORKS, load_checkpoint, torch_module
 from cardzoo.training.agents.numpy_nets import ACTIVATIONS, ARCHITECTURES, PolicyMLP, RankerMLP
 from cardzoo.training.agents.policy import ACTIVATIONS as TORCH_ACTIVATIONS
 from cardzoo.training.agents.policy import MaskedPolicyNet
@@ -103,6 +103,8 @@ def test_the_batched_q_of_numpy_and_torch_agree(weights, game, counts):
     np.testing.assert_allclose(q_numpy, q_torch, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(numpy_net.best_scores(observations, rows), torch_net.best_scores(observations, rows),
                                rtol=1e-5, atol=1e-5)
+    # what the expert's leaves run on a GPU (``networks.on_device``): the numpy net's torch module
+    assert np.array_equal(torch_module(numpy_net).batch_scores(observations, rows)[0], q_torch)
     single = [numpy_net.scores(o, r) for o, r in positions[:20]]
     np.testing.assert_allclose(np.concatenate(single), q_numpy[:sum(len(s) for s in single)], rtol=1e-5, atol=1e-5)
 

@@ -43,17 +43,19 @@ def load_torch_agent(path, config=None, seed: int | None = None):
     return net.agent(meta, config, seed)
 
 
-def on_device(net, name: str, what: str):
-    """``net`` on the device ``name`` names (``device.torch_device``; ``what`` names the setting in
-    its errors): ``net`` itself where that is the CPU, else a torch copy there (a numpy forward
-    pass's weights in its architecture's torch module)."""
-    device = torch_device(name, what)
-    if device.type == "cpu":
-        return net
-    if isinstance(net, torch.nn.Module):
-        return copy.deepcopy(net).to(device)
+def torch_module(net) -> torch.nn.Module:
+    """A numpy forward pass (``numpy_nets``) as its architecture's torch module, with its weights."""
     meta = {"obs_size": net.obs_size, "num_actions": net.num_actions, "hidden": net.hidden,
             "activation": net.activation, **net.sidecar_fields()}
     module = NETWORKS[net.architecture].from_meta(meta)
     module.load_state_dict({key: torch.from_numpy(array) for key, array in net.state_dict().items()})
-    return module.eval().to(device)
+    return module.eval()
+
+
+def on_device(net, name: str, what: str):
+    """``net`` on the device ``name`` names (``device.torch_device``; ``what`` names the setting in
+    its errors): ``net`` itself where that is the CPU, else a torch copy there."""
+    device = torch_device(name, what)
+    if device.type == "cpu":
+        return net
+    return (copy.deepcopy(net) if isinstance(net, torch.nn.Module) else torch_module(net)).to(device)
