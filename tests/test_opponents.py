@@ -14,7 +14,7 @@ from safetensors.numpy import load_file
 from cardzoo.envs.errors import UserError
 from cardzoo.scripts import train_cmd
 from cardzoo.scripts.cli import main as cli
-from cardzoo.training.agents.checkpoint import load_checkpoint
+from cardzoo.training.agents.networks import load_checkpoint
 from cardzoo.training.common.opponents import OpponentDraw, OpponentMix, parse_opponents
 from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.ppo.settings import PPOSettings
