@@ -462,7 +462,7 @@ class _ThreeMoves:
 ])
 def test_a_trusting_ranker_departs_from_the_rule_bot_only_by_more_than_its_margin(q, trust, played):
     # _FixedQ stands in for the network: it has the one method RankerAgent calls
-    agent = RankerAgent(_FixedQ(q), _ThreeMoves(), trust=trust)  # type: ignore[arg-type]
+    agent = RankerAgent(_FixedQ(q), _ThreeMoves(), trust=trust)
     assert agent.act(np.zeros(4, np.float32), np.ones(3, np.int8)) == played
 
 

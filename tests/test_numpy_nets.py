@@ -104,7 +104,8 @@ def test_the_batched_q_of_numpy_and_torch_agree(weights, game, counts):
     np.testing.assert_allclose(numpy_net.best_scores(observations, rows), torch_net.best_scores(observations, rows),
                                rtol=1e-5, atol=1e-5)
     # what the expert's leaves run on a GPU (``networks.on_device``): the numpy net's torch module
-    assert np.array_equal(torch_module(numpy_net).batch_scores(observations, rows)[0], q_torch)
+    module = torch_module(numpy_net)
+    assert isinstance(module, MoveRankerNet) and np.array_equal(module.batch_scores(observations, rows)[0], q_torch)
     single = [numpy_net.scores(o, r) for o, r in positions[:20]]
     np.testing.assert_allclose(np.concatenate(single), q_numpy[:sum(len(s) for s in single)], rtol=1e-5, atol=1e-5)
 

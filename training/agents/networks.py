@@ -43,7 +43,7 @@ def load_torch_agent(path, config=None, seed: int | None = None):
     return net.agent(meta, config, seed)
 
 
-def torch_module(net) -> torch.nn.Module:
+def torch_module(net) -> MaskedPolicyNet | MoveRankerNet:
     """A numpy forward pass (``numpy_nets``) as its architecture's torch module, with its weights."""
     meta = {"obs_size": net.obs_size, "num_actions": net.num_actions, "hidden": net.hidden,
             "activation": net.activation, **net.sidecar_fields()}
