@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 TORCH_INDEX ?=
 TORCH := torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 
-.PHONY: setup demo test test-slow test-planted test-wheel lint lint-format bench clean integrations-venv test-integrations
+.PHONY: setup demo test test-slow test-planted test-wheel lint bench clean integrations-venv test-integrations
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,16 +32,12 @@ test-slow: $(STAMP)
 test-planted: $(STAMP)
 	$(BIN)/pytest -q -m slow tests/test_planted_bugs.py
 
-# The habits (CONTRIBUTING.md): ruff's lint rules and mypy's type check, configured in pyproject.toml.
+# The habits (CONTRIBUTING.md): ruff's lint rules, its formatter and mypy's type check, configured
+# in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	MYPY=$(BIN)/mypy .ci/typecheck
-#	$(BIN)/ruff format --check .   # TODO(issue 58): on after the whole tree's one `ruff format` pass
-
-# The formatter's check alone (ruff format, configured in pyproject.toml): joins `lint` above once
-# the whole tree has been formatted.
-lint-format: $(STAMP)
 	$(BIN)/ruff format --check .
+	MYPY=$(BIN)/mypy .ci/typecheck
 
 # The package as a user gets it: sdist + wheel, installed in a fresh venv, used from another folder.
 test-wheel:

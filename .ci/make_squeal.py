@@ -23,7 +23,7 @@ def squeal() -> np.ndarray:
     for start, length in ((0.0, 0.32), (0.36, 0.34)):
         part = (t >= start) & (t < start + length)
         u = (t[part] - start) / length
-        pitch = 700 + 1300 * u ** 0.6 + 90 * np.sin(2 * np.pi * 28 * t[part])  # up, with a wobble
+        pitch = 700 + 1300 * u**0.6 + 90 * np.sin(2 * np.pi * 28 * t[part])  # up, with a wobble
         phase = 2 * np.pi * np.cumsum(pitch) / RATE
         tone = np.sin(phase) + 0.5 * np.sin(2 * phase) + 0.25 * np.sin(3 * phase)
         envelope = np.sin(np.pi * u) ** 0.7

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ONE_RUN = r'''
+ONE_RUN = r"""
 import hashlib, sys, time
 import torch
 from cardzoo.envs.registry import game_spec
@@ -41,7 +41,7 @@ start = time.process_time()
 out = collector.collect(DMCRequest(weights, (2, run), 3000, 0.05, 0.5))
 seconds = time.process_time() - start
 print(len(out.rows) / seconds, hashlib.sha256(out.rows.tobytes() + out.returns.tobytes()).hexdigest())
-'''
+"""
 
 
 def _old_tree(rev: str, work: Path) -> Path:
@@ -59,8 +59,14 @@ def _old_tree(rev: str, work: Path) -> Path:
 
 
 def _run(python: str, env: dict, game: str, players: int, run: int) -> tuple[float, str]:
-    out = subprocess.run([python, "-c", ONE_RUN, game, str(players), str(run)], cwd=tempfile.gettempdir(),
-                         env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [python, "-c", ONE_RUN, game, str(players), str(run)],
+        cwd=tempfile.gettempdir(),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     rate, digest = out.stdout.split()
     return float(rate), digest
 
@@ -76,8 +82,14 @@ def main(argv=None) -> int:
         old_path = _old_tree(a.rev, Path(tmp))
         try:
             old_env = {**os.environ, "PYTHONPATH": str(old_path)}
-            where = subprocess.run([sys.executable, "-c", "import cardzoo.envs; print(cardzoo.envs.__file__)"],
-                                   env=old_env, cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
+            where = subprocess.run(
+                [sys.executable, "-c", "import cardzoo.envs; print(cardzoo.envs.__file__)"],
+                env=old_env,
+                cwd=tempfile.gettempdir(),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             if not where.stdout.startswith(str(old_path)):
                 raise SystemExit(f"the old side would import {where.stdout.strip()}, not {a.rev}'s code")
             new_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -89,13 +101,16 @@ def main(argv=None) -> int:
                 rates["before"].append(before[0])
                 rates["after"].append(after[0])
                 same &= before[1] == after[1]
-                print(f"run {run + 1}: before {before[0]:,.0f}  after {after[0]:,.0f} samples per CPU second",
-                      flush=True)
+                print(
+                    f"run {run + 1}: before {before[0]:,.0f}  after {after[0]:,.0f} samples per CPU second", flush=True
+                )
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], check=False)
     ratio = statistics.median(rates["after"]) / statistics.median(rates["before"])
-    print(f"{a.game} {a.players}p: median after / before {ratio:.2f}x; "
-          f"the same rollouts on both sides: {'yes' if same else 'NO'}")
+    print(
+        f"{a.game} {a.players}p: median after / before {ratio:.2f}x; "
+        f"the same rollouts on both sides: {'yes' if same else 'NO'}"
+    )
     return 0
 
 

@@ -38,14 +38,17 @@ def pooled_runs(paths: list[str]) -> dict[tuple[str, str], list[float]]:
             raise UserError(f"{path}: not a result of `cardzoo bench --json` over the engines (it has no 'ours' rows)")
         for row in rows:
             sections = row.get("sections") if isinstance(row, dict) else None
-            for section, figures in (sections.items() if isinstance(sections, dict) else ()):
+            for section, figures in sections.items() if isinstance(sections, dict) else ():
                 runs = figures.get("runs") if isinstance(figures, dict) else None
                 if not runs:
                     continue  # a section without timed runs (not measured)
-                if not (isinstance(runs, list) and all(_is_rate(r) for r in runs)
-                        and isinstance(row.get("short"), str)):
-                    raise UserError(f"{path}: a damaged cardzoo bench result (section {section!s:.40} of "
-                                    f"{row.get('short')!s:.40} has no list of positive rates)")
+                if not (
+                    isinstance(runs, list) and all(_is_rate(r) for r in runs) and isinstance(row.get("short"), str)
+                ):
+                    raise UserError(
+                        f"{path}: a damaged cardzoo bench result (section {section!s:.40} of "
+                        f"{row.get('short')!s:.40} has no list of positive rates)"
+                    )
                 pooled.setdefault((row["short"], section), []).extend(runs)
     return pooled
 
@@ -56,14 +59,14 @@ def _is_rate(x) -> bool:
 
 def comparison_table(before: list[str], after: list[str]) -> str:
     old, new = pooled_runs(before), pooled_runs(after)
-    lines = ["| game | section | before (median of runs) | after | after / before |",
-             "|---|---|---:|---:|---:|"]
+    lines = ["| game | section | before (median of runs) | after | after / before |", "|---|---|---:|---:|---:|"]
     for key in old:
         if key not in new:
             continue
         a, b = statistics.median(old[key]), statistics.median(new[key])
-        lines.append(f"| {key[0]} | {key[1]} | {a:,.0f} ({len(old[key])} runs) | {b:,.0f} ({len(new[key])} runs) "
-                     f"| {b / a:.2f} |")
+        lines.append(
+            f"| {key[0]} | {key[1]} | {a:,.0f} ({len(old[key])} runs) | {b:,.0f} ({len(new[key])} runs) | {b / a:.2f} |"
+        )
     if len(lines) == 2:
         raise UserError("the two sides share no game and section to compare")
     return "\n".join(lines)

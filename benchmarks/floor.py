@@ -26,8 +26,12 @@ def _null_env_class():
         num_players: int = 4
 
     class NullGameEnv(CardGameEnv):
-        metadata: ClassVar[dict[str, Any]] = {"name": "null_v0", "render_modes": ["ansi"], "is_parallelizable": False,
-                                              "render_fps": 1}
+        metadata: ClassVar[dict[str, Any]] = {
+            "name": "null_v0",
+            "render_modes": ["ansi"],
+            "is_parallelizable": False,
+            "render_fps": 1,
+        }
         num_actions, max_players, obs_size = 368, 6, 633  # Siantappo's sizes
         EPISODE = 400  # steps; a reward every 50
 
@@ -74,12 +78,12 @@ def bench_floor(settings: Settings, progress=None) -> Entry:
         e = wrappers.AssertOutOfBoundsWrapper(e)
         return wrappers.OrderEnforcingWrapper(e)
 
-    entry = Entry("floor", "null-game", 4, note="envs/base.py + PettingZoo + loop; game hooks ~0",
-                  short="floor")
+    entry = Entry("floor", "null-game", 4, note="envs/base.py + PettingZoo + loop; game hooks ~0", short="floor")
     factories: tuple[tuple[str, Callable[..., Any]], ...] = (("raw", cls), ("wrapped", wrapped))
     for name, make in factories:
         if progress:
             progress(f"floor (null game): {name}")
+
         def player(make: Callable[..., Any] = make):
             return aec_player(lambda: make(num_players=4), settings.seed)
 

@@ -62,8 +62,12 @@ def machine_info(cpu: int | None) -> dict:
     info["packages"] = package_versions()
     try:
         root = REPO_ROOT
-        info["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                                            text=True, timeout=5).stdout.strip() or None
+        info["git_commit"] = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
+            ).stdout.strip()
+            or None
+        )
     except Exception:  # noqa: BLE001 - no git, not a checkout, a timeout: the commit is just unknown
         info["git_commit"] = None
     return info

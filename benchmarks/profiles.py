@@ -24,14 +24,15 @@ def _table(stats: pstats.Stats) -> dict:
     return stats.stats  # type: ignore[attr-defined]  # there, though typeshed does not declare it
 
 
-def profile_raw(h: GameHandle, players: int, seconds: float, wrapped: bool = False, top: int = 15,
-                seed: int = 0) -> dict:
+def profile_raw(
+    h: GameHandle, players: int, seconds: float, wrapped: bool = False, top: int = 15, seed: int = 0
+) -> dict:
     """cProfile over the training-style AEC loop; top functions by own time and a breakdown by area.
 
     cProfile adds a fixed cost per Python call, so shares lean towards code that makes many small
     calls; use them to rank hot spots, and the timed sections for absolute speed.
     """
-    make = (h.env if wrapped else h.raw_env)
+    make = h.env if wrapped else h.raw_env
     assert make is not None, f"{h.name}: no env module to profile"
     play = aec_player(lambda: make(num_players=players), seed)
     rng = random.Random(seed)
@@ -46,8 +47,11 @@ def profile_raw(h: GameHandle, players: int, seconds: float, wrapped: bool = Fal
     total = sum(v[2] for v in _table(stats).values()) or 1e-12  # tottime over everything
     areas = _areas(stats, h.name)
     return {
-        "game": h.name, "players": players, "loop": "wrapped" if wrapped else "raw",
-        "steps": steps, "profiled_seconds": round(total, 3),
+        "game": h.name,
+        "players": players,
+        "loop": "wrapped" if wrapped else "raw",
+        "steps": steps,
+        "profiled_seconds": round(total, 3),
         "us_per_step_profiled": round(total / steps * 1e6, 2) if steps else None,
         "areas": {k: round(v / total, 4) for k, v in sorted(areas.items(), key=lambda kv: -kv[1])},
         "top": _top_rows(stats, steps, total, top),
@@ -59,14 +63,16 @@ def _top_rows(stats: pstats.Stats, steps: int, total: float, top: int) -> list[d
     rows = sorted(_table(stats).items(), key=lambda kv: kv[1][2], reverse=True)
     top_rows = []
     for (filename, line, func), (_cc, nc, tt, ct, _callers) in rows[:top]:
-        top_rows.append({
-            "function": f"{_short_path(filename)}:{line}({func})",
-            "ncalls": nc,
-            "per_step": round(nc / steps, 2) if steps else None,
-            "tottime_s": round(tt, 4),
-            "cumtime_s": round(ct, 4),
-            "share": round(tt / total, 4),
-        })
+        top_rows.append(
+            {
+                "function": f"{_short_path(filename)}:{line}({func})",
+                "ncalls": nc,
+                "per_step": round(nc / steps, 2) if steps else None,
+                "tottime_s": round(tt, 4),
+                "cumtime_s": round(ct, 4),
+                "share": round(tt / total, 4),
+            }
+        )
     return top_rows
 
 
@@ -84,7 +90,7 @@ def _short_path(filename: str) -> str:
     if "/site-packages/" in f:
         return f.split("/site-packages/", 1)[1]
     root = REPO_ROOT.replace("\\", "/") + "/"
-    return f[len(root):] if f.startswith(root) else f
+    return f[len(root) :] if f.startswith(root) else f
 
 
 def _area(filename: str, func: str, game: str) -> str:
@@ -141,7 +147,9 @@ def hook_breakdown(h: GameHandle, players: int, seconds: float, seed: int = 0) -
         per["rest"] = round((total - sum(spent.values())) * scale, 2)
         total *= share
     return {
-        "game": h.name, "players": players, "steps": steps,
+        "game": h.name,
+        "players": players,
+        "steps": steps,
         "us_per_step": round(total / steps * 1e6, 2) if steps else None,
         "cpu_share": round(share, 3),
         "us": per,

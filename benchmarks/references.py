@@ -110,22 +110,45 @@ def _openspiel_factory(game_name: str):
 
 
 REFERENCES = [
-    Reference("rlcard/doudizhu", 3, "rlcard", {"raw": _rlcard_factory("doudizhu")},
-              note="env.step builds the next observation", short="RLC doudizhu"),
+    Reference(
+        "rlcard/doudizhu",
+        3,
+        "rlcard",
+        {"raw": _rlcard_factory("doudizhu")},
+        note="env.step builds the next observation",
+        short="RLC doudizhu",
+    ),
     Reference("rlcard/uno", 2, "rlcard", {"raw": _rlcard_factory("uno")}, short="RLC uno"),
     Reference("rlcard/gin-rummy", 2, "rlcard", {"raw": _rlcard_factory("gin-rummy")}, short="RLC gin"),
-    Reference("pettingzoo/leduc_holdem_v4", 2, "rlcard",
-              {"raw": _pz_factory("leduc_holdem_v4", True), "wrapped": _pz_factory("leduc_holdem_v4", False)},
-              short="PZ leduc"),
-    Reference("pettingzoo/texas_holdem_v4", 2, "rlcard",
-              {"raw": _pz_factory("texas_holdem_v4", True), "wrapped": _pz_factory("texas_holdem_v4", False)},
-              short="PZ texas"),
-    Reference("pettingzoo/connect_four_v3", 2, "pettingzoo",
-              {"raw": _pz_factory("connect_four_v3", True), "wrapped": _pz_factory("connect_four_v3", False)},
-              short="PZ c4"),
-    Reference("openspiel/dou_dizhu", 3, "pyspiel", {"raw": _openspiel_factory("dou_dizhu")},
-              note="observation_tensor + legal_actions_mask (26,057 ids) as numpy each decision",
-              short="OS doudizhu"),
+    Reference(
+        "pettingzoo/leduc_holdem_v4",
+        2,
+        "rlcard",
+        {"raw": _pz_factory("leduc_holdem_v4", True), "wrapped": _pz_factory("leduc_holdem_v4", False)},
+        short="PZ leduc",
+    ),
+    Reference(
+        "pettingzoo/texas_holdem_v4",
+        2,
+        "rlcard",
+        {"raw": _pz_factory("texas_holdem_v4", True), "wrapped": _pz_factory("texas_holdem_v4", False)},
+        short="PZ texas",
+    ),
+    Reference(
+        "pettingzoo/connect_four_v3",
+        2,
+        "pettingzoo",
+        {"raw": _pz_factory("connect_four_v3", True), "wrapped": _pz_factory("connect_four_v3", False)},
+        short="PZ c4",
+    ),
+    Reference(
+        "openspiel/dou_dizhu",
+        3,
+        "pyspiel",
+        {"raw": _openspiel_factory("dou_dizhu")},
+        note="observation_tensor + legal_actions_mask (26,057 ids) as numpy each decision",
+        short="OS doudizhu",
+    ),
 ]
 
 
@@ -143,8 +166,7 @@ def reference_available(ref: Reference) -> str | None:
 
 
 def bench_reference(ref: Reference, settings: Settings, progress=None) -> Entry:
-    entry = Entry("reference", ref.name, ref.players, primary=ref.primary, note=ref.note,
-                  short=ref.short or ref.name)
+    entry = Entry("reference", ref.name, ref.players, primary=ref.primary, note=ref.note, short=ref.short or ref.name)
     for name, for_seed in ref.sections.items():
         if progress:
             progress(f"{entry.label}: {name}")

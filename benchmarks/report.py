@@ -60,8 +60,10 @@ def _target_mark(entry: dict) -> str:
     targets = entry.get("targets")
     if not targets:
         return ""
-    return " / ".join(f"{fmt_rate(t['target'])} {'?' if t['met'] is None else ('ok' if t['met'] else 'MISS')}"
-                      for t in (targets["engine"], targets["raw"]))
+    return " / ".join(
+        f"{fmt_rate(t['target'])} {'?' if t['met'] is None else ('ok' if t['met'] else 'MISS')}"
+        for t in (targets["engine"], targets["raw"])
+    )
 
 
 def _table(headers: list[str], rows: list[list[str]], align: str | None = None) -> str:
@@ -83,16 +85,26 @@ def _errors(entries: list[dict]) -> list[str]:
 def _header(result: dict) -> list[str]:
     m, s = result["machine"], result["settings"]
     commit = f" at commit {m['git_commit']}" if m.get("git_commit") else ""
-    parts = [(f"`{result['command']}`{commit}, {result['created'][:10]}: {m['cpu_model']}, Python {m['python']}, "
-              f"pinned CPU {m['pinned_cpu']}, {s['runs']} run(s) × {s['seconds']:g}s (+{s['warmup']:g}s warm-up) per "
-              f"section; median (min–max) per {'CPU' if s['clock'] == 'cpu' else 'wall-clock'} second; "
-              f"{result['elapsed_s']:.0f}s in all")]
-    shares = [sec["cpu_share"] for e in [*result["ours"], *result["references"]]
-              for sec in e["sections"].values() if sec.get("cpu_share")]
+    parts = [
+        (
+            f"`{result['command']}`{commit}, {result['created'][:10]}: {m['cpu_model']}, Python {m['python']}, "
+            f"pinned CPU {m['pinned_cpu']}, {s['runs']} run(s) × {s['seconds']:g}s (+{s['warmup']:g}s warm-up) per "
+            f"section; median (min–max) per {'CPU' if s['clock'] == 'cpu' else 'wall-clock'} second; "
+            f"{result['elapsed_s']:.0f}s in all"
+        )
+    ]
+    shares = [
+        sec["cpu_share"]
+        for e in [*result["ours"], *result["references"]]
+        for sec in e["sections"].values()
+        if sec.get("cpu_share")
+    ]
     if shares:
         load = f", load average at start {m['loadavg_1m_at_start']}" if "loadavg_1m_at_start" in m else ""
-        parts.append(f"CPU share of the timed runs (1.00 = the core was ours alone): "
-                     f"median {statistics.median(shares):.2f}, min {min(shares):.2f}{load}")
+        parts.append(
+            f"CPU share of the timed runs (1.00 = the core was ours alone): "
+            f"median {statistics.median(shares):.2f}, min {min(shares):.2f}{load}"
+        )
     return parts
 
 
@@ -100,21 +112,61 @@ def _ours(result: dict) -> list[str]:
     ours = result["ours"]
     if not ours:
         return []
-    rows = [[e["name"], str(e["players"]), _section(e, "engine"), _section(e, "raw"), _section(e, "wrapped"), _wrap(e),
-             _per_game(e, "engine", "games_per_s"), _per_game(e, "raw", "games_per_s"),
-             "–" if not e["sections"].get("raw") or e["sections"]["raw"]["steps_per_game"] is None
-             else f"{e['sections']['raw']['steps_per_game']:.0f}",
-             _mem(e), _target_mark(e)] for e in ours]
-    table = _table(["game", "players", "engine moves/s", "raw AEC steps/s", "env() steps/s", "wrappers",
-                    "games/s engine", "games/s raw", "steps/game", "py peak KiB", "targets engine / raw"],
-                   rows, "lrrrrrrrrrl")
-    missed = [f"{e['name']} {e['players']}p {sec}" for e in ours for sec, t in e.get("targets", {}).items()
-              if t["met"] is False]
+    rows = [
+        [
+            e["name"],
+            str(e["players"]),
+            _section(e, "engine"),
+            _section(e, "raw"),
+            _section(e, "wrapped"),
+            _wrap(e),
+            _per_game(e, "engine", "games_per_s"),
+            _per_game(e, "raw", "games_per_s"),
+            "–"
+            if not e["sections"].get("raw") or e["sections"]["raw"]["steps_per_game"] is None
+            else f"{e['sections']['raw']['steps_per_game']:.0f}",
+            _mem(e),
+            _target_mark(e),
+        ]
+        for e in ours
+    ]
+    table = _table(
+        [
+            "game",
+            "players",
+            "engine moves/s",
+            "raw AEC steps/s",
+            "env() steps/s",
+            "wrappers",
+            "games/s engine",
+            "games/s raw",
+            "steps/game",
+            "py peak KiB",
+            "targets engine / raw",
+        ],
+        rows,
+        "lrrrrrrrrrl",
+    )
+    missed = [
+        f"{e['name']} {e['players']}p {sec}"
+        for e in ours
+        for sec, t in e.get("targets", {}).items()
+        if t["met"] is False
+    ]
     verdict = ("missed: " + ", ".join(missed)) if missed else "all met at every player count measured"
-    targets = ", ".join(dict.fromkeys(f"{e['name']} {fmt_rate(e['targets']['engine']['target'])} / "
-                                      f"{fmt_rate(e['targets']['raw']['target'])}" for e in ours if e.get("targets")))
-    return ["\n### Our games (random legal play, one core)\n", table, *_errors(ours),
-            f"\nTargets, engine moves/s / raw AEC steps/s: {targets} — {verdict}."]
+    targets = ", ".join(
+        dict.fromkeys(
+            f"{e['name']} {fmt_rate(e['targets']['engine']['target'])} / {fmt_rate(e['targets']['raw']['target'])}"
+            for e in ours
+            if e.get("targets")
+        )
+    )
+    return [
+        "\n### Our games (random legal play, one core)\n",
+        table,
+        *_errors(ours),
+        f"\nTargets, engine moves/s / raw AEC steps/s: {targets} — {verdict}.",
+    ]
 
 
 def _floor_rates(result: dict) -> tuple[dict, float, float] | None:
@@ -131,27 +183,58 @@ def _floor(result: dict) -> list[str]:
     if measured is None:
         return []
     floor, raw, wrapped = measured
-    return ["\n### Floor\n",
-            (f"A null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
-             f"raw {_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
-             f"env() {_section(floor, 'wrapped')} steps/s ({1e6 / wrapped:.1f} µs/step); wrappers {_wrap(floor)}")]
+    return [
+        "\n### Floor\n",
+        (
+            f"A null game through the same loops (envs/base.py + PettingZoo + loop, hooks ~0): "
+            f"raw {_section(floor, 'raw')} steps/s ({1e6 / raw:.1f} µs/step), "
+            f"env() {_section(floor, 'wrapped')} steps/s ({1e6 / wrapped:.1f} µs/step); wrappers {_wrap(floor)}"
+        ),
+    ]
 
 
 def _references(result: dict) -> list[str]:
     refs = result["references"]
     if not refs:
         return []
-    rows = [[e["name"], str(e["players"]), _section(e, "raw"), _section(e, "wrapped"), _wrap(e),
-             _per_game(e, "raw", "games_per_s"),
-             "–" if not e["sections"].get("raw") or e["sections"]["raw"]["steps_per_game"] is None
-             else f"{e['sections']['raw']['steps_per_game']:.0f}", _mem(e)] for e in refs]
-    parts = ["\n### Reference environments (same loop)\n",
-             _table(["reference", "players", "raw steps/s", "env() steps/s", "wrappers", "games/s", "steps/game",
-                     "py peak KiB"], rows), *_errors(refs)]
+    rows = [
+        [
+            e["name"],
+            str(e["players"]),
+            _section(e, "raw"),
+            _section(e, "wrapped"),
+            _wrap(e),
+            _per_game(e, "raw", "games_per_s"),
+            "–"
+            if not e["sections"].get("raw") or e["sections"]["raw"]["steps_per_game"] is None
+            else f"{e['sections']['raw']['steps_per_game']:.0f}",
+            _mem(e),
+        ]
+        for e in refs
+    ]
+    parts = [
+        "\n### Reference environments (same loop)\n",
+        _table(
+            [
+                "reference",
+                "players",
+                "raw steps/s",
+                "env() steps/s",
+                "wrappers",
+                "games/s",
+                "steps/game",
+                "py peak KiB",
+            ],
+            rows,
+        ),
+        *_errors(refs),
+    ]
     if result["ours"]:
         heads = [e["short"] for e in refs] + ["geomean"]
-        rows = [[label] + ["–" if row.get(h) is None else f"{row[h]:.1f}×" for h in heads]
-                for label, row in result["ratios"].items()]
+        rows = [
+            [label] + ["–" if row.get(h) is None else f"{row[h]:.1f}×" for h in heads]
+            for label, row in result["ratios"].items()
+        ]
         parts += ["\n### Ratio: our raw AEC steps/s ÷ reference raw steps/s\n", _table(["ours"] + heads, rows)]
     return parts
 
@@ -160,11 +243,18 @@ def _hooks(result: dict) -> list[str]:
     breakdowns = result.get("hook_breakdown") or []
     if not breakdowns:
         return []
-    rows = [[f"{b['game']} {b['players']}p", f"{b['us_per_step']}"] + [f"{b['us'].get(k, 0):.1f}" for k in HOOKS]
-            for b in breakdowns]
-    return ["\n### Per game hook (raw AEC loop, default player count)\n",
-            ("µs per step by game hook (timers, no profiler; *rest* = envs/base.py + PettingZoo AECEnv + mask + "
-             "random choice)\n"), _table(["game", "µs/step", *HOOKS], rows)]
+    rows = [
+        [f"{b['game']} {b['players']}p", f"{b['us_per_step']}"] + [f"{b['us'].get(k, 0):.1f}" for k in HOOKS]
+        for b in breakdowns
+    ]
+    return [
+        "\n### Per game hook (raw AEC loop, default player count)\n",
+        (
+            "µs per step by game hook (timers, no profiler; *rest* = envs/base.py + PettingZoo AECEnv + mask + "
+            "random choice)\n"
+        ),
+        _table(["game", "µs/step", *HOOKS], rows),
+    ]
 
 
 def render_summary(result: dict) -> str:
@@ -172,27 +262,44 @@ def render_summary(result: dict) -> str:
     references and ratios, hook timings; the cProfile listings are left to ``render_report``."""
     skipped = result.get("skipped") or []
     skip = ["\nskipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in skipped)] if skipped else []
-    return "\n".join([*_header(result), *_ours(result), *_floor(result), *_references(result), *skip,
-                      *_hooks(result)])
+    return "\n".join([*_header(result), *_ours(result), *_floor(result), *_references(result), *skip, *_hooks(result)])
 
 
 def render_profiles(result: dict) -> str:
     parts = []
     for p in result.get("profiles") or []:
-        parts.append(f"\nProfile: {p['game']} {p['players']}p, {p['loop']} AEC loop — {p['steps']} steps, "
-                     f"{p['us_per_step_profiled']} µs/step under cProfile")
+        parts.append(
+            f"\nProfile: {p['game']} {p['players']}p, {p['loop']} AEC loop — {p['steps']} steps, "
+            f"{p['us_per_step_profiled']} µs/step under cProfile"
+        )
         parts.append("  by area: " + ", ".join(f"{k} {v * 100:.0f}%" for k, v in p["areas"].items() if v >= 0.005))
-        parts.append(_table(["function", "calls/step", "own s", "cum s", "share"],
-                            [[t["function"], f"{t['per_step']}", f"{t['tottime_s']:.3f}", f"{t['cumtime_s']:.3f}",
-                              f"{t['share'] * 100:.1f}%"] for t in p["top"]]))
+        parts.append(
+            _table(
+                ["function", "calls/step", "own s", "cum s", "share"],
+                [
+                    [
+                        t["function"],
+                        f"{t['per_step']}",
+                        f"{t['tottime_s']:.3f}",
+                        f"{t['cumtime_s']:.3f}",
+                        f"{t['share'] * 100:.1f}%",
+                    ]
+                    for t in p["top"]
+                ],
+            )
+        )
     return "\n".join(parts)
 
 
 def render_report(result: dict) -> str:
     """What ``cardzoo bench`` prints: the tables, the findings, the cProfile listings."""
     profiles = render_profiles(result)
-    return (render_summary(result) + "\n\nFindings from this run:\n\n" + findings(result)
-            + ("\n" + profiles if profiles else ""))
+    return (
+        render_summary(result)
+        + "\n\nFindings from this run:\n\n"
+        + findings(result)
+        + ("\n" + profiles if profiles else "")
+    )
 
 
 def _span(values, spec: str = ".0f") -> str:
@@ -203,8 +310,10 @@ def _span(values, spec: str = ".0f") -> str:
 def wrapper_cost(result: dict) -> str:
     """PettingZoo's wrappers in our games, as one clause (findings and README quote it)."""
     ours = [e for e in result["ours"] if e.get("wrapper_share") is not None]
-    return (f"{_span([e['wrapper_us_per_step'] for e in ours])} µs per step "
-            f"({_span([100 * e['wrapper_share'] for e in ours])}% of `env()` time in our games")
+    return (
+        f"{_span([e['wrapper_us_per_step'] for e in ours])} µs per step "
+        f"({_span([100 * e['wrapper_share'] for e in ours])}% of `env()` time in our games"
+    )
 
 
 def findings(result: dict) -> str:
@@ -213,19 +322,25 @@ def findings(result: dict) -> str:
     measured = _floor_rates(result)
     if measured is not None:
         floor, raw, wrapped = measured
-        lines.append(f"- **The null game**: {1e6 / raw:.1f} µs/step raw, "
-                     f"{1e6 / wrapped:.1f} µs/step wrapped, {100 * floor['wrapper_share']:.0f}% of its "
-                     f"`env()` time in the wrappers: no `env()` runs faster than {fmt_rate(wrapped)} "
-                     f"steps/s on this machine.")
+        lines.append(
+            f"- **The null game**: {1e6 / raw:.1f} µs/step raw, "
+            f"{1e6 / wrapped:.1f} µs/step wrapped, {100 * floor['wrapper_share']:.0f}% of its "
+            f"`env()` time in the wrappers: no `env()` runs faster than {fmt_rate(wrapped)} "
+            f"steps/s on this machine."
+        )
     refs = [e for e in result["references"] if e.get("wrapper_us_per_step") is not None]
     if refs:
-        lines.append(f"- **PettingZoo's own classic envs** pay {_span([e['wrapper_us_per_step'] for e in refs])} "
-                     f"µs/step for the same wrappers ({', '.join(e['name'] for e in refs)}).")
+        lines.append(
+            f"- **PettingZoo's own classic envs** pay {_span([e['wrapper_us_per_step'] for e in refs])} "
+            f"µs/step for the same wrappers ({', '.join(e['name'] for e in refs)})."
+        )
     for b in result.get("hook_breakdown") or []:
         hooks = sorted(((k, v) for k, v in b["us"].items() if k != "rest"), key=lambda kv: -kv[1])
-        lines.append(f"- **{b['game']} {b['players']}p**: {b['us_per_step']:.1f} µs per raw step; "
-                     + ", ".join(f"`{k}` {v:.1f} µs ({100 * v / b['us_per_step']:.0f}%)" for k, v in hooks)
-                     + f"; the rest {b['us']['rest']:.1f} µs ({100 * b['us']['rest'] / b['us_per_step']:.0f}%).")
+        lines.append(
+            f"- **{b['game']} {b['players']}p**: {b['us_per_step']:.1f} µs per raw step; "
+            + ", ".join(f"`{k}` {v:.1f} µs ({100 * v / b['us_per_step']:.0f}%)" for k, v in hooks)
+            + f"; the rest {b['us']['rest']:.1f} µs ({100 * b['us']['rest'] / b['us_per_step']:.0f}%)."
+        )
     return "\n".join(lines)
 
 
@@ -234,8 +349,10 @@ def readme_speed(result: dict) -> str:
     games: dict[str, list[dict]] = {}
     for e in result["ours"]:
         games.setdefault(e["name"], []).append(e)
-    rows = ["| game | players | engine moves/s | raw AEC steps/s | wrapped env() steps/s | target engine / raw |",
-            "|---|---|---|---|---|---|"]
+    rows = [
+        "| game | players | engine moves/s | raw AEC steps/s | wrapped env() steps/s | target engine / raw |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, entries in games.items():
         cells = [" / ".join(fmt_rate(rate(e, sec)) for e in entries) for sec in ("engine", "raw", "wrapped")]
         t = entries[0].get("targets")
@@ -245,8 +362,10 @@ def readme_speed(result: dict) -> str:
     refs = [f"{e['name']} {fmt_rate(rate(e, e['primary']))}" for e in result["references"]]
     if refs:
         geo = [row["geomean"] for row in result["ratios"].values() if row.get("geomean")]
-        text += (f"References in the same run (raw steps/s): {', '.join(refs)}. Our raw AEC loop is "
-                 f"{_span(geo, '.1f')}× the geometric mean of the references. ")
+        text += (
+            f"References in the same run (raw steps/s): {', '.join(refs)}. Our raw AEC loop is "
+            f"{_span(geo, '.1f')}× the geometric mean of the references. "
+        )
     floor = result.get("floor")
     ceiling = f", and a null game reaches only {fmt_rate(rate(floor, 'wrapped'))} steps/s through them" if floor else ""
     return text + f"PettingZoo's standard wrappers cost {wrapper_cost(result)}{ceiling})."
@@ -256,10 +375,15 @@ def render_agents(result: dict) -> str:
     """``cardzoo bench --agents``'s table: each agent's thinking time per real decision, and for a
     searcher how often it played another move than the model's first choice (of the decisions it
     searched: those with more than one complete move)."""
-    rows = ["| game | players | agent | mean ms | p99 ms | real decisions | other move than the model's |",
-            "|---|---:|---|---:|---:|---:|---:|"]
-    rows += [f"| {r['game']} | {r['players']} | {r['agent']} | {r['mean_ms']:.1f} | {r['p99_ms']:.1f} | "
-             f"{r['decisions']} | {_departed(r)} |" for r in result["agents"]]
+    rows = [
+        "| game | players | agent | mean ms | p99 ms | real decisions | other move than the model's |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    rows += [
+        f"| {r['game']} | {r['players']} | {r['agent']} | {r['mean_ms']:.1f} | {r['p99_ms']:.1f} | "
+        f"{r['decisions']} | {_departed(r)} |"
+        for r in result["agents"]
+    ]
     return "\n".join(rows)
 
 

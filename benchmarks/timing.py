@@ -69,8 +69,9 @@ def measure(name: str, unit: str, factory: Callable[[], Player], settings: Setti
         total_steps += steps
         total_cpu += cpu
         total_wall += wall
-    section = Section(name, unit, rates, total_steps, episodes, episode_steps,
-                      total_cpu if settings.clock == "cpu" else total_wall)
+    section = Section(
+        name, unit, rates, total_steps, episodes, episode_steps, total_cpu if settings.clock == "cpu" else total_wall
+    )
     section.cpu_share = total_cpu / total_wall if total_wall else None
     if settings.memory:
         section.py_peak_kib = _traced_peak(factory, settings)

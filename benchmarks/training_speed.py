@@ -59,41 +59,71 @@ def _via(row: dict, ray: str | None, tb: Path) -> dict:
     return row
 
 
-def bench_ppo(game: str, players: int, decisions: int, workers: int, quick: bool, ray: str | None = None,
-              device: str = "auto") -> dict:
+def bench_ppo(
+    game: str, players: int, decisions: int, workers: int, quick: bool, ray: str | None = None, device: str = "auto"
+) -> dict:
     from cardzoo.training.ppo.trainer import PPOSettings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
         extra: dict[str, Any] = {"matches_per_worker": 4, "batch": 512, "minibatch": 256} if quick else {}
-        s = PPOSettings(game=game, players=(players,), steps=decisions, out=str(out / "run"), workers=workers,
-                        eval_games=0, eval_every=10**12, snapshot_every=10**12, save_every=10**7, device=device,
-                        **extra)
+        s = PPOSettings(
+            game=game,
+            players=(players,),
+            steps=decisions,
+            out=str(out / "run"),
+            workers=workers,
+            eval_games=0,
+            eval_every=10**12,
+            snapshot_every=10**12,
+            save_every=10**7,
+            device=device,
+            **extra,
+        )
         start = time.perf_counter()
         final = train(s, progress=False, log=lambda *a: None, ray=ray)
         elapsed = time.perf_counter() - start
         import json
 
         done = json.loads(final.with_suffix(".json").read_text())["training_steps"]
-        row = {"game": game, "players": players, "algo": "ppo", "workers": workers, "decisions": done,
-               "seconds": round(elapsed, 2), "decisions_per_s": round(done / elapsed, 1)}
+        row = {
+            "game": game,
+            "players": players,
+            "algo": "ppo",
+            "workers": workers,
+            "decisions": done,
+            "seconds": round(elapsed, 2),
+            "decisions_per_s": round(done / elapsed, 1),
+        }
         return _via(row, ray, out / "run" / "tb")
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
 
-def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, ray: str | None = None,
-              device: str = "auto") -> dict:
+def bench_dmc(
+    game: str, players: int, samples: int, workers: int, quick: bool, ray: str | None = None, device: str = "auto"
+) -> dict:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from cardzoo.training.dmc.trainer import DMCSettings, train
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
-        extra: dict[str, Any] = ({"matches_per_worker": 4, "batch": 256, "minibatch": 128, "replay": 1024}
-                                 if quick else {})
-        s = DMCSettings(game=game, players=(players,), steps=samples, out=str(out / "run"), workers=workers,
-                        imitate=0, eval_games=0, save_every=10**7, device=device, **extra)
+        extra: dict[str, Any] = (
+            {"matches_per_worker": 4, "batch": 256, "minibatch": 128, "replay": 1024} if quick else {}
+        )
+        s = DMCSettings(
+            game=game,
+            players=(players,),
+            steps=samples,
+            out=str(out / "run"),
+            workers=workers,
+            imitate=0,
+            eval_games=0,
+            save_every=10**7,
+            device=device,
+            **extra,
+        )
         start = time.perf_counter()
         train(s, progress=False, log=lambda *a: None, ray=ray)
         elapsed = time.perf_counter() - start
@@ -105,10 +135,19 @@ def bench_dmc(game: str, players: int, samples: int, workers: int, quick: bool, 
         import json
 
         done = json.loads((out / "run" / "final.json").read_text())["training_steps"]
-        row = {"game": game, "players": players, "algo": "dmc", "workers": workers, "samples": done,
-               "decisions": int(decisions), "seconds": round(elapsed, 2), "samples_per_s": round(done / elapsed, 1),
-               "decisions_per_s": round(decisions / elapsed, 1), "wait_s": round(sum(waits), 2),
-               "learn_s": round(sum(learns), 2)}
+        row = {
+            "game": game,
+            "players": players,
+            "algo": "dmc",
+            "workers": workers,
+            "samples": done,
+            "decisions": int(decisions),
+            "seconds": round(elapsed, 2),
+            "samples_per_s": round(done / elapsed, 1),
+            "decisions_per_s": round(decisions / elapsed, 1),
+            "wait_s": round(sum(waits), 2),
+            "learn_s": round(sum(learns), 2),
+        }
         return _via(row, ray, out / "run" / "tb")
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -119,15 +158,30 @@ def bench_sb3(game: str, players: int, decisions: int, device: str = "auto") -> 
 
     out = Path(tempfile.mkdtemp(prefix="cardzoo-bench-"))
     try:
-        s = SB3Settings(game=game, players=players, steps=decisions, out=str(out / "run"), eval_games=0,
-                          eval_every=10**9, snapshot_every=10**9, device=device)
+        s = SB3Settings(
+            game=game,
+            players=players,
+            steps=decisions,
+            out=str(out / "run"),
+            eval_games=0,
+            eval_every=10**9,
+            snapshot_every=10**9,
+            device=device,
+        )
         start = time.perf_counter()
         train(s, progress=False, log=lambda *a: None)
         elapsed = time.perf_counter() - start
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    return {"game": game, "players": players, "algo": "sb3", "workers": 0, "decisions": decisions,
-            "seconds": round(elapsed, 2), "decisions_per_s": round(decisions / elapsed, 1)}
+    return {
+        "game": game,
+        "players": players,
+        "algo": "sb3",
+        "workers": 0,
+        "decisions": decisions,
+        "seconds": round(elapsed, 2),
+        "decisions_per_s": round(decisions / elapsed, 1),
+    }
 
 
 def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> dict | None:
@@ -139,12 +193,25 @@ def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> di
         rate = rllib_train_speed(game, players, decisions, env_runners)
     except ImportError:  # Ray itself is not installed
         return None
-    return {"game": game, "players": players, "algo": "rllib", "workers": env_runners, "decisions": decisions,
-            "decisions_per_s": round(rate, 1)}
+    return {
+        "game": game,
+        "players": players,
+        "algo": "rllib",
+        "workers": env_runners,
+        "decisions": decisions,
+        "decisions_per_s": round(rate, 1),
+    }
 
 
-def bench_training(games: list[str], quick: bool = False, workers: int | None = None, log=print,
-                   ray: str | None = None, runs: int = 1, device: str = "auto") -> dict:
+def bench_training(
+    games: list[str],
+    quick: bool = False,
+    workers: int | None = None,
+    log=print,
+    ray: str | None = None,
+    runs: int = 1,
+    device: str = "auto",
+) -> dict:
     """{"train": [rows], "ratios": [...], "peak_memory_mib": ...} for the given games; with ``ray``
     (a cluster address, "" for this machine's) PPO and DMC also on Ray, beside their process runs.
     With ``runs`` > 1, PPO and DMC train that many times each, alternated (PPO, DMC, PPO, DMC, ...),
@@ -158,8 +225,15 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
     rows, ratios = [], []
     for game in games:
         players = game_spec(game).default_players
-        sb3 = _row(log, {"game": game, "players": players, "algo": "sb3", "workers": 0},
-                   bench_sb3, game, players, budget["sb3"], device=device)
+        sb3 = _row(
+            log,
+            {"game": game, "players": players, "algo": "sb3", "workers": 0},
+            bench_sb3,
+            game,
+            players,
+            budget["sb3"],
+            device=device,
+        )
         pairs = [_ppo_then_dmc(game, players, budget, workers, quick, log, device) for _ in range(runs)]
         if runs > 1:
             for k, pair in enumerate(pairs, 1):
@@ -169,18 +243,37 @@ def bench_training(games: list[str], quick: bool = False, workers: int | None = 
         ratios.append(_ratios(game, players, sb3, pairs, runs, log))
         if ray is not None:
             for base, bench in zip(pairs[0], (bench_ppo, bench_dmc)):
-                row = _row(log, {**_head(base), "via": "ray"}, bench, game, players, budget[base["algo"]], workers,
-                           quick, ray=ray, device=device)
+                row = _row(
+                    log,
+                    {**_head(base), "via": "ray"},
+                    bench,
+                    game,
+                    players,
+                    budget[base["algo"]],
+                    workers,
+                    quick,
+                    ray=ray,
+                    device=device,
+                )
                 rows.append(row)
                 if not _failed(base, row):
                     key = f"{base['algo']}_ray_over_processes"
                     ratios[-1][key] = round(row["decisions_per_s"] / base["decisions_per_s"], 2)
-                    log(f"{game} {players}p  {base['algo']} on Ray: {row['decisions_per_s']:>9,.0f} decisions/s, "
-                        f"{ratios[-1][key]:.2f}x the processes' ({_traffic_text(row)} per iteration)")
+                    log(
+                        f"{game} {players}p  {base['algo']} on Ray: {row['decisions_per_s']:>9,.0f} decisions/s, "
+                        f"{ratios[-1][key]:.2f}x the processes' ({_traffic_text(row)} per iteration)"
+                    )
         if not quick:
             for runners in (1, 2):
-                rllib_row = _row(log, {"game": game, "players": players, "algo": "rllib", "workers": runners},
-                                 bench_rllib, game, players, budget["sb3"], runners)
+                rllib_row = _row(
+                    log,
+                    {"game": game, "players": players, "algo": "rllib", "workers": runners},
+                    bench_rllib,
+                    game,
+                    players,
+                    budget["sb3"],
+                    runners,
+                )
                 if rllib_row:
                     rows.append(rllib_row)
     return {"train": rows, "ratios": ratios, "peak_memory_mib": round(_peak_mib(), 1), "device": device}
@@ -208,14 +301,18 @@ def _row(log, head: dict, measure: Callable[..., dict | None], *args, **kwargs) 
 def _row_text(row: dict) -> str:
     """A measured row as a log line (after the game and count)."""
     if row["algo"] == "dmc":
-        return (f"dmc: {row['samples_per_s']:>9,.0f} samples/s, {row['decisions_per_s']:,.0f} decisions/s "
-                f"({row['samples']:,} samples in {row['seconds']} s: {row['wait_s']} s waiting for the collectors, "
-                f"{row['learn_s']} s learning; {row['workers']} workers)")
+        return (
+            f"dmc: {row['samples_per_s']:>9,.0f} samples/s, {row['decisions_per_s']:,.0f} decisions/s "
+            f"({row['samples']:,} samples in {row['seconds']} s: {row['wait_s']} s waiting for the collectors, "
+            f"{row['learn_s']} s learning; {row['workers']} workers)"
+        )
     if row["algo"] == "rllib":
         return f"rllib ({row['workers']} env runners): {row['decisions_per_s']:,.0f} decisions/s"
     workers = f", {row['workers']} workers" if row["algo"] == "ppo" else ""
-    return (f"{row['algo']}: {row['decisions_per_s']:>9,.0f} decisions/s "
-            f"({row['decisions']:,} in {row['seconds']} s{workers})")
+    return (
+        f"{row['algo']}: {row['decisions_per_s']:>9,.0f} decisions/s "
+        f"({row['decisions']:,} in {row['seconds']} s{workers})"
+    )
 
 
 def _head(row: dict) -> dict:
@@ -239,13 +336,16 @@ def _ratios(game: str, players: int, sb3: dict, pairs: list, runs: int, log) -> 
             out["dmc_over_ppo_runs"] = [round(x, 2) for x in each]
     ppo_sb3 = f"{out['ppo_over_sb3']:.1f}x" if "ppo_over_sb3" in out else "–"
     dmc_ppo = f"{out['dmc_over_ppo']:.2f}x" if "dmc_over_ppo" in out else "–"
-    log(f"{game} {players}p  ppo / sb3 = {ppo_sb3}, dmc / ppo (decisions/s) = {dmc_ppo}"
-        + (f" (median of {', '.join(f'{x:.2f}' for x in each)})" if runs > 1 else ""))
+    log(
+        f"{game} {players}p  ppo / sb3 = {ppo_sb3}, dmc / ppo (decisions/s) = {dmc_ppo}"
+        + (f" (median of {', '.join(f'{x:.2f}' for x in each)})" if runs > 1 else "")
+    )
     return out
 
 
-def _ppo_then_dmc(game: str, players: int, budget: dict, workers: int, quick: bool, log,
-                  device: str) -> tuple[dict, dict]:
+def _ppo_then_dmc(
+    game: str, players: int, budget: dict, workers: int, quick: bool, log, device: str
+) -> tuple[dict, dict]:
     head = {"game": game, "players": players, "workers": workers}
     ppo = _row(log, {**head, "algo": "ppo"}, bench_ppo, game, players, budget["ppo"], workers, quick, device=device)
     dmc = _row(log, {**head, "algo": "dmc"}, bench_dmc, game, players, budget["dmc"], workers, quick, device=device)
@@ -264,49 +364,77 @@ def _traffic_text(row: dict) -> str:
 
 def render_table(result: dict) -> str:
     """The Markdown table ``cardzoo bench --train`` prints (docs paste it)."""
-    rows = ["| game | players | trainer | decisions/s | decisions | DMC samples/s | seconds |",
-            "|---|---:|---|---:|---:|---:|---:|"]
+    rows = [
+        "| game | players | trainer | decisions/s | decisions | DMC samples/s | seconds |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
     for r in result["train"]:
-        who = {"ppo": f"cardzoo PPO ({r['workers']} workers)", "sb3": "SB3 MaskablePPO",
-               "dmc": f"cardzoo DMC ({r['workers']} workers)",
-               "rllib": f"RLlib PPO ({r['workers']} env runners)"}[r["algo"]]
+        who = {
+            "ppo": f"cardzoo PPO ({r['workers']} workers)",
+            "sb3": "SB3 MaskablePPO",
+            "dmc": f"cardzoo DMC ({r['workers']} workers)",
+            "rllib": f"RLlib PPO ({r['workers']} env runners)",
+        }[r["algo"]]
         if r.get("via") == "ray":
-            who = who.replace("workers)", "Ray actors)" if "error" in r
-                              else f"Ray actors; {_traffic_text(r)} per iteration)")
+            who = who.replace(
+                "workers)", "Ray actors)" if "error" in r else f"Ray actors; {_traffic_text(r)} per iteration)"
+            )
         if "run" in r:
             who += f", run {r['run']}"
         if "error" in r:
             rows.append(f"| {r['game']} | {r['players']} | {who} | failed: {r['error']} | – | – | – |")
             continue
         samples = f"{r['samples_per_s']:,.0f}" if "samples_per_s" in r else "–"
-        rows.append(f"| {r['game']} | {r['players']} | {who} | {r['decisions_per_s']:,.0f} | {r['decisions']:,} | "
-                    f"{samples} | {r.get('seconds', '–')} |")
+        rows.append(
+            f"| {r['game']} | {r['players']} | {who} | {r['decisions_per_s']:,.0f} | {r['decisions']:,} | "
+            f"{samples} | {r.get('seconds', '–')} |"
+        )
     ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"] if "ppo_over_sb3" in x)
-    dmc = ", ".join(f"{x['game']} {x['dmc_over_ppo']:.2f}×" + _runs_text(x) for x in result["ratios"]
-                    if "dmc_over_ppo" in x)
-    on_ray = "; ".join(f"{x['game']} PPO {x['ppo_ray_over_processes']:.2f}×, DMC {x['dmc_ray_over_processes']:.2f}×"
-                       for x in result["ratios"] if "ppo_ray_over_processes" in x)
+    dmc = ", ".join(
+        f"{x['game']} {x['dmc_over_ppo']:.2f}×" + _runs_text(x) for x in result["ratios"] if "dmc_over_ppo" in x
+    )
+    on_ray = "; ".join(
+        f"{x['game']} PPO {x['ppo_ray_over_processes']:.2f}×, DMC {x['dmc_ray_over_processes']:.2f}×"
+        for x in result["ratios"]
+        if "ppo_ray_over_processes" in x
+    )
     on_ray = f"; on Ray / with processes (decisions/s, same workers): {on_ray}" if on_ray else ""
-    return ("\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; DMC / PPO decisions/s: {dmc}{on_ray}; "
-            f"peak memory {result['peak_memory_mib']:,.0f} MiB.")
+    return (
+        "\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; DMC / PPO decisions/s: {dmc}{on_ray}; "
+        f"peak memory {result['peak_memory_mib']:,.0f} MiB."
+    )
 
 
 def render_ray_table(result: dict) -> str:
     """docs/training.md's "Several machines" table: each trainer with processes and on Ray (same
     workers, same run), the bytes per iteration, and DMC's learner-bound ceiling."""
-    rows = [("| game | trainer | decisions/s, processes | decisions/s, Ray | Ray / processes | "
-             "MiB to the workers / iteration | MiB back / iteration |"), "|---|---|---:|---:|---:|---:|---:|"]
+    rows = [
+        (
+            "| game | trainer | decisions/s, processes | decisions/s, Ray | Ray / processes | "
+            "MiB to the workers / iteration | MiB back / iteration |"
+        ),
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     plain = {(r["game"], r["algo"]): r for r in result["train"] if r.get("via") != "ray" and "error" not in r}
     ceilings = []
-    for r in (r for r in result["train"] if r.get("via") == "ray" and "error" not in r
-              and (r["game"], r["algo"]) in plain):
+    for r in (
+        r for r in result["train"] if r.get("via") == "ray" and "error" not in r and (r["game"], r["algo"]) in plain
+    ):
         base, b = plain[(r["game"], r["algo"])], r["bytes_per_iteration"]
-        rows.append(f"| {r['game']} {r['players']}p | {r['algo'].upper()} ({r['workers']} workers) | "
-                    f"{base['decisions_per_s']:,.0f} | {r['decisions_per_s']:,.0f} | "
-                    f"{r['decisions_per_s'] / base['decisions_per_s']:.2f}× | {b['to_workers'] / 2**20:.2f} | "
-                    f"{b['from_workers'] / 2**20:.2f} |")
+        rows.append(
+            f"| {r['game']} {r['players']}p | {r['algo'].upper()} ({r['workers']} workers) | "
+            f"{base['decisions_per_s']:,.0f} | {r['decisions_per_s']:,.0f} | "
+            f"{r['decisions_per_s'] / base['decisions_per_s']:.2f}× | {b['to_workers'] / 2**20:.2f} | "
+            f"{b['from_workers'] / 2**20:.2f} |"
+        )
         if r["algo"] == "dmc" and r.get("learn_s"):
             ceilings.append(f"{r['game']} {r['decisions'] / r['learn_s']:,.0f}")
-    ceiling = ("\n\nDMC's learner-bound ceiling (decisions over its learning seconds, the rate at which "
-               f"collection would no longer be the wait): {', '.join(ceilings)} decisions/s.") if ceilings else ""
+    ceiling = (
+        (
+            "\n\nDMC's learner-bound ceiling (decisions over its learning seconds, the rate at which "
+            f"collection would no longer be the wait): {', '.join(ceilings)} decisions/s."
+        )
+        if ceilings
+        else ""
+    )
     return "\n".join(rows) + ceiling

@@ -79,14 +79,31 @@ def bench_vector(game: str, players: int, settings: Settings, progress=None) -> 
         return measure(label, "steps", factory, quiet)
 
     raw = timed("raw AEC", lambda: aec_player(lambda: spec.raw_env(num_players=players), settings.seed))
-    rows = [{"game": game, "players": players, "api": "raw_aec", "tables": 1, "decisions_per_s": round(raw.median, 1),
-             "runs": [round(r, 1) for r in raw.rates], "ratio_to_raw_aec": 1.0}]
+    rows = [
+        {
+            "game": game,
+            "players": players,
+            "api": "raw_aec",
+            "tables": 1,
+            "decisions_per_s": round(raw.median, 1),
+            "runs": [round(r, 1) for r in raw.rates],
+            "ratio_to_raw_aec": 1.0,
+        }
+    ]
     for api in APIS:
         for tables in TABLES:
             s = timed(f"{api} x{tables}", functools.partial(vector_player, game, players, tables, api, settings.seed))
-            rows.append({"game": game, "players": players, "api": api, "tables": tables,
-                         "decisions_per_s": round(s.median, 1), "runs": [round(r, 1) for r in s.rates],
-                         "ratio_to_raw_aec": round(s.median / raw.median, 3) if raw.median else None})
+            rows.append(
+                {
+                    "game": game,
+                    "players": players,
+                    "api": api,
+                    "tables": tables,
+                    "decisions_per_s": round(s.median, 1),
+                    "runs": [round(r, 1) for r in s.rates],
+                    "ratio_to_raw_aec": round(s.median / raw.median, 3) if raw.median else None,
+                }
+            )
     return rows
 
 
@@ -97,6 +114,8 @@ def render_vector(result: dict) -> str:
     rows = ["| game | players | api | tables | decisions/s | × raw AEC |", "|---|---:|---|---:|---:|---:|"]
     for r in result["vector"]:
         ratio = "–" if r["ratio_to_raw_aec"] is None else f"{r['ratio_to_raw_aec']:.2f}"
-        rows.append(f"| {r['game']} | {r['players']} | {r['api']} | {r['tables']} | "
-                    f"{fmt_rate(r['decisions_per_s'])} | {ratio} |")
+        rows.append(
+            f"| {r['game']} | {r['players']} | {r['api']} | {r['tables']} | "
+            f"{fmt_rate(r['decisions_per_s'])} | {ratio} |"
+        )
     return "\n".join(rows)

@@ -42,13 +42,18 @@ def register_pettingzoo(registration) -> None:
 def register_gymnasium(registration) -> None:
     """Every game's one-table env and vector env in Gymnasium's registry (``gymnasium.envs.registration``)."""
     for game in GAMES:
-        registration.register(id=gymnasium_id(game), entry_point="cardzoo.vector.single:TableEnv",
-                              vector_entry_point="cardzoo.vector.env:make",
-                              kwargs={"game": game, "illegal": "terminate"})
+        registration.register(
+            id=gymnasium_id(game),
+            entry_point="cardzoo.vector.single:TableEnv",
+            vector_entry_point="cardzoo.vector.env:make",
+            kwargs={"game": game, "illegal": "terminate"},
+        )
 
 
-REGISTRIES = {"gymnasium.envs.registration": register_gymnasium,
-              "pettingzoo.env_registry.registration": register_pettingzoo}
+REGISTRIES = {
+    "gymnasium.envs.registration": register_gymnasium,
+    "pettingzoo.env_registry.registration": register_pettingzoo,
+}
 
 
 def install() -> None:
@@ -68,8 +73,9 @@ def _register(register, module) -> None:
     try:
         register(module)
     except Exception as e:  # noqa: BLE001 - a registry whose API changed must not break importing it
-        warnings.warn(f"cardzoo could not register its envs with {module.__name__}: {type(e).__name__}: {e}",
-                      stacklevel=2)
+        warnings.warn(
+            f"cardzoo could not register its envs with {module.__name__}: {type(e).__name__}: {e}", stacklevel=2
+        )
 
 
 class _RegisterOnImport:

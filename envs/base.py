@@ -54,16 +54,20 @@ def action_id(action) -> int:
     value = integer(action)
     if value is not None:
         return value
-    raise IllegalMoveError(f"action must be an integer action id, got {_short(action)} ({type(action).__name__}); "
-                           "move text goes through env.unwrapped.play(text)")
+    raise IllegalMoveError(
+        f"action must be an integer action id, got {_short(action)} ({type(action).__name__}); "
+        "move text goes through env.unwrapped.play(text)"
+    )
 
 
 def move_text(text) -> str:
     """``text`` if it is a move text (a string); otherwise an IllegalMoveError naming the value."""
     if isinstance(text, str):
         return text
-    raise IllegalMoveError(f"a move must be text such as legal_moves() lists, got {_short(text)} "
-                           f"({type(text).__name__}); action ids go through step(action)")
+    raise IllegalMoveError(
+        f"a move must be text such as legal_moves() lists, got {_short(text)} "
+        f"({type(text).__name__}); action ids go through step(action)"
+    )
 
 
 def _short(value) -> str:
@@ -72,19 +76,22 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-
 def action_mask(num_actions: int, legal) -> np.ndarray:
     """The int8 action mask (1 = legal) of the legal action ids ``legal``."""
     mask = np.zeros(num_actions, np.int8)
     mask[legal] = 1
     return mask
 
+
 class CardGameEnv(AECEnv):
     """Shared PettingZoo AEC machinery. Subclasses set ``metadata``, ``num_actions``,
     ``max_players``, ``obs_size`` and implement the hooks below."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False,
-                                          "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     num_actions: int = 0
     max_players: int = 0
     game_name: str = ""
@@ -96,16 +103,20 @@ class CardGameEnv(AECEnv):
 
     def __init__(self, config, render_mode: str | None = None, max_steps: int | None = None):
         super().__init__()
-        if render_mode is not None and (not isinstance(render_mode, str)
-                                        or render_mode not in self.metadata["render_modes"]):
-            raise ConfigError(f"render_mode must be one of {', '.join(map(repr, self.metadata['render_modes']))} "
-                              f"or None, got {_short(render_mode)}")
+        if render_mode is not None and (
+            not isinstance(render_mode, str) or render_mode not in self.metadata["render_modes"]
+        ):
+            raise ConfigError(
+                f"render_mode must be one of {', '.join(map(repr, self.metadata['render_modes']))} "
+                f"or None, got {_short(render_mode)}"
+            )
         self.config = config
         self.render_mode = render_mode
         bound = self._step_bound() if max_steps is None else integer(max_steps)
         if bound is None or bound < 1:
-            raise ConfigError(f"max_steps must be a positive integer (or None for the game's bound), "
-                              f"got {_short(max_steps)}")
+            raise ConfigError(
+                f"max_steps must be a positive integer (or None for the game's bound), got {_short(max_steps)}"
+            )
         # The last safety net: an episode that reaches this many steps is truncated. The default
         # is an upper bound the game's rules guarantee, so only a bug (or a smaller max_steps)
         # can reach it.
@@ -226,13 +237,16 @@ class CardGameEnv(AECEnv):
         if options is None:
             return {}
         if not isinstance(options, Mapping):
-            raise ConfigError(f"reset options must be a dict such as {{'deck': [...], 'episode_seed': 7}}, "
-                              f"got {_short(options)}")
+            raise ConfigError(
+                f"reset options must be a dict such as {{'deck': [...], 'episode_seed': 7}}, got {_short(options)}"
+            )
         # Other option keys are ignored with a warning: PettingZoo's api_test passes unknown keys.
         unknown = sorted(map(str, (k for k in options if k not in ("deck", "episode_seed"))))
         if unknown:
-            logger.warn(f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; "
-                        "the options are 'deck' and 'episode_seed'")
+            logger.warn(
+                f"{self.metadata['name']}: ignoring unknown reset option(s) {unknown}; "
+                "the options are 'deck' and 'episode_seed'"
+            )
         if "episode_seed" in options:
             episode_seed = integer(options["episode_seed"])
             if episode_seed is None or episode_seed < 0:
@@ -248,8 +262,11 @@ class CardGameEnv(AECEnv):
         mask = bytearray(self.num_actions)
         # A seat that has left (its dead step taken, gone from ``agents``) still gets its
         # observation, with no legal move, as PettingZoo's classic envs give it.
-        if agent == self.agent_selection and agent in self.terminations \
-                and not (self.terminations[agent] or self.truncations[agent]):
+        if (
+            agent == self.agent_selection
+            and agent in self.terminations
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
             for a in self._legal_cache or self._current_legal():
                 mask[a] = 1
         return {"observation": self._encode(seat), "action_mask": np.frombuffer(mask, dtype=np.int8)}
@@ -440,8 +457,9 @@ class CardGameEnv(AECEnv):
             what = f"action {action} ({self._action_text(action)})"
         else:
             what = f"action {action} (out of range 0..{self.num_actions - 1})"
-        return IllegalMoveError(f"illegal {what} for {self.agent_selection}",
-                                [f"{a}={self._action_text(a)}" for a in legal])
+        return IllegalMoveError(
+            f"illegal {what} for {self.agent_selection}", [f"{a}={self._action_text(a)}" for a in legal]
+        )
 
     def record_header(self) -> dict:
         """What a game record needs to replay this episode: game, config, seed, stacked deck."""

@@ -48,6 +48,7 @@ def _cap(size: int) -> tuple[int, int]:
 
 def _shape(draw: ImageDraw.ImageDraw, symbol: str, s: float) -> None:
     """``symbol`` in white on a black ``s`` x ``s`` mask."""
+
     def circle(cx, cy, r):
         draw.ellipse(((cx - r) * s, (cy - r) * s, (cx + r) * s, (cy + r) * s), fill=255)
 
@@ -132,7 +133,7 @@ def wrap(text: str, size: int, width: int, max_lines: int) -> list[str]:
             line = candidate
     lines.append(line)
     if len(lines) > max_lines:
-        lines = lines[:max_lines - 1] + [" ".join(lines[max_lines - 1:])]
+        lines = lines[: max_lines - 1] + [" ".join(lines[max_lines - 1 :])]
     return [fit(x, size, width) for x in lines]
 
 
@@ -186,8 +187,13 @@ class Canvas:
             self._star(x + w / 2, y + h * 0.6, w * 0.3, ink)
             return
         corner = max(6, rank_size * 2 // 3)
-        self.symbol(suit, x + 3 + (text_width(rank, rank_size) - corner) // 2 if len(rank) > 1 else x + 3,
-                    y + 4 + rank_size, corner, ink)
+        self.symbol(
+            suit,
+            x + 3 + (text_width(rank, rank_size) - corner) // 2 if len(rank) > 1 else x + 3,
+            y + 4 + rank_size,
+            corner,
+            ink,
+        )
         big = w * 11 // 20
         self.symbol(suit, x + w - big - w // 7, y + h - big - h // 9, big, ink)
 

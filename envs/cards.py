@@ -39,7 +39,6 @@ def make_card(rank: int, suit: int) -> int:
     return 4 * rank + suit
 
 
-
 def card_str(card: int) -> str:
     """Print a card as ``10♦``, ``Q♠`` or ``Jk``."""
     if card >= NUM_STANDARD:
@@ -113,8 +112,7 @@ def validate_deck(texts, deck_size: int, *, allow_jokers: bool = False) -> list[
             cards.append(card)
     if bad:
         shown = ", ".join(bad[:MAX_NAMED]) + (f" and {len(bad) - MAX_NAMED} more" if len(bad) > MAX_NAMED else "")
-        raise UserError(f"deck has unreadable cards: {shown} "
-                        f"(a card is a name like '10♦' or an id 0..{deck_size - 1})")
+        raise UserError(f"deck has unreadable cards: {shown} (a card is a name like '10♦' or an id 0..{deck_size - 1})")
     # Jokers are interchangeable: number them in order of appearance.
     jokers = iter(JOKERS)
     numbered = []

@@ -81,9 +81,7 @@ def build_config(cls, game: str, **options):
     known = [f.name for f in dataclasses.fields(cls)]
     unknown = [k for k in options if k not in known]
     if unknown:
-        raise ConfigError(
-            f"unknown option {unknown[0]!r} for {game}; options are: {', '.join(known)}"
-        )
+        raise ConfigError(f"unknown option {unknown[0]!r} for {game}; options are: {', '.join(known)}")
     return cls(**options)
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+
     def float_view(vector: np.ndarray) -> memoryview[float]:
         """A memoryview of a float32 vector, whose items are floats."""
 else:
@@ -56,8 +57,12 @@ class Piece:
             raise ValueError(f"piece name must be an identifier, got {self.name!r}")
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
             raise ValueError(f"piece {self.name!r}: size must be a positive integer, got {self.size!r}")
-        if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 1 \
-                or self.size % self.blocks:
+        if (
+            isinstance(self.blocks, bool)
+            or not isinstance(self.blocks, int)
+            or self.blocks < 1
+            or self.size % self.blocks
+        ):
             raise ValueError(f"piece {self.name!r}: blocks must divide size {self.size}, got {self.blocks!r}")
         if "|" in self.doc or "\n" in self.doc:
             raise ValueError(f"piece {self.name!r}: doc must be one line without '|' (it is a table cell)")

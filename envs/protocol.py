@@ -49,7 +49,7 @@ class IllegalMoveError(UserError):
 
     def __init__(self, reason: str, legal: Sequence[str] = ()):
         if len(reason) > MAX_REASON_CHARS:
-            reason = reason[:MAX_REASON_CHARS - 1] + "…"
+            reason = reason[: MAX_REASON_CHARS - 1] + "…"
         self.reason = reason
         self.legal = list(legal)
         message = reason
@@ -106,8 +106,9 @@ class GameEngine:
             raise IllegalMoveError("the match is over: no action can be played")
         legal = self.legal_actions()
         if action not in legal:
-            raise IllegalMoveError(f"action {action!r} is not legal for seat {self.acting_seat} now",
-                                   [str(a) for a in sorted(legal)])
+            raise IllegalMoveError(
+                f"action {action!r} is not legal for seat {self.acting_seat} now", [str(a) for a in sorted(legal)]
+            )
         return self.apply_action(action)
 
     def clone(self) -> GameEngine:
@@ -125,4 +126,3 @@ class GameEngine:
     @staticmethod
     def step_bound(config) -> int:
         raise NotImplementedError
-

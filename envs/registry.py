@@ -53,8 +53,10 @@ PACKAGE_MODULES = {
 }
 # Modules a game package may add, with the same meaning wherever they appear.
 OPTIONAL_PACKAGE_MODULES = {
-    "view": ("seat_view(env, seat, watcher=False): what one seat sees, for the browser table; "
-             "move_facts and word: a move as facts, and their words for a reader"),
+    "view": (
+        "seat_view(env, seat, watcher=False): what one seat sees, for the browser table; "
+        "move_facts and word: a move as facts, and their words for a reader"
+    ),
     "whole_moves": "WholeMoves: the complete legal moves as feature rows, for move rankers (WHOLE_MOVES)",
     "outs": "the chance that a hand completes within its next draws, over the cards its seat has not seen",
     "lookahead": "LookaheadBot, the game's TEACHER: keeps the cards with the best chance of completing (outs)",

@@ -18,8 +18,7 @@ Config = SamSipConfig
 GAME = "samsip"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
-WIN_RULE = ("best final rank: the survivor, or the top of the ranking when the hand cap ends the match "
-            "(ties split)")
+WIN_RULE = "best final rank: the survivor, or the top of the ranking when the hand cap ends the match (ties split)"
 WHOLE_MOVES = "cardzoo.envs.samsip.whole_moves:WholeMoves"
 TEACHER = "cardzoo.envs.samsip.lookahead:LookaheadBot"
 
@@ -35,6 +34,20 @@ def match_scores(env, totals) -> list[float]:
     return [-float(r) for r in env.unwrapped.engine.ranking()]
 
 
-__all__ = ["env", "raw_env", "Config", "RuleBot", "SamSipEnv", "random_match", "GAME", "match_scores", "deal_index",
-           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "WHOLE_MOVES", "TEACHER",
-           "VARIANT_CHOICES"]
+__all__ = [
+    "env",
+    "raw_env",
+    "Config",
+    "RuleBot",
+    "SamSipEnv",
+    "random_match",
+    "GAME",
+    "match_scores",
+    "deal_index",
+    "PLAYER_COUNTS",
+    "DEFAULT_PLAYERS",
+    "WIN_RULE",
+    "WHOLE_MOVES",
+    "TEACHER",
+    "VARIANT_CHOICES",
+]

@@ -135,8 +135,10 @@ def log_line(view_module, facts, seat: int | None, watcher: bool = False) -> dic
     r = Reader(None if watcher else seat)
     known = known_facts(facts, seat)
     announce = getattr(view_module, "banner", None)
-    return {"text": " — ".join(view_module.word(f, r) for f in known),
-            "banner": announce(known, r) if announce else None}
+    return {
+        "text": " — ".join(view_module.word(f, r) for f in known),
+        "banner": announce(known, r) if announce else None,
+    }
 
 
 def ordinal(n: int) -> str:
@@ -194,11 +196,26 @@ def base_view(env, seat: int | None, title: str) -> dict:
     over = match_over(env)
     turn = None if over else int(env.acting_seat)
     return {
-        "game": env.game_name, "title": title, "seat": seat, "num_players": env.num_players,
-        "turn": turn, "your_turn": turn == seat, "over": over,
-        "status": "", "facts": [], "prompt": "", "players": [], "table": [],
-        "hand": {"label": "Hand", "cards": []}, "notes": [], "moves": [],
-        "last": None, "scores": None, "summary": None, "result": None, "sitting_out": None,
+        "game": env.game_name,
+        "title": title,
+        "seat": seat,
+        "num_players": env.num_players,
+        "turn": turn,
+        "your_turn": turn == seat,
+        "over": over,
+        "status": "",
+        "facts": [],
+        "prompt": "",
+        "players": [],
+        "table": [],
+        "hand": {"label": "Hand", "cards": []},
+        "notes": [],
+        "moves": [],
+        "last": None,
+        "scores": None,
+        "summary": None,
+        "result": None,
+        "sitting_out": None,
     }
 
 

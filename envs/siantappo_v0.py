@@ -24,5 +24,17 @@ WIN_RULE = "highest total reward in the match (ties split)"
 WHOLE_MOVES = "cardzoo.envs.siantappo.whole_moves:WholeMoves"
 env, raw_env = make_env_fns(SiantappoEnv)
 
-__all__ = ["env", "raw_env", "Config", "RuleBot", "SiantappoEnv", "GAME", "PLAYER_COUNTS", "DEFAULT_PLAYERS",
-           "WIN_RULE", "WHOLE_MOVES", "VARIANT_CHOICES", "random_match"]
+__all__ = [
+    "env",
+    "raw_env",
+    "Config",
+    "RuleBot",
+    "SiantappoEnv",
+    "GAME",
+    "PLAYER_COUNTS",
+    "DEFAULT_PLAYERS",
+    "WIN_RULE",
+    "WHOLE_MOVES",
+    "VARIANT_CHOICES",
+    "random_match",
+]

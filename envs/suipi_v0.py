@@ -20,5 +20,19 @@ DEFAULT_PLAYERS = 2
 WIN_RULE = "the side with the higher cumulative reward (ties split)"
 WHOLE_MOVES = "cardzoo.envs.suipi.whole_moves:WholeMoves"
 
-__all__ = ["env", "raw_env", "Config", "SuipiConfig", "SuipiEnv", "RuleBot", "random_match", "GAME", "teams",
-           "PLAYER_COUNTS", "DEFAULT_PLAYERS", "WIN_RULE", "WHOLE_MOVES", "VARIANT_CHOICES"]
+__all__ = [
+    "env",
+    "raw_env",
+    "Config",
+    "SuipiConfig",
+    "SuipiEnv",
+    "RuleBot",
+    "random_match",
+    "GAME",
+    "teams",
+    "PLAYER_COUNTS",
+    "DEFAULT_PLAYERS",
+    "WIN_RULE",
+    "WHOLE_MOVES",
+    "VARIANT_CHOICES",
+]

@@ -139,8 +139,11 @@ def train(s: Settings, envs, agent: Agent) -> float:
                 optimizer.step()
         rate = decisions / (time.perf_counter() - start)
         per_match = f"{np.mean(finished):+.3f}" if finished else "-"
-        print(f"update {update}: {decisions:,} decisions, {rate:,.0f} decisions/s, {len(finished)} matches, "
-              f"reward per match {per_match}", flush=True)
+        print(
+            f"update {update}: {decisions:,} decisions, {rate:,.0f} decisions/s, {len(finished)} matches, "
+            f"reward per match {per_match}",
+            flush=True,
+        )
         finished = []
     return decisions / (time.perf_counter() - start)
 
@@ -149,8 +152,9 @@ def train(s: Settings, envs, agent: Agent) -> float:
 def evaluate(s: Settings, agent: Agent) -> tuple[float, float, float]:
     """The greedy policy at seat 0 for ``eval_matches`` matches: mean reward, mean place, first places."""
     n = min(s.eval_matches, s.num_envs)
-    envs = cardzoo.vector.make(s.game, n, num_players=s.players, opponents=s.opponents, seed=s.seed + 10_000,
-                               play_forced=True)
+    envs = cardzoo.vector.make(
+        s.game, n, num_players=s.players, opponents=s.opponents, seed=s.seed + 10_000, play_forced=True
+    )
     obs, _ = envs.reset()
     totals, rewards, places = np.zeros(n), [], []
     while len(places) < s.eval_matches:
@@ -161,7 +165,7 @@ def evaluate(s: Settings, agent: Agent) -> tuple[float, float, float]:
             rewards.append(totals[i])
             places.append(info["final_info"]["ranks"][i][0])
             totals[i] = 0.0
-    rewards, places = np.array(rewards[:s.eval_matches]), np.array(places[:s.eval_matches])
+    rewards, places = np.array(rewards[: s.eval_matches]), np.array(places[: s.eval_matches])
     return float(rewards.mean()), float(places.mean()), float((places == 1).mean())
 
 
@@ -173,8 +177,10 @@ def main() -> None:
     agent = Agent(envs.single_observation_space["observation"].shape[0], envs.single_action_space.n, s.hidden)
     rate = train(s, envs, agent)
     reward, place, firsts = evaluate(s, agent)
-    print(f"trained at {rate:,.0f} decisions/s; against {s.opponents} over {s.eval_matches} matches: "
-          f"reward per match {reward:+.3f}, mean place {place:.2f} of {s.players}, first place {firsts:.0%}")
+    print(
+        f"trained at {rate:,.0f} decisions/s; against {s.opponents} over {s.eval_matches} matches: "
+        f"reward per match {reward:+.3f}, mean place {place:.2f} of {s.players}, first place {firsts:.0%}"
+    )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,9 @@ class GuardedBot(LookaheadBot):
 
     name = "guarded"
 
-    def __init__(self, config=None, seed: int | None = None, source: str = "estimate", weight: float = 1.0,
-                 samples: int = 200):
+    def __init__(
+        self, config=None, seed: int | None = None, source: str = "estimate", weight: float = 1.0, samples: int = 200
+    ):
         if source not in SOURCES:
             raise UserError(f"guarded: source must be one of {', '.join(SOURCES)}, got {source!r}")
         super().__init__(config, seed)
@@ -151,8 +152,10 @@ def measure(players: int, deals: int, source: str, weight: float = 1.0, seed: in
         base_winner, base_fed = _play_hand(config, deck, dealer, [LookaheadBot(config, x) for x in seeds])
         here = 0
         for pos in range(players):
-            seated = [GuardedBot(config, x, source, weight) if s == pos else LookaheadBot(config, x)
-                      for s, x in enumerate(seeds)]
+            seated = [
+                GuardedBot(config, x, source, weight) if s == pos else LookaheadBot(config, x)
+                for s, x in enumerate(seeds)
+            ]
             winner, fed_by = _play_hand(config, deck, dealer, seated)
             here += (winner == pos) - (base_winner == pos)
             won[0] += winner == pos
@@ -161,12 +164,21 @@ def measure(players: int, deals: int, source: str, weight: float = 1.0, seed: in
         fed[1] += base_fed is not None
         diffs.append(here / players)
     hands = deals * players
-    half = 1.96 * statistics.stdev(diffs) / deals ** 0.5 if deals > 1 else float("nan")
+    half = 1.96 * statistics.stdev(diffs) / deals**0.5 if deals > 1 else float("nan")
     gain = statistics.fmean(diffs)
-    return {"players": players, "deals": deals, "source": source, "weight": weight, "seed": seed,
-            "won": round(won[0] / hands, 4), "teacher_won": round(won[1] / hands, 4),
-            "gain": round(gain, 4), "gain_ci": [round(gain - half, 4), round(gain + half, 4)],
-            "fed": round(fed[0] / hands, 4), "teacher_fed": round(fed[1] / hands, 4)}
+    return {
+        "players": players,
+        "deals": deals,
+        "source": source,
+        "weight": weight,
+        "seed": seed,
+        "won": round(won[0] / hands, 4),
+        "teacher_won": round(won[1] / hands, 4),
+        "gain": round(gain, 4),
+        "gain_ci": [round(gain - half, 4), round(gain + half, 4)],
+        "fed": round(fed[0] / hands, 4),
+        "teacher_fed": round(fed[1] / hands, 4),
+    }
 
 
 def main(argv=None) -> None:
@@ -180,9 +192,12 @@ def main(argv=None) -> None:
         raise SystemExit("feeding: --players must be 2..6 and --deals at least 2")
     for source in SOURCES:
         r = measure(args.players, args.deals, source, args.weight, args.seed)
-        print(f"{source:>8}: hands won {r['won']:.3f} (teacher at the same seats {r['teacher_won']:.3f}), "
-              f"gain {r['gain']:+.3f} [{r['gain_ci'][0]:+.3f}, {r['gain_ci'][1]:+.3f}]; "
-              f"won on its discard {r['fed']:.3f} (teacher {r['teacher_fed']:.3f})", flush=True)
+        print(
+            f"{source:>8}: hands won {r['won']:.3f} (teacher at the same seats {r['teacher_won']:.3f}), "
+            f"gain {r['gain']:+.3f} [{r['gain_ci'][0]:+.3f}, {r['gain_ci'][1]:+.3f}]; "
+            f"won on its discard {r['fed']:.3f} (teacher {r['teacher_fed']:.3f})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -45,58 +45,98 @@ def register(sub) -> argparse.ArgumentParser:
         "bench",
         help="measure engine / AEC steps per second on one core, against reference environments",
         description="Random legal play on one core: engine moves/s, raw and wrapped AEC steps/s, games/s, "
-                    "memory; the same loop over RLCard / PettingZoo classic / OpenSpiel references when "
-                    "they are installed (pip install -e '.[bench]'). Prints tables, optionally writes JSON.",
+        "memory; the same loop over RLCard / PettingZoo classic / OpenSpiel references when "
+        "they are installed (pip install -e '.[bench]'). Prints tables, optionally writes JSON.",
     )
-    p.add_argument("games", nargs="*", metavar="GAME",
-                   help=f"games to measure (default: all of {', '.join(GAME_MODULES)} that are available)")
-    p.add_argument("--players", default=None,
-                   help="player counts, comma-separated (default: every count the game supports; "
-                        "with --quick: the game's default)")
-    p.add_argument("--quick", action="store_true",
-                   help="a few seconds in all: 1 short run per section (figures are rough)")
-    p.add_argument("--runs", type=int, default=None,
-                   help="timed runs per section (default 5; quick 1); with --train: PPO and DMC runs per game, "
-                        "alternated, DMC / PPO their median ratio (default 1)")
+    p.add_argument(
+        "games",
+        nargs="*",
+        metavar="GAME",
+        help=f"games to measure (default: all of {', '.join(GAME_MODULES)} that are available)",
+    )
+    p.add_argument(
+        "--players",
+        default=None,
+        help="player counts, comma-separated (default: every count the game supports; "
+        "with --quick: the game's default)",
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="a few seconds in all: 1 short run per section (figures are rough)"
+    )
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="timed runs per section (default 5; quick 1); with --train: PPO and DMC runs per game, "
+        "alternated, DMC / PPO their median ratio (default 1)",
+    )
     p.add_argument("--seconds", type=float, default=None, help="seconds per timed run (default 1.0; quick 0.05)")
     p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per section (default 0.5)")
-    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
-                   help="rates per CPU second of this process (default; robust on a shared machine) "
-                        "or per wall-clock second")
+    p.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="rates per CPU second of this process (default; robust on a shared machine) or per wall-clock second",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
     p.add_argument("--json", dest="json_path", default=None, metavar="OUT.json", help="write all results as JSON")
     p.add_argument("--no-reference", action="store_true", help="skip the reference environments")
-    p.add_argument("--references", default=None, metavar="NAMES",
-                   help="only these references, comma-separated substrings (e.g. doudizhu,leduc)")
-    p.add_argument("--profile", action="store_true",
-                   help="also cProfile the raw and wrapped AEC loops of each game (default player count)")
+    p.add_argument(
+        "--references",
+        default=None,
+        metavar="NAMES",
+        help="only these references, comma-separated substrings (e.g. doudizhu,leduc)",
+    )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile the raw and wrapped AEC loops of each game (default player count)",
+    )
     p.add_argument("--profile-seconds", type=float, default=None, help="seconds per profile (default 2; quick 0.1)")
-    p.add_argument("--cpu", type=int, default=None,
-                   help="pin to this CPU (default: the last CPU this process may use)")
+    p.add_argument("--cpu", type=int, default=None, help="pin to this CPU (default: the last CPU this process may use)")
     p.add_argument("--no-pin", action="store_true", help="do not pin the process to one CPU")
-    p.add_argument("--no-floor", action="store_true",
-                   help="skip the null game (the cost of envs/base.py + PettingZoo alone)")
+    p.add_argument(
+        "--no-floor", action="store_true", help="skip the null game (the cost of envs/base.py + PettingZoo alone)"
+    )
     p.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass of each section")
-    p.add_argument("--train", action="store_true",
-                   help="measure training instead: decisions/s of the batched PPO trainer and of the SB3 path, "
-                        "same run, each game at its default player count")
-    p.add_argument("--vector", action="store_true",
-                   help="measure the vector API instead: random legal play through cardzoo.vector at 1, 64 and 256 "
-                        "tables (against random opponents, and self-play) beside the raw AEC loop of the same game "
-                        "in the same run, one core, each game at its default player count (or --players)")
+    p.add_argument(
+        "--train",
+        action="store_true",
+        help="measure training instead: decisions/s of the batched PPO trainer and of the SB3 path, "
+        "same run, each game at its default player count",
+    )
+    p.add_argument(
+        "--vector",
+        action="store_true",
+        help="measure the vector API instead: random legal play through cardzoo.vector at 1, 64 and 256 "
+        "tables (against random opponents, and self-play) beside the raw AEC loop of the same game "
+        "in the same run, one core, each game at its default player count (or --players)",
+    )
     p.add_argument("--workers", type=int, default=None, help="with --train: PPO rollout workers (default 2)")
-    p.add_argument("--device", choices=DEVICES, default=None,
-                   help="with --train: the learners' torch device, as cardzoo train's --device (default auto)")
-    p.add_argument("--agents", metavar="A,B,...",
-                   help="measure agents instead: milliseconds per real decision (more than one legal move) on "
-                        "one core, holding seat 0 against rule bots, at each game's default count (or --players); "
-                        "e.g. --agents model,expert")
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=None,
+        help="with --train: the learners' torch device, as cardzoo train's --device (default auto)",
+    )
+    p.add_argument(
+        "--agents",
+        metavar="A,B,...",
+        help="measure agents instead: milliseconds per real decision (more than one legal move) on "
+        "one core, holding seat 0 against rule bots, at each game's default count (or --players); "
+        "e.g. --agents model,expert",
+    )
     p.add_argument("--matches", type=int, default=5, help="with --agents: matches per game and count (default 5)")
-    add_ray_flag(p, "with --train: PPO and DMC a second time with their workers as Ray actors, and the bytes "
-                    "per iteration")
-    p.add_argument("--show", metavar="FILE.json", default=None,
-                   help="measure nothing: print the tables of a kept --json result again (env or --train; "
-                        "docs/benchmarks.md and README.md paste them)")
+    add_ray_flag(
+        p, "with --train: PPO and DMC a second time with their workers as Ray actors, and the bytes per iteration"
+    )
+    p.add_argument(
+        "--show",
+        metavar="FILE.json",
+        default=None,
+        help="measure nothing: print the tables of a kept --json result again (env or --train; "
+        "docs/benchmarks.md and README.md paste them)",
+    )
     return p
 
 
@@ -133,8 +173,9 @@ def _check_some_game_plays(games: list[str], counts: list[int] | None) -> None:
     played = {g: game_spec(g).player_counts for g in games}
     if counts and not any(n in c for c in played.values() for n in counts):
         which = "; ".join(f"{g} {', '.join(map(str, c))}" for g, c in played.items())
-        raise UserError(f"--players {','.join(map(str, counts))}: no game measured here is played by that "
-                        f"many ({which})")
+        raise UserError(
+            f"--players {','.join(map(str, counts))}: no game measured here is played by that many ({which})"
+        )
 
 
 def _games(names: list[str]) -> tuple[list[str], bool]:
@@ -152,15 +193,23 @@ def _games(names: list[str]) -> tuple[list[str], bool]:
 
 def check_numbers(args) -> None:
     """Every count and duration within its bounds, before anything is measured."""
-    for flag, value, lo, hi in (("--runs", args.runs, 1, MAX_RUNS), ("--matches", args.matches, 1, MAX_MATCHES),
-                                ("--workers", args.workers, 0, MAX_WORKERS), ("--seed", args.seed, 0, 2**32 - 1)):
+    for flag, value, lo, hi in (
+        ("--runs", args.runs, 1, MAX_RUNS),
+        ("--matches", args.matches, 1, MAX_MATCHES),
+        ("--workers", args.workers, 0, MAX_WORKERS),
+        ("--seed", args.seed, 0, 2**32 - 1),
+    ):
         if value is not None and not lo <= value <= hi:
             raise UserError(f"{flag} must be {lo}..{hi:,}, got {value}")
-    for flag, value, zero_ok in (("--seconds", args.seconds, False), ("--warmup", args.warmup, True),
-                                 ("--profile-seconds", args.profile_seconds, False)):
+    for flag, value, zero_ok in (
+        ("--seconds", args.seconds, False),
+        ("--warmup", args.warmup, True),
+        ("--profile-seconds", args.profile_seconds, False),
+    ):
         if value is not None and not ((value >= 0 if zero_ok else value > 0) and value <= MAX_SECONDS):  # NaN too
-            raise UserError(f"{flag} must be {'>= 0' if zero_ok else '> 0'} and at most {MAX_SECONDS:g} seconds, "
-                            f"got {value:g}")
+            raise UserError(
+                f"{flag} must be {'>= 0' if zero_ok else '> 0'} and at most {MAX_SECONDS:g} seconds, got {value:g}"
+            )
 
 
 def run(args) -> int:
@@ -197,9 +246,15 @@ def run(args) -> int:
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command_line(args),
-        "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
-                     "clock": settings.clock,
-                     "seed": settings.seed, "quick": bool(args.quick), "memory": settings.memory},
+        "settings": {
+            "runs": settings.runs,
+            "seconds": settings.seconds,
+            "warmup": settings.warmup,
+            "clock": settings.clock,
+            "seed": settings.seed,
+            "quick": bool(args.quick),
+            "memory": settings.memory,
+        },
         "machine": measured["machine"],
         "elapsed_s": round(elapsed, 2),
         "ours": [e.to_json() for e in ours],
@@ -264,6 +319,7 @@ def _references(args, skipped: list[dict]) -> list:
 
 def _measure(args, settings: Settings, handles: list[tuple], refs: list) -> dict:
     """Every measurement, on one pinned core (or with the math libraries held to one thread)."""
+
     def progress(msg: str) -> None:
         print(f"  measuring {msg}", file=sys.stderr, flush=True)
 
@@ -276,11 +332,14 @@ def _measure(args, settings: Settings, handles: list[tuple], refs: list) -> dict
     gc.collect()
     gc.freeze()
     try:
-        out: dict[str, Any] = {"machine": machine_info(cpu),
-                               "ours": [bench_game(h, n, settings, progress) for h, counts in handles for n in counts],
-                               "floor": None if args.no_floor else bench_floor(settings, progress),
-                               "references": [bench_reference(r, settings, progress) for r in refs],
-                               "profiles": [], "hook_breakdown": []}
+        out: dict[str, Any] = {
+            "machine": machine_info(cpu),
+            "ours": [bench_game(h, n, settings, progress) for h, counts in handles for n in counts],
+            "floor": None if args.no_floor else bench_floor(settings, progress),
+            "references": [bench_reference(r, settings, progress) for r in refs],
+            "profiles": [],
+            "hook_breakdown": [],
+        }
         if args.profile:
             secs = args.profile_seconds or (0.1 if args.quick else 2.0)
             for h, counts in handles:
@@ -352,23 +411,35 @@ def run_train(args) -> int:
         raise UserError("--ray needs --workers 1 or more")
     started = time.time()
     with ray_session_of(args):
-        result = bench_training(games, quick=args.quick, workers=args.workers, ray=args.ray, runs=args.runs or 1,
-                                device=args.device or "auto")
+        result = bench_training(
+            games,
+            quick=args.quick,
+            workers=args.workers,
+            ray=args.ray,
+            runs=args.runs or 1,
+            device=args.device or "auto",
+        )
     print("\n" + render_table(result))
     print(f"peak memory (largest process): {result['peak_memory_mib']:,.0f} MiB; {time.time() - started:.0f} s in all")
-    result.update(created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                  command=" ".join(["cardzoo", "bench", "--train", *args.games] + (["--quick"] if args.quick else [])
-                                   + (["--workers", str(args.workers)] if args.workers is not None else [])
-                                   + (["--runs", str(args.runs)] if args.runs is not None else [])
-                                   + (["--device", args.device] if args.device is not None else [])
-                                   + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])),
-                  machine=machine_info(None))
+    result.update(
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        command=" ".join(
+            ["cardzoo", "bench", "--train", *args.games]
+            + (["--quick"] if args.quick else [])
+            + (["--workers", str(args.workers)] if args.workers is not None else [])
+            + (["--runs", str(args.runs)] if args.runs is not None else [])
+            + (["--device", args.device] if args.device is not None else [])
+            + (["--ray"] + ([args.ray] if args.ray else []) if args.ray is not None else [])
+        ),
+        machine=machine_info(None),
+    )
     _write_json(args.json_path, result)
     failed = [r for r in result["train"] if "error" in r]
     if failed:
         names = ", ".join(f"{r['game']} {r['algo']}" for r in failed)
-        print(f"cardzoo bench: {len(failed)} row(s) failed ({names}); the others were measured and kept",
-              file=sys.stderr)
+        print(
+            f"cardzoo bench: {len(failed)} row(s) failed ({names}); the others were measured and kept", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -400,10 +471,19 @@ def run_vector(args) -> int:
         gc.unfreeze()
         restore_affinity(previous)
     command = command_line(args).replace("cardzoo bench", "cardzoo bench --vector", 1)
-    result = {"vector": rows, "machine": machine, "command": command,
-              "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "settings": {"runs": settings.runs, "seconds": settings.seconds, "warmup": settings.warmup,
-                           "clock": settings.clock, "seed": settings.seed}}
+    result = {
+        "vector": rows,
+        "machine": machine,
+        "command": command,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "settings": {
+            "runs": settings.runs,
+            "seconds": settings.seconds,
+            "warmup": settings.warmup,
+            "clock": settings.clock,
+            "seed": settings.seed,
+        },
+    }
     print("\n" + render_vector(result))
     _write_json(args.json_path, result)
     return 0
@@ -429,28 +509,54 @@ def run_agents(args) -> int:
                 rows.append({"game": game, "players": n, "agent": agent, **t})
                 print(render_agents({"agents": rows}).splitlines()[-1], flush=True)
     print("\n" + render_agents({"agents": rows}))
-    _write_json(args.json_path, {"agents": rows, "machine": machine_info(None),
-                                 "command": " ".join(["cardzoo", "bench", *args.games, "--agents", args.agents,
-                                                      *(["--players", args.players] if args.players else []),
-                                                      "--matches", str(args.matches)])})
+    _write_json(
+        args.json_path,
+        {
+            "agents": rows,
+            "machine": machine_info(None),
+            "command": " ".join(
+                [
+                    "cardzoo",
+                    "bench",
+                    *args.games,
+                    "--agents",
+                    args.agents,
+                    *(["--players", args.players] if args.players else []),
+                    "--matches",
+                    str(args.matches),
+                ]
+            ),
+        },
+    )
     return 0
 
 
 def command_line(args) -> str:
     """The command that reproduces this run (from the parsed arguments)."""
     parts = ["cardzoo", "bench", *args.games]
-    for flag, value in (("--players", args.players), ("--runs", args.runs), ("--seconds", args.seconds),
-                        ("--warmup", args.warmup), ("--references", args.references),
-                        ("--profile-seconds", args.profile_seconds), ("--cpu", args.cpu)):
+    for flag, value in (
+        ("--players", args.players),
+        ("--runs", args.runs),
+        ("--seconds", args.seconds),
+        ("--warmup", args.warmup),
+        ("--references", args.references),
+        ("--profile-seconds", args.profile_seconds),
+        ("--cpu", args.cpu),
+    ):
         if value is not None:
             parts += [flag, str(value)]
     if args.seed:
         parts += ["--seed", str(args.seed)]
     if args.clock != "cpu":
         parts += ["--clock", args.clock]
-    for flag, on in (("--quick", args.quick), ("--no-reference", args.no_reference), ("--no-floor", args.no_floor),
-                     ("--profile", args.profile),
-                     ("--no-pin", args.no_pin), ("--no-memory", args.no_memory)):
+    for flag, on in (
+        ("--quick", args.quick),
+        ("--no-reference", args.no_reference),
+        ("--no-floor", args.no_floor),
+        ("--profile", args.profile),
+        ("--no-pin", args.no_pin),
+        ("--no-memory", args.no_memory),
+    ):
         if on:
             parts.append(flag)
     if args.json_path:

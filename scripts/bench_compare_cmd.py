@@ -15,8 +15,12 @@ from cardzoo.benchmarks import compare
 
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("bench-compare", help="compare `cardzoo bench --json` files of two code versions",
-                       description=compare.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "bench-compare",
+        help="compare `cardzoo bench --json` files of two code versions",
+        description=compare.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--before", nargs="+", required=True, metavar="JSON", help="bench JSON files of the old version")
     p.add_argument("--after", nargs="+", required=True, metavar="JSON", help="bench JSON files of the new version")
     return p

@@ -28,12 +28,19 @@ SUBCOMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardzoo",
-                                     description="Suipi, Sam Sip and Siantappo for RL agents and people.")
+    parser = argparse.ArgumentParser(
+        prog="cardzoo", description="Suipi, Sam Sip and Siantappo for RL agents and people."
+    )
     parser.add_argument("--version", action="version", version=f"cardzoo {cardzoo.__version__}")
-    parser.add_argument("--models", dest="_models", metavar="DIR", action="append", default=[],
-                        help=f"look for the 'model' agent in DIR before the shipped models (repeatable; "
-                             f"also {MODELS_ENV}=DIR{os.pathsep}DIR...)")
+    parser.add_argument(
+        "--models",
+        dest="_models",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help=f"look for the 'model' agent in DIR before the shipped models (repeatable; "
+        f"also {MODELS_ENV}=DIR{os.pathsep}DIR...)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in SUBCOMMANDS.values():
         module = importlib.import_module(module_name)

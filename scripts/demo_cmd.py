@@ -15,21 +15,38 @@ from cardzoo.training.agents.specs import make_agent
 
 DEMO_MARK = ".cardzoo-demo"  # written into each run directory a demo makes: only such a folder is reused
 # what a demo's training run writes into its folder (cardzoo.training.common.run_dir), replaced by the next demo
-DEMO_WRITES = ("settings.json", "state", "pool", "checkpoints", "warm_start", "tb", "final.safetensors",
-               "final.json", "learning_curve.png", "learning_curve.tmp.png")
+DEMO_WRITES = (
+    "settings.json",
+    "state",
+    "pool",
+    "checkpoints",
+    "warm_start",
+    "tb",
+    "final.safetensors",
+    "final.json",
+    "learning_curve.png",
+    "learning_curve.tmp.png",
+)
 
 
 def register(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="train briefly, evaluate against random and the rule bot, show a game")
     p.add_argument("--game", default="siantappo", help="siantappo, suipi or samsip (default siantappo)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    p.add_argument("--steps", type=int, default=150_000,
-                   help="samples (real choices) to train on after the warm start (default 150000; with the "
-                        "warm start about a minute on 2 cores)")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=150_000,
+        help="samples (real choices) to train on after the warm start (default 150000; with the "
+        "warm start about a minute on 2 cores)",
+    )
     p.add_argument("--games", type=int, default=48, help=f"evaluation games, 1..{MAX_GAMES:,} (default 48)")
-    p.add_argument("--out", default="runs/demo",
-                   help="run directory: a new or empty folder, or one an earlier demo made, whose run is "
-                        "replaced (default runs/demo); any other folder is refused")
+    p.add_argument(
+        "--out",
+        default="runs/demo",
+        help="run directory: a new or empty folder, or one an earlier demo made, whose run is "
+        "replaced (default runs/demo); any other folder is refused",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of training, evaluation and the shown match")
     p.add_argument("--quiet", action="store_true", help="do not print the shown match move by move")
     return p
@@ -64,10 +81,20 @@ def _train(args, game: str, players: int) -> Path:
     _fresh_out(out)
     route = {k: v for k, v in recipe(game).settings.items() if k in ("imitate_from", "returns", "selfplay", "reuse")}
     route["lr"] = min(recipe(game).settings.get("lr", 3e-5), 3e-5)
-    print(f"== 1/3 Training a {game} move ranker: a warm start on 100 bot-only matches, then Deep Monte-Carlo "
-          f"self-play for {args.steps:,} samples ({players} players) ==")
-    settings = DMCSettings(game=game, players=(players,), steps=args.steps, out=str(out), seed=args.seed,
-                           imitate=100, eval_games=0, **route)
+    print(
+        f"== 1/3 Training a {game} move ranker: a warm start on 100 bot-only matches, then Deep Monte-Carlo "
+        f"self-play for {args.steps:,} samples ({players} players) =="
+    )
+    settings = DMCSettings(
+        game=game,
+        players=(players,),
+        steps=args.steps,
+        out=str(out),
+        seed=args.seed,
+        imitate=100,
+        eval_games=0,
+        **route,
+    )
     return train(settings, progress=True)
 
 
@@ -80,8 +107,9 @@ def _fresh_out(out: Path) -> None:
     try:
         if out.is_dir() and any(out.iterdir()):
             if not (out / DEMO_MARK).is_file():
-                raise UserError(f"--out {out} is not empty and was not made by `cardzoo demo`: "
-                                f"give a new or empty folder")
+                raise UserError(
+                    f"--out {out} is not empty and was not made by `cardzoo demo`: give a new or empty folder"
+                )
             for name in DEMO_WRITES:
                 path = out / name
                 if path.is_dir() and not path.is_symlink():
@@ -102,17 +130,22 @@ def _evaluate(args, game: str, players: int, final: Path, shipped: bool) -> None
     from cardzoo.training.evaluation.tournament import run_tournament
 
     opponents = ["rules", "model", "random"] if shipped else ["rules", "random"]  # model: trained for much longer
-    print(f"\n== 2/3 Evaluating against {', '.join(opponents)} ({args.games} games each, seats rotated, "
-          f"duplicate deals) ==")
+    print(
+        f"\n== 2/3 Evaluating against {', '.join(opponents)} ({args.games} games each, seats rotated, "
+        f"duplicate deals) =="
+    )
     for opponent in opponents:
-        result = run_tournament(game, [str(final), opponent], players=players, games=args.games,
-                                seed=args.seed, workers=2, progress=True)
+        result = run_tournament(
+            game, [str(final), opponent], players=players, games=args.games, seed=args.seed, workers=2, progress=True
+        )
         report = result.report()
         print_report(report)
         pair = report["pairs"][0]
         if opponent == "rules" and pair["advantage"] == 0 and pair["advantage_ci"] == [0, 0]:
-            print("Level in every game: the trained agent made the rule bot's move wherever these matches asked it "
-                  "to choose. The warm start copies the bot, and a run this short keeps close to what it copied.")
+            print(
+                "Level in every game: the trained agent made the rule bot's move wherever these matches asked it "
+                "to choose. The warm start copies the bot, and a run this short keeps close to what it copied."
+            )
     print(f"A first model that beats the rule bot: `cardzoo train {game}` (about 15 minutes; docs/training.md).")
 
 
@@ -123,7 +156,8 @@ def _show_match(args, module, players: int, final: Path, shipped: bool) -> None:
     env = module.raw_env(num_players=players, render_mode="ansi")
     env.reset(seed=args.seed)
     seats = [make_agent(str(final), module, env.config)] + [
-        module.RuleBot(env.config, seed=args.seed + i) for i in range(1, players)]
+        module.RuleBot(env.config, seed=args.seed + i) for i in range(1, players)
+    ]
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
@@ -145,6 +179,7 @@ def _show_match(args, module, players: int, final: Path, shipped: bool) -> None:
     seats_text = ",".join(["human", str(final)] + ["rules"] * (players - 2))
     print(f"\nPlay against it:  cardzoo play {game} --seats {seats_text}")
     if shipped:
-        print(f"Play against the shipped model:  cardzoo play {game} --seats "
-              + ",".join(["human"] + ["model"] * (players - 1)))
-
+        print(
+            f"Play against the shipped model:  cardzoo play {game} --seats "
+            + ",".join(["human"] + ["model"] * (players - 1))
+        )

@@ -14,8 +14,17 @@ import importlib.util
 from cardzoo.envs.errors import UserError
 
 TORCH = "torch==2.13.0"  # the torch every install here is tested with (Makefile, README)
-EXTRA_OF = {"torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tensorboard": "train",
-            "matplotlib": "plot", "starlette": "web", "uvicorn": "web", "websockets": "web", "ray": "ray"}
+EXTRA_OF = {
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "tensorboard": "train",
+    "matplotlib": "plot",
+    "starlette": "web",
+    "uvicorn": "web",
+    "websockets": "web",
+    "ray": "ray",
+}
 
 
 def install_line(extra: str) -> str:

@@ -39,8 +39,14 @@ def ranked(advice: Sequence, unit: str, texts: dict, shown: int = HINTS_SHOWN) -
     best = float(advice[0][1])
     out = []
     for rank, (ids, value) in enumerate(advice[:shown], 1):
-        out.append({"ids": [int(a) for a in ids], "text": texts.get(tuple(ids), ""), "rank": rank,
-                    "label": LABELS[0] if rank == 1 else label(unit, best, float(value))})
+        out.append(
+            {
+                "ids": [int(a) for a in ids],
+                "text": texts.get(tuple(ids), ""),
+                "rank": rank,
+                "label": LABELS[0] if rank == 1 else label(unit, best, float(value)),
+            }
+        )
     return out
 
 

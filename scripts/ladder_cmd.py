@@ -28,30 +28,45 @@ def register(sub) -> argparse.ArgumentParser:
     from cardzoo.training.evaluation.ladder_store import default_path
 
     p = sub.add_parser(
-        "ladder", help="a ladder of agents in one SQLite file: add entrants, play their missing matches, show ratings",
+        "ladder",
+        help="a ladder of agents in one SQLite file: add entrants, play their missing matches, show ratings",
         description="Keep entrants (agent specs; checkpoints by their SHA-256) and every match they played in one "
-                    "SQLite file, so that adding an agent plays only its new pairs. Ratings: Bradley-Terry on the "
-                    "Elo scale over the head-to-head results, with 95%% bootstrap intervals.")
-    p.add_argument("--db", metavar="FILE", default=None,
-                   help=f"the ladder file (default $CARDZOO_LADDER, else {default_path()})")
+        "SQLite file, so that adding an agent plays only its new pairs. Ratings: Bradley-Terry on the "
+        "Elo scale over the head-to-head results, with 95%% bootstrap intervals.",
+    )
+    p.add_argument(
+        "--db", metavar="FILE", default=None, help=f"the ladder file (default $CARDZOO_LADDER, else {default_path()})"
+    )
     steps = p.add_subparsers(dest="step", required=True, metavar="STEP")
     add = steps.add_parser("add", help="put agents on the ladder (random, rules, model, expert, a checkpoint path)")
     add.add_argument("specs", nargs="+", metavar="SPEC", help="agent specs, as `cardzoo eval` takes them")
     play = steps.add_parser("play", help="play every pair of entrants up to --games matches at one game and count")
     play.add_argument("--game", required=True, help="siantappo, suipi or samsip")
     play.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
-    play.add_argument("--games", type=int, default=200,
-                      help=f"matches per pair, rounded up to whole duplicate sets, 1..{MAX_GAMES:,} (default 200); "
-                           "only those a pair lacks are played")
-    play.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                      help=f"worker processes, 1..{MAX_WORKERS} (default: 2 or the number of cores if fewer)")
+    play.add_argument(
+        "--games",
+        type=int,
+        default=200,
+        help=f"matches per pair, rounded up to whole duplicate sets, 1..{MAX_GAMES:,} (default 200); "
+        "only those a pair lacks are played",
+    )
+    play.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help=f"worker processes, 1..{MAX_WORKERS} (default: 2 or the number of cores if fewer)",
+    )
     add_option_flag(play)
     add_ray_flag(play, "play the matches on a Ray cluster, --workers actors of 1 CPU each; the same matches")
     add_sprt_flags(play)
     show = steps.add_parser("show", help="ratings with 95%% intervals, per game and player count")
     show.add_argument("--plot", metavar="FILE", help="draw the ratings with their intervals as PNG")
-    show.add_argument("--bootstrap", type=int, default=200,
-                      help=f"bootstrap resamples for the intervals, 0..{MAX_BOOTSTRAP:,} (default 200)")
+    show.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help=f"bootstrap resamples for the intervals, 0..{MAX_BOOTSTRAP:,} (default 200)",
+    )
     export = steps.add_parser("export", help="the whole ladder (entrants, every match, standings) as JSON")
     export.add_argument("--json", metavar="FILE", required=True, help="where to write it ('-': standard output)")
     return p
@@ -86,8 +101,9 @@ def _play(args, path: str) -> int:
     sprt = sprt_bounds_of(args)
     options = parse_options(args.option)
     with contextlib.closing(ladder_store.open_ladder(path, create=False)) as con, ray_session_of(args):
-        played = ladder.play(con, args.game, args.players, args.games, options=options, workers=args.workers,
-                             sprt=sprt, ray=args.ray)
+        played = ladder.play(
+            con, args.game, args.players, args.games, options=options, workers=args.workers, sprt=sprt, ray=args.ray
+        )
     print(f"played {played} matches; the ladder is in {path}")
     return 0
 
@@ -105,14 +121,12 @@ def _show(args, path: str) -> int:
         print(f"no matches on the ladder {path} yet; play some with `cardzoo ladder play --game GAME`")
     for t in tables:
         options = "".join(f" -o {k}={json.dumps(v)}" for k, v in sorted(t["options"].items()))
-        print(f"\n{t['game']}, {t['players']} players{options} — {t['matches']} matches; Elo scale, "
-              f"{t['anchor']} = 0")
+        print(f"\n{t['game']}, {t['players']} players{options} — {t['matches']} matches; Elo scale, {t['anchor']} = 0")
         for row in t["entrants"]:
             lo, hi = row["rating_ci"]
             ci = "" if lo is None else f" [{lo:+.0f}, {hi:+.0f}]"
             rating = "—" if row["rating"] is None else f"{row['rating']:+.0f}"
-            print(f"  {row['entrant']:<32} {rating:>6}{ci:<14} {row['matches']:>6} matches, "
-                  f"score {row['score']:.3f}")
+            print(f"  {row['entrant']:<32} {rating:>6}{ci:<14} {row['matches']:>6} matches, score {row['score']:.3f}")
     if args.plot and tables:
         _plot(tables, args.plot)
         print(f"wrote {args.plot}")
@@ -121,12 +135,14 @@ def _show(args, path: str) -> int:
 
 def _plot(tables: list[dict], path: str) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    fig, axes = plt.subplots(len(tables), 1, figsize=(7, 2.2 + 0.45 * sum(len(t["entrants"]) for t in tables)),
-                             dpi=110, squeeze=False)
+    fig, axes = plt.subplots(
+        len(tables), 1, figsize=(7, 2.2 + 0.45 * sum(len(t["entrants"]) for t in tables)), dpi=110, squeeze=False
+    )
     for ax, t in zip(axes[:, 0], tables):
         rows = t["entrants"][::-1]
         y = np.arange(len(rows))
@@ -137,8 +153,11 @@ def _plot(tables: list[dict], path: str) -> None:
         ax.errorbar(np.nan_to_num(val), y, xerr=err, fmt="o", color="#4c78a8", capsize=4)
         ax.set_yticks(y, [r["entrant"] for r in rows])
         ax.axvline(0, color="grey", lw=0.8)
-        ax.set_title(f"{t['game']}, {t['players']} players — {t['matches']} matches "
-                     f"(Elo scale, {t['anchor']} = 0, 95% intervals)", fontsize=9)
+        ax.set_title(
+            f"{t['game']}, {t['players']} players — {t['matches']} matches "
+            f"(Elo scale, {t['anchor']} = 0, 95% intervals)",
+            fontsize=9,
+        )
     fig.tight_layout()
     fig.savefig(path, format="png")  # PNG whatever the file name says
     plt.close(fig)

@@ -21,10 +21,13 @@ from cardzoo.scripts.options import add_ray_flag, check_output_file, ray_session
 
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("model", help="trained checkpoints: a move ranker's trust margin, model cards in models/",
-                       description="Tools for trained checkpoints: `trust` writes a move ranker's copy with a "
-                                   "trust margin, `card` publishes a checkpoint into models/ with a measured "
-                                   "model card (or prints README's models table).")
+    p = sub.add_parser(
+        "model",
+        help="trained checkpoints: a move ranker's trust margin, model cards in models/",
+        description="Tools for trained checkpoints: `trust` writes a move ranker's copy with a "
+        "trust margin, `card` publishes a checkpoint into models/ with a measured "
+        "model card (or prints README's models table).",
+    )
     actions = p.add_subparsers(dest="model_action", required=True, metavar="ACTION")
     _register_trust(actions)
     _register_card(actions)
@@ -33,22 +36,28 @@ def register(sub) -> argparse.ArgumentParser:
 
 
 def _register_trust(actions) -> None:
-    p = actions.add_parser("trust", help="copy a move-ranker checkpoint with a trust margin over the rule bot's move",
-                           description="Write a copy of a move-ranker checkpoint (same weights, a new sidecar with "
-                                       "\"trust\"): it keeps to the rule bot's move unless another move's estimated "
-                                       "Q is higher by more than the margin.")
+    p = actions.add_parser(
+        "trust",
+        help="copy a move-ranker checkpoint with a trust margin over the rule bot's move",
+        description="Write a copy of a move-ranker checkpoint (same weights, a new sidecar with "
+        "\"trust\"): it keeps to the rule bot's move unless another move's estimated "
+        "Q is higher by more than the margin.",
+    )
     p.add_argument("checkpoint", help="a move-ranker checkpoint (path with or without .safetensors)")
     p.add_argument("--trust", type=float, required=True, help="Q margin over the rule bot's move (0..100)")
     p.add_argument("--out", required=True, help="where to write the copy (path without suffix)")
 
 
 def _register_card(actions) -> None:
-    p = actions.add_parser("card", help="publish a checkpoint into models/ with a measured model card",
-                           description="Copy a checkpoint into models/NAME.{safetensors,json,png}, measure it at "
-                                       "every player count it plays (against the rule bot, random and a ratings "
-                                       "field; models/NAME.eval.json) and write models/NAME.md from those "
-                                       "measurements. Use a seed that training and selection never used.",
-                           epilog="cardzoo model card --readme-table prints README's models table")
+    p = actions.add_parser(
+        "card",
+        help="publish a checkpoint into models/ with a measured model card",
+        description="Copy a checkpoint into models/NAME.{safetensors,json,png}, measure it at "
+        "every player count it plays (against the rule bot, random and a ratings "
+        "field; models/NAME.eval.json) and write models/NAME.md from those "
+        "measurements. Use a seed that training and selection never used.",
+        epilog="cardzoo model card --readme-table prints README's models table",
+    )
     p.add_argument("checkpoint", nargs="?", help="the checkpoint to publish")
     p.add_argument("--name", help="file name in models/ (e.g. siantappo, suipi-2p)")
     p.add_argument("--games", type=int, default=1000, help="games against the rule bot per player count")
@@ -57,30 +66,45 @@ def _register_card(actions) -> None:
     p.add_argument("--workers", type=int, default=2, help="worker processes, or Ray actors with --ray (default 2)")
     add_ray_flag(p, "play the games on a Ray cluster")
     p.add_argument("--train-command", help="the cardzoo train command that made it")
-    p.add_argument("--field", default="", help="extra entrants of the ratings field, comma-separated "
-                                               "(earlier checkpoints, or agent specs such as teacher)")
+    p.add_argument(
+        "--field",
+        default="",
+        help="extra entrants of the ratings field, comma-separated "
+        "(earlier checkpoints, or agent specs such as teacher)",
+    )
     p.add_argument("--notes", default="", help="a file with the card's 'where it is still weak' text")
-    p.add_argument("--readme-table", action="store_true",
-                   help="print README's trained-models table from models/*.eval.json instead")
+    p.add_argument(
+        "--readme-table",
+        action="store_true",
+        help="print README's trained-models table from models/*.eval.json instead",
+    )
 
 
 def _register_probe(actions) -> None:
-    p = actions.add_parser("probe", help="exploitability probe: train exploiters of a checkpoint and of the rule bot",
-                           description="Train a Deep Monte-Carlo exploiter against the checkpoint (every other side "
-                                       "played by it, frozen) and one against the rule bot, with the same wall "
-                                       "clock each, and measure each against its target. Run it again to resume "
-                                       "or to finish; with --name the result goes on models/NAME's card.")
+    p = actions.add_parser(
+        "probe",
+        help="exploitability probe: train exploiters of a checkpoint and of the rule bot",
+        description="Train a Deep Monte-Carlo exploiter against the checkpoint (every other side "
+        "played by it, frozen) and one against the rule bot, with the same wall "
+        "clock each, and measure each against its target. Run it again to resume "
+        "or to finish; with --name the result goes on models/NAME's card.",
+    )
     p.add_argument("checkpoint", help="the model to probe (a move ranker or policy checkpoint)")
     p.add_argument("--players", type=int, required=True, help="the player count to probe at")
-    p.add_argument("--minutes", type=float, default=30.0,
-                   help="wall clock per exploiter, warm start included (default 30)")
+    p.add_argument(
+        "--minutes", type=float, default=30.0, help="wall clock per exploiter, warm start included (default 30)"
+    )
     p.add_argument("--games", type=int, default=400, help="games of each exploiter against its target (default 400)")
     p.add_argument("--seed", type=int, required=True, help="the exploiters' seed (their evaluation uses seed + 1)")
     p.add_argument("--out", help="the probe's folder (default runs/probe-NAME-Np)")
     p.add_argument("--workers", type=int, default=2, help="collector and evaluation processes (default 2)")
     p.add_argument("--name", help="also put the result on models/NAME's card (models/NAME.probe.json)")
-    p.add_argument("--stage", choices=("model", "rules"), help="train and measure only this exploiter (run the two "
-                   "side by side, one process each, to give them the same machine; the result is whole once both are)")
+    p.add_argument(
+        "--stage",
+        choices=("model", "rules"),
+        help="train and measure only this exploiter (run the two "
+        "side by side, one process each, to give them the same machine; the result is whole once both are)",
+    )
 
 
 def run(args) -> int:
@@ -95,8 +119,12 @@ def _run_probe(args) -> int:
     from cardzoo.training.dmc.exploit import probe
     from cardzoo.training.evaluation.model_card import attach_probe
 
-    for flag, value, lo in (("--minutes", args.minutes, 1e-9), ("--games", args.games, 1),
-                            ("--workers", args.workers, 1), ("--players", args.players, 1)):
+    for flag, value, lo in (
+        ("--minutes", args.minutes, 1e-9),
+        ("--games", args.games, 1),
+        ("--workers", args.workers, 1),
+        ("--players", args.players, 1),
+    ):
         if not value >= lo:
             raise UserError(f"{flag} must be >= {lo:g}, got {value}")
     stem = Path(args.checkpoint).name.removesuffix(".safetensors").removesuffix(".json")
@@ -105,8 +133,10 @@ def _run_probe(args) -> int:
     result = probe(args.checkpoint, args.players, args.minutes, args.games, args.seed, out, args.workers, stages=stages)
     for target, r in result["exploiters"].items():
         lo, hi = r["advantage_ci"]
-        print(f"exploiter of {target}: {r['advantage']:+.3f} [{lo:+.3f}, {hi:+.3f}] per match over {r['games']} "
-              f"games, after {r['samples']:,} samples in {r['minutes']:g} minutes")
+        print(
+            f"exploiter of {target}: {r['advantage']:+.3f} [{lo:+.3f}, {hi:+.3f}] per match over {r['games']} "
+            f"games, after {r['samples']:,} samples in {r['minutes']:g} minutes"
+        )
     if len(result["exploiters"]) < 2:
         print(f"the other exploiter is not done yet: run the probe again (with its --stage, or none) to finish {out}")
     elif args.name:
@@ -116,8 +146,10 @@ def _run_probe(args) -> int:
 
 def _probe_command(args) -> str:
     """The command as a reader would retype it (--out only says where the runs are kept)."""
-    return (f"cardzoo model probe {args.checkpoint} --players {args.players} --minutes {args.minutes:g} "
-            f"--games {args.games} --seed {args.seed} --workers {args.workers}")
+    return (
+        f"cardzoo model probe {args.checkpoint} --players {args.players} --minutes {args.minutes:g} "
+        f"--games {args.games} --seed {args.seed} --workers {args.workers}"
+    )
 
 
 def _run_trust(args) -> int:
@@ -141,13 +173,23 @@ def _run_card(args) -> int:
             raise UserError("--readme-table takes no checkpoint")
         print(readme_table())
         return 0
-    missing = [flag for flag, value in (("CHECKPOINT", args.checkpoint), ("--name", args.name),
-                                        ("--seed", args.seed), ("--train-command", args.train_command))
-               if value is None]
+    missing = [
+        flag
+        for flag, value in (
+            ("CHECKPOINT", args.checkpoint),
+            ("--name", args.name),
+            ("--seed", args.seed),
+            ("--train-command", args.train_command),
+        )
+        if value is None
+    ]
     if missing:
         raise UserError(f"publishing a model card needs {', '.join(missing)} (or --readme-table alone)")
-    for flag, value, lo in (("--games", args.games, 1), ("--other-games", args.other_games, 1),
-                            ("--workers", args.workers, 1)):
+    for flag, value, lo in (
+        ("--games", args.games, 1),
+        ("--other-games", args.other_games, 1),
+        ("--workers", args.workers, 1),
+    ):
         if value < lo:
             raise UserError(f"{flag} must be >= {lo}, got {value}")
     try:
@@ -156,6 +198,18 @@ def _run_card(args) -> int:
         raise UserError(f"--notes: cannot read {args.notes} ({e.strerror or e})") from None
     field = [f for f in args.field.split(",") if f]
     with ray_session_of(args):
-        print(publish(args.checkpoint, args.name, args.games, args.seed, args.train_command, field, notes,
-                      args.workers, args.other_games, ray=args.ray))
+        print(
+            publish(
+                args.checkpoint,
+                args.name,
+                args.games,
+                args.seed,
+                args.train_command,
+                field,
+                notes,
+                args.workers,
+                args.other_games,
+                ray=args.ray,
+            )
+        )
     return 0

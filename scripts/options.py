@@ -10,15 +10,27 @@ from cardzoo.training.agents.jsontext import BadJSON, parse_json
 
 
 def add_option_flag(parser, example: str = "rounds=1") -> None:
-    parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
-                        help=f"rule option of the game, repeatable (e.g. {example})")
+    parser.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"rule option of the game, repeatable (e.g. {example})",
+    )
 
 
 def add_ray_flag(parser, what: str) -> None:
-    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                        help=f"{what} (pip install -e '.[ray]'); ADDRESS auto or HOST:PORT; without one, the "
-                             "cluster `ray start` made on this machine, else a new local one "
-                             "(docs/training.md, Several machines)")
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help=f"{what} (pip install -e '.[ray]'); ADDRESS auto or HOST:PORT; without one, the "
+        "cluster `ray start` made on this machine, else a new local one "
+        "(docs/training.md, Several machines)",
+    )
 
 
 def ray_session_of(args):
@@ -78,8 +90,10 @@ def parse_options(items) -> dict:
 
 
 # keywords the envs take beside their rule options, refused after -o with what to do instead
-NOT_RULES = {"num_players": "give the number of players with --players, not as a rule option",
-             "render_mode": "not a rule option (the command chooses how to show the game)"}
+NOT_RULES = {
+    "num_players": "give the number of players with --players, not as a rule option",
+    "render_mode": "not a rule option (the command chooses how to show the game)",
+}
 # JSON that failed to parse is an error only where text was plainly meant as JSON: a list, an object
 # or a number (`[8,4`, `1.2.3`); a word that starts with a digit (`13each`) is text
 _JSON_START = re.compile(r"\s*([\[{]|[-+]?[\d.]+([eE][-+]?[\d.]*)?\s*$)")

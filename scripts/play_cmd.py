@@ -33,30 +33,51 @@ MAX_DELAY = 60.0
 
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("play", help="play a game against bots (or hot-seat) in the terminal",
-                       description="Play a game against bots in the terminal. Type ? during the game for "
-                                   "the legal moves, rules for a rules summary, quit to leave. " + SEATS_HELP,
-                       epilog="examples: cardzoo play siantappo --seats human,model,model,model; "
-                              "cardzoo play suipi --seats human,runs/s4/final.safetensors")
+    p = sub.add_parser(
+        "play",
+        help="play a game against bots (or hot-seat) in the terminal",
+        description="Play a game against bots in the terminal. Type ? during the game for "
+        "the legal moves, rules for a rules summary, quit to leave. " + SEATS_HELP,
+        epilog="examples: cardzoo play siantappo --seats human,model,model,model; "
+        "cardzoo play suipi --seats human,runs/s4/final.safetensors",
+    )
     p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--seats", default=None,
-                   help="comma-separated seat kinds in seat order: human, rules, random, model, expert[:N], "
-                        "teacher (Sam Sip) or a checkpoint path, each optionally @SEED (default: human at "
-                        "seat 0, rules elsewhere; several humans play hot-seat)")
+    p.add_argument(
+        "--seats",
+        default=None,
+        help="comma-separated seat kinds in seat order: human, rules, random, model, expert[:N], "
+        "teacher (Sam Sip) or a checkpoint path, each optionally @SEED (default: human at "
+        "seat 0, rules elsewhere; several humans play hot-seat)",
+    )
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's usual)")
     p.add_argument("--seed", type=int, default=None, help="seed for reproducible deals (default: random, printed)")
-    p.add_argument("--save", metavar="FILE", default=None,
-                   help="write the finished game as a JSON-lines record (checked before the first deal)")
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        default=None,
+        help="write the finished game as a JSON-lines record (checked before the first deal)",
+    )
     add_option_flag(p, "rounds=1 for Siantappo, match_deals=1 for Suipi, bankroll=10 for Sam Sip")
-    p.add_argument("--auto-pass", action="store_true",
-                   help="play your move for you when it is the only legal one (a forced pass), with a line saying so")
-    p.add_argument("--show-rewards", action="store_true",
-                   help="also show the RL rewards (the summaries show points, scores and chips)")
-    p.add_argument("--delay", type=float, default=0.0,
-                   help=f"seconds to pause after each bot move, 0..{MAX_DELAY:g} (default 0)")
+    p.add_argument(
+        "--auto-pass",
+        action="store_true",
+        help="play your move for you when it is the only legal one (a forced pass), with a line saying so",
+    )
+    p.add_argument(
+        "--show-rewards",
+        action="store_true",
+        help="also show the RL rewards (the summaries show points, scores and chips)",
+    )
+    p.add_argument(
+        "--delay", type=float, default=0.0, help=f"seconds to pause after each bot move, 0..{MAX_DELAY:g} (default 0)"
+    )
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
-    p.add_argument("--width", type=int, default=None,
-                   help=f"terminal width for the view, {MIN_WIDTH}..{MAX_WIDTH} (default: detected)")
+    p.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        help=f"terminal width for the view, {MIN_WIDTH}..{MAX_WIDTH} (default: detected)",
+    )
     return p
 
 
@@ -81,8 +102,9 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
     check_numbers(args)
     counts = PLAYER_COUNTS[game]
     if args.players is not None and args.players not in counts:  # 0 is refused, not taken for the default
-        raise UserError(f"{game} is played by {', '.join(map(str, counts[:-1]))} or {counts[-1]} players, "
-                        f"not {args.players}")
+        raise UserError(
+            f"{game} is played by {', '.join(map(str, counts[:-1]))} or {counts[-1]} players, not {args.players}"
+        )
     specs, players = parse_seats(args.seats, args.players, DEFAULT_PLAYERS[game], PLAYER_COUNTS[game])
     options = parse_options(args.option)
     env = module.raw_env(num_players=players, **options)
@@ -90,8 +112,9 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
         check_output_file(args.save, "--save")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     if console is None:
-        console = Console(no_color=args.no_color or None, width=args.width, highlight=False,
-                          emoji=False, soft_wrap=False)
+        console = Console(
+            no_color=args.no_color or None, width=args.width, highlight=False, emoji=False, soft_wrap=False
+        )
     seats = Seats(specs)
 
     def loading(text: str) -> None:
@@ -99,8 +122,18 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
 
     agents = load_agents(specs, module, env.config, seed, say=loading)
     view = make_view(game, env, seats, show_rewards=args.show_rewards)
-    return PlaySession(env, view, seats, agents, console, stdin=stdin if stdin is not None else sys.stdin,
-                       seed=seed, save=args.save, delay=args.delay, auto_pass=args.auto_pass)
+    return PlaySession(
+        env,
+        view,
+        seats,
+        agents,
+        console,
+        stdin=stdin if stdin is not None else sys.stdin,
+        seed=seed,
+        save=args.save,
+        delay=args.delay,
+        auto_pass=args.auto_pass,
+    )
 
 
 def check_numbers(args) -> None:

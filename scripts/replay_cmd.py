@@ -33,20 +33,30 @@ from cardzoo.training.evaluation.records import (
 
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("replay", help="replay a recorded game in the terminal and check its rewards",
-                       description="Replay one game of a JSON-lines record file (cardzoo eval --records, "
-                                   "cardzoo play --save) through the environment, showing the table after "
-                                   "every move with every hand revealed, and check that it ends with the "
-                                   "recorded rewards.")
+    p = sub.add_parser(
+        "replay",
+        help="replay a recorded game in the terminal and check its rewards",
+        description="Replay one game of a JSON-lines record file (cardzoo eval --records, "
+        "cardzoo play --save) through the environment, showing the table after "
+        "every move with every hand revealed, and check that it ends with the "
+        "recorded rewards.",
+    )
     p.add_argument("file", help="a JSON-lines file of game records")
     p.add_argument("--game", type=int, default=1, metavar="N", help="which game of the file, from 1 (default 1)")
     pace = p.add_mutually_exclusive_group()
-    pace.add_argument("--step", action="store_true", help="one move at a time: Enter next, b back, g N move N, "
-                                                           "j N round (deal, hand) N, q quit")
+    pace.add_argument(
+        "--step",
+        action="store_true",
+        help="one move at a time: Enter next, b back, g N move N, j N round (deal, hand) N, q quit",
+    )
     pace.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after every move")
     p.add_argument("--quiet", action="store_true", help="show only the result")
-    p.add_argument("--gif", metavar="OUT", help="write the match as an animated GIF instead (one frame per "
-                                               "move, the table as a spectator sees it: no hidden hand)")
+    p.add_argument(
+        "--gif",
+        metavar="OUT",
+        help="write the match as an animated GIF instead (one frame per "
+        "move, the table as a spectator sees it: no hidden hand)",
+    )
     p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
     return p
 
@@ -67,8 +77,10 @@ def run(args, stdin=None, console: Console | None = None) -> int:
 def _chosen_record(args) -> tuple[dict, str]:
     """The record ``--game`` picks from the file, and how to name it; one-line errors for bad flags."""
     if os.path.isdir(args.file):
-        raise UserError(f"{args.file} is a folder: give a record file in it (.jsonl, from cardzoo play --save "
-                        "or cardzoo eval --records)")
+        raise UserError(
+            f"{args.file} is a folder: give a record file in it (.jsonl, from cardzoo play --save "
+            "or cardzoo eval --records)"
+        )
     if not os.path.isfile(args.file):
         raise UserError(f"record file not found: {args.file}")
     if args.delay < 0 or args.delay > 60:
@@ -79,8 +91,7 @@ def _chosen_record(args) -> tuple[dict, str]:
     if not records:
         raise UserError(f"{args.file}: no game records in the file")
     if not 1 <= args.game <= len(records):
-        raise UserError(f"--game must be 1..{len(records)} ({args.file} holds {len(records)} game(s)), "
-                         f"got {args.game}")
+        raise UserError(f"--game must be 1..{len(records)} ({args.file} holds {len(records)} game(s)), got {args.game}")
     return records[args.game - 1], f"{args.file} game {args.game}"
 
 

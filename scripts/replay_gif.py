@@ -66,7 +66,8 @@ def _save(frames: list[Image.Image], out: str, fps: float) -> None:
     ms = max(20, round(1000 / fps))
     durations = [ms] * (len(indexed) - 1) + [ms * LAST_HOLD]
     try:
-        indexed[0].save(out, format="GIF", save_all=True, append_images=indexed[1:], duration=durations,
-                        loop=0, optimize=False)
+        indexed[0].save(
+            out, format="GIF", save_all=True, append_images=indexed[1:], duration=durations, loop=0, optimize=False
+        )
     except OSError as e:
         raise UserError(f"cannot write {out}: {e.strerror or e}") from None

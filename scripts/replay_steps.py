@@ -42,12 +42,12 @@ class Steps:
         """The env after ``k`` whole moves (dealt again, the moves played unseen)."""
         reset_to_header(self.env, self.rec)
         if k:
-            play_moves(self.env, self.rec["moves"][:self.moves[k - 1][3]], to_the_end=False)
+            play_moves(self.env, self.rec["moves"][: self.moves[k - 1][3]], to_the_end=False)
 
     def play(self, k: int) -> None:
         """Play whole move ``k`` (0-based) on the env standing after ``k`` moves."""
         start = self.moves[k - 1][3] if k else 0
-        play_moves(self.env, self.rec["moves"][start:self.moves[k][3]], to_the_end=False)
+        play_moves(self.env, self.rec["moves"][start : self.moves[k][3]], to_the_end=False)
 
 
 def step_through(view, steps: Steps, console, reader, rewards_of) -> None:
@@ -59,8 +59,11 @@ def step_through(view, steps: Steps, console, reader, rewards_of) -> None:
     while True:
         if pos >= n:
             return
-        answer = reader.read(f"-- [{pos}/{n}] Enter: next, b: back, g N: move N, j N: {word} N, q: quit -- ",
-                             style="bold").strip().lower()
+        answer = (
+            reader.read(f"-- [{pos}/{n}] Enter: next, b: back, g N: move N, j N: {word} N, q: quit -- ", style="bold")
+            .strip()
+            .lower()
+        )
         m = COMMAND.match(answer)
         verb, number = (m.group(1), m.group(2)) if m else ("?", None)
         if verb in ("q", "quit", "exit", ":q"):
@@ -95,6 +98,11 @@ def _target(verb, number, pos: int, n: int, sections, word: str, console) -> int
         return int(number)
     if verb in ("j", "jump") and number is not None and 1 <= int(number) <= len(sections):
         return sections[int(number) - 1][1]
-    console.print(Text(f"type Enter (next move), b (back), g N (the table after move N, 0..{n}), j N (the start "
-                       f"of {word} N, 1..{len(sections)}) or q", style="yellow"))
+    console.print(
+        Text(
+            f"type Enter (next move), b (back), g N (the table after move N, 0..{n}), j N (the start "
+            f"of {word} N, 1..{len(sections)}) or q",
+            style="yellow",
+        )
+    )
     return None

@@ -18,15 +18,25 @@ LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 def register(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("serve", help="play in the browser: a local web app (pick a game, seats, rules; replay records)",
-                       description="Start a local web app to play Siantappo, Suipi and Sam Sip against rule bots, "
-                                   "random players, the shipped model or your checkpoints, to watch bots play, and "
-                                   "to replay saved .jsonl records. Binds to localhost unless --host says otherwise.")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: only this machine; 0.0.0.0 opens it to your network)")
+    p = sub.add_parser(
+        "serve",
+        help="play in the browser: a local web app (pick a game, seats, rules; replay records)",
+        description="Start a local web app to play Siantappo, Suipi and Sam Sip against rule bots, "
+        "random players, the shipped model or your checkpoints, to watch bots play, and "
+        "to replay saved .jsonl records. Binds to localhost unless --host says otherwise.",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: only this machine; 0.0.0.0 opens it to your network)",
+    )
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    p.add_argument("--ladder", metavar="FILE", default=None,
-                   help="the ladder file the page /ladder shows (default: `cardzoo ladder`'s default file)")
+    p.add_argument(
+        "--ladder",
+        metavar="FILE",
+        default=None,
+        help="the ladder file the page /ladder shows (default: `cardzoo ladder`'s default file)",
+    )
     return p
 
 
@@ -48,8 +58,10 @@ def run(args) -> int:
         from cardzoo.scripts.serve.app import create_app
         from cardzoo.scripts.serve.limits import MAX_FRAME
     except ModuleNotFoundError as e:
-        raise UserError(f"cardzoo serve needs the web extra ({e.name} is missing): pip install \"cardzoo[web]\" "
-                         "(in a source checkout: pip install -e \".[web]\")") from None
+        raise UserError(
+            f'cardzoo serve needs the web extra ({e.name} is missing): pip install "cardzoo[web]" '
+            '(in a source checkout: pip install -e ".[web]")'
+        ) from None
     import socket
 
     # Bind first, so the URL printed is the one that works (and --port 0 gets a real port).
@@ -74,9 +86,14 @@ def run(args) -> int:
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"cardzoo serve: open http://{shown}:{port}/ in a browser (Ctrl-C stops the server)", flush=True)
     if not local:
-        print("warning: listening beyond this machine: anyone who can reach this address can start games",
-              flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_FRAME, ws_ping_interval=20,
-                            ws_ping_timeout=20, timeout_graceful_shutdown=2)
+        print("warning: listening beyond this machine: anyone who can reach this address can start games", flush=True)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        ws_max_size=MAX_FRAME,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        timeout_graceful_shutdown=2,
+    )
     uvicorn.Server(config).run(sockets=[sock])
     return 0

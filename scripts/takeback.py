@@ -47,8 +47,10 @@ def undo_point(log, seat: int, words) -> int | str:
         return keep
     i = seen[-1]
     whose = "your move" if log[i]["seat"] == seat else f"player_{log[i]['seat']}'s move"
-    return (f"undo stops here: {whose} `{words(i)}` showed you cards that were hidden (a card drawn, "
-            "a new deal or a swapped card), and undo never hides them again")
+    return (
+        f"undo stops here: {whose} `{words(i)}` showed you cards that were hidden (a card drawn, "
+        "a new deal or a swapped card), and undo never hides them again"
+    )
 
 
 def upto(log, keep: int) -> int:

@@ -28,10 +28,17 @@ from cardzoo.training.ppo.settings import PPOSettings
 from cardzoo.training.sb3.settings import SB3Settings
 
 # --algo -> the trainer's settings class (its flags) and the module whose train(settings) runs it
-TRAINERS: dict[str, type[TrainerSettings]] = {"dmc": DMCSettings, "ppo": PPOSettings, "sb3": SB3Settings,
-                                              "rllib": RLlibSettings}
-TRAIN_MODULES = {"dmc": "cardzoo.training.dmc.trainer", "ppo": "cardzoo.training.ppo.trainer",
-                 "sb3": "cardzoo.training.sb3.trainer"}
+TRAINERS: dict[str, type[TrainerSettings]] = {
+    "dmc": DMCSettings,
+    "ppo": PPOSettings,
+    "sb3": SB3Settings,
+    "rllib": RLlibSettings,
+}
+TRAIN_MODULES = {
+    "dmc": "cardzoo.training.dmc.trainer",
+    "ppo": "cardzoo.training.ppo.trainer",
+    "sb3": "cardzoo.training.sb3.trainer",
+}
 OUT_SUFFIX = {"ppo": "", "dmc": "-dmc", "sb3": "-sb3"}  # the default --out: runs/GAME-Np plus this
 
 
@@ -40,24 +47,34 @@ def register(sub) -> argparse.ArgumentParser:
         "train",
         help="self-play training (the game's recipe, or --algo dmc|ppo|sb3|rllib); writes safetensors checkpoints",
         description="Self-play training. Without --algo a game trains by its recipe: a Deep Monte-Carlo "
-                    "move ranker warm-started on a scripted player, sized to beat the rule bot in about "
-                    "15 minutes on 2 cores (docs/training.md). The dmc and ppo trainers play many matches "
-                    "at once in worker processes. A run directory is resumable with --resume "
-                    "(safetensors + JSON, nothing unpickled).",
+        "move ranker warm-started on a scripted player, sized to beat the rule bot in about "
+        "15 minutes on 2 cores (docs/training.md). The dmc and ppo trainers play many matches "
+        "at once in worker processes. A run directory is resumable with --resume "
+        "(safetensors + JSON, nothing unpickled).",
         epilog=f"{recipes_help()} --algo sb3: MaskablePPO (sb3-contrib) on one seat; its --resume loads SB3's "
-               "model.zip, which unpickles: resume only run directories you trust.")
+        "model.zip, which unpickles: resume only run directories you trust.",
+    )
     p.add_argument("game", help="siantappo, suipi or samsip")
-    p.add_argument("--algo", "--backend", dest="algo", choices=tuple(TRAINERS), default=None,
-                   help="trainer (default: the game's recipe, a warm-started dmc run that beats the rule bot "
-                        "in about 15 minutes on 2 cores; docs/training.md); dmc = Deep Monte-Carlo move "
-                        "ranker (DouZero-style); ppo = batched self-play PPO; rllib = multi-agent PPO on Ray "
-                        "(needs the rllib extra); --resume without --algo continues the run in --out with "
-                        "its own trainer")
-    p.add_argument("--out", default=None,
-                   help="run directory (default: ppo runs/GAME-Np, N the --players list joined by '-' or "
-                        "'default', e.g. runs/siantappo-3-4-5-6p; dmc (and a recipe) adds -dmc, e.g. "
-                        "runs/suipi-defaultp-dmc; "
-                        "sb3 adds -sb3; rllib runs/rllib-GAME-Np); the trained policy is OUT/final")
+    p.add_argument(
+        "--algo",
+        "--backend",
+        dest="algo",
+        choices=tuple(TRAINERS),
+        default=None,
+        help="trainer (default: the game's recipe, a warm-started dmc run that beats the rule bot "
+        "in about 15 minutes on 2 cores; docs/training.md); dmc = Deep Monte-Carlo move "
+        "ranker (DouZero-style); ppo = batched self-play PPO; rllib = multi-agent PPO on Ray "
+        "(needs the rllib extra); --resume without --algo continues the run in --out with "
+        "its own trainer",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="run directory (default: ppo runs/GAME-Np, N the --players list joined by '-' or "
+        "'default', e.g. runs/siantappo-3-4-5-6p; dmc (and a recipe) adds -dmc, e.g. "
+        "runs/suipi-defaultp-dmc; "
+        "sb3 adds -sb3; rllib runs/rllib-GAME-Np); the trained policy is OUT/final",
+    )
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     add_ray_flag(p, "ppo and dmc: collect on a Ray cluster, --workers actors of 1 CPU each, the learner here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -120,8 +137,9 @@ def _refuse_others_flags(algo: str, given: dict, by_recipe: bool) -> None:
     if bad:
         owners = [a for a, cls in TRAINERS.items() if bad[0] in taken_flags(cls)]
         hint = ", the game's default trainer: name --algo to choose another" if by_recipe else ""
-        raise UserError(f"{flag_name(bad[0])} is not a flag of --algo {algo}{hint} "
-                        f"(it is one of --algo {', '.join(owners)})")
+        raise UserError(
+            f"{flag_name(bad[0])} is not a flag of --algo {algo}{hint} (it is one of --algo {', '.join(owners)})"
+        )
 
 
 def _algo_of_run(out: Path) -> str | None:
@@ -175,10 +193,11 @@ def _run_rllib(args, fields: dict) -> int:
         import ray
         import ray.rllib  # RLlib itself: Ray core alone (the `ray` extra) has no RLlib dependencies
     except ImportError:
-        raise UserError("--algo rllib needs Ray RLlib, which pins its own gymnasium: install cardzoo with the "
-                        "rllib extra in a separate venv (pip install \"cardzoo[rllib]\"; in a source checkout "
-                        "`make integrations-venv`, then .venv-integrations/bin/cardzoo; docs/integrations.md)"
-                        ) from None
+        raise UserError(
+            "--algo rllib needs Ray RLlib, which pins its own gymnasium: install cardzoo with the "
+            'rllib extra in a separate venv (pip install "cardzoo[rllib]"; in a source checkout '
+            "`make integrations-venv`, then .venv-integrations/bin/cardzoo; docs/integrations.md)"
+        ) from None
     try:
         train_rllib(settings)
     finally:

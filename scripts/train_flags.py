@@ -28,8 +28,10 @@ def add_settings_flags(parser: argparse.ArgumentParser, trainers: dict[str, type
             owners.setdefault(dest, {})[algo] = f
     shared = [d for d, by in owners.items() if len(by) > 1]
     group = parser.add_argument_group(
-        "flags of several trainers", "each trainer's default is said; a recipe (cardzoo train GAME without "
-                                     "--algo) sets its own values, listed at the end")
+        "flags of several trainers",
+        "each trainer's default is said; a recipe (cardzoo train GAME without "
+        "--algo) sets its own values, listed at the end",
+    )
     for dest in shared:
         _add(group, dest, owners[dest])
     earlier = set()
@@ -49,8 +51,15 @@ def _add(group, dest: str, by: dict[str, Field]) -> None:
     f = next(iter(by.values()))
     base = str(f.type).split(" |")[0]  # num_cpus: int | None
     kind = {"int": int, "float": float}.get(base) if f.metadata.get("parse") is None else None
-    group.add_argument(flag_name(dest), dest=dest, type=kind, default=argparse.SUPPRESS,
-                       metavar=f.metadata.get("metavar"), choices=f.metadata.get("choices"), help=flag_help(by))
+    group.add_argument(
+        flag_name(dest),
+        dest=dest,
+        type=kind,
+        default=argparse.SUPPRESS,
+        metavar=f.metadata.get("metavar"),
+        choices=f.metadata.get("choices"),
+        help=flag_help(by),
+    )
 
 
 def flag_help(by: dict[str, Field]) -> str:

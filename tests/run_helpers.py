@@ -38,8 +38,12 @@ def kill_once_saved(argv: list[str], out: Path, decisions: int, timeout: float =
     """Run ``cardzoo ARGV`` (saving into ``out``), SIGKILL it and its workers at its first save of
     at least ``decisions``; the decisions of the state it left. ``timeout`` only stops a hung run."""
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-c", _STOP_AT_SAVE, str(decisions), *argv],
-                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _STOP_AT_SAVE, str(decisions), *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         try:
             while not (status := os.waitpid(proc.pid, os.WNOHANG | os.WUNTRACED))[0]:
@@ -51,6 +55,8 @@ def kill_once_saved(argv: list[str], out: Path, decisions: int, timeout: float =
             proc.wait()
         if not os.WIFSTOPPED(status[1]):
             err.seek(0)
-            raise AssertionError(f"cardzoo {' '.join(argv)} ended (wait status {status[1]}) before a save of "
-                                 f"{decisions} decisions: {err.read().decode(errors='replace')[-2000:]}")
+            raise AssertionError(
+                f"cardzoo {' '.join(argv)} ended (wait status {status[1]}) before a save of "
+                f"{decisions} decisions: {err.read().decode(errors='replace')[-2000:]}"
+            )
     return json.loads((out / "state" / "state.json").read_text())["state"]["decisions"]

@@ -13,8 +13,21 @@ from cardzoo.benchmarks import references, schema
 from cardzoo.envs.registry import DEFAULT_PLAYERS, GAME_MODULES
 from cardzoo.scripts.cli import main
 
-SECTION_KEYS = {"unit", "median", "min", "max", "runs", "steps", "seconds", "episodes", "steps_per_game",
-                "games_per_s", "py_peak_kib", "maxrss_kib", "cpu_share"}
+SECTION_KEYS = {
+    "unit",
+    "median",
+    "min",
+    "max",
+    "runs",
+    "steps",
+    "seconds",
+    "episodes",
+    "steps_per_game",
+    "games_per_s",
+    "py_peak_kib",
+    "maxrss_kib",
+    "cpu_share",
+}
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +119,13 @@ def test_a_measured_reference_gets_its_ratios(tmp_path, monkeypatch, capsys):
     from cardzoo.benchmarks.timing import aec_player
     from cardzoo.envs import suipi_v0
 
-    stand_in = references.Reference("selftest/suipi", 2, "pettingzoo",
-                                    {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
+    stand_in = references.Reference(
+        "selftest/suipi",
+        2,
+        "pettingzoo",
+        {"raw": lambda seed: lambda: aec_player(suipi_v0.raw_env, seed)},
+        short="self",
+    )
     monkeypatch.setattr("cardzoo.scripts.bench_cmd.REFERENCES", [stand_in])
     out = tmp_path / "b.json"
     assert main(["bench", "suipi", "--quick", "--no-floor", "--json", str(out)]) == 0
@@ -150,8 +168,9 @@ def test_what_the_run_printed_is_rendered_from_its_json(quick_run, capsys):
     assert readme.startswith("| game | players | engine moves/s |")
 
 
-@pytest.mark.parametrize("kept", ["docs/benchmarks-train.json", "docs/benchmarks-agents.json",
-                                  "docs/benchmarks-vector.json"])
+@pytest.mark.parametrize(
+    "kept", ["docs/benchmarks-train.json", "docs/benchmarks-agents.json", "docs/benchmarks-vector.json"]
+)
 def test_show_prints_the_kept_training_and_agent_results(kept, capsys):
     assert main(["bench", "--show", kept]) == 0
     assert capsys.readouterr().out.lstrip().startswith("|")
@@ -168,14 +187,17 @@ def test_affinity_restored(quick_run):
         assert os.sched_getaffinity(0) == quick_run["_affinity_before"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["bench", "nosuchgame", "--quick"], "unknown game"),
-    (["bench", "siantappo", "--players", "2", "--quick"], "supports 3, 4, 5, 6 players"),
-    (["bench", "siantappo", "--players", "x", "--quick"], "comma-separated"),
-    (["bench", "siantappo", "--runs", "0"], "--runs"),
-    (["bench", "--show", "no-such-bench.json"], "--show: cannot read no-such-bench.json"),
-    (["bench", "--show", "models/suipi-2p.json"], "is not a result of cardzoo bench --json"),  # as found: KeyError
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["bench", "nosuchgame", "--quick"], "unknown game"),
+        (["bench", "siantappo", "--players", "2", "--quick"], "supports 3, 4, 5, 6 players"),
+        (["bench", "siantappo", "--players", "x", "--quick"], "comma-separated"),
+        (["bench", "siantappo", "--runs", "0"], "--runs"),
+        (["bench", "--show", "no-such-bench.json"], "--show: cannot read no-such-bench.json"),
+        (["bench", "--show", "models/suipi-2p.json"], "is not a result of cardzoo bench --json"),  # as found: KeyError
+    ],
+)
 def test_bad_input_is_one_clear_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -200,8 +222,7 @@ def test_bench_train_quick_measures_every_trainer(tmp_path, capsys):
     from cardzoo.scripts.cli import main
 
     out = tmp_path / "train.json"
-    assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0",
-                 "--json", str(out)]) == 0
+    assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     rows = {(r["game"], r["algo"]): r for r in result["train"]}
     assert set(rows) == {("siantappo", "ppo"), ("siantappo", "sb3"), ("siantappo", "dmc")}
@@ -288,8 +309,13 @@ def _stand_in_reference():
     from cardzoo.benchmarks.timing import aec_player
     from cardzoo.envs import suipi_v0
 
-    return references.Reference("selftest/suipi", 2, "pettingzoo",
-                                {"raw": lambda seed: (lambda: aec_player(suipi_v0.raw_env, seed))}, short="self")
+    return references.Reference(
+        "selftest/suipi",
+        2,
+        "pettingzoo",
+        {"raw": lambda seed: lambda: aec_player(suipi_v0.raw_env, seed)},
+        short="self",
+    )
 
 
 @pytest.mark.parametrize("extra", [[], ["--agents", "rules"]])
@@ -300,16 +326,21 @@ def test_a_player_count_no_game_has_is_refused_before_measuring(extra, monkeypat
     assert main(["bench", "--players", "9", "--quick", "--no-floor", *extra]) == 2
     captured = capsys.readouterr()
     assert "measuring" not in captured.err and captured.out == ""
-    assert captured.err == ("cardzoo bench: error: --players 9: no game measured here is played by that many "
-                            "(siantappo 3, 4, 5, 6; suipi 2, 4; samsip 2, 3, 4, 5, 6)\n")
+    assert captured.err == (
+        "cardzoo bench: error: --players 9: no game measured here is played by that many "
+        "(siantappo 3, 4, 5, 6; suipi 2, 4; samsip 2, 3, 4, 5, 6)\n"
+    )
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["bench", "--quick", "--seconds", "nan"], "--seconds must be > 0"),
-    (["bench", "--quick", "--warmup", "inf"], "--warmup must be >= 0 and at most 3600 seconds"),
-    (["bench", "--quick", "--runs", str(10**30)], "--runs must be 1..1,000"),
-    (["bench", "--agents", "rules", "--matches", "0"], "--matches must be 1..10,000"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["bench", "--quick", "--seconds", "nan"], "--seconds must be > 0"),
+        (["bench", "--quick", "--warmup", "inf"], "--warmup must be >= 0 and at most 3600 seconds"),
+        (["bench", "--quick", "--runs", str(10**30)], "--runs must be 1..1,000"),
+        (["bench", "--agents", "rules", "--matches", "0"], "--matches must be 1..10,000"),
+    ],
+)
 def test_bench_numbers_out_of_bounds_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -325,9 +356,17 @@ def test_bench_checks_its_json_output_before_measuring(capsys):
 
 def _fake_row(algo):
     def measure(game, players, *args, **kwargs):
-        return {"game": game, "players": players, "algo": algo, "workers": 0, "decisions": 1000, "seconds": 1.0,
-                "decisions_per_s": 1000.0, **({"samples": 500, "samples_per_s": 500.0, "wait_s": 0.5,
-                                               "learn_s": 0.5} if algo == "dmc" else {})}
+        return {
+            "game": game,
+            "players": players,
+            "algo": algo,
+            "workers": 0,
+            "decisions": 1000,
+            "seconds": 1.0,
+            "decisions_per_s": 1000.0,
+            **({"samples": 500, "samples_per_s": 500.0, "wait_s": 0.5, "learn_s": 0.5} if algo == "dmc" else {}),
+        }
+
     return measure
 
 
@@ -350,8 +389,10 @@ def test_one_failing_row_of_bench_train_loses_no_other(tmp_path, monkeypatch, ca
     assert main(["bench", "--train", "siantappo", "suipi", "--workers", "0", "--json", str(out)]) == 1
     rows = json.loads(out.read_text())["train"]
     assert [(r["game"], r["algo"], "error" in r) for r in rows] == [
-        (game, algo, failed) for game in ("siantappo", "suipi")
-        for algo, failed in (("ppo", False), ("sb3", False), ("dmc", True), ("rllib", True), ("rllib", True))]
+        (game, algo, failed)
+        for game in ("siantappo", "suipi")
+        for algo, failed in (("ppo", False), ("sb3", False), ("dmc", True), ("rllib", True), ("rllib", True))
+    ]
     assert rows[2]["error"] == "RuntimeError: a worker died"
     assert rows[3]["error"].startswith("ValueError: When connecting to an existing cluster")
     ratios = json.loads(out.read_text())["ratios"]

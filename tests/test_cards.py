@@ -25,10 +25,22 @@ def test_ids_roundtrip_through_text():
     assert card_str(JOKERS[1]) == "Jk"
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("10♦", "10♦"), ("10d", "10♦"), ("Td", "10♦"), ("td", "10♦"), ("Qs", "Q♠"), ("q♠", "Q♠"),
-    ("Ah", "A♥"), ("2c", "2♣"), (" 7H ", "7♥"), ("Jk", "Jk"), ("joker", "Jk"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("10♦", "10♦"),
+        ("10d", "10♦"),
+        ("Td", "10♦"),
+        ("td", "10♦"),
+        ("Qs", "Q♠"),
+        ("q♠", "Q♠"),
+        ("Ah", "A♥"),
+        ("2c", "2♣"),
+        (" 7H ", "7♥"),
+        ("Jk", "Jk"),
+        ("joker", "Jk"),
+    ],
+)
 def test_parse_aliases(text, expected):
     assert card_str(parse_card(text)) == expected
 

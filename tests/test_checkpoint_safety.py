@@ -28,8 +28,16 @@ from cardzoo.training.agents.numpy_nets import PolicyMLP
 from cardzoo.training.agents.policy import MaskedPolicyNet
 
 OBS, ACTIONS = siantappo_v0.raw_env().obs_size, 368
-BASE_META = {"game": "siantappo", "env": "siantappo_v0", "player_counts": [4], "config": {"num_players": 4},
-             "name": "ck", "training_steps": 1000, "seed": 3, "evaluation": {}}
+BASE_META = {
+    "game": "siantappo",
+    "env": "siantappo_v0",
+    "player_counts": [4],
+    "config": {"num_players": 4},
+    "name": "ck",
+    "training_steps": 1000,
+    "seed": 3,
+    "evaluation": {},
+}
 
 
 def _net(hidden=(8, 4), seed=0):
@@ -51,7 +59,7 @@ def _write_sidecar(path, meta):
 
 def _split(blob):
     n = int.from_bytes(blob[:8], "little")
-    return json.loads(blob[8:8 + n]), blob[8 + n:]
+    return json.loads(blob[8 : 8 + n]), blob[8 + n :]
 
 
 def _join(header, data):
@@ -86,6 +94,7 @@ def no_network_built(monkeypatch):
 
     def forbidden(cls, meta, *state):
         raise AssertionError(f"network built for a rejected checkpoint: {meta}")
+
     for torch_cls in NETWORKS.values():
         monkeypatch.setattr(torch_cls, "from_meta", classmethod(forbidden))
     for numpy_cls in ARCHITECTURES.values():
@@ -166,16 +175,19 @@ def test_bad_sidecar_fields_are_one_line_errors_naming_the_field(tmp_path, no_ne
     assert "ck.json" in _one_line_error(path, message)
 
 
-@pytest.mark.parametrize("text,message", [
-    ('{"config": ' + _DEEP + "}", "nested 5001 levels deep"),
-    (_DEEP, "nested 5000 levels deep"),
-    ('{"a": "' + "[" * 5000 + '"}', "lacks field"),  # brackets inside a string are not nesting
-    ("[1, 2]", "must hold a JSON object, not list"),
-    ('{"obs_size": NaN}', "lacks field"),
-    ("{not json", "is not valid JSON: .* line 1 column 2"),
-    ('{"obs_size": ' + "9" * 5000 + "}", "not valid JSON|lacks field"),  # 3.11+ refuses the digits
-    ("", "is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('{"config": ' + _DEEP + "}", "nested 5001 levels deep"),
+        (_DEEP, "nested 5000 levels deep"),
+        ('{"a": "' + "[" * 5000 + '"}', "lacks field"),  # brackets inside a string are not nesting
+        ("[1, 2]", "must hold a JSON object, not list"),
+        ('{"obs_size": NaN}', "lacks field"),
+        ("{not json", "is not valid JSON: .* line 1 column 2"),
+        ('{"obs_size": ' + "9" * 5000 + "}", "not valid JSON|lacks field"),  # 3.11+ refuses the digits
+        ("", "is not valid JSON"),
+    ],
+)
 def test_malformed_sidecar_text_is_a_one_line_error(tmp_path, no_network_built, text, message):
     path = _save(tmp_path)
     path.with_suffix(".json").write_text(text)
@@ -211,6 +223,7 @@ def _header_case(mutate):
         header, data = _split(path.read_bytes())
         data = mutate(header, data)
         _write_weights(path, _join(header, data))
+
     return apply
 
 
@@ -218,6 +231,7 @@ def _set(name, key, value):
     def mutate(header, data):
         header[name][key] = value
         return data
+
     return mutate
 
 
@@ -240,6 +254,7 @@ def _swap_offsets(header, data):
 def _raw(blob_fn, rehash=True):
     def apply(path):
         _write_weights(path, blob_fn(path.read_bytes()), rehash)
+
     return apply
 
 
@@ -260,8 +275,7 @@ WEIGHT_CASES = {
     "bad metadata": (_header_case(lambda h, d: h.update({"__metadata__": {"a": 1}}) or d), "__metadata__"),
     "header list": (_raw(lambda b: _join([1], b)), "header is not a JSON object"),
     "header not json": (_raw(lambda b: (5).to_bytes(8, "little") + b"{oops" + b[8:]), "header is not valid JSON"),
-    "header deep": (_raw(lambda b: _join({"a": json.loads("[" * 40 + "]" * 40)}, b"")),
-                    "header is nested 41 levels"),
+    "header deep": (_raw(lambda b: _join({"a": json.loads("[" * 40 + "]" * 40)}, b"")), "header is nested 41 levels"),
     "header length huge": (_raw(lambda b: (2**64 - 1).to_bytes(8, "little") + b[8:]), "exceeds 1,048,576"),
     "header length past end": (_raw(lambda b: (len(b)).to_bytes(8, "little") + b[8:]), "runs past the end"),
     "header not utf8": (_raw(lambda b: (2).to_bytes(8, "little") + b"\xff\xfe" + b[8:]), "not UTF-8"),
@@ -288,13 +302,14 @@ def test_non_finite_weights_are_rejected(tmp_path, no_network_built, value):
     path = _save(tmp_path)
     header, data = _split(path.read_bytes())
     at = header["action_net.bias"]["data_offsets"][0] + 4 * 5
-    _write_weights(path, _join(header, data[:at] + struct.pack("<f", value) + data[at + 4:]))
+    _write_weights(path, _join(header, data[:at] + struct.pack("<f", value) + data[at + 4 :]))
     _one_line_error(path, "tensor action_net.bias holds NaN or infinite values")
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_half_precision_weights_load_into_float32(tmp_path, dtype):
     from safetensors.torch import save
+
     path = _save(tmp_path)
     state = {k: v.to(dtype) for k, v in _net().state_dict().items()}
     _write_weights(path, save(state))
@@ -318,6 +333,7 @@ def test_loading_never_unpickles(tmp_path, monkeypatch):
 
     def forbidden(*args, **kwargs):
         raise AssertionError("loading a checkpoint unpickled something")
+
     for module, name in [(pickle, "load"), (pickle, "loads"), (pickle, "Unpickler"), (torch, "load")]:
         monkeypatch.setattr(module, name, forbidden)
     load_checkpoint(good)
@@ -333,6 +349,7 @@ def test_cli_prints_a_hostile_sidecar_in_one_line(tmp_path, capsys):
 
 
 # ---- saving -------------------------------------------------------------------------------------
+
 
 def test_save_refuses_what_load_would_refuse(tmp_path):
     net = _net()
@@ -350,8 +367,9 @@ def test_save_refuses_what_load_would_refuse(tmp_path):
 
 
 def test_save_takes_the_architecture_from_the_net(tmp_path):
-    path = save_checkpoint(tmp_path / "ck", _net((8, 4)), {**BASE_META, "hidden": [99], "obs_size": 1,
-                                                            "activation": "relu"})
+    path = save_checkpoint(
+        tmp_path / "ck", _net((8, 4)), {**BASE_META, "hidden": [99], "obs_size": 1, "activation": "relu"}
+    )
     meta = _sidecar(path)
     assert (meta["hidden"], meta["obs_size"], meta["num_actions"], meta["activation"]) == ([8, 4], OBS, ACTIONS, "tanh")
     load_checkpoint(path)
@@ -363,6 +381,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatc
 
     def crash(fd):
         raise OSError(5, "disk on fire")
+
     monkeypatch.setattr(ckpt.os, "fsync", crash)
     with pytest.raises(OSError, match="disk on fire"):
         atomic_write_bytes(target, b"new" * 1000)
@@ -394,6 +413,7 @@ def test_interrupted_save_leaves_the_old_checkpoint_or_a_detected_mix(tmp_path, 
             if len(calls) == n:
                 raise OSError(28, "no space left")
             real_replace(src, dst)
+
         return replace
 
     monkeypatch.setattr(ckpt.os, "replace", replace_failing_on(1))  # crash while writing the weights
@@ -410,11 +430,50 @@ def test_interrupted_save_leaves_the_old_checkpoint_or_a_detected_mix(tmp_path, 
 
 # ---- fuzzing ------------------------------------------------------------------------------------
 
-NASTY = [-1, 0, 1, 2, 3, 4, 8, 633, 368, 4096, 4097, 2**31, 2**64, 1.5, 1e8, 1e308, -0.0, True, False, None,
-         "", "4", "tanh", "siantappo", "siantappo_v0", [], [0], [8], [8, 4], [4], [3, 4], [500000], [1e8], [-8],
-         [8] * 9, ["8"], {}, {"a": 1}, [[8]], "x" * 300]
+NASTY = [
+    -1,
+    0,
+    1,
+    2,
+    3,
+    4,
+    8,
+    633,
+    368,
+    4096,
+    4097,
+    2**31,
+    2**64,
+    1.5,
+    1e8,
+    1e308,
+    -0.0,
+    True,
+    False,
+    None,
+    "",
+    "4",
+    "tanh",
+    "siantappo",
+    "siantappo_v0",
+    [],
+    [0],
+    [8],
+    [8, 4],
+    [4],
+    [3, 4],
+    [500000],
+    [1e8],
+    [-8],
+    [8] * 9,
+    ["8"],
+    {},
+    {"a": 1},
+    [[8]],
+    "x" * 300,
+]
 FIELDS = list(ckpt.REQUIRED) + list(ckpt.OPTIONAL) + ["value_hidden", "settings"]
-TEXT_BITS = ['{', '}', '[', ']', '"', ':', ',', '\\', '0', '9', '-', 'e', 'N', ' ', '\x00', 'é']
+TEXT_BITS = ["{", "}", "[", "]", '"', ":", ",", "\\", "0", "9", "-", "e", "N", " ", "\x00", "é"]
 
 
 def _mutate_sidecar(rng, text):
@@ -432,11 +491,11 @@ def _mutate_sidecar(rng, text):
         meta[field] = value
     text = json.dumps(meta)
     if kind == 3:
-        text = text[:rng.randrange(len(text) + 1)]
+        text = text[: rng.randrange(len(text) + 1)]
     elif kind == 4:
         for _ in range(rng.randrange(1, 4)):
             i = rng.randrange(len(text))
-            text = text[:i] + rng.choice(TEXT_BITS) + text[i + rng.randrange(2):]
+            text = text[:i] + rng.choice(TEXT_BITS) + text[i + rng.randrange(2) :]
     return text
 
 
@@ -444,7 +503,7 @@ def _mutate_weights(rng, blob):
     header, data = _split(blob)
     kind = rng.randrange(6)
     if kind == 0:
-        return blob[:rng.randrange(len(blob) + 1)]
+        return blob[: rng.randrange(len(blob) + 1)]
     if kind == 1:
         blob = bytearray(blob)
         for _ in range(rng.randrange(1, 5)):
@@ -465,7 +524,7 @@ def _mutate_weights(rng, blob):
     if kind == 4:
         at = rng.randrange(len(data) // 4) * 4
         value = rng.choice([float("nan"), float("inf"), float("-inf"), 1e38, 0.0])
-        return _join(header, data[:at] + struct.pack("<f", value) + data[at + 4:])
+        return _join(header, data[:at] + struct.pack("<f", value) + data[at + 4 :])
     return blob + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
 
 
@@ -488,6 +547,7 @@ def _fuzz(tmp_path, monkeypatch, cases, seed):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             built.append(sum(p.numel() for p in self.parameters()))
+
     from cardzoo.training.agents.networks import NETWORKS
 
     monkeypatch.setitem(NETWORKS, "policy", Recorded)

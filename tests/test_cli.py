@@ -66,8 +66,16 @@ def _policy_checkpoint(tmp_path):
 
     env = siantappo_v0.raw_env(num_players=3)
     torch.manual_seed(0)
-    meta = {"game": "siantappo", "env": "siantappo_v0", "player_counts": [3], "config": {"num_players": 3},
-            "name": "ck", "training_steps": 1000, "seed": 3, "evaluation": {}}
+    meta = {
+        "game": "siantappo",
+        "env": "siantappo_v0",
+        "player_counts": [3],
+        "config": {"num_players": 3},
+        "name": "ck",
+        "training_steps": 1000,
+        "seed": 3,
+        "evaluation": {},
+    }
     return save_checkpoint(tmp_path / "run" / "final", MaskedPolicyNet(env.obs_size, env.num_actions, [8]), meta)
 
 
@@ -89,9 +97,30 @@ def test_model_card_publishes_a_checkpoint_with_a_card_of_its_measurements(tmp_p
     models.mkdir()
     monkeypatch.setenv("CARDZOO_MODELS", str(models))  # never the shipped models/
     (tmp_path / "notes.md").write_text("* It is untrained.\n")
-    assert cli.main(["model", "card", str(path), "--name", "tiny", "--games", "12", "--other-games", "12",
-                     "--seed", "5", "--workers", "1", "--train-command", "cardzoo train siantappo --players 3",
-                     "--notes", str(tmp_path / "notes.md")]) == 0
+    assert (
+        cli.main(
+            [
+                "model",
+                "card",
+                str(path),
+                "--name",
+                "tiny",
+                "--games",
+                "12",
+                "--other-games",
+                "12",
+                "--seed",
+                "5",
+                "--workers",
+                "1",
+                "--train-command",
+                "cardzoo train siantappo --players 3",
+                "--notes",
+                str(tmp_path / "notes.md"),
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip().endswith("tiny.md")
     assert {p.name for p in models.iterdir()} == {"tiny.safetensors", "tiny.json", "tiny.eval.json", "tiny.md"}
     meta = json.loads((models / "tiny.json").read_text())
@@ -115,14 +144,19 @@ def test_model_card_prints_the_readme_table():
     assert out.getvalue() == readme_table() + "\n"
 
 
-@pytest.mark.parametrize("args,message", [
-    ([], "publishing a model card needs CHECKPOINT, --name, --seed, --train-command (or --readme-table alone)"),
-    (["ck", "--name", "x", "--seed", "1"], "publishing a model card needs --train-command"),
-    (["ck", "--readme-table"], "--readme-table takes no checkpoint"),
-    (["ck", "--name", "x", "--seed", "1", "--train-command", "t", "--games", "0"], "--games must be >= 1, got 0"),
-    (["ck", "--name", "x", "--seed", "1", "--train-command", "t", "--notes", "/nonexistent/notes.md"],
-     "--notes: cannot read /nonexistent/notes.md"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ([], "publishing a model card needs CHECKPOINT, --name, --seed, --train-command (or --readme-table alone)"),
+        (["ck", "--name", "x", "--seed", "1"], "publishing a model card needs --train-command"),
+        (["ck", "--readme-table"], "--readme-table takes no checkpoint"),
+        (["ck", "--name", "x", "--seed", "1", "--train-command", "t", "--games", "0"], "--games must be >= 1, got 0"),
+        (
+            ["ck", "--name", "x", "--seed", "1", "--train-command", "t", "--notes", "/nonexistent/notes.md"],
+            "--notes: cannot read /nonexistent/notes.md",
+        ),
+    ],
+)
 def test_model_card_bad_input_is_one_line(args, message, capsys):
     assert cli.main(["model", "card", *args]) == 2
     err = capsys.readouterr().err
@@ -151,8 +185,11 @@ def test_output_into_a_closed_pipe_ends_quietly():
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "cardzoo", "bench", "--show", "docs/benchmarks-env.json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardzoo", "bench", "--show", "docs/benchmarks-env.json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # gone before the command writes anything
     err = proc.stderr.read().decode()
@@ -165,8 +202,26 @@ def test_models_flag_needs_a_folder_and_puts_it_first(tmp_path, capsys, monkeypa
     monkeypatch.setenv(MODELS_ENV, "")  # restored after the test, whatever the command sets
     assert cli.main(["--models", str(tmp_path / "nope"), "eval", "siantappo", "--agents", "model,rules"]) == 2
     assert capsys.readouterr().err.strip() == f"cardzoo: error: --models {tmp_path / 'nope'} is not a folder"
-    assert cli.main(["--models", str(tmp_path), "eval", "siantappo", "--agents", "rules,random", "--games", "2",
-                     "--players", "3", "--workers", "1", "--no-progress"]) == 0
+    assert (
+        cli.main(
+            [
+                "--models",
+                str(tmp_path),
+                "eval",
+                "siantappo",
+                "--agents",
+                "rules,random",
+                "--games",
+                "2",
+                "--players",
+                "3",
+                "--workers",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     import os
 
     assert os.environ[MODELS_ENV].split(os.pathsep)[0] == str(tmp_path)
@@ -195,11 +250,14 @@ def _one_line(capsys, command: str) -> str:
     return err
 
 
-@pytest.mark.parametrize("argv", [
-    ["play", "siantappo", "-o", "num_players=5"],  # as found: TypeError, got multiple values for num_players
-    ["train", "suipi", "--steps", "10", "-o", "num_players=2.0"],
-    ["eval", "suipi", "--agents", "rules,random", "-o", "num-players=2"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "siantappo", "-o", "num_players=5"],  # as found: TypeError, got multiple values for num_players
+        ["train", "suipi", "--steps", "10", "-o", "num_players=2.0"],
+        ["eval", "suipi", "--agents", "rules,random", "-o", "num-players=2"],
+    ],
+)
 def test_the_player_count_as_a_rule_option_is_refused_pointing_to_players(argv, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(argv) == 2
@@ -208,10 +266,13 @@ def test_the_player_count_as_a_rule_option_is_refused_pointing_to_players(argv, 
 
 
 @pytest.mark.parametrize("value, why", [(DEEP, "nested 3000 levels deep"), ("9" * 5000, "more than 4,300 digits")])
-@pytest.mark.parametrize("command", [["eval", "suipi", "--agents", "rules,random"], ["play", "siantappo"],
-                                     ["train", "suipi", "--steps", "1"]])
-def test_a_rule_option_the_json_parser_cannot_take_is_one_short_line(command, value, why, tmp_path, monkeypatch,
-                                                                      capsys):
+@pytest.mark.parametrize(
+    "command",
+    [["eval", "suipi", "--agents", "rules,random"], ["play", "siantappo"], ["train", "suipi", "--steps", "1"]],
+)
+def test_a_rule_option_the_json_parser_cannot_take_is_one_short_line(
+    command, value, why, tmp_path, monkeypatch, capsys
+):
     """As found: RecursionError, and ValueError (Python's int-string limit), from scripts/options.py."""
     monkeypatch.chdir(tmp_path)
     assert cli.main([*command, "-o", f"rounds={value}"]) == 2
@@ -221,14 +282,30 @@ def test_a_rule_option_the_json_parser_cannot_take_is_one_short_line(command, va
 
 
 @pytest.mark.parametrize("content, why", [(DEEP, "nested 3000 levels deep"), (DIGITS, "more than 4,300 digits")])
-@pytest.mark.parametrize("argv", [
-    ["replay", "{f}"],
-    ["eval", "suipi", "--agents", "rules,random", "--games", "2", "--workers", "1", "--log", "{f}", "--no-progress"],
-    ["bench", "--show", "{f}"],
-    ["bench-compare", "--before", "{f}", "--after", "{f}"],
-])
-def test_a_json_file_too_deep_or_with_a_huge_number_is_one_line_and_left_as_it_was(argv, content, why, tmp_path,
-                                                                                    capsys):
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["replay", "{f}"],
+        [
+            "eval",
+            "suipi",
+            "--agents",
+            "rules,random",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--log",
+            "{f}",
+            "--no-progress",
+        ],
+        ["bench", "--show", "{f}"],
+        ["bench-compare", "--before", "{f}", "--after", "{f}"],
+    ],
+)
+def test_a_json_file_too_deep_or_with_a_huge_number_is_one_line_and_left_as_it_was(
+    argv, content, why, tmp_path, capsys
+):
     """The shared reader (cardzoo.training.agents.jsontext) behind every JSON file a command reads;
     eval --log must not rewrite a file it cannot read as a log."""
     path = tmp_path / "bad.json"
@@ -242,8 +319,24 @@ def test_a_json_file_too_deep_or_with_a_huge_number_is_one_line_and_left_as_it_w
 def test_eval_checks_its_outputs_before_playing(capsys):
     """As found: `eval --records /proc/x.jsonl` played the whole tournament, then FileNotFoundError."""
     for flag in ("--records", "--json", "--csv", "--plot", "--log"):
-        assert cli.main(["eval", "suipi", "--agents", "rules,random", "--games", "2", "--workers", "1",
-                         "--no-progress", flag, "/proc/x.out"]) == 2
+        assert (
+            cli.main(
+                [
+                    "eval",
+                    "suipi",
+                    "--agents",
+                    "rules,random",
+                    "--games",
+                    "2",
+                    "--workers",
+                    "1",
+                    "--no-progress",
+                    flag,
+                    "/proc/x.out",
+                ]
+            )
+            == 2
+        )
         captured = capsys.readouterr()
         assert captured.out == ""  # no game was played, no report printed
         assert captured.err.startswith(f"cardzoo eval: error: {flag} /proc/x.out: cannot write there")
@@ -263,13 +356,16 @@ def test_model_trust_checks_where_it_writes_before_the_copy(monkeypatch, capsys)
     assert "--out /proc/t.safetensors: cannot write there" in _one_line(capsys, "model") and not loaded
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--seed", "-1"], "--seed -1 is out of range: seed must be in [0, 4294967295]"),  # as found: numpy ValueError
-    (["--seed", str(10**30)], f"--seed {10**30} is out of range"),  # torch: Overflow when unpacking long long
-    (["--hidden", "100000,100000"], "--hidden 100000,100000 is out of range"),  # tried to allocate 40 GB
-    (["--algo", "ppo", "--hidden", "100000,100000"], "each in [1, 4096]"),
-    (["--algo", "ppo", "--hidden", ",".join(["8"] * 9)], "1 to 8 layer widths"),  # more than a checkpoint holds
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--seed", "-1"], "--seed -1 is out of range: seed must be in [0, 4294967295]"),  # as found: numpy ValueError
+        (["--seed", str(10**30)], f"--seed {10**30} is out of range"),  # torch: Overflow when unpacking long long
+        (["--hidden", "100000,100000"], "--hidden 100000,100000 is out of range"),  # tried to allocate 40 GB
+        (["--algo", "ppo", "--hidden", "100000,100000"], "each in [1, 4096]"),
+        (["--algo", "ppo", "--hidden", ",".join(["8"] * 9)], "1 to 8 layer widths"),  # more than a checkpoint holds
+    ],
+)
 def test_train_refuses_a_seed_or_network_out_of_range_before_it_starts(flags, message, tmp_path, capsys):
     out = tmp_path / "run"
     assert cli.main(["train", "siantappo", "--steps", "1", "--out", str(out), "--no-progress", *flags]) == 2
@@ -277,13 +373,16 @@ def test_train_refuses_a_seed_or_network_out_of_range_before_it_starts(flags, me
     assert not out.exists()
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--games", str(10**30)], f"--games must be 1..1,000,000, got {10**30}"),  # as found: played for ever
-    (["--games", "0"], "--games must be 1..1,000,000"),
-    (["--bootstrap", "-1"], "--bootstrap must be 0..10,000, got -1"),  # as found: accepted silently
-    (["--bootstrap", str(10**30)], "--bootstrap must be 0..10,000"),  # would allocate 10**30 rows after the games
-    (["--workers", str(10**9)], "--workers must be 1..256"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--games", str(10**30)], f"--games must be 1..1,000,000, got {10**30}"),  # as found: played for ever
+        (["--games", "0"], "--games must be 1..1,000,000"),
+        (["--bootstrap", "-1"], "--bootstrap must be 0..10,000, got -1"),  # as found: accepted silently
+        (["--bootstrap", str(10**30)], "--bootstrap must be 0..10,000"),  # would allocate 10**30 rows after the games
+        (["--workers", str(10**9)], "--workers must be 1..256"),
+    ],
+)
 def test_eval_refuses_numbers_out_of_bounds_before_playing(flags, message, capsys):
     assert cli.main(["eval", "suipi", "--agents", "rules,random", "--no-progress", *flags]) == 2
     assert message in _one_line(capsys, "eval")
@@ -296,11 +395,14 @@ def test_eval_help_names_the_bounds(capsys):
     assert "1..1,000,000" in text and "0..10,000" in text and "1..256" in text
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--games", "-1"], "--games must be 1..1,000,000, got -1"),  # as found: trained first, then refused
-    (["--steps", "0"], "--steps must be >= 1, got 0"),
-    (["--players", "0"], "siantappo is played by 3, 4, 5, 6 players, not 0"),  # as found: 0 meant the default
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--games", "-1"], "--games must be 1..1,000,000, got -1"),  # as found: trained first, then refused
+        (["--steps", "0"], "--steps must be >= 1, got 0"),
+        (["--players", "0"], "siantappo is played by 3, 4, 5, 6 players, not 0"),  # as found: 0 meant the default
+    ],
+)
 def test_demo_refuses_bad_numbers_before_training(flags, message, tmp_path, capsys):
     out = tmp_path / "demo"
     assert cli.main(["demo", "--steps", "1", "--out", str(out), *flags]) == 2

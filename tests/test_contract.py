@@ -52,6 +52,7 @@ def toy_game():
 def counts(game: str) -> tuple[int, ...]:
     if game == TOY:
         from tests import toy_game
+
         return toy_game.PLAYER_COUNTS
     return game_spec(game).player_counts
 
@@ -341,8 +342,12 @@ def test_stacked_deck_is_dealt_and_bad_decks_are_named(game, n):
     env.reset(seed=1, options={"deck": deck})
     assert np.array_equal(view, env.observe(env.agent_selection)["observation"])
     dup = deck[:-1] + [deck[0]]
-    for bad, why in ((dup, "duplicated"), (deck[:-1], "missing"), (deck[:-1] + ["Zz"], "unreadable"),
-                     ("5c 6c", "list")):
+    for bad, why in (
+        (dup, "duplicated"),
+        (deck[:-1], "missing"),
+        (deck[:-1] + ["Zz"], "unreadable"),
+        ("5c 6c", "list"),
+    ):
         with pytest.raises(ValueError, match=why):
             env.reset(options={"deck": bad})
 
@@ -408,8 +413,7 @@ def test_illegal_action_raw_and_wrapped(game, n):
     assert len(err.value.legal) == int(obs["action_mask"].sum())
     with pytest.raises(IllegalMoveError, match="out of range"):
         env.step(env.num_actions + 5)
-    assert env.history == [] and np.array_equal(env.observe(env.agent_selection)["observation"],
-                                                obs["observation"])
+    assert env.history == [] and np.array_equal(env.observe(env.agent_selection)["observation"], obs["observation"])
     wrapped = spec.env(num_players=n)
     wrapped.reset(seed=0)
     offender = wrapped.agent_selection
@@ -434,8 +438,9 @@ def test_bad_config_names_the_field(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("bad", [1.7, 1.0, "1", True, np.bool_(True), float("inf"), float("nan"), None, [1],
-                                 np.float32(2.0), "x" * 5000])
+@pytest.mark.parametrize(
+    "bad", [1.7, 1.0, "1", True, np.bool_(True), float("inf"), float("nan"), None, [1], np.float32(2.0), "x" * 5000]
+)
 def test_only_integers_are_actions(game, bad):
     env = game_spec(game).raw_env()
     env.reset(seed=0)

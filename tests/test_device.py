@@ -18,11 +18,30 @@ from cardzoo.training.common.settings import DeviceSettings, resume_settings
 
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 
-PPO = ["--algo", "ppo", "--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128",
-       "--eval-games", "0", "--save-every", "0", "--no-progress", "--seed", "3"]
-TRAIN_ARGS = {"ppo": PPO,
-              "dmc": ["--algo", "dmc", "--workers", "0", "--matches", "4", "--eval-games", "0", "--no-progress"],
-              "sb3": ["--algo", "sb3", "--eval-games", "0", "--no-progress"]}
+PPO = [
+    "--algo",
+    "ppo",
+    "--workers",
+    "0",
+    "--matches",
+    "4",
+    "--batch",
+    "256",
+    "--minibatch",
+    "128",
+    "--eval-games",
+    "0",
+    "--save-every",
+    "0",
+    "--no-progress",
+    "--seed",
+    "3",
+]
+TRAIN_ARGS = {
+    "ppo": PPO,
+    "dmc": ["--algo", "dmc", "--workers", "0", "--matches", "4", "--eval-games", "0", "--no-progress"],
+    "sb3": ["--algo", "sb3", "--eval-games", "0", "--no-progress"],
+}
 
 
 @no_cuda
@@ -120,9 +139,17 @@ def test_bench_train_passes_the_device_to_every_trainer(monkeypatch, tmp_path):
     def measure(algo):
         def row(game, players, *args, device="auto", **kwargs):
             seen.append((algo, device))
-            return {"game": game, "players": players, "algo": algo, "workers": 0, "decisions": 10, "seconds": 1.0,
-                    "decisions_per_s": 10.0, **({"samples": 5, "samples_per_s": 5.0, "wait_s": 0.5, "learn_s": 0.5}
-                                                if algo == "dmc" else {})}
+            return {
+                "game": game,
+                "players": players,
+                "algo": algo,
+                "workers": 0,
+                "decisions": 10,
+                "seconds": 1.0,
+                "decisions_per_s": 10.0,
+                **({"samples": 5, "samples_per_s": 5.0, "wait_s": 0.5, "learn_s": 0.5} if algo == "dmc" else {}),
+            }
+
         return row
 
     for algo in ("ppo", "dmc", "sb3"):

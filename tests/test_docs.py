@@ -39,8 +39,9 @@ from cardzoo.envs.registry import game_names
 from cardzoo.scripts.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = sorted(["README.md", "CONTRIBUTING.md",
-               *(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md"))])
+DOCS = sorted(
+    ["README.md", "CONTRIBUTING.md", *(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md"))]
+)
 
 SHORTEN = re.compile(r"<!--\s*docs-test:\s*shorten\s+(?P<old>.+?)\s+->\s+(?P<new>.+?)\s*-->")
 SHORTEN_KEY = "_docs_test_shorten"
@@ -92,8 +93,8 @@ def shell_commands(source: str):
         m = HEREDOC.search(text)
         if m:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == m[1]), len(lines))
-            body = "\n".join(lines[i + 1:end])
-            text = text[:m.start()] + text[m.end():]
+            body = "\n".join(lines[i + 1 : end])
+            text = text[: m.start()] + text[m.end() :]
             i = end
         i += 1
         if text.strip() and not text.lstrip().startswith("#"):
@@ -165,8 +166,10 @@ SYBIL = Sybil(
     patterns=DOCS,
 )
 
-NAMES = {"HAS_RLLIB": all(importlib.util.find_spec(m) for m in ("ray", "tree")),  # ray[rllib]: dm-tree too
-         "HAS_TIANSHOU": importlib.util.find_spec("tianshou") is not None}
+NAMES = {
+    "HAS_RLLIB": all(importlib.util.find_spec(m) for m in ("ray", "tree")),  # ray[rllib]: dm-tree too
+    "HAS_TIANSHOU": importlib.util.find_spec("tianshou") is not None,
+}
 
 
 def test_docs_found():
@@ -198,7 +201,8 @@ def test_page_runs(page, tmp_path, monkeypatch):
     # (`make test-integrations` runs docs/integrations.md's with them)
     text = (ROOT / page).read_text(encoding="utf-8")
     expected = text.count('<!-- skip: next "') + sum(
-        text.count(f"<!-- skip: next if(not {name},") for name, present in NAMES.items() if not present)
+        text.count(f"<!-- skip: next if(not {name},") for name, present in NAMES.items() if not present
+    )
     assert len(skipped) == expected, skipped
 
 
@@ -230,9 +234,10 @@ def test_unlabelled_blocks_hold_no_commands():
 
 # --- figures: prose that quotes a table must agree with it -------------------------------------------
 
+
 def _table_rows(text: str, heading: str) -> list[list[str]]:
     """The body rows of the first markdown table after ``heading``, as lists of cell strings."""
-    rest = text[text.index(heading):]
+    rest = text[text.index(heading) :]
     rows = []
     for line in rest.splitlines()[1:]:
         if line.startswith("|"):
@@ -284,12 +289,15 @@ def test_baseline_tables_are_the_kept_reports(path):
     pair, rules = r["pairs"][0], r["entrants"][0]
     adv = f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])}"
     win = f"{100 * rules['win_rate']:.1f}%"
-    row = (f"| {r['game']} | {r['players']} | {r['games_played']} ({r['deals']} × {r['games_per_deal']}) | {adv} | "
-           f"{rules['mean_reward']:+.2f} {_ci(rules['reward_ci'])} | "
-           f"{win} {_ci([100 * x for x in rules['win_ci']], '.1f', '%')} |")
+    row = (
+        f"| {r['game']} | {r['players']} | {r['games_played']} ({r['deals']} × {r['games_per_deal']}) | {adv} | "
+        f"{rules['mean_reward']:+.2f} {_ci(rules['reward_ci'])} | "
+        f"{win} {_ci([100 * x for x in rules['win_ci']], '.1f', '%')} |"
+    )
     assert row in (ROOT / "docs/evaluation.md").read_text(encoding="utf-8"), row
-    readme_row = (f"| {TITLES[r['game']]} | {r['players']} | {adv} | "
-                  f"{win} {_ci([100 * x for x in rules['win_ci']], '.1f')} |")
+    readme_row = (
+        f"| {TITLES[r['game']]} | {r['players']} | {adv} | {win} {_ci([100 * x for x in rules['win_ci']], '.1f')} |"
+    )
     assert readme_row in (ROOT / "README.md").read_text(encoding="utf-8"), readme_row
 
 
@@ -305,12 +313,17 @@ SEATS = sorted((ROOT / "docs/baselines").glob("rules-seats-*.json"))
 def seats_row(r: dict) -> str:
     """One row of docs/evaluation.md's one-rule-bot-against-random table, from its kept report."""
     sides, rules = r["sides"], r["entrants"][0]
-    who = (f"team of {len(sides[0])} rules vs team of {len(sides[1])} random" if len(sides[0]) > 1
-           else f"rules + {r['players'] - 1} × random")
-    return (f"| {r['game']} | {r['players']} | {who} | {r['games_played']} | "
-            f"{rules['mean_reward']:+.2f} {_ci(rules['reward_ci'])} | "
-            f"{100 * rules['win_rate']:.1f}% {_ci([100 * x for x in rules['win_ci']], '.1f', '%')} | "
-            f"{100 / len(sides):.0f}% |")
+    who = (
+        f"team of {len(sides[0])} rules vs team of {len(sides[1])} random"
+        if len(sides[0]) > 1
+        else f"rules + {r['players'] - 1} × random"
+    )
+    return (
+        f"| {r['game']} | {r['players']} | {who} | {r['games_played']} | "
+        f"{rules['mean_reward']:+.2f} {_ci(rules['reward_ci'])} | "
+        f"{100 * rules['win_rate']:.1f}% {_ci([100 * x for x in rules['win_ci']], '.1f', '%')} | "
+        f"{100 / len(sides):.0f}% |"
+    )
 
 
 @pytest.mark.parametrize("path", SEATS, ids=lambda p: p.stem)
@@ -347,9 +360,11 @@ def test_teacher_table_is_the_kept_reports():
         r = json.loads(path.read_text())
         assert (r["seed"], [e["name"] for e in r["entrants"]]) == (4001, ["teacher", "rules"])
         pair, teacher = r["pairs"][0], r["entrants"][0]
-        row = (f"| {r['players']} | {r['games_played']} | **{pair['advantage']:+.3f}** "
-               f"{_ci(pair['advantage_ci'], '+.3f')} | {100 * teacher['win_rate']:.1f}% "
-               f"{_ci([100 * x for x in teacher['win_ci']], '.1f', '%')} |")
+        row = (
+            f"| {r['players']} | {r['games_played']} | **{pair['advantage']:+.3f}** "
+            f"{_ci(pair['advantage_ci'], '+.3f')} | {100 * teacher['win_rate']:.1f}% "
+            f"{_ci([100 * x for x in teacher['win_ci']], '.1f', '%')} |"
+        )
         assert row in text, row
 
 
@@ -386,9 +401,11 @@ def first_model_row(doc: dict) -> str:
     """One row of docs/training.md's "Your first model" table, from its kept report."""
     r, t = doc["eval"], doc["training"]
     pair, model = r["pairs"][0], r["entrants"][0]
-    return (f"| {r['game']} | {r['players']} | {t['samples']:,} | {t['minutes']:.1f} | "
-            f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])} | "
-            f"{100 * model['win_rate']:.0f}% {_ci([100 * x for x in model['win_ci']], '.0f', '%')} |")
+    return (
+        f"| {r['game']} | {r['players']} | {t['samples']:,} | {t['minutes']:.1f} | "
+        f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])} | "
+        f"{100 * model['win_rate']:.0f}% {_ci([100 * x for x in model['win_ci']], '.0f', '%')} |"
+    )
 
 
 def test_the_expert_iteration_figures_are_the_kept_reports():
@@ -412,9 +429,20 @@ def test_the_expert_iteration_rounds_table_is_the_kept_reports():
     import json
 
     text = (ROOT / "docs/training.md").read_text(encoding="utf-8")
-    counts = [(2, k) for k in ("values1200-t05", "round3-t05", "round3-vs-round2", "shipped-vs-rules",
-                               "values1200-t05-vs-rules", "round3-t05-vs-rules", "round4-t05", "round4-vs-round3",
-                               "round4-t05-vs-rules")]
+    counts = [
+        (2, k)
+        for k in (
+            "values1200-t05",
+            "round3-t05",
+            "round3-vs-round2",
+            "shipped-vs-rules",
+            "values1200-t05-vs-rules",
+            "round3-t05-vs-rules",
+            "round4-t05",
+            "round4-vs-round3",
+            "round4-t05-vs-rules",
+        )
+    ]
     counts += [(4, k) for k in ("round1-vs-shipped", "round1-vs-rules", "round2-vs-round1", "round2-vs-rules")]
     kinds = [("suipi", n, k) for n, k in counts]
     kinds += [("siantappo", 3, f"v4-round-{k}") for k in ("vs-v4", "vs-shipped", "vs-rules")]
@@ -422,8 +450,10 @@ def test_the_expert_iteration_rounds_table_is_the_kept_reports():
         r = json.loads((ROOT / f"docs/baselines/exit-{game}-{players}p-{kind}.json").read_text())
         pair, first = r["pairs"][0], r["entrants"][0]
         assert r["games_played"] >= 1000 and r["players"] == players  # whole duplicate sets: 1002 at 3 players
-        row = (f"| {r['seed']} | {pair['advantage']:+.2f} [{pair['advantage_ci'][0]:+.2f}, "
-               f"{pair['advantage_ci'][1]:+.2f}] | {100 * first['win_rate']:.0f}% |")
+        row = (
+            f"| {r['seed']} | {pair['advantage']:+.2f} [{pair['advantage_ci'][0]:+.2f}, "
+            f"{pair['advantage_ci'][1]:+.2f}] | {100 * first['win_rate']:.0f}% |"
+        )
         assert row in text, (kind, row)
 
 
@@ -466,8 +496,10 @@ EXPERTS = sorted((ROOT / "docs/baselines").glob("expert-model-*.json"))
 def expert_row(r: dict) -> str:
     """One row of docs/evaluation.md's expert table, from its kept report."""
     pair = r["pairs"][0]
-    return (f"| {r['game']} | {r['players']} | {r['games_played']} | {r['seed']} | {pair['advantage']:+.2f} "
-            f"{_ci(pair['advantage_ci'])} | {pair['a_score']:.0%} |")
+    return (
+        f"| {r['game']} | {r['players']} | {r['games_played']} | {r['seed']} | {pair['advantage']:+.2f} "
+        f"{_ci(pair['advantage_ci'])} | {pair['a_score']:.0%} |"
+    )
 
 
 def test_the_expert_table_is_the_kept_reports():
@@ -495,14 +527,18 @@ def test_the_thinking_time_table_is_the_kept_report():
 # its kept report and shown in the game's page, under "## Ladder", right below the command that made it.
 LADDERS = ["ladder-samsip-2p", "ladder-siantappo-4p", "ladder-suipi-2p", "ladder-suipi-4p"]
 LADDER_FIELD = ["random", "rules", "model", "expert"]
-PAIR_QUOTE = re.compile(r"\b(random|rules|model|expert) − (random|rules|model|expert)\s+([+-]\d+\.\d\d)\s+"
-                        r"\[([+-]\d+\.\d\d),\s+([+-]\d+\.\d\d)\]")
+PAIR_QUOTE = re.compile(
+    r"\b(random|rules|model|expert) − (random|rules|model|expert)\s+([+-]\d+\.\d\d)\s+"
+    r"\[([+-]\d+\.\d\d),\s+([+-]\d+\.\d\d)\]"
+)
 
 
 def ladder_command(r: dict) -> str:
-    return (f"cardzoo eval {r['game']} --agents {','.join(LADDER_FIELD)} --players {r['players']} "
-            f"--games {r['games_planned']} --seed {r['seed']} --workers 1 "
-            f"--json docs/baselines/ladder-{r['game']}-{r['players']}p.json")
+    return (
+        f"cardzoo eval {r['game']} --agents {','.join(LADDER_FIELD)} --players {r['players']} "
+        f"--games {r['games_planned']} --seed {r['seed']} --workers 1 "
+        f"--json docs/baselines/ladder-{r['game']}-{r['players']}p.json"
+    )
 
 
 def pair_quote(r: dict, a: str, b: str) -> str:
@@ -533,11 +569,11 @@ def test_the_ladder_tables_are_the_kept_reports(name):
     table = render_ladder(r)
     block = f"{ladder_command(r)}\n```\n\n{table}\n"
     assert block in text, block
-    before = text[:text.index(block)]
+    before = text[: text.index(block)]
     assert before.rindex("\n## ") == before.rindex("\n## Ladder\n"), "the table is not in the Ladder section"
     # the prose after the table (up to the next command or section) quotes this report's head to head
-    after = text[text.index(block) + len(block):]
-    after = after[:min(i for i in (after.find("```bash"), after.find("\n## "), len(after)) if i >= 0)]
+    after = text[text.index(block) + len(block) :]
+    after = after[: min(i for i in (after.find("```bash"), after.find("\n## "), len(after)) if i >= 0)]
     quotes = [(m[0], pair_quote(r, m[1], m[2])) for m in PAIR_QUOTE.finditer(after)]
     assert quotes, "say what the head to head of adjacent rungs shows"
     assert [_flat(q) for q, _ in quotes] == [want for _, want in quotes]

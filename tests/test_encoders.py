@@ -128,8 +128,10 @@ def test_clones_and_resampled_worlds_keep_their_own_vectors(game, n):
 
 def _shared_vectors(a, b) -> bool:
     """Do two encoders hold a kept vector (or a view of one) in common?"""
+
     def vectors(encoder):
         return [sv.vec for sv in encoder._seats if sv is not None]
+
     return any(np.shares_memory(x, y) for x in vectors(a) for y in vectors(b))
 
 

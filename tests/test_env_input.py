@@ -30,14 +30,25 @@ from cardzoo.training.evaluation.records import read_records, replay_record
 
 GAMES = ["siantappo", "suipi", "samsip"]
 # (game, players, rule options that keep a random match short)
-CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 6, {"rounds": 1}), ("suipi", 2, {}), ("suipi", 4, {}),
-         ("samsip", 2, {"bankroll": 3}), ("samsip", 5, {"bankroll": 3})]
+CASES = [
+    ("siantappo", 3, {"rounds": 1}),
+    ("siantappo", 6, {"rounds": 1}),
+    ("suipi", 2, {}),
+    ("suipi", 4, {}),
+    ("samsip", 2, {"bankroll": 3}),
+    ("samsip", 5, {"bankroll": 3}),
+]
 IDS = [f"{g}-{n}p" for g, n, _ in CASES]
 
 NOT_INTEGERS = st.one_of(
-    st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(), st.text(max_size=4),
-    st.lists(st.integers(-5, 30), max_size=3), st.dictionaries(st.integers(0, 30), st.integers(0, 30), max_size=2),
-    st.floats(-1e6, 1e6).map(np.float64), st.booleans().map(np.bool_),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=4),
+    st.lists(st.integers(-5, 30), max_size=3),
+    st.dictionaries(st.integers(0, 30), st.integers(0, 30), max_size=2),
+    st.floats(-1e6, 1e6).map(np.float64),
+    st.booleans().map(np.bool_),
 )
 NUMPY_INTS = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64])
 
@@ -102,10 +113,15 @@ def test_the_probed_values(game):
 def test_suipi_probes():
     from cardzoo.envs import suipi_v0
 
-    for options, field in (({"num_players": 2.0}, "num_players"), ({"point_game": 11.0}, "point_game"),
-                           ({"point_game": True}, "point_game"), ({"deal_sizes_2p": {24: 1}}, "deal_sizes_2p"),
-                           ({"deal_sizes_2p": {8, 16}}, "deal_sizes_2p"),
-                           ({"deal_sizes_3p": (8.0, 8)}, "deal_sizes_3p"), ({"deal_sizes_4p": "12"}, "deal_sizes_4p")):
+    for options, field in (
+        ({"num_players": 2.0}, "num_players"),
+        ({"point_game": 11.0}, "point_game"),
+        ({"point_game": True}, "point_game"),
+        ({"deal_sizes_2p": {24: 1}}, "deal_sizes_2p"),
+        ({"deal_sizes_2p": {8, 16}}, "deal_sizes_2p"),
+        ({"deal_sizes_3p": (8.0, 8)}, "deal_sizes_3p"),
+        ({"deal_sizes_4p": "12"}, "deal_sizes_4p"),
+    ):
         with pytest.raises(ConfigError) as err:
             suipi_v0.env(**options)
         one_line_error(err.value, field)
@@ -125,11 +141,16 @@ def test_reset_takes_numpy_seeds_and_names_bad_arguments(game):
     env.reset(options={"episode_seed": np.uint32(first[0] % 2**32)})
     assert env.episode_seed == first[0] % 2**32 and type(env.episode_seed) is int
     before = env.episode_seed
-    for kwargs, name in (({"seed": 5.0}, "seed"), ({"seed": True}, "seed"), ({"seed": "5"}, "seed"),
-                         ({"options": [1]}, "options"), ({"options": "deck"}, "options"),
-                         ({"options": {"episode_seed": 2.0}}, "episode_seed"),
-                         ({"options": {"episode_seed": -1}}, "episode_seed"),
-                         ({"seed": 1, "options": {"deck": ["Zz"]}}, "deck")):
+    for kwargs, name in (
+        ({"seed": 5.0}, "seed"),
+        ({"seed": True}, "seed"),
+        ({"seed": "5"}, "seed"),
+        ({"options": [1]}, "options"),
+        ({"options": "deck"}, "options"),
+        ({"options": {"episode_seed": 2.0}}, "episode_seed"),
+        ({"options": {"episode_seed": -1}}, "episode_seed"),
+        ({"seed": 1, "options": {"deck": ["Zz"]}}, "deck"),
+    ):
         with pytest.raises(UserError) as err:
             env.reset(**kwargs)
         one_line_error(err.value, name)
@@ -215,8 +236,12 @@ def test_a_deck_of_ids_deals_as_its_names(game):
     random.Random(7).shuffle(ids)
     env.reset(seed=1, options={"deck": [card_str(c) for c in ids]})
     by_name = (env.episode_deck, env.observe(env.agent_selection)["observation"].copy())
-    for deck in (env.episode_deck, [np.int64(c) for c in env.episode_deck], np.array(env.episode_deck),
-                 [c if i % 2 else card_str(c) for i, c in enumerate(env.episode_deck)]):
+    for deck in (
+        env.episode_deck,
+        [np.int64(c) for c in env.episode_deck],
+        np.array(env.episode_deck),
+        [c if i % 2 else card_str(c) for i, c in enumerate(env.episode_deck)],
+    ):
         env.reset(seed=1, options={"deck": deck})
         assert env.episode_deck == by_name[0]
         assert np.array_equal(env.observe(env.agent_selection)["observation"], by_name[1])

@@ -56,20 +56,23 @@ def test_checkpoint_specs(tmp_path):
         make_agent(spec, None)
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["eval", "siantappo", "--agents", "rules,alphago"], "unknown agent 'alphago'"),
-    (["eval", "siantappo", "--seats", "rules,random", "--players", "4"], "4 seats"),
-    (["eval", "suipi", "--seats", "rules,random,rules,random", "--players", "4"], "2 seats"),
-    (["eval", "siantappo", "--agents", "rules,random", "--players", "2"], "3, 4, 5, 6 players"),
-    (["eval", "siantappo", "--agents", "rules,nowhere/model.safetensors"], "not found"),
-    (["eval", "chess", "--agents", "rules,random"], "unknown game"),
-    (["eval", "siantappo", "--agents", "rules,random", "--rule", "rounds=0"], "rounds"),
-    (["eval", "siantappo", "--agents", "rules,random", "--rule", "colour=red"], "unknown option"),
-    (["eval", "siantappo", "--agents", "rules,random", "--games", "0"], "games"),
-    (["eval", "siantappo", "--agents", "rules,random", "--json", "/no/such/dir/x.json"], "does not exist"),
-    (["eval", "suipi", "--agents", "rules"], "names one entrant (rules)"),  # as found: it "won" 100% of its games
-    (["eval", "suipi", "--seats", "rules,rules"], "names one entrant (rules)"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["eval", "siantappo", "--agents", "rules,alphago"], "unknown agent 'alphago'"),
+        (["eval", "siantappo", "--seats", "rules,random", "--players", "4"], "4 seats"),
+        (["eval", "suipi", "--seats", "rules,random,rules,random", "--players", "4"], "2 seats"),
+        (["eval", "siantappo", "--agents", "rules,random", "--players", "2"], "3, 4, 5, 6 players"),
+        (["eval", "siantappo", "--agents", "rules,nowhere/model.safetensors"], "not found"),
+        (["eval", "chess", "--agents", "rules,random"], "unknown game"),
+        (["eval", "siantappo", "--agents", "rules,random", "--rule", "rounds=0"], "rounds"),
+        (["eval", "siantappo", "--agents", "rules,random", "--rule", "colour=red"], "unknown option"),
+        (["eval", "siantappo", "--agents", "rules,random", "--games", "0"], "games"),
+        (["eval", "siantappo", "--agents", "rules,random", "--json", "/no/such/dir/x.json"], "does not exist"),
+        (["eval", "suipi", "--agents", "rules"], "names one entrant (rules)"),  # as found: it "won" 100% of its games
+        (["eval", "suipi", "--seats", "rules,rules"], "names one entrant (rules)"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys):
     assert main(argv) == 2
     err = one_error_line(capsys)
@@ -82,7 +85,7 @@ def test_unusable_checkpoint_is_one_line_exit_2(tmp_path, capsys):
     from cardzoo.training.agents.shipped import shipped_model_path
 
     ck = tmp_path / "net.safetensors"  # a shipped model's sidecar beside weights that are not safetensors
-    shutil.copy(str(shipped_model_path("siantappo", 3))[:-len(".safetensors")] + ".json", tmp_path / "net.json")
+    shutil.copy(str(shipped_model_path("siantappo", 3))[: -len(".safetensors")] + ".json", tmp_path / "net.json")
     ck.write_bytes(b"\0")
     assert main(["eval", "siantappo", "--agents", f"rules,{ck}", "--no-progress"]) == 2
     assert f"{ck} is not a readable safetensors file" in one_error_line(capsys)
@@ -96,8 +99,13 @@ def test_checkpoint_agent_plays(tmp_path):
 
     env = siantappo_v0.raw_env(num_players=3, rounds=1)
     net = MaskedPolicyNet(env.obs_size, env.num_actions, [8])
-    meta = {"game": "siantappo", "env": "siantappo_v0", "hidden": [8], "activation": "tanh",
-            "player_counts": [3, 4, 5, 6]}
+    meta = {
+        "game": "siantappo",
+        "env": "siantappo_v0",
+        "hidden": [8],
+        "activation": "tanh",
+        "player_counts": [3, 4, 5, 6],
+    }
     path = save_checkpoint(tmp_path / "tiny", net, meta)
     kw: dict[str, Any] = dict(players=3, games=6, seed=2, options={"rounds": 1})
     a = run_tournament("siantappo", ["rules", str(path)], workers=1, **kw)
@@ -172,10 +180,15 @@ def test_reproducible_any_worker_count():
 
 
 def test_duplicate_deals_share_the_deal():
-    res = run_tournament("siantappo", ["rules", "random"], players=4, games=4, seed=3, options={"rounds": 1},
-                         records=None)
-    assert [(g.deal, g.lineup) for g in res.games] == [(0, (0, 1, 0, 1)), (0, (1, 0, 1, 0)),
-                                                      (1, (0, 1, 0, 1)), (1, (1, 0, 1, 0))]
+    res = run_tournament(
+        "siantappo", ["rules", "random"], players=4, games=4, seed=3, options={"rounds": 1}, records=None
+    )
+    assert [(g.deal, g.lineup) for g in res.games] == [
+        (0, (0, 1, 0, 1)),
+        (0, (1, 0, 1, 0)),
+        (1, (0, 1, 0, 1)),
+        (1, (1, 0, 1, 0)),
+    ]
 
 
 def test_team_game_counts_partners_as_one(tmp_path):
@@ -206,17 +219,39 @@ def test_interrupt_keeps_finished_games(monkeypatch, capsys):
         return real(self, *task)
 
     monkeypatch.setattr(Runner, "play", play)
-    rc = main(["eval", "siantappo", "--agents", "rules,random", "--games", "10", "--workers", "1",
-               "--no-progress", *FAST])
+    rc = main(
+        ["eval", "siantappo", "--agents", "rules,random", "--games", "10", "--workers", "1", "--no-progress", *FAST]
+    )
     out = capsys.readouterr().out
     assert rc == 130 and "INTERRUPTED after 3 of 10 games" in out.replace("\n", " ")
 
 
 def test_cli_writes_table_json_csv_plot(tmp_path, capsys):
     j, c, p = tmp_path / "r.json", tmp_path / "r.csv", tmp_path / "r.png"
-    rc = main(["eval", "siantappo", "--agents", "rules,random,random@1", "--games", "24", "--seed", "5",
-               "--workers", "1", "--no-progress", "--bootstrap", "50", "--json", str(j), "--csv", str(c),
-               "--plot", str(p), *FAST])
+    rc = main(
+        [
+            "eval",
+            "siantappo",
+            "--agents",
+            "rules,random,random@1",
+            "--games",
+            "24",
+            "--seed",
+            "5",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--bootstrap",
+            "50",
+            "--json",
+            str(j),
+            "--csv",
+            str(c),
+            "--plot",
+            str(p),
+            *FAST,
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0 and "rating" in out and "0 (anchor)" in out
     rep = json.loads(j.read_text())
@@ -231,8 +266,15 @@ def test_cli_writes_table_json_csv_plot(tmp_path, capsys):
 
 
 def test_seats_mode_same_agent_is_one_entrant():
-    res = run_tournament("siantappo", ["rules", "random", "Random", "random"], seats=True, players=4, games=4,
-                         seed=1, options={"rounds": 1})
+    res = run_tournament(
+        "siantappo",
+        ["rules", "random", "Random", "random"],
+        seats=True,
+        players=4,
+        games=4,
+        seed=1,
+        options={"rounds": 1},
+    )
     assert res.names == ["rules", "random"] and res.set_size == 4
     rep = res.report()
     assert [e["games"] for e in rep["entrants"]] == [4, 4]

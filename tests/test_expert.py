@@ -141,11 +141,15 @@ def test_bench_agents_times_real_decisions(tmp_path, capsys):
     from cardzoo.scripts.cli import main as cli
 
     out = tmp_path / "a.json"
-    assert cli(["bench", "samsip", "--players", "2", "--agents", "rules,random", "--matches", "1",
-                "--json", str(out)]) == 0
+    assert (
+        cli(["bench", "samsip", "--players", "2", "--agents", "rules,random", "--matches", "1", "--json", str(out)])
+        == 0
+    )
     doc = json.loads(out.read_text())
-    assert [(r["game"], r["players"], r["agent"]) for r in doc["agents"]] == [("samsip", 2, "rules"),
-                                                                            ("samsip", 2, "random")]
+    assert [(r["game"], r["players"], r["agent"]) for r in doc["agents"]] == [
+        ("samsip", 2, "rules"),
+        ("samsip", 2, "random"),
+    ]
     assert all(r["decisions"] > 0 and 0 <= r["mean_ms"] <= r["p99_ms"] for r in doc["agents"])
     assert doc["command"] == "cardzoo bench samsip --agents rules,random --players 2 --matches 1"
     assert render_agents(doc) in capsys.readouterr().out
@@ -160,7 +164,7 @@ def test_the_expert_counts_the_searches_that_overrode_the_model():
     for env in _decisions("suipi", 2, 31, 5):
         seat = env.engine.acting_seat
         obs = env.encode_seat(seat)
-        moves = agent.model.advise(obs, env.mask_now())[:agent.width]  # each from here on
+        moves = agent.model.advise(obs, env.mask_now())[: agent.width]  # each from here on
         done = tuple(agent.model.reader.read(obs).prefix)  # the sub-steps of this move already played
         agent.reset()  # a fresh choice, not the rest of a planned move
         agent_move(agent, env, seat, None, None)
@@ -250,9 +254,11 @@ def test_init_starts_from_a_checkpoint_and_refuses_one_that_does_not_fit(tmp_pat
     with pytest.raises(UserError, match=r"--init .*hidden layers \[256, 256\]"):
         start_from(narrow, path, "suipi")
     policy = tmp_path / "policy"  # a PPO policy checkpoint (found passing one: the message asked for --hidden)
-    save_checkpoint(policy, MaskedPolicyNet(shipped.obs_size, shipped.num_actions, [8]),
-                    {"game": "suipi", "env": "suipi_v0", "player_counts": [2], "config": {"num_players": 2},
-                     "name": "policy"})
+    save_checkpoint(
+        policy,
+        MaskedPolicyNet(shipped.obs_size, shipped.num_actions, [8]),
+        {"game": "suipi", "env": "suipi_v0", "player_counts": [2], "config": {"num_players": 2}, "name": "policy"},
+    )
     with pytest.raises(UserError, match=r"a policy network .*not a move ranker"):
         start_from(net, str(policy), "suipi")
     out = tmp_path / "run"

@@ -90,8 +90,17 @@ KNOWN_SLOW = {"suipi": {"unique_floor_during_play": True}}
 def bad_actions(env, obs, rng) -> list:
     """Actions raw_env must refuse with an IllegalMoveError."""
     illegal = np.flatnonzero(obs["action_mask"] == 0)
-    out = [env.num_actions + rng.randrange(1000), -1 - rng.randrange(5), 10**30, float("inf"), 1.5, "1",
-           True, None, np.float64(0.0)]
+    out = [
+        env.num_actions + rng.randrange(1000),
+        -1 - rng.randrange(5),
+        10**30,
+        float("inf"),
+        1.5,
+        "1",
+        True,
+        None,
+        np.float64(0.0),
+    ]
     if len(illegal):
         out.append(int(illegal[rng.randrange(len(illegal))]))
     return out
@@ -107,8 +116,9 @@ class Tally:
     failures: list = field(default_factory=list)
 
 
-def play_match(game: str, players: int, policy_name: str, seed: int, tally: Tally, bad_rate: float = 0.02,
-               view_every: int = 7):
+def play_match(
+    game: str, players: int, policy_name: str, seed: int, tally: Tally, bad_rate: float = 0.02, view_every: int = 7
+):
     """Play one fuzzed match through raw_env, checking every invariant (every seat's view every
     ``view_every`` steps, bad actions at a ``bad_rate`` of the steps); failures are recorded."""
     spec = game_spec(game)
@@ -136,8 +146,10 @@ def play_match(game: str, players: int, policy_name: str, seed: int, tally: Tall
                     seen = env.observe(other)
                     if not space.contains(seen):
                         bad = seen["observation"]
-                        raise AssertionError(f"observation of {other} leaves the space at step {steps}: "
-                                             f"min {bad.min()}, max {bad.max()} at {int(np.argmax(np.abs(bad)))}")
+                        raise AssertionError(
+                            f"observation of {other} leaves the space at step {steps}: "
+                            f"min {bad.min()}, max {bad.max()} at {int(np.argmax(np.abs(bad)))}"
+                        )
                     if other != agent and seen["action_mask"].any():
                         raise AssertionError(f"non-acting {other} has a non-zero mask at step {steps}")
             if rng.random() < bad_rate:
@@ -195,8 +207,10 @@ def fuzz(game: str, steps_per_count: int, seed0: int = 0, **checks) -> Tally:
 
 
 def report(game: str, tally: Tally) -> str:
-    line = (f"fuzz {game}: {tally.matches} matches, {tally.steps} steps, {tally.refused} bad actions refused, "
-            f"{tally.replays} replays, {len(tally.failures)} failures")
+    line = (
+        f"fuzz {game}: {tally.matches} matches, {tally.steps} steps, {tally.refused} bad actions refused, "
+        f"{tally.replays} replays, {len(tally.failures)} failures"
+    )
     print(line)
     return line
 

@@ -35,13 +35,15 @@ def _aec_decisions(game: str, n: int, variants: dict, matches: int, seed: int) -
             env.step(action)
             for a, r in env.rewards.items():  # this step's rewards, every seat's
                 totals[a] += r
-        out += [(o, mask.astype(bool), a, totals[agent] - before, int(mask.sum()))
-                for agent, before, o, mask, a in rows]
+        out += [
+            (o, mask.astype(bool), a, totals[agent] - before, int(mask.sum())) for agent, before, o, mask, a in rows
+        ]
     return out
 
 
-@pytest.mark.parametrize("game,players,variants", [("siantappo", 3, {"rounds": 1}), ("suipi", 4, {}),
-                                                   ("samsip", 3, {})])
+@pytest.mark.parametrize(
+    "game,players,variants", [("siantappo", 3, {"rounds": 1}), ("suipi", 4, {}), ("samsip", 3, {})]
+)
 def test_recorded_decisions_are_the_rule_bots_in_the_pettingzoo_env(game, players, variants):
     expected = _aec_decisions(game, players, variants, matches=3, seed=5)
     plans = list(numbered_matches((players,), 3, 5, reset_seeds=True))
@@ -79,8 +81,9 @@ def test_ppo_warm_start_fits_the_actor_to_the_bot_and_the_critic_to_the_returns(
             return float((net(torch.from_numpy(obs))[1] - torch.from_numpy(returns)).pow(2).mean())
 
     lines: list[str] = []
-    kwargs: dict[str, Any] = dict(game="siantappo", players=(3,), variants={"rounds": 1}, matches=40, seed=2,
-                                  log=lines.append)
+    kwargs: dict[str, Any] = dict(
+        game="siantappo", players=(3,), variants={"rounds": 1}, matches=40, seed=2, log=lines.append
+    )
     before, error_before = clone_rule_bot(net, epochs=0, **kwargs), value_error()
     after = clone_rule_bot(net, epochs=30, **kwargs)
     assert after > max(before, 0.6) and value_error() < error_before / 2

@@ -111,20 +111,23 @@ def test_command_line_bad_input_is_one_line(capsys):
     assert rllib("siantappo", "--num-cpus", "0") == 2
     assert capsys.readouterr().err == "cardzoo train: error: num_cpus must be >= 1, got 0\n"
     assert rllib("siantappo", "--matches", "8") == 2
-    assert capsys.readouterr().err == ("cardzoo train: error: --matches is not a flag of --algo rllib "
-                                       "(it is one of --algo dmc, ppo)\n")
+    assert capsys.readouterr().err == (
+        "cardzoo train: error: --matches is not a flag of --algo rllib (it is one of --algo dmc, ppo)\n"
+    )
     assert rllib("siantappo", "--resume") == 2
     assert "not resumable" in capsys.readouterr().err
     assert cli(["train", "siantappo", "--algo", "ppo", "--num-cpus", "2"]) == 2  # the PPO trainer refuses RLlib's flags
-    assert capsys.readouterr().err == ("cardzoo train: error: --num-cpus is not a flag of --algo ppo "
-                                       "(it is one of --algo rllib)\n")
+    assert capsys.readouterr().err == (
+        "cardzoo train: error: --num-cpus is not a flag of --algo ppo (it is one of --algo rllib)\n"
+    )
 
 
 def test_command_line_refuses_to_overwrite_a_finished_run(capsys, tmp_path):
     (tmp_path / "final.json").write_text("{}")
     assert rllib("siantappo", "--out", str(tmp_path)) == 2
-    assert capsys.readouterr().err == (f"cardzoo train: error: {tmp_path} already holds a finished run; "
-                                       f"choose another --out\n")
+    assert capsys.readouterr().err == (
+        f"cardzoo train: error: {tmp_path} already holds a finished run; choose another --out\n"
+    )
 
 
 def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
@@ -133,24 +136,69 @@ def test_command_line_passes_every_flag_to_the_trainer(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False))
     monkeypatch.setitem(sys.modules, "ray.rllib", types.SimpleNamespace())
     monkeypatch.setattr(rllib_train, "train_rllib", started.append)
-    assert rllib("samsip", "--players", "5", "--address", "ray://head:10001", "--env-runners", "3",
-                 "--iterations", "7", "--batch", "100", "--out", str(tmp_path / "r"), "--seed", "9",
-                 "--lr", "0.001", "--ent", "0.02", "--eval-games", "0", "--num-cpus", "4", "-o", "base_stake=2") == 0
+    assert (
+        rllib(
+            "samsip",
+            "--players",
+            "5",
+            "--address",
+            "ray://head:10001",
+            "--env-runners",
+            "3",
+            "--iterations",
+            "7",
+            "--batch",
+            "100",
+            "--out",
+            str(tmp_path / "r"),
+            "--seed",
+            "9",
+            "--lr",
+            "0.001",
+            "--ent",
+            "0.02",
+            "--eval-games",
+            "0",
+            "--num-cpus",
+            "4",
+            "-o",
+            "base_stake=2",
+        )
+        == 0
+    )
     (s,) = started
-    assert (s.game, s.players, s.address, s.env_runners, s.iterations, s.batch, s.minibatch) == \
-        ("samsip", 5, "ray://head:10001", 3, 7, 100, 100)
-    assert (s.out, s.seed, s.learning_rate, s.entropy, s.eval_games, s.num_cpus) == \
-        (str(tmp_path / "r"), 9, 0.001, 0.02, 0, 4)
+    assert (s.game, s.players, s.address, s.env_runners, s.iterations, s.batch, s.minibatch) == (
+        "samsip",
+        5,
+        "ray://head:10001",
+        3,
+        7,
+        100,
+        100,
+    )
+    assert (s.out, s.seed, s.learning_rate, s.entropy, s.eval_games, s.num_cpus) == (
+        str(tmp_path / "r"),
+        9,
+        0.001,
+        0.02,
+        0,
+        4,
+    )
     assert s.variants == {"base_stake": 2}
     assert rllib("siantappo") == 0  # the defaults are the trainer's own
-    assert (started[1].out, started[1].players, started[1].batch, started[1].minibatch) == \
-        ("runs/rllib-siantappo-4p", 4, 4000, 256)
+    assert (started[1].out, started[1].players, started[1].batch, started[1].minibatch) == (
+        "runs/rllib-siantappo-4p",
+        4,
+        4000,
+        256,
+    )
 
 
 def test_a_run_that_sampled_nothing_exports_nothing(monkeypatch, tmp_path):
     """Iterations whose env runners never answered (RLlib then reports no new decisions) are said
     as they happen, and a run that sampled nothing at all is a one-line error, not a checkpoint
     (RLlib replaced by a stand-in)."""
+
     class Algo:
         stopped = False
 
@@ -167,7 +215,8 @@ def test_a_run_that_sampled_nothing_exports_nothing(monkeypatch, tmp_path):
     with pytest.raises(UserError, match=r"^RLlib sampled no decisions in 2 iterations .*nothing was exported$"):
         rllib_train.train_rllib(settings, log=said.append)
     assert [s for s in said if "no decisions" in s] == [
-        f"iteration {i}: no decisions sampled (no env runner answered within 600 s)" for i in (1, 2)]
+        f"iteration {i}: no decisions sampled (no env runner answered within 600 s)" for i in (1, 2)
+    ]
     assert Algo.stopped and not (tmp_path / "r" / "final.json").exists()
     assert not (tmp_path / "r" / "rllib_checkpoint").exists()
 

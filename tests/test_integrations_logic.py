@@ -54,7 +54,7 @@ def run_rllib(view, seed):
     steps, paid, acted, last_infos = 0, dict.fromkeys(view.possible_agents, 0.0), set(), infos
     while True:
         assert len(obs) == 1, "exactly one seat moves at a time"
-        (agent, o), = obs.items()
+        ((agent, o),) = obs.items()
         assert set(o) == {"observations", "action_mask"} and o["action_mask"].dtype == np.float32
         assert view.observation_spaces[agent].contains(o)
         obs, rewards, terms, truncs, last_infos = view.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
@@ -125,8 +125,7 @@ def test_tianshou_runs_samsip_5p_past_eliminations_to_the_end():
 
 def test_rllib_pays_a_reward_earned_before_the_first_move_with_that_move():
     # Sam Sip 5p: a hand can be lost before a seat has moved (RLlib would log it nowhere).
-    seed, (decisions, totals, before, _) = _seed_where(
-        lambda r: any(v != 0 for v in r[2].values()), "samsip", 5)
+    seed, (decisions, totals, before, _) = _seed_where(lambda r: any(v != 0 for v in r[2].values()), "samsip", 5)
     early = next(a for a, v in before.items() if v != 0)
     view = RLlibView({"game": "samsip", "players": 5})
     steps, paid, _ = run_rllib(view, seed)
@@ -138,7 +137,8 @@ def test_rllib_pays_a_reward_earned_before_the_first_move_with_that_move():
 def test_rllib_reports_a_seat_eliminated_before_it_ever_moved():
     # With a bankroll of 1 chip, losing the first hand before moving eliminates a seat at once.
     seed, (decisions, totals, _before, _) = _seed_where(
-        lambda r: any(v != 0 for v in r[2].values()), "samsip", 5, bankroll=1)
+        lambda r: any(v != 0 for v in r[2].values()), "samsip", 5, bankroll=1
+    )
     view = RLlibView({"game": "samsip", "players": 5, "bankroll": 1})
     steps, paid, infos = run_rllib(view, seed)
     assert steps == decisions and view.unattributed
@@ -163,7 +163,7 @@ def test_suipi_sub_steps_give_the_same_seat_its_next_observation():
     obs, _ = view.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(200):
-        (agent, o), = obs.items()
+        ((agent, o),) = obs.items()
         obs, rewards, _terms, _, _ = view.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
         if agent in obs:  # a move made of several actions: the same seat again
             assert agent in rewards
@@ -187,7 +187,7 @@ def test_bad_configs_and_actions_are_clear_errors():
 def test_rllib_illegal_action_ends_the_match_like_env_does():
     view = RLlibView({"game": "siantappo", "players": 4})
     obs, _ = view.reset(seed=0)
-    (agent, o), = obs.items()
+    ((agent, o),) = obs.items()
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     obs, rewards, terms, _, infos = view.step({agent: illegal})
     assert obs == {} and terms["__all__"] and rewards == {agent: -1.0}
@@ -199,9 +199,11 @@ def test_rllib_illegal_action_ends_the_match_like_env_does():
 
 
 def test_envs_and_views_import_no_rl_library():
-    code = ("import sys, cardzoo.envs.siantappo_v0, cardzoo.envs.suipi_v0, cardzoo.envs.samsip_v0; "
-            "assert not any(m.startswith('cardzoo.training.integrations') for m in sys.modules); "
-            "import cardzoo.training.integrations.rllib_view, cardzoo.training.integrations.tianshou_view; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('ray', 'tianshou')]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, cardzoo.envs.siantappo_v0, cardzoo.envs.suipi_v0, cardzoo.envs.samsip_v0; "
+        "assert not any(m.startswith('cardzoo.training.integrations') for m in sys.modules); "
+        "import cardzoo.training.integrations.rllib_view, cardzoo.training.integrations.tianshou_view; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('ray', 'tianshou')]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -28,13 +28,19 @@ def cz(*argv: str) -> int:
 def rows(db: Path) -> list[tuple]:
     """Every stored match without its time stamp, in a stable order."""
     with sqlite3.connect(db) as con:
-        return con.execute("SELECT game, players, rules, a, b, deal, seating, deal_seed, seats, rewards, scores, "
-                           "steps FROM matches ORDER BY a, b, deal, seating").fetchall()
+        return con.execute(
+            "SELECT game, players, rules, a, b, deal, seating, deal_seed, seats, rewards, scores, "
+            "steps FROM matches ORDER BY a, b, deal, seating"
+        ).fetchall()
 
 
 def spawn(*argv: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", *argv], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cardzoo.scripts.cli", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_add_play_show_export_and_a_new_entrant_plays_only_its_new_pairs(tmp_path, capsys):
@@ -85,7 +91,7 @@ def test_a_checkpoint_is_its_hash(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "already on the ladder" in out
     with sqlite3.connect(db) as con:
-        (key, spec), = con.execute("SELECT key, spec FROM entrants").fetchall()
+        ((key, spec),) = con.execute("SELECT key, spec FROM entrants").fetchall()
     assert key.startswith("sha256:") and spec.endswith("two.safetensors")
 
 

@@ -7,11 +7,13 @@ import pytest
 
 from cardzoo.envs.layout import Layout, Piece
 
-LAYOUT = Layout([
-    Piece("hand", 4, "own hand"),
-    Piece("seen", 3 * 2, "seen by relative seat 0..2", blocks=3),
-    Piece("acting", 1, "1 if this seat acts"),
-])
+LAYOUT = Layout(
+    [
+        Piece("hand", 4, "own hand"),
+        Piece("seen", 3 * 2, "seen by relative seat 0..2", blocks=3),
+        Piece("acting", 1, "1 if this seat acts"),
+    ]
+)
 
 
 def test_offsets_slices_and_size():
@@ -49,10 +51,16 @@ def test_table_and_decode():
         LAYOUT.decode(np.zeros(12))
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: Piece("two words", 1, "x"), lambda: Piece("a", 0, "x"), lambda: Piece("a", 5, "x", blocks=2),
-    lambda: Piece("a", 1, "a | b"), lambda: Layout([Piece("a", 1, "x"), Piece("a", 2, "y")]),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: Piece("two words", 1, "x"),
+        lambda: Piece("a", 0, "x"),
+        lambda: Piece("a", 5, "x", blocks=2),
+        lambda: Piece("a", 1, "a | b"),
+        lambda: Layout([Piece("a", 1, "x"), Piece("a", 2, "y")]),
+    ],
+)
 def test_bad_declarations_are_refused(bad):
     with pytest.raises(ValueError, match="piece"):
         bad()

@@ -68,22 +68,34 @@ def _dropper(legal, rng, env):
     return 118 if 118 in legal else legal[rng.randrange(len(legal))]
 
 
-POLICIES = {"samsip": [_random, _first, _last, _take_and_return],
-            "siantappo": [_random, _first, _last, _no_pass],
-            "suipi": [_random, _first, _last, _builder, _dropper]}
+POLICIES = {
+    "samsip": [_random, _first, _last, _take_and_return],
+    "siantappo": [_random, _first, _last, _no_pass],
+    "suipi": [_random, _first, _last, _builder, _dropper],
+}
 COUNTS = {"samsip": (2, 3, 4, 5, 6), "siantappo": (3, 4, 5, 6), "suipi": (2, 3, 4)}
 FIXED_VARIANTS: dict[str, list[dict[str, Any]]] = {
-    "samsip": [{}, {"auto_declare": False}, {"wild_scheme": "khi", "wild_in_specials": True},
-               {"joker_indicator": "redraw", "on_stock_empty": "reshuffle", "stall_turns": 20}],
-    "siantappo": [{}, {"quad_beats_single_2": True, "long_pair_runs": True},
-                  {"siantappo_as_lead": True, "bomb_after_pass": True},
-                  {"first_lead_must_include_3c": True, "starter_card": "3♠", "swap_choice": True},
-                  {"deal": "13each", "no_finish_on_2": True, "swap_second_with": "third"}],
-    "suipi": [{}, {"point_game": 23, "sum_group_size": "exactly_2"},
-              {"forced_capture": True, "maximal_capture": True},
-              {"multi_builds": False, "max_owned_builds": 1},
-              {"unique_floor_during_play": False, "max_owned_builds": 2, "_policies": ("_builder",)},
-              {"builds_enabled": False, "floor_dup_rule": "lower_value"}],
+    "samsip": [
+        {},
+        {"auto_declare": False},
+        {"wild_scheme": "khi", "wild_in_specials": True},
+        {"joker_indicator": "redraw", "on_stock_empty": "reshuffle", "stall_turns": 20},
+    ],
+    "siantappo": [
+        {},
+        {"quad_beats_single_2": True, "long_pair_runs": True},
+        {"siantappo_as_lead": True, "bomb_after_pass": True},
+        {"first_lead_must_include_3c": True, "starter_card": "3♠", "swap_choice": True},
+        {"deal": "13each", "no_finish_on_2": True, "swap_second_with": "third"},
+    ],
+    "suipi": [
+        {},
+        {"point_game": 23, "sum_group_size": "exactly_2"},
+        {"forced_capture": True, "maximal_capture": True},
+        {"multi_builds": False, "max_owned_builds": 1},
+        {"unique_floor_during_play": False, "max_owned_builds": 2, "_policies": ("_builder",)},
+        {"builds_enabled": False, "floor_dup_rule": "lower_value"},
+    ],
 }
 KNOWN_SLOW = {"suipi": {"unique_floor_during_play": True}}  # as in tests/test_fuzz.py
 SPEED = {"samsip": {"bankroll": 10, "max_hands": 40}, "siantappo": {"rounds": 3}, "suipi": {"match_deals": 1}}
@@ -107,7 +119,8 @@ def run_checked(game, n, options, policy, seed, max_steps):
         expected = (checker.legal_actions if hasattr(checker, "legal_actions") else checker.legal_moves)(engine)
         assert set(legal) == expected, (
             f"{game} n={n} {options} step {steps}: mask-only {sorted(set(legal) - expected)}, "
-            f"checker-only {sorted(expected - set(legal))}")
+            f"checker-only {sorted(expected - set(legal))}"
+        )
         if hasattr(checker, "check_offered"):
             for a in legal:
                 checker.check_offered(engine, a)

@@ -58,7 +58,7 @@ def test_a_shipped_model_plays_a_legal_match_at_each_player_count(weights, game,
         assert steps > 10 and abs(total) < 1e-6  # a whole match, zero-sum
 
 
-@pytest.mark.parametrize("name", sorted(p.name[:-len(".eval.json")] for p in Path(MODELS_DIR).glob("*.eval.json")))
+@pytest.mark.parametrize("name", sorted(p.name[: -len(".eval.json")] for p in Path(MODELS_DIR).glob("*.eval.json")))
 def test_the_card_is_generated_from_its_measurements(name):
     card = (Path(MODELS_DIR) / f"{name}.md").read_text()
     assert card == rerender(name), f"models/{name}.md differs from what models/{name}.eval.json says"
@@ -80,8 +80,9 @@ def test_the_readme_lists_every_model_as_measured():
     from cardzoo.training.evaluation.model_card import readme_table
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert readme_table() in readme, ("README's trained-models table differs from models/*.eval.json "
-                                      "(cardzoo model card --readme-table prints it)")
+    assert readme_table() in readme, (
+        "README's trained-models table differs from models/*.eval.json (cardzoo model card --readme-table prints it)"
+    )
 
 
 def test_model_finds_a_shipped_model_for_every_game_and_player_count():

@@ -87,9 +87,15 @@ def test_workers_return_monte_carlo_returns_of_whole_matches():
     assert np.array_equal(out.returns, again.returns) and np.array_equal(out.rows, again.rows)  # seeded
 
 
-@pytest.mark.parametrize("game,counts,opponent", [
-    ("suipi", (2, 4), "rules"), ("suipi", (2,), str(package_models_dir() / "suipi-2p.safetensors")),
-    ("siantappo", (3, 4, 5, 6), "rules"), ("samsip", (2, 3), "rules")])
+@pytest.mark.parametrize(
+    "game,counts,opponent",
+    [
+        ("suipi", (2, 4), "rules"),
+        ("suipi", (2,), str(package_models_dir() / "suipi-2p.safetensors")),
+        ("siantappo", (3, 4, 5, 6), "rules"),
+        ("samsip", (2, 3), "rules"),
+    ],
+)
 def test_every_move_the_collector_plays_is_legal(monkeypatch, game, counts, opponent):
     """The collector plays the rest of a chosen composed move without asking the env again (the
     trusted fast path): every move of seeded self-play and opponent matches is still legal."""
@@ -148,7 +154,7 @@ def test_the_replay_is_saved_sparse_and_read_back_exactly_also_from_dense_states
     assert "replay_obs" not in state.arrays and len(state.arrays["replay_obs_values"]) == np.count_nonzero(kept)
     assert np.array_equal(kept, obs[3:])  # the newest 8 of 11, slot j holding the (3 + j)-th
     saved = dict(state.arrays)
-    dense = dict(saved, replay_obs=kept[:replay.size].copy())  # the layout an earlier cardzoo wrote
+    dense = dict(saved, replay_obs=kept[: replay.size].copy())  # the layout an earlier cardzoo wrote
     for name in ("replay_obs_starts", "replay_obs_columns", "replay_obs_values"):
         dense.pop(name)
     for arrays in (saved, dense):
@@ -171,8 +177,8 @@ def test_a_minibatch_is_sparse_and_learns_as_its_dense_rows_would():
         before = replay.observations()
         obs = ((rng.random((20, 50)) < density) * rng.random((20, 50))).astype(np.float32)
         replay.add(obs, rng.random((20, 4)).astype(np.float32), rng.random(20).astype(np.float32))
-        assert np.array_equal(replay.observations()[:replay.size - 20], before[:replay.size - 20])
-        assert np.array_equal(replay.observations()[replay.size - 20:replay.size], obs)
+        assert np.array_equal(replay.observations()[: replay.size - 20], before[: replay.size - 20])
+        assert np.array_equal(replay.observations()[replay.size - 20 : replay.size], obs)
     assert replay.columns.shape[1] >= np.count_nonzero(obs, axis=1).max()
     sparse, rows, returns = replay.sample(32, np.random.default_rng(1))
     dense = torch.from_numpy(replay.observations(np.random.default_rng(1).integers(replay.size, size=32)))
@@ -219,7 +225,8 @@ def test_checkpoint_round_trip_and_bad_sidecars(tmp_path):
     changes: list[tuple[dict[str, Any], str]] = [
         ({"move_features": MOVE_FEATURES + 1}, "does not match the architecture"),
         ({"architecture": "transformer"}, "'architecture' must be"),
-        ({"move_features": None}, "'move_features' must be")]
+        ({"move_features": None}, "'move_features' must be"),
+    ]
     for change, message in changes:
         sidecar.write_text(json.dumps({**doc, **change}))
         with pytest.raises(CheckpointError, match=message):
@@ -230,8 +237,27 @@ def test_checkpoint_round_trip_and_bad_sidecars(tmp_path):
         load_checkpoint(path)
 
 
-SMALL = ["--algo", "dmc", "--players", "2", "--workers", "1", "--matches", "3", "--batch", "64", "--minibatch", "64",
-         "--replay", "2000", "--hidden", "32,16", "--eval-games", "0", "--no-progress"]
+SMALL = [
+    "--algo",
+    "dmc",
+    "--players",
+    "2",
+    "--workers",
+    "1",
+    "--matches",
+    "3",
+    "--batch",
+    "64",
+    "--minibatch",
+    "64",
+    "--replay",
+    "2000",
+    "--hidden",
+    "32,16",
+    "--eval-games",
+    "0",
+    "--no-progress",
+]
 
 
 def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
@@ -242,23 +268,31 @@ def test_dmc_trains_warm_starts_and_resumes(tmp_path, capsys):
     agent = load_agent(out / "final", raw_env(num_players=2).config)
     assert isinstance(agent, RankerAgent) and agent.meta["training_steps"] >= 200
     first = agent.meta["training_steps"]
-    assert cli(["train", "suipi", "--resume", "--steps", str(first + 100), "--out", str(out),
-                "--no-progress"]) == 0  # no --algo: the run directory's settings say it is a dmc run
+    assert (
+        cli(["train", "suipi", "--resume", "--steps", str(first + 100), "--out", str(out), "--no-progress"]) == 0
+    )  # no --algo: the run directory's settings say it is a dmc run
     assert "resuming" in capsys.readouterr().out
     assert load_checkpoint(out / "final")[1]["training_steps"] >= first + 100
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
-    (["train", "suipi", "--algo", "dmc", "--gamma", "0.9"],
-     "--gamma is not a flag of --algo dmc (it is one of --algo ppo)"),
-    (["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"],
-     "--epsilon is not a flag of --algo ppo (it is one of --algo dmc)"),
-    (["train", "suipi", "--ent", "0.1"], "--ent is not a flag of --algo dmc, the game's default trainer"),
-    (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
-    (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
-    (["train", "suipi", "--algo", "dmc", "--imitate-from", "teacher"], "suipi has no teacher"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["train", "suipi", "--algo", "dmc", "--epsilon", "2"], "--epsilon 2.0 is out of range"),
+        (
+            ["train", "suipi", "--algo", "dmc", "--gamma", "0.9"],
+            "--gamma is not a flag of --algo dmc (it is one of --algo ppo)",
+        ),
+        (
+            ["train", "suipi", "--algo", "ppo", "--epsilon", "0.1"],
+            "--epsilon is not a flag of --algo ppo (it is one of --algo dmc)",
+        ),
+        (["train", "suipi", "--ent", "0.1"], "--ent is not a flag of --algo dmc, the game's default trainer"),
+        (["train", "suipi", "--algo", "dmc", "--players", "3"], "plays [2, 4] players, not 3"),
+        (["train", "siantappo", "--algo", "dmc", "--returns", "deal"], "siantappo is not settled deal by deal"),
+        (["train", "suipi", "--algo", "dmc", "--imitate-from", "teacher"], "suipi has no teacher"),
+    ],
+)
 def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
     assert cli([*argv, "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
@@ -269,8 +303,28 @@ def test_dmc_bad_input_is_one_line(tmp_path, argv, message, capsys):
 def test_dmc_warm_start_from_the_teacher_is_evaluated_at_zero_samples(tmp_path, capsys):
     out = tmp_path / "run"
     argv = [a for a in SMALL if a not in ("--eval-games", "0")]
-    assert cli(["train", "samsip", *argv, "--steps", "50", "--imitate", "2", "--imitate-from", "teacher",
-                "--eval-games", "10", "--eval-every", "1000000", "--out", str(out)]) == 0
+    assert (
+        cli(
+            [
+                "train",
+                "samsip",
+                *argv,
+                "--steps",
+                "50",
+                "--imitate",
+                "2",
+                "--imitate-from",
+                "teacher",
+                "--eval-games",
+                "10",
+                "--eval-every",
+                "1000000",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     log = capsys.readouterr().out
     assert "teacher choices from 2 matches" in log and "picks the teacher's move" in log
     assert "rule-bot" not in log
@@ -387,10 +441,13 @@ class _TwoDeals:
         return SimpleNamespace(rewards=rewards, done=self.moves == 6)
 
 
-@pytest.mark.parametrize("deal_of,seat0,seat1", [
-    (lambda env: 0, [0.0, 0.0, -1.0], [0.0, 1.0, 1.0]),  # to the match's end: the deals cancel out
-    (lambda env: env.deal, [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]),  # to the end of each choice's deal
-])
+@pytest.mark.parametrize(
+    "deal_of,seat0,seat1",
+    [
+        (lambda env: 0, [0.0, 0.0, -1.0], [0.0, 1.0, 1.0]),  # to the match's end: the deals cancel out
+        (lambda env: env.deal, [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]),  # to the end of each choice's deal
+    ],
+)
 def test_returns_run_to_the_end_of_the_match_or_of_the_choices_deal(deal_of, seat0, seat1):
     from cardzoo.training.common.imitation import play_match
 
@@ -415,8 +472,10 @@ def test_sam_sip_deal_returns_are_one_hands_reward():
     net = MoveRankerNet(env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
     weights = {k: v.numpy() for k, v in net.state_dict().items()}
     args = (env.obs_size, reader.feature_size, [16], "relu", env.num_actions)
-    by_mode = {mode: DMCCollector("samsip", (2,), {}, 3, args).collect(DMCRequest(weights, (5,), 1, 0.05, 0.5, mode))
-               for mode in ("match", "deal")}
+    by_mode = {
+        mode: DMCCollector("samsip", (2,), {}, 3, args).collect(DMCRequest(weights, (5,), 1, 0.05, 0.5, mode))
+        for mode in ("match", "deal")
+    }
     match, deal = by_mode["match"].returns, by_mode["deal"].returns
     assert np.array_equal(by_mode["match"].obs.dense(), by_mode["deal"].obs.dense())  # the same matches
     assert len(deal) > 100 and np.abs(deal).max() <= 1 + 1e-6 and np.abs(match).max() > 2
@@ -454,12 +513,15 @@ class _ThreeMoves:
         return rows[:, 1] > 0
 
 
-@pytest.mark.parametrize("q,trust,played", [
-    ([0.30, 0.25, 0.0], 0.0, 0),  # no trust: the highest Q
-    ([0.30, 0.25, 0.0], 0.1, 1),  # 0.05 ahead of the bot's move: within the margin, the bot's move
-    ([0.40, 0.25, 0.0], 0.1, 0),  # 0.15 ahead: beyond it
-    ([0.10, 0.25, 0.0], 0.1, 1),  # the bot's move is the best anyway
-])
+@pytest.mark.parametrize(
+    "q,trust,played",
+    [
+        ([0.30, 0.25, 0.0], 0.0, 0),  # no trust: the highest Q
+        ([0.30, 0.25, 0.0], 0.1, 1),  # 0.05 ahead of the bot's move: within the margin, the bot's move
+        ([0.40, 0.25, 0.0], 0.1, 0),  # 0.15 ahead: beyond it
+        ([0.10, 0.25, 0.0], 0.1, 1),  # the bot's move is the best anyway
+    ],
+)
 def test_a_trusting_ranker_departs_from_the_rule_bot_only_by_more_than_its_margin(q, trust, played):
     # _FixedQ stands in for the network: it has the one method RankerAgent calls
     agent = RankerAgent(_FixedQ(q), _ThreeMoves(), trust=trust)
@@ -479,8 +541,10 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
     assert load_agent(tmp_path / "t0.1", env.config).trust == 0.1 and not (tmp_path / "t0.safetensors").exists()
     agent = load_agent(tmp_path / "t", env.config)
     assert agent.trust == 0.05 and load_agent(path, env.config).trust == 0.0
-    assert all(np.array_equal(a, b) for a, b in zip(agent.net.state_dict().values(),
-                                                    load_agent(path, env.config).net.state_dict().values()))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(agent.net.state_dict().values(), load_agent(path, env.config).net.state_dict().values())
+    )
     env.begin(4)  # plays a legal match
     while not env.advance(agent.act(env.encode_seat(env.acting_seat), env.mask_now())).done:
         pass
@@ -494,8 +558,29 @@ def test_trust_is_written_into_a_checkpoint_copy_and_loaded(tmp_path, capsys):
         load_checkpoint(tmp_path / "t")
 
 
-DMC_RUN = ["--algo", "dmc", "--players", "2", "--workers", "1", "--matches", "4", "--batch", "150", "--minibatch",
-           "64", "--replay", "1000", "--hidden", "32,16", "--eval-games", "0", "--imitate", "2", "--no-progress"]
+DMC_RUN = [
+    "--algo",
+    "dmc",
+    "--players",
+    "2",
+    "--workers",
+    "1",
+    "--matches",
+    "4",
+    "--batch",
+    "150",
+    "--minibatch",
+    "64",
+    "--replay",
+    "1000",
+    "--hidden",
+    "32,16",
+    "--eval-games",
+    "0",
+    "--imitate",
+    "2",
+    "--no-progress",
+]
 
 
 def _final_weights(out):
@@ -516,8 +601,9 @@ def test_a_killed_dmc_run_resumes_to_the_same_weights(tmp_path):
     steps = ["--steps", "2400"]
     assert cli(["train", "suipi", *DMC_RUN, *steps, "--out", str(tmp_path / "whole")]) == 0
     killed = tmp_path / "killed"
-    saved = kill_once_saved(["train", "suipi", *DMC_RUN, *steps, "--save-every", "1e-6", "--out", str(killed)],
-                            killed, 600)
+    saved = kill_once_saved(
+        ["train", "suipi", *DMC_RUN, *steps, "--save-every", "1e-6", "--out", str(killed)], killed, 600
+    )
     assert 600 <= saved < 2400 and not (killed / "final.safetensors").exists()
     assert cli(["train", "suipi", "--algo", "dmc", "--resume", "--out", str(killed), "--no-progress"]) == 0
     a, b = _final_weights(tmp_path / "whole"), _final_weights(killed)
@@ -585,8 +671,27 @@ def test_train_without_algo_follows_the_games_recipe(tmp_path):
     from cardzoo.training.recipes import RECIPES
 
     out = tmp_path / "run"
-    tiny = ["--workers", "0", "--matches", "2", "--batch", "64", "--minibatch", "64", "--replay", "500",
-            "--hidden", "16", "--eval-games", "0", "--imitate", "1", "--steps", "60", "--no-progress"]
+    tiny = [
+        "--workers",
+        "0",
+        "--matches",
+        "2",
+        "--batch",
+        "64",
+        "--minibatch",
+        "64",
+        "--replay",
+        "500",
+        "--hidden",
+        "16",
+        "--eval-games",
+        "0",
+        "--imitate",
+        "1",
+        "--steps",
+        "60",
+        "--no-progress",
+    ]
     assert cli(["train", "samsip", *tiny, "--out", str(out)]) == 0
     settings = json.loads((out / "settings.json").read_text())
     recipe = RECIPES["samsip"]
@@ -610,8 +715,24 @@ def test_a_run_continued_with_init_records_what_it_started_from_and_the_totals(t
     runs = [tmp_path / name for name in ("a", "b", "c")]
     assert cli(["train", "suipi", *SMALL, "--steps", "100", "--imitate", "0", "--out", str(runs[0])]) == 0
     for earlier, run in itertools.pairwise(runs):
-        assert cli(["train", "suipi", *SMALL, "--steps", "100", "--imitate", "0", "--init",
-                    str(earlier / "final.safetensors"), "--out", str(run)]) == 0
+        assert (
+            cli(
+                [
+                    "train",
+                    "suipi",
+                    *SMALL,
+                    "--steps",
+                    "100",
+                    "--imitate",
+                    "0",
+                    "--init",
+                    str(earlier / "final.safetensors"),
+                    "--out",
+                    str(run),
+                ]
+            )
+            == 0
+        )
     metas = [load_checkpoint(run / "final")[1] for run in runs]
     assert "started_from" not in metas[0]
     b, c = metas[1]["started_from"], metas[2]["started_from"]

@@ -55,8 +55,9 @@ def _compare_matches(weights: str, game: str, counts: list[int], matches: int, p
                 twin = copy.copy(agent)
                 action = agent.finish(pending, agent.net.scores(pending[0], pending[1]))
                 theirs = twin.finish(pending, torch_net.scores(pending[0], pending[1]))
-                assert (theirs, twin.pending_steps()) == (action, agent.pending_steps()), \
+                assert (theirs, twin.pending_steps()) == (action, agent.pending_steps()), (
                     f"{Path(weights).stem}: match {m}, decision {compared}: numpy and torch differ"
+                )
                 if positions is not None:
                     positions.append(pending[:2])
                 compared += 1
@@ -83,8 +84,9 @@ def test_the_comparison_sees_a_different_network(tmp_path, monkeypatch):
     state["q_out.weight"] = state["q_out.weight"] * np.float32(1.5) + np.float32(0.01)
     save_checkpoint(tmp_path / "changed", RankerMLP.from_state(meta, state), meta)
     real = load_agent
-    monkeypatch.setattr(sys.modules[__name__], "load_agent",
-                        lambda _, config, seed: real(tmp_path / "changed", config, seed=seed))
+    monkeypatch.setattr(
+        sys.modules[__name__], "load_agent", lambda _, config, seed: real(tmp_path / "changed", config, seed=seed)
+    )
     with pytest.raises(AssertionError, match="numpy and torch differ"):
         _compare_matches(weights, game, counts, 20)
 
@@ -101,13 +103,14 @@ def test_the_batched_q_of_numpy_and_torch_agree(weights, game, counts):
     q_torch, starts_torch = torch_net.batch_scores(observations, rows)
     assert np.array_equal(starts, starts_torch) and len(q_numpy) == sum(len(r) for r in rows)
     np.testing.assert_allclose(q_numpy, q_torch, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(numpy_net.best_scores(observations, rows), torch_net.best_scores(observations, rows),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        numpy_net.best_scores(observations, rows), torch_net.best_scores(observations, rows), rtol=1e-5, atol=1e-5
+    )
     # what the expert's leaves run on a GPU (``networks.on_device``): the numpy net's torch module
     module = torch_module(numpy_net)
     assert isinstance(module, MoveRankerNet) and np.array_equal(module.batch_scores(observations, rows)[0], q_torch)
     single = [numpy_net.scores(o, r) for o, r in positions[:20]]
-    np.testing.assert_allclose(np.concatenate(single), q_numpy[:sum(len(s) for s in single)], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.concatenate(single), q_numpy[: sum(len(s) for s in single)], rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("activation", sorted(ACTIVATIONS))
@@ -130,8 +133,9 @@ def test_a_policy_checkpoint_plays_the_same_moves_in_numpy(tmp_path, activation)
             assert agent.act(obs, mask) == net.act(obs, mask)
             with torch.no_grad():
                 logits = net(torch.as_tensor(obs).unsqueeze(0))[0].masked_fill(~torch.as_tensor(mask > 0), -torch.inf)
-            np.testing.assert_allclose(numpy_net.probabilities(obs, mask), torch.softmax(logits, 0).numpy(),
-                                       rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(
+                numpy_net.probabilities(obs, mask), torch.softmax(logits, 0).numpy(), rtol=1e-5, atol=1e-6
+            )
             advice = agent.advise(obs, mask)
             assert advice[0][0] == (agent.act(obs, mask),) and abs(sum(p for _, p in advice) - 1) < 1e-6
             compared += 1

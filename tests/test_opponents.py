@@ -20,8 +20,29 @@ from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.ppo.settings import PPOSettings
 from cardzoo.training.sb3.settings import SB3Settings
 
-TINY_DMC = ["--algo", "dmc", "--players", "2", "--workers", "0", "--matches", "3", "--batch", "64", "--minibatch",
-            "64", "--replay", "2000", "--hidden", "16", "--eval-games", "0", "--imitate", "0", "--no-progress"]
+TINY_DMC = [
+    "--algo",
+    "dmc",
+    "--players",
+    "2",
+    "--workers",
+    "0",
+    "--matches",
+    "3",
+    "--batch",
+    "64",
+    "--minibatch",
+    "64",
+    "--replay",
+    "2000",
+    "--hidden",
+    "16",
+    "--eval-games",
+    "0",
+    "--imitate",
+    "0",
+    "--no-progress",
+]
 
 
 def test_the_flag_reads_weights_or_one_agent():
@@ -83,8 +104,24 @@ def test_ppo_seats_one_frozen_agent():
 
 def test_dmc_draws_the_kinds_by_weight_and_keeps_their_results(tmp_path):
     out = tmp_path / "run"
-    assert cli(["train", "suipi", *TINY_DMC, "--steps", "300", "--selfplay", "0", "--opponents", "rules=1,random=1",
-                "--out", str(out)]) == 0
+    assert (
+        cli(
+            [
+                "train",
+                "suipi",
+                *TINY_DMC,
+                "--steps",
+                "300",
+                "--selfplay",
+                "0",
+                "--opponents",
+                "rules=1,random=1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     stats = json.loads((out / "state" / "state.json").read_text())["pool"]["stats"]
     assert set(stats) == {"rules", "random"} and all(st[3] >= 1 for st in stats.values())
     meta = load_checkpoint(out / "final")[1]
@@ -102,8 +139,23 @@ def started(monkeypatch):
 
 
 def test_the_earlier_spellings_are_documented_aliases(started, tmp_path, capsys):
-    assert cli(["train", "suipi", "--algo", "dmc", "--vs-rules", "0.6", "--opponent", "random",
-                "--out", str(tmp_path / "r")]) == 0
+    assert (
+        cli(
+            [
+                "train",
+                "suipi",
+                "--algo",
+                "dmc",
+                "--vs-rules",
+                "0.6",
+                "--opponent",
+                "random",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 0
+    )
     (s,) = started
     assert s.selfplay == 0.4 and s.opponents == "random"
     for argv, message in [
@@ -124,8 +176,24 @@ def test_a_run_saved_under_the_earlier_names_resumes(tmp_path, capsys):
     """A DMC run whose settings.json says vs_rules and opponent (as runs did before --selfplay and
     --opponents) resumes without --algo, to the same weights as the run saved under today's names."""
     today, earlier = tmp_path / "today", tmp_path / "earlier"
-    assert cli(["train", "suipi", *TINY_DMC, "--steps", "100", "--selfplay", "0.25", "--opponents", "random",
-                "--out", str(today)]) == 0
+    assert (
+        cli(
+            [
+                "train",
+                "suipi",
+                *TINY_DMC,
+                "--steps",
+                "100",
+                "--selfplay",
+                "0.25",
+                "--opponents",
+                "random",
+                "--out",
+                str(today),
+            ]
+        )
+        == 0
+    )
     shutil.copytree(today, earlier)
     doc = json.loads((earlier / "settings.json").read_text())
     doc["vs_rules"], doc["opponent"] = 1 - doc.pop("selfplay"), doc.pop("opponents")

@@ -31,13 +31,20 @@ LAYERS = [
     ("parallel", ["cardzoo.training.parallel"]),
     ("evaluation", ["cardzoo.training.evaluation"]),
     ("common", ["cardzoo.training.common"]),
-    ("trainers", ["cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3",
-                  "cardzoo.training.integrations"]),
+    (
+        "trainers",
+        ["cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3", "cardzoo.training.integrations"],
+    ),
     ("benchmarks", ["cardzoo.benchmarks"]),
     ("scripts", ["cardzoo.scripts", "cardzoo.__main__"]),
 ]
-TRAINERS = ("cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3", "cardzoo.training.common",
-            "cardzoo.training.integrations")
+TRAINERS = (
+    "cardzoo.training.ppo",
+    "cardzoo.training.dmc",
+    "cardzoo.training.sb3",
+    "cardzoo.training.common",
+    "cardzoo.training.integrations",
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -64,7 +71,7 @@ def _imports(path: Path, name: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                parent = package.split(".")[:len(package.split(".")) - node.level + 1]
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parent + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in MODULES)
@@ -99,8 +106,7 @@ def test_the_packages_listed_in_pyproject_are_the_folders():
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
     on_disk = {"cardzoo.models"} | {name for name, path in MODULES.items() if path.name == "__init__.py"}
     assert listed == on_disk
-    assert set(FOLDERS.values()) == {"cardzoo", "envs", "vector", "training", "benchmarks", "scripts",
-                                      "models"}
+    assert set(FOLDERS.values()) == {"cardzoo", "envs", "vector", "training", "benchmarks", "scripts", "models"}
 
 
 def test_lint_and_type_check_are_configured_and_run_in_ci():
@@ -112,10 +118,11 @@ def test_lint_and_type_check_are_configured_and_run_in_ci():
     dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
     assert [d for d in dev if d.startswith(("ruff==", "mypy=="))] == ["ruff==0.17.6", "mypy==2.4.1"]
     lint = re.search(r"^lint:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)
-    assert lint and "ruff check" in lint[1] and ".ci/typecheck" in lint[1]
+    assert lint and "ruff check" in lint[1] and "ruff format --check" in lint[1] and ".ci/typecheck" in lint[1]
     assert re.search(r"^make lint\b", (ROOT / ".ci/run").read_text(), re.M)
     hooks = (ROOT / ".pre-commit-config.yaml").read_text()
     assert re.search(r"^\s+entry: \.venv/bin/ruff check", hooks, re.M)
+    assert re.search(r"^\s+entry: \.venv/bin/ruff format", hooks, re.M)
     assert re.search(r"^\s+entry: \.ci/typecheck", hooks, re.M)
     assert '["tool"]["setuptools"]["package-dir"]' in (ROOT / ".ci/typecheck").read_text()
 
@@ -143,8 +150,10 @@ def test_the_package_imports_nothing_from_experiments():
     """experiments/ holds research scripts outside the package: the library never needs them."""
     assert (ROOT / "experiments").is_dir() and "experiments" not in FOLDERS.values()
     assert not any(p.startswith("cardzoo.experiments") for p in PYPROJECT["tool"]["setuptools"]["packages"])
-    users = {name: sorted(m for m in _imports(path, name) if m.split(".")[0] == "experiments")
-             for name, path in MODULES.items()}
+    users = {
+        name: sorted(m for m in _imports(path, name) if m.split(".")[0] == "experiments")
+        for name, path in MODULES.items()
+    }
     assert not {name: found for name, found in users.items() if found}
 
 
@@ -169,8 +178,9 @@ def _is_a_script(path: Path) -> bool:
 
 def test_no_module_of_the_library_is_a_script():
     """An argparse script inside cardzoo.envs or cardzoo.training is an experiment: experiments/."""
-    scripts = sorted(name for name, path in MODULES.items()
-                     if _is_a_script(path) and not name.startswith(COMMAND_LINES))
+    scripts = sorted(
+        name for name, path in MODULES.items() if _is_a_script(path) and not name.startswith(COMMAND_LINES)
+    )
     assert not scripts, f"{scripts} read a command line: move them to experiments/ (or scripts/)"
     assert _is_a_script(ROOT / "experiments" / "samsip_feeding.py")  # the check can fail
 
@@ -185,9 +195,11 @@ def test_layers_import_only_downwards(name):
 def test_the_vector_api_loads_no_torch_and_no_trainer():
     """cardzoo.vector is for trainers we did not write: it needs neither torch (a model opponent
     loads it when it is built) nor any of ours."""
-    code = ("import sys, cardzoo.vector; "
-            "bad = [m for m in sys.modules if m.split('.')[0] == 'torch' or m.startswith('cardzoo.training.') "
-            "and not m.startswith('cardzoo.training.agents')]; print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, cardzoo.vector; "
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'torch' or m.startswith('cardzoo.training.') "
+        "and not m.startswith('cardzoo.training.agents')]; print(bad); sys.exit(1 if bad else 0)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -202,8 +214,12 @@ def test_the_trainers_do_not_import_each_other():
 
 def test_play_eval_and_serve_import_no_trainer():
     """Everything `cardzoo eval`, `play`, `serve` and `replay` reach, imports included."""
-    roots = ["cardzoo.scripts.eval_cmd", "cardzoo.scripts.play_cmd", "cardzoo.scripts.serve_cmd",
-             "cardzoo.scripts.replay_cmd"]
+    roots = [
+        "cardzoo.scripts.eval_cmd",
+        "cardzoo.scripts.play_cmd",
+        "cardzoo.scripts.serve_cmd",
+        "cardzoo.scripts.replay_cmd",
+    ]
     seen, todo = set(), list(roots)
     while todo:
         m = todo.pop()
@@ -250,9 +266,13 @@ def test_there_are_no_import_cycles():
 
 def _declared_flags(path: Path) -> list[str]:
     """The flag names given literally to every ``add_argument`` call of a module."""
-    return [a.value for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
-            for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return [
+        a.value
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
+        for a in node.args
+        if isinstance(a, ast.Constant) and isinstance(a.value, str)
+    ]
 
 
 def test_trainer_flags_are_declared_only_in_their_settings_classes():
@@ -264,7 +284,13 @@ def test_trainer_flags_are_declared_only_in_their_settings_classes():
 
     settings_flags = {flag_name(d) for cls in TRAINERS.values() for d in flag_fields(cls)}
     assert set(_declared_flags(MODULES["cardzoo.scripts.train_cmd"])) == {
-        "game", "--algo", "--backend", "--out", "--resume", "--no-progress"}
+        "game",
+        "--algo",
+        "--backend",
+        "--out",
+        "--resume",
+        "--no-progress",
+    }
     training = [name for name in MODULES if name.startswith("cardzoo.training")]
     declared = {(name, f) for name in training for f in _declared_flags(MODULES[name]) if f in settings_flags}
     assert not declared
@@ -337,10 +363,17 @@ def test_every_warm_start_fits_through_the_one_imitation_loop():
 
 # What only the `train` extra brings (pyproject.toml): the core commands import none of it.
 TRAINING_STACK = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard")
-CORE_ROOTS = ["cardzoo.scripts.eval_cmd", "cardzoo.scripts.play_cmd", "cardzoo.scripts.replay_cmd",
-              "cardzoo.scripts.serve_cmd", "cardzoo.training.agents.checkpoint", "cardzoo.training.agents.trust",
-              "cardzoo.training.agents.expert", "cardzoo.training.parallel.threads",
-              *[m for m in MODULES if m.startswith(("cardzoo.envs", "cardzoo.vector", "cardzoo.training.evaluation"))]]
+CORE_ROOTS = [
+    "cardzoo.scripts.eval_cmd",
+    "cardzoo.scripts.play_cmd",
+    "cardzoo.scripts.replay_cmd",
+    "cardzoo.scripts.serve_cmd",
+    "cardzoo.training.agents.checkpoint",
+    "cardzoo.training.agents.trust",
+    "cardzoo.training.agents.expert",
+    "cardzoo.training.parallel.threads",
+    *[m for m in MODULES if m.startswith(("cardzoo.envs", "cardzoo.vector", "cardzoo.training.evaluation"))],
+]
 
 
 def _external_imports(name: str) -> set[str]:
@@ -365,8 +398,10 @@ def test_the_core_commands_never_import_the_training_stack():
             seen.add(m)
             todo.extend(d for d in GRAPH[m] if (m, d) not in ASKED_FOR)
     assert {"cardzoo.training.agents.numpy_nets", "cardzoo.training.agents.net_agents"} <= seen
-    assert not {"cardzoo.training.agents.networks", "cardzoo.training.agents.policy",
-                "cardzoo.training.agents.ranker"} & seen  # the torch side of the agents
+    assert (
+        not {"cardzoo.training.agents.networks", "cardzoo.training.agents.policy", "cardzoo.training.agents.ranker"}
+        & seen
+    )  # the torch side of the agents
     offenders = {m: sorted(_external_imports(m) & set(TRAINING_STACK)) for m in sorted(seen)}
     assert not {m: found for m, found in offenders.items() if found}
 
@@ -399,6 +434,12 @@ def test_eval_play_and_replay_with_the_model_leave_torch_out(tmp_path):
     import sys
 
     script = f"STACK = {TRAINING_STACK!r}\n" + CORE_RUN
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.jsonl")], input="quit\ny\n",
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "games.jsonl")],
+        input="quit\ny\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert done.returncode == 0 and done.stdout.rstrip().endswith("no training stack"), done.stderr[-3000:]

@@ -150,10 +150,14 @@ def test_replay_gif_has_a_frame_per_move(siantappo_record, tmp_path, capsys):
         assert not np.array_equal(first, np.array(gif.convert("RGB")))
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--fps", "0", "--gif", "x.gif"], "--fps must be 0.1..50"),
-    (["--gif", "/nonexistent-dir/x.gif"], "cannot write /nonexistent-dir/x.gif"),
-], ids=["fps", "unwritable"])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--fps", "0", "--gif", "x.gif"], "--fps must be 0.1..50"),
+        (["--gif", "/nonexistent-dir/x.gif"], "cannot write /nonexistent-dir/x.gif"),
+    ],
+    ids=["fps", "unwritable"],
+)
 def test_replay_gif_bad_input_is_one_line(siantappo_record, argv, needle, capsys):
     assert main(["replay", siantappo_record] + argv) == 2
     err = capsys.readouterr().err.strip()

@@ -47,8 +47,9 @@ def planted_copy():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bug", [b for b in BUGS if b[0] not in EQUIVALENT],
-                         ids=[i for i in IDS if i not in EQUIVALENT])
+@pytest.mark.parametrize(
+    "bug", [b for b in BUGS if b[0] not in EQUIVALENT], ids=[i for i in IDS if i not in EQUIVALENT]
+)
 def test_the_tests_catch_the_planted_bug(bug, planted_copy):
     """The game's own tests catch it, or else the legality checkers do."""
     caught = planted_copy.caught(bug, suites=("own",))

@@ -67,12 +67,14 @@ SHORT = {"siantappo": ["-o", "rounds=1"], "suipi": ["-o", "match_deals=1"], "sam
 
 
 # ------------------------------------------------------------------ complete games
-@pytest.mark.parametrize("game,players", [("siantappo", 3), ("siantappo", 4), ("suipi", 2), ("suipi", 4),
-                                          ("samsip", 2), ("samsip", 4)])
+@pytest.mark.parametrize(
+    "game,players", [("siantappo", 3), ("siantappo", 4), ("suipi", 2), ("suipi", 4), ("samsip", 2), ("samsip", 4)]
+)
 def test_complete_game_first_move_each_time(game, players, tmp_path):
     save = tmp_path / "game.jsonl"
-    rc, text = run_play([game, "--players", str(players), "--seed", "3", "--save", str(save), *SHORT[game]],
-                        ["#1"] * 3000)
+    rc, text = run_play(
+        [game, "--players", str(players), "--seed", "3", "--save", str(save), *SHORT[game]], ["#1"] * 3000
+    )
     assert rc == 0
     assert "Match result" in text and "game saved to" in text
     assert "leaving the game" not in text and "reward" not in text  # people see points, not RL rewards
@@ -117,7 +119,7 @@ def test_siantappo_rounds_show_score_breakdown_and_swap():
 def test_suipi_deal_breakdown_lists_every_score_line():
     rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     assert rc == 0
-    breakdown = text[text.index("End of deal 1"):]
+    breakdown = text[text.index("End of deal 1") :]
     for row in ("cards", "spades", "10♦ (2)", "2♠ (1)", "aces", "suipis", "deal score", "match score"):
         assert row in breakdown
     assert "wins the match" in text or "draw" in text
@@ -139,8 +141,9 @@ def test_samsip_shows_discard_wilds_chips_and_hand_result():
 
 # ------------------------------------------------------------------ input handling
 def test_bad_input_help_rules_then_the_game_goes_on():
-    lines = ["", "zz", "7z 8q", "0", "999", "#0", "#999", "?", "help", "rules", "show", "K♥ K♦ K♣ K♠ A♥",
-             "#1"] + ["#1"] * 500
+    lines = ["", "zz", "7z 8q", "0", "999", "#0", "#999", "?", "help", "rules", "show", "K♥ K♦ K♣ K♠ A♥", "#1"] + [
+        "#1"
+    ] * 500
     rc, text = run_play(["siantappo", "--seed", "3", *SHORT["siantappo"]], lines)
     assert rc == 0
     assert "Match result" in text
@@ -159,6 +162,7 @@ def test_siantappo_typed_cards_pass_and_not_held():
     def answer(s):
         from cardzoo.envs.siantappo.actions import key_str
         from cardzoo.envs.siantappo.engine import hand_keys
+
         env = s.env
         eng = env.engine
         seat = env.acting_seat
@@ -185,10 +189,11 @@ def test_siantappo_typed_cards_pass_and_not_held():
 def stacked_siantappo(session, hand0: str, seed: int = 0):
     """Make the session deal player_0 exactly ``hand0`` (13 cards, 4 players; stacked deck)."""
     from cardzoo.envs.cards import card_str, parse_cards
+
     mine = parse_cards(hand0)
     rest = [c for c in range(52) if c not in mine]
     random.Random(seed).shuffle(rest)
-    hands = [mine] + [rest[13 * i:13 * (i + 1)] for i in range(3)]
+    hands = [mine] + [rest[13 * i : 13 * (i + 1)] for i in range(3)]
     deck = [card_str(hands[i % 4][i // 4]) for i in range(52)]
     reset = session.env.reset
     session.env.reset = lambda seed=None, options=None: reset(seed=seed, options={"deck": deck})
@@ -216,11 +221,12 @@ def test_siantappo_bomb_squeals_for_a_person():
     """The person holds 4-4-5-5-6-6-7-7-8-8-9-9 (stacked deck), passes until a bomb is legal."""
     from cardzoo.envs.cards import card_str, parse_card
     from cardzoo.envs.siantappo.env import SQUEAL
+
     mine = [parse_card(c) for c in ["4s", "4c", "5s", "5c", "6s", "6c", "7s", "7c", "8s", "8c", "9s", "9c", "10s"]]
     for seed in range(30):
         rest = [c for c in range(52) if c not in mine]
         random.Random(seed).shuffle(rest)
-        deck = [card_str(c) for i in range(13) for c in (mine[i], *rest[3 * i:3 * i + 3])]  # seat i % 4
+        deck = [card_str(c) for i in range(13) for c in (mine[i], *rest[3 * i : 3 * i + 3])]  # seat i % 4
         session, out = session_for(["siantappo", "--seed", str(seed), *SHORT["siantappo"]])
         reset = session.env.reset
         session.env.reset = lambda seed=None, options=None: reset(seed=seed, options={"deck": deck})
@@ -240,15 +246,16 @@ def test_siantappo_bomb_squeals_for_a_person():
         if bombed:
             text = out.getvalue()
             i = text.index(f"player_0 (you): {bombed[0]}")
-            assert SQUEAL in text[i:i + 200]
+            assert SQUEAL in text[i : i + 200]
             return
     pytest.skip("no seed in range let the person bomb")
 
 
 def test_siantappo_bot_bomb_squeals_too():
     for seed in range(40):
-        rc, text = run_play(["siantappo", "--seats", "rules,rules,rules,rules", "--seed", str(seed),
-                             *SHORT["siantappo"]], [])
+        rc, text = run_play(
+            ["siantappo", "--seats", "rules,rules,rules,rules", "--seed", str(seed), *SHORT["siantappo"]], []
+        )
         assert rc == 0 and "Match result" in text
         m = re.search(r"\(siantappo\)\n(.*)\n", text)
         if m:
@@ -261,6 +268,7 @@ def test_suipi_shorthand_and_full_text_moves():
     session, out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
     from cardzoo.envs.cards import card_str
     from cardzoo.envs.suipi import actions
+
     used = {"short": 0, "full": 0}
 
     def answer(s):
@@ -301,6 +309,7 @@ def test_samsip_typed_draw_take_and_discard():
     session, out = session_for(["samsip", "--seed", "5", *SHORT["samsip"]])
     from cardzoo.envs.cards import card_str
     from cardzoo.envs.samsip.engine import PHASE_DRAW
+
     said = {"draw": 0, "take": 0, "discard": 0, "wrong": 0}
 
     def answer(s):
@@ -362,29 +371,36 @@ def _hidden_cards(session, viewer):
     if game == "siantappo_v0":
         from cardzoo.envs.siantappo.actions import key_str
         from cardzoo.envs.siantappo.engine import hand_keys
+
         eng = env.engine
         known = set(eng.swap_given[viewer])  # the viewer knows where the cards it gave went
-        return {key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(eng.hands[s])
-                if k not in known}
+        return {
+            key_str(k) for s in range(env.num_players) if s != viewer for k in hand_keys(eng.hands[s]) if k not in known
+        }
     from cardzoo.envs.cards import card_str
+
     if game == "suipi_v0":
         hidden = {card_str(c) for s in range(env.num_players) if s != viewer for c in env.engine.hands[s]}
         return hidden - {"10♦", "2♠"}  # column headings of the capture table
     g = env.game
     public = set(g.wild) | set(g.dead) | {g.indicator} | {k for kn in g.known for k in kn}
-    return {card_str(c) for s in range(env.num_players) if s != viewer for c in g.hands[s]
-            if c < 52 and c not in public}
+    return {
+        card_str(c) for s in range(env.num_players) if s != viewer for c in g.hands[s] if c < 52 and c not in public
+    }
 
 
-@pytest.mark.parametrize("game,seats,opts", [
-    ("siantappo", "human,rules,random,rules", SHORT["siantappo"]),
-    ("siantappo", "human,rules,rules,rules", ["-o", "rounds=3", "-o", "swap_choice=true"]),
-    ("siantappo", "human,human,rules", ["-o", "rounds=2", "-o", "swap_choice=true"]),
-    ("suipi", "human,human", SHORT["suipi"]),
-    ("suipi", "human,rules,human,rules", SHORT["suipi"]),
-    ("samsip", "human,human,rules", SHORT["samsip"]),
-    ("samsip", "human,rules", SHORT["samsip"]),
-])
+@pytest.mark.parametrize(
+    "game,seats,opts",
+    [
+        ("siantappo", "human,rules,random,rules", SHORT["siantappo"]),
+        ("siantappo", "human,rules,rules,rules", ["-o", "rounds=3", "-o", "swap_choice=true"]),
+        ("siantappo", "human,human,rules", ["-o", "rounds=2", "-o", "swap_choice=true"]),
+        ("suipi", "human,human", SHORT["suipi"]),
+        ("suipi", "human,rules,human,rules", SHORT["suipi"]),
+        ("samsip", "human,human,rules", SHORT["samsip"]),
+        ("samsip", "human,rules", SHORT["samsip"]),
+    ],
+)
 def test_screen_never_shows_hidden_cards(game, seats, opts):
     session, out = session_for([game, "--seats", seats, "--seed", "7", *opts])
     checked = {"n": 0, "pos": 0}
@@ -439,8 +455,16 @@ def test_console_script_with_piped_stdin():
     exe = Path(sys.executable).with_name("cardzoo")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cardzoo.scripts.cli"]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
-    p = subprocess.run([*cmd, "play", "samsip", "--players", "3", "--seed", "1"], input="?\nrules\n",
-                       capture_output=True, text=True, encoding="utf-8", cwd=ROOT, env=env, timeout=60)
+    p = subprocess.run(
+        [*cmd, "play", "samsip", "--players", "3", "--seed", "1"],
+        input="?\nrules\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     assert "Sam Sip" in p.stdout and "mixing tens" in p.stdout and "end of input" in p.stdout
 
@@ -450,8 +474,9 @@ def test_save_path_is_checked_before_the_first_deal(capsys, tmp_path):
     args = ["play", "siantappo", "--seats", "rules,rules,rules,rules", "-o", "rounds=1"]
     assert main([*args, "--save", "/nonexistent/dir/g.jsonl"]) == 2
     out, err = capsys.readouterr()
-    assert err.strip() == ("cardzoo play: error: --save /nonexistent/dir/g.jsonl: the folder /nonexistent/dir "
-                           "does not exist")
+    assert err.strip() == (
+        "cardzoo play: error: --save /nonexistent/dir/g.jsonl: the folder /nonexistent/dir does not exist"
+    )
     assert "player_" not in out  # not one move was played
     assert main([*args, "--save", str(tmp_path)]) == 2
     assert "is a folder; give a file name" in capsys.readouterr().err
@@ -518,11 +543,22 @@ def test_human_scores_and_rewards_on_request():
 
 def test_place_names():
     from cardzoo.scripts.play.common import ordinal, place_names
+
     assert place_names([5, 4, 4, 1]) == ["1st", "tied 2nd", "tied 2nd", "4th"]
     assert place_names([1.0, 2.5, 2.5, 4.0], higher_is_better=False) == ["1st", "tied 2nd", "tied 2nd", "4th"]
     assert place_names([3, 3]) == ["tied 1st", "tied 1st"]
-    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == \
-        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+    ]
 
 
 def test_a_long_bad_input_is_quoted_short():
@@ -533,13 +569,16 @@ def test_a_long_bad_input_is_quoted_short():
     assert "x" * 61 not in refusal and "xxxx" in refusal
 
 
-@pytest.mark.parametrize("flags, needle", [
-    (["--width", "10"], "--width must be 40..1000 columns, got 10"),
-    (["--delay", "-1"], "--delay must be 0..60 seconds, got -1"),
-    (["--delay", "nan"], "--delay must be 0..60 seconds, got nan"),
-    (["--seats", ""], "--seats is empty; use e.g. human,rules,rules,rules"),
-    (["--seats", " , "], "--seats ' , ' has an empty entry"),
-])
+@pytest.mark.parametrize(
+    "flags, needle",
+    [
+        (["--width", "10"], "--width must be 40..1000 columns, got 10"),
+        (["--delay", "-1"], "--delay must be 0..60 seconds, got -1"),
+        (["--delay", "nan"], "--delay must be 0..60 seconds, got nan"),
+        (["--seats", ""], "--seats is empty; use e.g. human,rules,rules,rules"),
+        (["--seats", " , "], "--seats ' , ' has an empty entry"),
+    ],
+)
 def test_bad_numbers_and_seats_are_one_line_errors(flags, needle, capsys):
     assert main(["play", "siantappo", *flags]) == 2
     err = capsys.readouterr().err
@@ -556,20 +595,22 @@ def test_help_explains_model_and_checkpoints(command, capsys):
 
 def test_suipi_locked_builds_are_explained():
     from cardzoo.scripts.play.suipi import RULES
+
     assert "7+3 | 10, worth 10, not 20) is locked" in " ".join(RULES.split()) and "`" not in RULES.split("Input:")[0]
     session, _out = session_for(["suipi", "--seed", "4", *SHORT["suipi"]])
     # the legend names the listed builds' own values, not a generic 10
     assert session.view.legend(["5♣ take [2♥+3♦=5]"]) == "[…=5] is a build of 5: a 5 takes it."
     assert session.view.legend(["8♣ take [7♥+A♠=8]", "A♦ take [5♣+5♦ | 10♠=10, locked]"]) == (
         "[…=8] is a build of 8: an 8 takes it; [… | …=10, locked] is a locked build of 10 (groups worth 10 each, "
-        "not their sum): a 10 takes it; its value cannot be raised, but more cards making 10 may join it.")
+        "not their sum): a 10 takes it; its value cannot be raised, but more cards making 10 may join it."
+    )
     assert session.view.legend(["5♣ take 2♥+3♦", "J♣ drop"]) is None
     _rc, text = run_play(["suipi", "--seed", "4", *SHORT["suipi"]], ["#1"] * 1000)
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if re.search(r"#\d+ .*=\d+(, locked)?\]", line):  # a listed build: the legend below says its value
             v = re.search(r"=(\d+)(, locked)?\]", line).group(1)  # type: ignore[union-attr]  # the line matched above
-            assert f"build of {v}" in "\n".join(lines[i:i + 20]), lines[i:i + 20]
+            assert f"build of {v}" in "\n".join(lines[i : i + 20]), lines[i : i + 20]
             break
     else:
         raise AssertionError("no build was listed")
@@ -577,6 +618,7 @@ def test_suipi_locked_builds_are_explained():
 
 def test_line_reader_drops_terminal_escapes():
     from cardzoo.scripts.play.lines import LineReader, enable_line_editing
+
     console, _out = plain_console()
     reader = LineReader(console, io.StringIO("\x1b[D\x1b[A7h\x1b[C 7s\n"))
     assert reader.read("> ") == "7h 7s"
@@ -587,14 +629,16 @@ def test_line_reader_drops_terminal_escapes():
 # ------------------------------------------------------------------ replay
 def _suipi_4p_record(tmp_path) -> Path:
     save = tmp_path / "s4.jsonl"
-    rc, _ = run_play(["suipi", "--seats", "rules,random,rules,random", "--seed", "2", "--save", str(save),
-                      *SHORT["suipi"]], [])
+    rc, _ = run_play(
+        ["suipi", "--seats", "rules,random,rules,random", "--seed", "2", "--save", str(save), *SHORT["suipi"]], []
+    )
     assert rc == 0
     return save
 
 
 def test_replay_steps_through_whole_moves(tmp_path):
     from cardzoo.scripts import replay_cmd
+
     save = _suipi_4p_record(tmp_path)
     rec = json.loads(save.read_text(encoding="utf-8"))
     whole = sum(1 for m in rec["moves"] if m["action"] >= 104)  # a Suipi move ends with take/build/drop
@@ -612,6 +656,7 @@ def test_replay_steps_through_whole_moves(tmp_path):
 
 def test_replay_q_quits(tmp_path):
     from cardzoo.scripts import replay_cmd
+
     save = _suipi_4p_record(tmp_path)
     console, out = plain_console()
     args = build_parser().parse_args(["replay", str(save), "--step"])

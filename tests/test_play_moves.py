@@ -26,7 +26,7 @@ def siantappo_with(hand0: str, hand1: str = "", seed: int = 0, players: int = 4,
     random.Random(seed).shuffle(rest)
     fill = per - len(theirs)
     theirs, rest = theirs + rest[:fill], rest[fill:]
-    hands = [mine, theirs] + [rest[i * per:(i + 1) * per] for i in range(players - 2)]
+    hands = [mine, theirs] + [rest[i * per : (i + 1) * per] for i in range(players - 2)]
     deck = [card_str(hands[i % players][i // players]) for i in range(52)]
     env = siantappo_v0.raw_env(num_players=players, rounds=1, **config)
     env.reset(options={"deck": deck})
@@ -112,13 +112,16 @@ def test_siantappo_follow_errors_say_why():
     env.play("pass")
     with pytest.raises(IllegalMoveError) as err:
         env.play("6s 6d")
-    assert err.value.reason == ("6♠ 6♦ does not beat 10♠ 10♥ on the table: the same combination must be higher "
-                                "(rules T5)")
+    assert err.value.reason == (
+        "6♠ 6♦ does not beat 10♠ 10♥ on the table: the same combination must be higher (rules T5)"
+    )
     assert "pass" in err.value.legal and "2♣ 2♥" in err.value.legal
     with pytest.raises(IllegalMoveError) as err:
         env.play("Q♣")
-    assert err.value.reason == ("Q♣ (single) cannot follow 10♠ 10♥ (pair): a play beats only the same type with the "
-                                "same number of cards (rules T5; bombs T8)")
+    assert err.value.reason == (
+        "Q♣ (single) cannot follow 10♠ 10♥ (pair): a play beats only the same type with the "
+        "same number of cards (rules T5; bombs T8)"
+    )
     env.play("2c 2h")
     assert env.engine.current_keys == keys_of("2♣ 2♥")
 
@@ -128,6 +131,7 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
     import json
 
     from cardzoo.scripts.play.session import write_record
+
     env = siantappo_with("3♣ 9♠ 9♦ 9♥ 4♦ 5♦ 6♠ 7♠ J♣ Q♣ K♣ A♣ 2♣")
     steps: list[dict] = []
     totals = [0.0] * 4
@@ -162,6 +166,7 @@ def test_siantappo_record_keeps_the_exact_cards(tmp_path):
 # ------------------------------------------------------------------ Sam Sip
 def test_samsip_errors_say_what_to_do_now():
     from cardzoo.envs import samsip_v0
+
     e = samsip_v0.raw_env(num_players=2, first_dealer=0)
     e.reset(seed=1)
 
@@ -171,8 +176,10 @@ def test_samsip_errors_say_what_to_do_now():
         return err.value.reason
 
     draw_hint = "now draw: `draw` (from the stock)"
-    assert reason("take") == ("there is no discard in front of you to take: only the card the previous player just "
-                              f"discarded may be taken (rules P8); {draw_hint}")
+    assert reason("take") == (
+        "there is no discard in front of you to take: only the card the previous player just "
+        f"discarded may be taken (rules P8); {draw_hint}"
+    )
     assert reason("7h") == f"draw first: a turn is a draw, then a discard (rules P8); {draw_hint}"
     assert reason("fold now please") == f"'fold now please' is not a move; {draw_hint}"
     assert reason("declare") == f"winning hands are declared automatically in this game (rules P10); {draw_hint}"
@@ -189,6 +196,7 @@ def test_samsip_errors_say_what_to_do_now():
 def test_samsip_never_suggests_declare_unless_legal():
     from cardzoo.envs import samsip_v0
     from cardzoo.envs.samsip.actions import DECLARE
+
     rng = random.Random(4)
     seen_declare = 0
     for auto in (True, False):
@@ -217,6 +225,7 @@ def suipi_view(hand0: str, hand1: str, floor: str):
     from cardzoo.envs import suipi_v0
     from cardzoo.scripts.play.common import Seats
     from cardzoo.scripts.play.suipi import SuipiView
+
     h0, h1, fl = parse_cards(hand0), parse_cards(hand1), parse_cards(floor)
     rest = [c for c in range(52) if c not in set(h0) | set(h1) | set(fl)]
     deal = [c for pair in zip(h0, h1) for c in pair]
@@ -228,31 +237,34 @@ def suipi_view(hand0: str, hand1: str, floor: str):
 SUIPI_TABLE = ("10♦ 10♣ Q♠ 2♥ 5♣ 9♥ 7♠ 3♣", "4♥ K♠ 6♥ 6♣ 7♣ 7♦ 8♦ 8♥", "10♥ Q♥ 3♠ 4♦")
 
 
-@pytest.mark.parametrize("typed, meant", [
-    ("10d 10h", "10♦ take 10♥"),             # a pair capture is the take, not the build of 10
-    ("10d take 10h", "10♦ take 10♥"),
-    ("10d build 10h", "10♦ build 10 on 10♥"),  # a build needs the word
-    ("10♦ build 10 on 10♥", "10♦ build 10 on 10♥"),
-    ("3c 3s", "3♣ take 3♠"),
-    ("3 3", "3♣ take 3♠"),                   # ranks alone, as in Siantappo: your 3 takes the floor's 3
-    ("three three", "3♣ take 3♠"),           # ... or their words
-    ("q q", "Q♠ take Q♥"),
-    ("7 3 4", "7♠ take 3♠+4♦"),
-    ("9", "9♥ drop"),                        # a number is a rank (your only 9), never a list entry
-    ("2 build 5", "2♥ build 5 on 3♠"),       # a number after build is the build's value (issue 60) ...
-    ("2 build 5 on 3", "2♥ build 5 on 3♠"),  # ... `on` or not
-    ("2 3 4 build 9", "2♥ build 9 on 3♠+4♦"),  # ... or floor cards came before
-    ("3c build 3s 4d 10h", "3♣ build 10 on 3♠+4♦+10♥"),
-    ("qs", "Q♠ take Q♥"),                    # one card, one legal move
-    ("Q♠ take Q♥", "Q♠ take Q♥"),
-    ("5c", "5♣ drop"),                       # no take with 5♣: the drop
-    ("5c build 4d", "5♣ build 9 on 4♦"),
-    ("2h build 3s", "2♥ build 5 on 3♠"),
-    ("2h 3s 4d build 9", "2♥ build 9 on 3♠+4♦"),
-    ("9h drop", "9♥ drop"),
-    ("10d", "10♦ take 10♥"),                 # 10♦ cannot be dropped (a 10 lies on the floor)
-    ("2h", "2♥ drop"),                       # builds are never guessed
-])
+@pytest.mark.parametrize(
+    "typed, meant",
+    [
+        ("10d 10h", "10♦ take 10♥"),  # a pair capture is the take, not the build of 10
+        ("10d take 10h", "10♦ take 10♥"),
+        ("10d build 10h", "10♦ build 10 on 10♥"),  # a build needs the word
+        ("10♦ build 10 on 10♥", "10♦ build 10 on 10♥"),
+        ("3c 3s", "3♣ take 3♠"),
+        ("3 3", "3♣ take 3♠"),  # ranks alone, as in Siantappo: your 3 takes the floor's 3
+        ("three three", "3♣ take 3♠"),  # ... or their words
+        ("q q", "Q♠ take Q♥"),
+        ("7 3 4", "7♠ take 3♠+4♦"),
+        ("9", "9♥ drop"),  # a number is a rank (your only 9), never a list entry
+        ("2 build 5", "2♥ build 5 on 3♠"),  # a number after build is the build's value (issue 60) ...
+        ("2 build 5 on 3", "2♥ build 5 on 3♠"),  # ... `on` or not
+        ("2 3 4 build 9", "2♥ build 9 on 3♠+4♦"),  # ... or floor cards came before
+        ("3c build 3s 4d 10h", "3♣ build 10 on 3♠+4♦+10♥"),
+        ("qs", "Q♠ take Q♥"),  # one card, one legal move
+        ("Q♠ take Q♥", "Q♠ take Q♥"),
+        ("5c", "5♣ drop"),  # no take with 5♣: the drop
+        ("5c build 4d", "5♣ build 9 on 4♦"),
+        ("2h build 3s", "2♥ build 5 on 3♠"),
+        ("2h 3s 4d build 9", "2♥ build 9 on 3♠+4♦"),
+        ("9h drop", "9♥ drop"),
+        ("10d", "10♦ take 10♥"),  # 10♦ cannot be dropped (a 10 lies on the floor)
+        ("2h", "2♥ drop"),  # builds are never guessed
+    ],
+)
 def test_suipi_shorthand_means_one_move(typed, meant):
     env, view = suipi_view(*SUIPI_TABLE)
     move = view.parse(typed, 0)
@@ -270,29 +282,50 @@ def test_suipi_a_build_is_named_by_its_value_or_any_of_its_cards(typed):
     assert view.parse(typed, 0).text == "9♥ take [4♦+5♣=9]"
 
 
-@pytest.mark.parametrize("typed, reason", [
-    ("7s", "that could mean `7♠ take 3♠+4♦` or `7♠ drop` — type one of them (or #N from the list)"),
-    ("10 10", "that could mean `10♣ take 10♥` or `10♦ take 10♥`"),  # which 10 matters: ask
-    ("8 8", "you hold no 8"),
-    ("5 9", "there is no 9 on the floor"),
-    ("2h 3s", "2♥ with 3♠ can only build (2♥ build 5 on 3♠): a build needs the word build, e.g. `2h build 5 on 3♠`"),
-    ("2 build 3", ("a 2 cannot build 3 (a number after `build` is the build's value); it can build 5 or 9: "
-                   "`2♥ build 9 on 3♠+4♦`; `2♥ build 5 on 3♠` — e.g. `2h build 5 on 3s`")),
-    ("7h 3s", "7♥ is not in your hand"),
-    ("3s", "3♠ is on the floor: start with the card from your hand"),
-    ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),
-    ("5c drop 4d", "a drop lays the card down alone: name no floor cards"),
-    ("5c take", ("no legal move plays 5♣ (rules S8: a take captures items worth 5, or loose cards adding up to "
-                 "5); 5♣ can: 5♣ build 9 on 4♦; 5♣ drop")),
-    ("zz", "'zz' is not a card"),
-    ("take", "type the card you play"),
-    # as found: `4h build 6 on 2d` was refused without saying that the 6♠ must join
-    ("7s build 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does — type it"),
-    ("7s build 10 on 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does"),
-    ("7s take 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ take 3♠+4♦` does"),
-    ("7s 3s", ("no legal move plays 7♠ with 3♠ (rules S8: a take captures items worth 7, or loose cards adding up "
-               "to 7); 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop")),
-])
+@pytest.mark.parametrize(
+    "typed, reason",
+    [
+        ("7s", "that could mean `7♠ take 3♠+4♦` or `7♠ drop` — type one of them (or #N from the list)"),
+        ("10 10", "that could mean `10♣ take 10♥` or `10♦ take 10♥`"),  # which 10 matters: ask
+        ("8 8", "you hold no 8"),
+        ("5 9", "there is no 9 on the floor"),
+        (
+            "2h 3s",
+            "2♥ with 3♠ can only build (2♥ build 5 on 3♠): a build needs the word build, e.g. `2h build 5 on 3♠`",
+        ),
+        (
+            "2 build 3",
+            (
+                "a 2 cannot build 3 (a number after `build` is the build's value); it can build 5 or 9: "
+                "`2♥ build 9 on 3♠+4♦`; `2♥ build 5 on 3♠` — e.g. `2h build 5 on 3s`"
+            ),
+        ),
+        ("7h 3s", "7♥ is not in your hand"),
+        ("3s", "3♠ is on the floor: start with the card from your hand"),
+        ("5c 9h", "9♥ is not on the floor (it is in your hand: play one card at a time)"),
+        ("5c drop 4d", "a drop lays the card down alone: name no floor cards"),
+        (
+            "5c take",
+            (
+                "no legal move plays 5♣ (rules S8: a take captures items worth 5, or loose cards adding up to "
+                "5); 5♣ can: 5♣ build 9 on 4♦; 5♣ drop"
+            ),
+        ),
+        ("zz", "'zz' is not a card"),
+        ("take", "type the card you play"),
+        # as found: `4h build 6 on 2d` was refused without saying that the 6♠ must join
+        ("7s build 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does — type it"),
+        ("7s build 10 on 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ build 10 on 3♠+10♥` does"),
+        ("7s take 3s", "no legal move plays 7♠ with 3♠ alone: `7♠ take 3♠+4♦` does"),
+        (
+            "7s 3s",
+            (
+                "no legal move plays 7♠ with 3♠ (rules S8: a take captures items worth 7, or loose cards adding up "
+                "to 7); 7♠ can: 7♠ take 3♠+4♦; 7♠ build 10 on 3♠+10♥; 7♠ drop"
+            ),
+        ),
+    ],
+)
 def test_suipi_shorthand_errors(typed, reason):
     _env, view = suipi_view(*SUIPI_TABLE)
     with pytest.raises(IllegalMoveError) as err:

@@ -20,8 +20,7 @@ def transcript(args, lines, deck=None, width=80) -> str:
     out = io.StringIO()
     console = Console(file=out, width=width, no_color=True, highlight=False, emoji=False, soft_wrap=False)
     ns = build_parser().parse_args(["play", *args])
-    session = play_cmd.build_session(ns, stdin=io.StringIO("".join(line + "\n" for line in lines)),
-                                     console=console)
+    session = play_cmd.build_session(ns, stdin=io.StringIO("".join(line + "\n" for line in lines)), console=console)
     if deck is not None:
         reset = session.env.reset
         session.env.reset = lambda seed=None, options=None: reset(seed=seed, options={"deck": deck})
@@ -129,11 +128,14 @@ player_0 (you): discards 2♦
 """
 
 
-@pytest.mark.parametrize("game, args, lines, deck, screen", [
-    ("siantappo", ["--seed", "1"], ["9 9"], siantappo_deck, SIANTAPPO_SCREEN),
-    ("suipi", ["--seed", "1"], ["10d 10h"], suipi_deck, SUIPI_SCREEN),
-    ("samsip", ["--seed", "1", "-o", "first_dealer=0"], ["", "2d"], samsip_deck, SAMSIP_SCREEN),
-])
+@pytest.mark.parametrize(
+    "game, args, lines, deck, screen",
+    [
+        ("siantappo", ["--seed", "1"], ["9 9"], siantappo_deck, SIANTAPPO_SCREEN),
+        ("suipi", ["--seed", "1"], ["10d 10h"], suipi_deck, SUIPI_SCREEN),
+        ("samsip", ["--seed", "1", "-o", "first_dealer=0"], ["", "2d"], samsip_deck, SAMSIP_SCREEN),
+    ],
+)
 def test_first_screen_at_80_columns(game, args, lines, deck, screen):
     text = transcript([game, *args], lines, deck())
     assert text.startswith(screen)
@@ -143,14 +145,17 @@ def test_first_screen_at_80_columns(game, args, lines, deck, screen):
 MOVE_LINE = re.compile(r"^player_\d \([^)]*\): ")
 
 
-@pytest.mark.parametrize("args", [
-    ["siantappo", "--players", "6", "-o", "rounds=3"],
-    ["siantappo", "--players", "4", "-o", "rounds=2", "--show-rewards"],
-    ["suipi", "--players", "4", "-o", "match_deals=2"],
-    ["suipi", "--players", "2", "-o", "point_game=23", "--show-rewards"],
-    ["samsip", "--players", "6", "-o", "bankroll=2"],
-    ["samsip", "--players", "3", "-o", "bankroll=3", "--show-rewards"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["siantappo", "--players", "6", "-o", "rounds=3"],
+        ["siantappo", "--players", "4", "-o", "rounds=2", "--show-rewards"],
+        ["suipi", "--players", "4", "-o", "match_deals=2"],
+        ["suipi", "--players", "2", "-o", "point_game=23", "--show-rewards"],
+        ["samsip", "--players", "6", "-o", "bankroll=2"],
+        ["samsip", "--players", "3", "-o", "bankroll=3", "--show-rewards"],
+    ],
+)
 def test_every_summary_fits_80_by_24(args):
     """Everything printed from the move that ended a round/deal/hand to the pause prompt fits one
     80x24 screen, so no summary scrolls away before the person has read it."""
@@ -160,8 +165,8 @@ def test_every_summary_fits_80_by_24(args):
     assert len(pauses) >= 1
     for p in pauses:
         start = max(i for i in range(p) if MOVE_LINE.match(lines[i]))
-        screen = lines[start:p + 1]
+        screen = lines[start : p + 1]
         assert len(screen) <= 24, "\n".join(screen)
         assert all(len(line) <= 80 for line in screen)
     # the last summary is followed by the match result, not by a pause
-    assert "Match result after" in "\n".join(lines[pauses[-1]:])
+    assert "Match result after" in "\n".join(lines[pauses[-1] :])

@@ -24,7 +24,7 @@ def test_one_seed_play_prints_the_one_replay_shows_and_it_deals_the_same_match(t
     assert main(["replay", str(save), "--quiet"]) == 0
     assert "seed 973639," in capsys.readouterr().out
     again = run_play(args, [])[1]
-    assert again == text[:text.index("game saved to")]  # the seed deals the same match again
+    assert again == text[: text.index("game saved to")]  # the seed deals the same match again
     assert main(["play", "siantappo", "--seed", "-1"]) == 2
     assert "--seed must be a whole number from 0 to 2**63 - 1, got -1" in capsys.readouterr().err
 
@@ -32,13 +32,14 @@ def test_one_seed_play_prints_the_one_replay_shows_and_it_deals_the_same_match(t
 def test_undo_takes_back_a_discard_but_never_a_draw_from_the_stock():
     """Undo never reveals information: after a Sam Sip draw from the stock it stops at the draw
     (seed 0, three players: the J♦ lies in front of you, so taking it would be a choice)."""
-    _rc, text = run_play(["samsip", "--players", "3", "--seed", "0"],
-                        ["draw", "undo", "#2", "undo", "undo", "take", "quit", "y"])
+    _rc, text = run_play(
+        ["samsip", "--players", "3", "--seed", "0"], ["draw", "undo", "#2", "undo", "undo", "take", "quit", "y"]
+    )
     drew = re.search(r"player_0 \(you\): draws (\S+) from the stock", text).group(1)  # type: ignore[union-attr]
     stops = f"undo stops here: your move `draws {drew} from the stock` showed you cards that were hidden"
     assert " ".join(text.split()).count(stops) == 2
     assert "took back your move `discards 8♠` and the 4 moves after it" in text
-    tail = text[text.rindex("took back"):]
+    tail = text[text.rindex("took back") :]
     assert "Your hand (6): " in tail and drew in tail.split("Your hand (6): ")[1].split("\n")[0]
     assert "player_0 (you): takes" not in text  # `take` after the undo: the draw stands
 
@@ -47,7 +48,7 @@ def test_undo_in_siantappo_takes_back_your_play_and_the_bots_answers():
     _rc, text = run_play(["siantappo", "--seed", "42", "-o", "rounds=1"], ["9d 10h jd", "undo", "show", "quit", "y"])
     assert "player_0 (you): 9♦ 10♥ J♦  (straight)" in text
     assert "took back your move `9♦ 10♥ J♦  (straight)` and the 3 moves after it" in text
-    assert "Your hand (13): 3♣ 3♦ 3♥  6♦  8♥  9♦  10♦ 10♥  J♦" in text[text.rindex("took back"):]
+    assert "Your hand (13): 3♣ 3♦ 3♥  6♦  8♥  9♦  10♦ 10♥  J♦" in text[text.rindex("took back") :]
 
 
 def suipi_deck(hand0: str, hand1: str, floor: str) -> list[str]:
@@ -61,9 +62,12 @@ def test_suipi_build_n_is_a_value_and_a_locked_build_shows_its_groups():
     `A build 8` built 9 on the 8♠; a locked build of 9 read `[2♠+7♣+9♠] = 9`. Two people at one
     keyboard (hot-seat), so every move is typed."""
     deck = suipi_deck("2♥ 5♣ 2♣ 7♠ A♥ 9♠ 8♥ Q♣", "K♠ Q♠ J♠ K♥ Q♥ J♥ K♦ Q♦", "3♠ 4♦ 8♠ 10♥")
-    text = transcript(["suipi", "--seats", "human,human", "--seed", "1"],
-                      ["", "2h build 5 on 3s", "", "ks drop", "", "2c build 7", "", "qs drop", "", "a build 8",
-                       "", "quit", "y"], deck, width=100)
+    text = transcript(
+        ["suipi", "--seats", "human,human", "--seed", "1"],
+        ["", "2h build 5 on 3s", "", "ks drop", "", "2c build 7", "", "qs drop", "", "a build 8", "", "quit", "y"],
+        deck,
+        width=100,
+    )
     assert "player_0 (human): 2♣ build 7 on [2♥+3♠=5]" in text
     assert "player_0 (human): A♥ build 8 on [2♣+2♥+3♠=7]+8♠" in text
     assert "[A♥+2♣+2♥+3♠ | 8♠] = 8 (player_0's build, locked)" in text
@@ -75,8 +79,9 @@ def test_a_refused_move_names_the_rule():
     6♣ 6♦ 7♠ 7♦ 8♠ 8♦ in hand; then a straight with a 2, and a pass on the lead."""
     _rc, text = run_play(["siantappo", "--seed", "83"], ["6 6 7 7 8 8", "q a 2", "pass", "quit", "y"])
     flat = " ".join(text.split())
-    assert ("6♣ 6♦ 7♠ 7♦ 8♠ 8♦ is a siantappo: it is played only as a bomb, on a single 2 (rules T8); it "
-            "cannot lead (T4)") in flat
+    assert (
+        "6♣ 6♦ 7♠ 7♦ 8♠ 8♦ is a siantappo: it is played only as a bomb, on a single 2 (rules T8); it cannot lead (T4)"
+    ) in flat
     assert "is not a Siantappo combination: a straight has no 2s (rules T4)" in flat
     assert "you cannot pass now: you lead, and the leader plays a combination (rules T7)" in flat
     assert "not a legal move now" not in flat
@@ -87,7 +92,8 @@ def test_small_things_a_player_ran_into(tmp_path, capsys):
     on a folder said "not found"; "a 8" for "an 8"."""
     _rc, text = run_play(["siantappo", "--seed", "42", "-o", "rounds=1"], ["0", "quit", "y"])
     assert "0 is not a card rank (ranks: A or 1, 2-10, J, Q, K); to pick from the list of moves, type #1..#" in (
-        " ".join(text.split()))
+        " ".join(text.split())
+    )
     assert main(["play", "siantappo", "--seats", "human,modle,rules,rules"]) == 2
     assert "unknown agent 'modle' (did you mean `model`?)" in capsys.readouterr().err
     assert main(["replay", str(tmp_path)]) == 2
@@ -95,7 +101,8 @@ def test_small_things_a_player_ran_into(tmp_path, capsys):
     from cardzoo.envs.samsip.view import pairs_line
 
     assert pairs_line(parse_cards("Jh Js Qh Qs 2d"), frozenset(), frozenset()).endswith(
-        "one more needed (an 8 for your 2♦, or a wild card)")
+        "one more needed (an 8 for your 2♦, or a wild card)"
+    )
 
 
 def test_once_out_one_question_skips_to_the_end_and_the_record_is_saved(tmp_path):
@@ -108,8 +115,9 @@ def test_once_out_one_question_skips_to_the_end_and_the_record_is_saved(tmp_path
     save = tmp_path / "game.jsonl"
     for answer in ("", "q"):  # Enter skips; so does q, and the match is played out and saved
         console, out = plain_console()
-        ns = build_parser().parse_args(["play", "samsip", "--players", "5", "--seed", "0", "-o", "bankroll=3",
-                                        "--save", str(save)])
+        ns = build_parser().parse_args(
+            ["play", "samsip", "--players", "5", "--seed", "0", "-o", "bankroll=3", "--save", str(save)]
+        )
         session = play_cmd.build_session(ns, stdin=io.StringIO(""), console=console)
         session.stdin = ScriptedStdin(session, lambda s: "#1")
         if answer:
@@ -118,7 +126,7 @@ def test_once_out_one_question_skips_to_the_end_and_the_record_is_saved(tmp_path
         text = out.getvalue()
         out_at = text.index("— you are out: Enter skips to the end of the match (w: watch the rest) —")
         assert "press Enter" not in text[out_at:] and "Match result after" in text[out_at:]
-        assert "player_0 (you)" in text[text.index("Match result after"):] and "game saved to" in text
+        assert "player_0 (you)" in text[text.index("Match result after") :] and "game saved to" in text
         assert main(["replay", str(save), "--quiet"]) == 0  # a whole match: it replays to its rewards
 
 
@@ -128,10 +136,10 @@ def test_a_siantappo_round_summary_reads_in_place_order_and_the_last_out_is_said
     _rc, text = run_play(["siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2"], [])
     lines = text.splitlines()
     end = next(i for i, line in enumerate(lines) if line.startswith("End of round 1 of 2"))
-    assert re.search(r"is out: 3rd place$", lines[end - 1]), lines[end - 3:end]
+    assert re.search(r"is out: 3rd place$", lines[end - 1]), lines[end - 3 : end]
     header = lines[end + 1].split()
     assert header[:4] == ["place", "player", "this", "round"] and "match" in header
-    rows = lines[end + 3:end + 7]
+    rows = lines[end + 3 : end + 7]
     assert [re.findall(r"\+(\d)", row)[:1] for row in rows] == [["3"], ["2"], ["1"], ["0"]], rows
 
 
@@ -142,8 +150,9 @@ def test_replay_step_goes_back_and_jumps_to_a_round(tmp_path):
     from tests.test_play import plain_console
 
     save = tmp_path / "game.jsonl"
-    run_play(["siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2", "--save", str(save)],
-             [])
+    run_play(
+        ["siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2", "--save", str(save)], []
+    )
     console, out = plain_console()
     ns = build_parser().parse_args(["replay", str(save), "--step"])
     assert replay_cmd.run(ns, stdin=io.StringIO("\n\nb\nj 2\n\ng 3\nxx\nq\n"), console=console) == 0

@@ -19,7 +19,7 @@ def test_siantappo_a_number_you_do_not_hold_is_refused_not_a_list_entry():
     assert "you hold no 2 (a number is a card rank; #2 picks move 2 of the list)" in text
     assert "11 is not a card rank" in text
     first = text.index("> 2\n")
-    assert "player_0 (you):" not in text[first:text.index("> #2\n")]  # nothing was played
+    assert "player_0 (you):" not in text[first : text.index("> #2\n")]  # nothing was played
     assert "player_0 (you): pass" in text  # `#2` is the list's second entry: pass
 
 
@@ -41,7 +41,7 @@ def test_siantappo_ten_is_your_ten_even_with_ten_moves_listed():
         assert session.run() == 0
         if typed:
             text = out.getvalue()
-            after = text[text.index("> 10\n"):]
+            after = text[text.index("> 10\n") :]
             assert after.split("\n")[1].startswith(f"player_0 (you): {typed['ten']}"), after[:200]
             assert typed["entry10"] != typed["ten"]
             return
@@ -51,8 +51,9 @@ def test_siantappo_ten_is_your_ten_even_with_ten_moves_listed():
 def test_suipi_ranks_alone_and_numbers_are_cards():
     """As found vs the model: `9` (to take with the 9) played list entry 9. Ranks alone work as in
     Siantappo (`3 3`), a number is a rank, `q` (a queen that can take) is asked about."""
-    text = transcript(["suipi", "--seed", "1", *SHORT["suipi"]], ["q", "#99", "9", "quit", "y"], suipi_deck(),
-                      width=120)
+    text = transcript(
+        ["suipi", "--seed", "1", *SHORT["suipi"]], ["q", "#99", "9", "quit", "y"], suipi_deck(), width=120
+    )
     assert "`q` could mean Q♠ take Q♥ or quit" in text
     assert "there is no move #99" in text
     assert "player_0 (you): 9♥ drop" in text  # the only 9, not the 9th entry of the list
@@ -64,8 +65,9 @@ def test_suipi_ranks_alone_and_numbers_are_cards():
 
 def test_samsip_a_number_is_a_rank_of_your_hand():
     """As found: `6` discarded list entry 6, a wild 10♦."""
-    text = transcript(["samsip", "--seed", "1", "-o", "first_dealer=0"], ["", "6", "2", "k", "quit", "y"],
-                      samsip_deck(), width=120)
+    text = transcript(
+        ["samsip", "--seed", "1", "-o", "first_dealer=0"], ["", "6", "2", "k", "quit", "y"], samsip_deck(), width=120
+    )
     assert "you hold no 6" in text
     assert "which 2: `2♣` or `2♦` or `2♥`? type the card" in text
     assert "player_0 (you): discards K♥" in text
@@ -128,9 +130,27 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
     """As found: in the draw phase, with 8♣ in front of you, `discard 8` took the 8♣. A discard verb
     names a card of yours, so it waits for the draw; `throw` alone asks which card; an empty line
     with several moves says so."""
-    text = transcript(["samsip", "--seats", "human,rules@1003", "--seed", str(dealt_by(2)), "-o", "bankroll=3"],
-                      ["draw", "throw 3s", "10", "discard 6", "d", "drop kd", "take ac", "10",
-                       "discard 8", "drop 8", "throw", "", "8", "quit", "y"], width=120)
+    text = transcript(
+        ["samsip", "--seats", "human,rules@1003", "--seed", str(dealt_by(2)), "-o", "bankroll=3"],
+        [
+            "draw",
+            "throw 3s",
+            "10",
+            "discard 6",
+            "d",
+            "drop kd",
+            "take ac",
+            "10",
+            "discard 8",
+            "drop 8",
+            "throw",
+            "",
+            "8",
+            "quit",
+            "y",
+        ],
+        width=120,
+    )
     assert "Discard 8♣ (from player_1) lies in front of you" in text
     assert text.count("draw first: `draw` (from the stock) or `take`; an 8 alone names a card to discard") == 2
     assert "discard which card?" in text and "you have 2 moves: type one (? lists them)" in text
@@ -140,8 +160,11 @@ def test_samsip_discard_with_a_rank_never_takes_the_discard():
 
 def test_samsip_discard_with_a_card_waits_for_the_draw():
     """As found: in the draw phase `discard 10h`, the 10♥ lying in front of you, took it."""
-    text = transcript(["samsip", "--seats", "human,rules@1004,rules@1005,rules@1006", "--seed", str(dealt_by(3))],
-                      ["discard 10h", "discard 5d", "quit", "y"], width=120)
+    text = transcript(
+        ["samsip", "--seats", "human,rules@1004,rules@1005,rules@1006", "--seed", str(dealt_by(3))],
+        ["discard 10h", "discard 5d", "quit", "y"],
+        width=120,
+    )
     assert "take 10♥" in text  # the card in front of the player
     assert text.count("draw first: `draw` (from the stock) or `take`; you discard after that") == 2
     assert "player_0 (you):" not in text  # nothing was played for them

@@ -24,8 +24,21 @@ from tests.run_helpers import kill_once_saved
 
 CLI = [sys.executable, "-m", "cardzoo.scripts.cli"]
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ["--algo", "ppo", "--workers", "0", "--matches", "4", "--batch", "256", "--minibatch", "128",
-         "--eval-games", "0", "--no-progress"]
+SMALL = [
+    "--algo",
+    "ppo",
+    "--workers",
+    "0",
+    "--matches",
+    "4",
+    "--batch",
+    "256",
+    "--minibatch",
+    "128",
+    "--eval-games",
+    "0",
+    "--no-progress",
+]
 GAMES = [("siantappo", 4), ("suipi", 2), ("suipi", 4), ("samsip", 3)]
 
 
@@ -110,15 +123,19 @@ def test_the_perfect_critic_reads_every_seat_and_the_actor_its_own(game, counts)
         out = np.full(most * size, np.nan, np.float32)
         critic_input(env, seat, out)
         expected = np.concatenate([env.encode_seat((seat + k) % n) for k in range(n)])
-        assert np.array_equal(out[:n * size], expected) and not out[n * size:].any()
+        assert np.array_equal(out[: n * size], expected) and not out[n * size :].any()
     actor = ActorCritic(size, c.num_actions, (16,), "relu", critic_size=most * size).actor_state()
     assert set(actor) == set(MaskedPolicyNet(size, c.num_actions, [16], "relu").state_dict())
 
 
 def test_a_perfect_critic_run_trains_and_exports_the_actor(tmp_path):
     out = tmp_path / "perfect"
-    assert cli(["train", "siantappo", "--players", "4", "--steps", "600", "--critic", "perfect", "--out", str(out)]
-               + SMALL) == 0
+    assert (
+        cli(
+            ["train", "siantappo", "--players", "4", "--steps", "600", "--critic", "perfect", "--out", str(out)] + SMALL
+        )
+        == 0
+    )
     agent = load_agent(out / "final.safetensors", game_spec("siantappo").module.raw_env(num_players=4).config)
     assert agent.meta["settings"]["critic"] == "perfect"
     assert not any(k.startswith("value_net.") for k in load_file(out / "final.safetensors"))
@@ -128,10 +145,19 @@ def test_stream_advantages_are_monte_carlo_returns_with_gamma_one():
     from cardzoo.training.ppo.collector import Rollout
 
     z = np.zeros
-    r = Rollout(obs=z((5, 1), np.float32), masks=z((5, 2), bool), actions=z(5, np.int64),
-                logprobs=z(5, np.float32), values=np.array([0.5, 0.1, 0.2, 0.3, 0.0], np.float32),
-                rewards=np.array([1, 2, 0, 3, -1], np.float32), dones=np.array([0, 0, 1, 0, 1], bool),
-                streams=np.array([0, 1, 0, 1, 0]), decisions=5, moves=5, matches=[])
+    r = Rollout(
+        obs=z((5, 1), np.float32),
+        masks=z((5, 2), bool),
+        actions=z(5, np.int64),
+        logprobs=z(5, np.float32),
+        values=np.array([0.5, 0.1, 0.2, 0.3, 0.0], np.float32),
+        rewards=np.array([1, 2, 0, 3, -1], np.float32),
+        dones=np.array([0, 0, 1, 0, 1], bool),
+        streams=np.array([0, 1, 0, 1, 0]),
+        decisions=5,
+        moves=5,
+        matches=[],
+    )
     # stream 0: rows 0, 2 (done), 4 (done, a new episode); stream 1: rows 1, 3 (not done: no next)
     _, returns = stream_advantages(r, 1.0, 1.0)
     np.testing.assert_allclose(returns, [1 + 0, 2 + 3, 0, 3, -1], atol=1e-6)
@@ -155,9 +181,15 @@ def test_ppo_update_learns_the_best_action_of_a_bandit():
             actions = torch.multinomial(logp.exp(), 1).squeeze(1)
         assert not (actions == 4).any()
         rewards = (actions == 3).float().numpy()
-        batch = {"obs": obs, "masks": masks, "actions": actions.numpy(),
-                 "logprobs": logp.gather(1, actions[:, None]).squeeze(1).numpy(), "values": values.numpy(),
-                 "advantages": rewards - values.numpy(), "returns": rewards}
+        batch = {
+            "obs": obs,
+            "masks": masks,
+            "actions": actions.numpy(),
+            "logprobs": logp.gather(1, actions[:, None]).squeeze(1).numpy(),
+            "values": values.numpy(),
+            "advantages": rewards - values.numpy(),
+            "returns": rewards,
+        }
         ppo_update(net, opt, batch, s, rng)
     with torch.no_grad():
         probs = torch.softmax(net(torch.ones(1, 4))[0].masked_fill(~torch.from_numpy(masks[:1]), -1e9), 1)[0]
@@ -184,9 +216,33 @@ def test_one_network_for_several_player_counts(tmp_path):
 
 
 def _train_cmd(out, steps=6000):
-    return CLI + ["train", "siantappo", "--algo", "ppo", "--steps", str(steps), "--out", str(out), "--workers", "1",
-                  "--matches", "3", "--batch", "256", "--minibatch", "128", "--eval-every", "4000",
-                  "--eval-games", "0", "--snapshot-every", "1500", "--save-every", "0", "--no-progress"]
+    return CLI + [
+        "train",
+        "siantappo",
+        "--algo",
+        "ppo",
+        "--steps",
+        str(steps),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--matches",
+        "3",
+        "--batch",
+        "256",
+        "--minibatch",
+        "128",
+        "--eval-every",
+        "4000",
+        "--eval-games",
+        "0",
+        "--snapshot-every",
+        "1500",
+        "--save-every",
+        "0",
+        "--no-progress",
+    ]
 
 
 def test_a_killed_run_resumes_exactly(tmp_path):
@@ -194,7 +250,7 @@ def test_a_killed_run_resumes_exactly(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run(_train_cmd(tmp_path / "a"), check=True, cwd=ROOT, env=env, capture_output=True)
     b = tmp_path / "b"
-    killed_at = kill_once_saved(_train_cmd(b)[len(CLI):], b, 2000)  # saves at every iteration (--save-every 0)
+    killed_at = kill_once_saved(_train_cmd(b)[len(CLI) :], b, 2000)  # saves at every iteration (--save-every 0)
     assert 2000 <= killed_at < 6000 and not (b / "final.safetensors").exists()
     done = subprocess.run(_train_cmd(b) + ["--resume"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -209,7 +265,7 @@ def test_ctrl_c_saves_a_run_at_its_iteration_boundary(tmp_path, monkeypatch, cap
     """Ctrl-C between iterations saves the run, and --resume ends with the uninterrupted weights."""
     from cardzoo.training.ppo import trainer
 
-    argv = _train_cmd(tmp_path / "a", steps=6000)[len(CLI):] + ["--save-every", "1e6"]  # no periodic save
+    argv = _train_cmd(tmp_path / "a", steps=6000)[len(CLI) :] + ["--save-every", "1e6"]  # no periodic save
     assert cli(argv) == 0
     logged, log_iteration = [], trainer._log_iteration
 
@@ -221,12 +277,12 @@ def test_ctrl_c_saves_a_run_at_its_iteration_boundary(tmp_path, monkeypatch, cap
 
     monkeypatch.setattr(trainer, "_log_iteration", interrupt_on_the_second)
     b = tmp_path / "b"
-    assert cli(_train_cmd(b, steps=6000)[len(CLI):] + ["--save-every", "1e6"]) == 130
+    assert cli(_train_cmd(b, steps=6000)[len(CLI) :] + ["--save-every", "1e6"]) == 130
     assert "saved; continue with --resume" in capsys.readouterr().out
     saved = json.loads((b / "state" / "state.json").read_text())["state"]["decisions"]
     assert 2 * 256 <= saved < 6000 and not (b / "final.safetensors").exists()
     monkeypatch.setattr(trainer, "_log_iteration", log_iteration)
-    assert cli(_train_cmd(b, steps=6000)[len(CLI):] + ["--save-every", "1e6", "--resume"]) == 0
+    assert cli(_train_cmd(b, steps=6000)[len(CLI) :] + ["--save-every", "1e6", "--resume"]) == 0
     wa, wb = load_file(str(tmp_path / "a" / "final.safetensors")), load_file(str(b / "final.safetensors"))
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
@@ -237,8 +293,10 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
     settings_before = (out / "settings.json").read_text()
     cases = [
         (["train", "siantappo", "--steps", "300", "--out", str(out)] + SMALL, "already holds a run"),
-        (["train", "siantappo", "--steps", "900", "--out", str(out), "--resume", "--lr", "0.1"] + SMALL,
-         "--lr 0.1 differs"),
+        (
+            ["train", "siantappo", "--steps", "900", "--out", str(out), "--resume", "--lr", "0.1"] + SMALL,
+            "--lr 0.1 differs",
+        ),
         (["train", "siantappo", "--out", str(out), "--resume", "--hidden", "64"] + SMALL, "--hidden"),
         (["train", "suipi", "--out", str(out), "--resume"] + SMALL, "holds a siantappo run"),
         (["train", "siantappo", "--players", "7", "--out", str(tmp_path / "x")] + SMALL, "players must be"),
@@ -248,8 +306,10 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
         (["train", "siantappo", "--out", str(tmp_path / "y"), "--resume"] + SMALL, "nothing to resume"),
         (["train", "siantappo", "--envs", "3", "--out", str(tmp_path / "x")] + SMALL, "--algo sb3"),
         (["train", "siantappo", "--out", "/proc/cardzoo-run"] + SMALL, "cannot write the run directory"),
-        (["train", "siantappo", "--critic", "perfect", "--imitate", "5", "--out", str(tmp_path / "x")] + SMALL,
-         "--imitate fits the seat critic"),
+        (
+            ["train", "siantappo", "--critic", "perfect", "--imitate", "5", "--out", str(tmp_path / "x")] + SMALL,
+            "--imitate fits the seat critic",
+        ),
     ]
     for argv, expected in cases:
         assert cli(argv) == 2, argv
@@ -268,10 +328,15 @@ def test_a_one_sample_minibatch_leaves_the_weights_finite():
     s = PPOSettings(game="siantappo", minibatch=4, epochs=1)
     net = ActorCritic(3, 2, (4,))
     opt = torch.optim.Adam(net.parameters(), lr=1e-2)
-    batch = {"obs": np.ones((5, 3), np.float32), "masks": np.ones((5, 2), bool),
-             "actions": np.zeros(5, np.int64), "logprobs": np.full(5, -0.7, np.float32),
-             "values": np.zeros(5, np.float32), "advantages": np.arange(5, dtype=np.float32),
-             "returns": np.ones(5, np.float32)}
+    batch = {
+        "obs": np.ones((5, 3), np.float32),
+        "masks": np.ones((5, 2), bool),
+        "actions": np.zeros(5, np.int64),
+        "logprobs": np.full(5, -0.7, np.float32),
+        "values": np.zeros(5, np.float32),
+        "advantages": np.arange(5, dtype=np.float32),
+        "returns": np.ones(5, np.float32),
+    }
     ppo_update(net, opt, batch, s, np.random.default_rng(0))
     assert all(torch.isfinite(p).all() for p in net.parameters())
 
@@ -283,8 +348,7 @@ def test_a_worker_that_cannot_start_reports_why():
 
     s = PPOSettings(game="siantappo", players=(4,), workers=1)
     bad_args = ("no-such-game",) + s.collector_args()[1:]
-    with WorkerGroup(1, Collector, bad_args) as workers, \
-            pytest.raises(RuntimeError, match="rollout worker") as failure:  # noqa: PT012 - from either call
+    with WorkerGroup(1, Collector, bad_args) as workers, pytest.raises(RuntimeError, match="rollout worker") as failure:  # noqa: PT012 - from either call
         workers.submit([CollectRequest({}, (0, 0, 0), 1, 1.0, {}, {})])
         workers.receive()
     assert "no-such-game" in str(failure.value)

@@ -61,11 +61,52 @@ def _same(a: dict, b: dict) -> None:
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 
 
-PPO = ["--algo", "ppo", "--players", "4", "--steps", "3000", "--workers", "2", "--matches", "4", "--batch", "400",
-       "--minibatch", "200", "--hidden", "32,16", "--eval-games", "0", "--no-progress"]
-DMC = ["--algo", "dmc", "--players", "2", "--steps", "900", "--workers", "2", "--matches", "3", "--batch", "150",
-       "--minibatch", "64", "--replay", "1000", "--hidden", "32,16", "--eval-games", "0", "--imitate", "3",
-       "--no-progress"]
+PPO = [
+    "--algo",
+    "ppo",
+    "--players",
+    "4",
+    "--steps",
+    "3000",
+    "--workers",
+    "2",
+    "--matches",
+    "4",
+    "--batch",
+    "400",
+    "--minibatch",
+    "200",
+    "--hidden",
+    "32,16",
+    "--eval-games",
+    "0",
+    "--no-progress",
+]
+DMC = [
+    "--algo",
+    "dmc",
+    "--players",
+    "2",
+    "--steps",
+    "900",
+    "--workers",
+    "2",
+    "--matches",
+    "3",
+    "--batch",
+    "150",
+    "--minibatch",
+    "64",
+    "--replay",
+    "1000",
+    "--hidden",
+    "32,16",
+    "--eval-games",
+    "0",
+    "--imitate",
+    "3",
+    "--no-progress",
+]
 
 
 @pytest.mark.parametrize("game,argv", [("siantappo", PPO), ("suipi", DMC)], ids=["ppo", "dmc"])
@@ -90,10 +131,33 @@ def test_an_evaluation_on_ray_plays_the_games_of_one_without(cluster, tmp_path):
     assert cli(["train", "suipi", *DMC, "--steps", "150", "--workers", "1", "--out", str(out)]) == 0
     agents = f"{out / 'final'},rules"
     here, there = tmp_path / "here.json", tmp_path / "there.json"
-    assert cli(["eval", "suipi", "--agents", agents, "--games", "40", "--seed", "5", "--workers", "2",
-                "--json", str(here)]) == 0
-    assert cli(["eval", "suipi", "--agents", agents, "--games", "40", "--seed", "5", "--workers", "2",
-                "--json", str(there), "--ray", cluster.address]) == 0
+    assert (
+        cli(
+            ["eval", "suipi", "--agents", agents, "--games", "40", "--seed", "5", "--workers", "2", "--json", str(here)]
+        )
+        == 0
+    )
+    assert (
+        cli(
+            [
+                "eval",
+                "suipi",
+                "--agents",
+                agents,
+                "--games",
+                "40",
+                "--seed",
+                "5",
+                "--workers",
+                "2",
+                "--json",
+                str(there),
+                "--ray",
+                cluster.address,
+            ]
+        )
+        == 0
+    )
     a, b = (json.loads(p.read_text()) for p in (here, there))
     for doc in (a, b):
         doc.pop("seconds", None)
@@ -109,8 +173,7 @@ def _requests(n: int, samples: int):
     from cardzoo.training.dmc.collector import DMCRequest
 
     probe = raw_env(num_players=2)
-    args = (probe.obs_size, whole_moves_reader("suipi", probe.config).feature_size, [32, 16], "relu",
-            probe.num_actions)
+    args = (probe.obs_size, whole_moves_reader("suipi", probe.config).feature_size, [32, 16], "relu", probe.num_actions)
     torch.manual_seed(0)
     weights = {k: v.numpy().copy() for k, v in MoveRankerNet(*args).state_dict().items()}
     collector: tuple[Any, ...] = ("suipi", (2,), {}, 8, tuple(args))
@@ -176,11 +239,33 @@ def test_a_ladder_on_ray_stores_the_matches_of_one_without(cluster, tmp_path):
         db = str(tmp_path / f"{name}.sqlite")
         assert cli(["ladder", "--db", db, "add", "rules", "random", "random@1"]) == 0
         assert cli(["ladder", "--db", db, "play", "--game", "suipi", "--games", "10", "--workers", "2", *extra]) == 0
-        assert cli(["ladder", "--db", db, "play", "--game", "suipi", "--games", "400", "--workers", "2", "--sprt",
-                    "--adv1", "0.2", *extra]) == 0
+        assert (
+            cli(
+                [
+                    "ladder",
+                    "--db",
+                    db,
+                    "play",
+                    "--game",
+                    "suipi",
+                    "--games",
+                    "400",
+                    "--workers",
+                    "2",
+                    "--sprt",
+                    "--adv1",
+                    "0.2",
+                    *extra,
+                ]
+            )
+            == 0
+        )
         with contextlib.closing(sqlite3.connect(db)) as con:
-            stored.append(con.execute("SELECT a, b, deal, seating, deal_seed, seats, rewards FROM matches "
-                                      "ORDER BY a, b, deal, seating").fetchall())
+            stored.append(
+                con.execute(
+                    "SELECT a, b, deal, seating, deal_seed, seats, rewards FROM matches ORDER BY a, b, deal, seating"
+                ).fetchall()
+            )
     assert stored[0] == stored[1] and 30 < len(stored[0]) < 1200
 
 
@@ -202,8 +287,10 @@ def test_a_lost_node_is_replaced_and_its_collection_played_again(cluster, tmp_pa
 def test_a_worker_that_cannot_be_replaced_stops_the_work_in_one_line(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(ray_actors, "RESTARTS", 0)
     args, requests = _requests(3, 1000)
-    with _a_node_lost_mid_collection(cluster, tmp_path, args, requests, replace=False) as (group, _), \
-            pytest.raises(UserError) as err:
+    with (
+        _a_node_lost_mid_collection(cluster, tmp_path, args, requests, replace=False) as (group, _),
+        pytest.raises(UserError) as err,
+    ):
         group.receive()
     message = str(err.value)
     assert "a Ray worker was lost" in message and "--resume" in message and "\n" not in message
@@ -223,27 +310,35 @@ def test_a_run_killed_on_ray_resumes_without_it_to_the_same_weights(cluster, tmp
     steps = ["--steps", "2400", "--workers", "1", "--matches", "4"]
     assert cli(["train", "suipi", *DMC, *steps, "--out", str(tmp_path / "whole")]) == 0
     killed = tmp_path / "killed"
-    saved = kill_once_saved(["train", "suipi", *DMC, *steps, "--save-every", "1e-6", "--out", str(killed),
-                             "--ray", cluster.address], killed, 600)
+    saved = kill_once_saved(
+        ["train", "suipi", *DMC, *steps, "--save-every", "1e-6", "--out", str(killed), "--ray", cluster.address],
+        killed,
+        600,
+    )
     assert 600 <= saved < 2400 and not (killed / "final.safetensors").exists()
     assert cli(["train", "suipi", "--resume", "--out", str(killed), "--no-progress"]) == 0
     _same(_weights(tmp_path / "whole" / "final.safetensors"), _weights(killed / "final.safetensors"))
 
 
 def test_without_ray_ray_is_never_imported(tmp_path):
-    code = ("import sys; from cardzoo.scripts.cli import main; "
-            f"assert main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', "
-            f"'--out', {str(tmp_path / 'r')!r}]) == 0; "
-            f"assert main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']) == 0; "
-            "assert 'ray' not in sys.modules, 'ray was imported'")
+    code = (
+        "import sys; from cardzoo.scripts.cli import main; "
+        f"assert main(['train', 'suipi', *{DMC!r}, '--steps', '150', '--workers', '1', "
+        f"'--out', {str(tmp_path / 'r')!r}]) == 0; "
+        f"assert main(['eval', 'suipi', '--agents', 'rules,random', '--games', '8', '--workers', '2']) == 0; "
+        "assert 'ray' not in sys.modules, 'ray was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["train", "suipi", "--algo", "sb3", "--ray"], "--ray is a flag of --algo ppo and dmc"),
-    (["train", "suipi", "--algo", "ppo", "--workers", "0", "--ray"], "--ray needs --workers 1 or more"),
-    (["bench", "--ray"], "--ray works with --train only"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["train", "suipi", "--algo", "sb3", "--ray"], "--ray is a flag of --algo ppo and dmc"),
+        (["train", "suipi", "--algo", "ppo", "--workers", "0", "--ray"], "--ray needs --workers 1 or more"),
+        (["bench", "--ray"], "--ray works with --train only"),
+    ],
+)
 def test_ray_flags_in_the_wrong_place_are_one_line(tmp_path, argv, message, capsys):
     assert cli([*argv, "--out", str(tmp_path / "x")] if argv[0] == "train" else argv) == 2
     err = capsys.readouterr().err

@@ -11,23 +11,31 @@ from cardzoo.training.evaluation.records import read_records, replay_record
 from cardzoo.training.evaluation.tournament import run_tournament
 
 # (game, players, rule options that keep the matches short)
-CASES = [("siantappo", 3, {"rounds": 1}), ("siantappo", 5, {"rounds": 2}), ("suipi", 2, {}), ("suipi", 4, {}),
-         ("samsip", 2, {}), ("samsip", 5, {})]
+CASES = [
+    ("siantappo", 3, {"rounds": 1}),
+    ("siantappo", 5, {"rounds": 2}),
+    ("suipi", 2, {}),
+    ("suipi", 4, {}),
+    ("samsip", 2, {}),
+    ("samsip", 5, {}),
+]
 
 
 @pytest.fixture(scope="module")
 def siantappo_records(tmp_path_factory):
     path = tmp_path_factory.mktemp("rec") / "games.jsonl"
-    run_tournament("siantappo", ["rules", "random"], players=4, games=4, seed=9, options={"rounds": 1},
-                   records=str(path))
+    run_tournament(
+        "siantappo", ["rules", "random"], players=4, games=4, seed=9, options={"rounds": 1}, records=str(path)
+    )
     return path
 
 
 @pytest.mark.parametrize("game, players, options", CASES, ids=[f"{g}-{n}p" for g, n, _ in CASES])
 def test_records_replay_to_the_same_rewards(game, players, options, tmp_path):
     path = tmp_path / "g.jsonl"
-    res = run_tournament(game, ["rules", "random"], players=players, games=4, seed=5, options=options,
-                         records=str(path))
+    res = run_tournament(
+        game, ["rules", "random"], players=players, games=4, seed=5, options=options, records=str(path)
+    )
     records = read_records(str(path))
     assert len(records) == len(res.games)
     for rec, g in zip(records, res.games):
@@ -40,6 +48,7 @@ def test_records_replay_to_the_same_rewards(game, players, options, tmp_path):
 def test_record_is_the_env_header(siantappo_records):
     rec = read_records(str(siantappo_records))[0]
     from cardzoo.envs import siantappo_v0
+
     env = siantappo_v0.raw_env(num_players=4, rounds=1)
     env.reset(seed=123)
     assert set(env.record_header()) <= set(rec)
@@ -71,27 +80,50 @@ def _tampered(records_path, tmp_path, change):
     return _bad(tmp_path, json.dumps(rec) + "\n")
 
 
-@pytest.mark.parametrize("make, needle", [
-    (lambda p, t: str(t / "missing.jsonl"), "not found"),
-    (lambda p, t: _bad(t, "not json\n"), "not valid JSON"),
-    (lambda p, t: _bad(t, '{"game": "siantappo_v0"}\n'), "not a game record"),
-    (lambda p, t: _bad(t, "\n"), "no game records"),
-    (lambda p, t: str(p), "--game must be 1..4"),
-    (lambda p, t: _tampered(p, t, lambda r: r["rewards"].__setitem__(0, 99.0)), "differ from the recorded"),
-    (lambda p, t: _tampered(p, t, lambda r: r["moves"].pop()), "not over"),
-    (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("action", 10_000)), "move 1"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("game", "chess_v0")), "unknown game"),
-    (lambda p, t: _tampered(p, t, lambda r: r["config"].__setitem__("rounds", -1)), "rounds"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", 5)), "'agents' must be a list"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", {"a": 1})), "'agents' must be a list"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", [None] * 4)),
-     "'rewards' must be a list of numbers"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", "x")), "'rewards' must be a list of numbers"),
-    (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("deck", 5)), "'deck' must be a list"),
-    (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("seat", "x")), "'seat' must be an integer"),
-    (lambda p, t: _bad_bytes(t, b'{"game": "\x83"}\n'), "not UTF-8"),
-], ids=["missing", "json", "keys", "empty", "range", "rewards", "short", "illegal", "game", "config", "agents-int",
-        "agents-dict", "rewards-null", "rewards-text", "deck", "seat", "bytes"])
+@pytest.mark.parametrize(
+    "make, needle",
+    [
+        (lambda p, t: str(t / "missing.jsonl"), "not found"),
+        (lambda p, t: _bad(t, "not json\n"), "not valid JSON"),
+        (lambda p, t: _bad(t, '{"game": "siantappo_v0"}\n'), "not a game record"),
+        (lambda p, t: _bad(t, "\n"), "no game records"),
+        (lambda p, t: str(p), "--game must be 1..4"),
+        (lambda p, t: _tampered(p, t, lambda r: r["rewards"].__setitem__(0, 99.0)), "differ from the recorded"),
+        (lambda p, t: _tampered(p, t, lambda r: r["moves"].pop()), "not over"),
+        (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("action", 10_000)), "move 1"),
+        (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("game", "chess_v0")), "unknown game"),
+        (lambda p, t: _tampered(p, t, lambda r: r["config"].__setitem__("rounds", -1)), "rounds"),
+        (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", 5)), "'agents' must be a list"),
+        (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("agents", {"a": 1})), "'agents' must be a list"),
+        (
+            lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", [None] * 4)),
+            "'rewards' must be a list of numbers",
+        ),
+        (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("rewards", "x")), "'rewards' must be a list of numbers"),
+        (lambda p, t: _tampered(p, t, lambda r: r.__setitem__("deck", 5)), "'deck' must be a list"),
+        (lambda p, t: _tampered(p, t, lambda r: r["moves"][0].__setitem__("seat", "x")), "'seat' must be an integer"),
+        (lambda p, t: _bad_bytes(t, b'{"game": "\x83"}\n'), "not UTF-8"),
+    ],
+    ids=[
+        "missing",
+        "json",
+        "keys",
+        "empty",
+        "range",
+        "rewards",
+        "short",
+        "illegal",
+        "game",
+        "config",
+        "agents-int",
+        "agents-dict",
+        "rewards-null",
+        "rewards-text",
+        "deck",
+        "seat",
+        "bytes",
+    ],
+)
 def test_bad_records_one_line_exit_2(make, needle, siantappo_records, tmp_path, capsys):
     path = make(siantappo_records, tmp_path)
     argv = ["replay", path, "--quiet"] + (["--game", "9"] if needle.startswith("--game") else [])

@@ -8,9 +8,35 @@ import subprocess
 
 from tests import run_helpers
 
-DMC_RUN = ["train", "suipi", "--algo", "dmc", "--players", "2", "--workers", "1", "--matches", "4", "--batch", "150",
-           "--minibatch", "64", "--replay", "1000", "--hidden", "16", "--eval-games", "0", "--imitate", "1",
-           "--steps", "1500", "--save-every", "1e-6", "--no-progress"]
+DMC_RUN = [
+    "train",
+    "suipi",
+    "--algo",
+    "dmc",
+    "--players",
+    "2",
+    "--workers",
+    "1",
+    "--matches",
+    "4",
+    "--batch",
+    "150",
+    "--minibatch",
+    "64",
+    "--replay",
+    "1000",
+    "--hidden",
+    "16",
+    "--eval-games",
+    "0",
+    "--imitate",
+    "1",
+    "--steps",
+    "1500",
+    "--save-every",
+    "1e-6",
+    "--no-progress",
+]
 
 
 def test_a_run_is_killed_at_its_first_save_of_the_mark_however_late_the_test_looks(tmp_path, monkeypatch):

@@ -31,13 +31,36 @@ def test_an_evaluation_is_recorded_for_each_player_count(tmp_path):
     runlog = RunLog(tmp_path, "siantappo", (3, 4), lines.append)
     state = RunState()
     figures = {"games": 10, "mean_reward": 0.25, "win_rate": 0.5}
-    runlog.evaluation(state, 1000, {3: {"rules": figures, "random": figures},
-                                    4: {"rules": {**figures, "mean_reward": -0.5}, "random": figures}}, unit="samples")
+    runlog.evaluation(
+        state,
+        1000,
+        {3: {"rules": figures, "random": figures}, 4: {"rules": {**figures, "mean_reward": -0.5}, "random": figures}},
+        unit="samples",
+    )
     runlog.close()
-    assert [(e["decisions"], e["players"], e["rules"]["mean_reward"]) for e in state.evals] == \
-        [(1000, 3, 0.25), (1000, 4, -0.5)]
-    assert len(lines) == 2 and lines[1].split() == ["1,000", "samples,", "4p:", "vs", "rules", "-0.500", "(wins",
-                                                    "50%),", "vs", "random", "+0.250", "(wins", "50%)", "[model's",
-                                                    "mean", "reward", "per", "match]"]
+    assert [(e["decisions"], e["players"], e["rules"]["mean_reward"]) for e in state.evals] == [
+        (1000, 3, 0.25),
+        (1000, 4, -0.5),
+    ]
+    assert len(lines) == 2 and lines[1].split() == [
+        "1,000",
+        "samples,",
+        "4p:",
+        "vs",
+        "rules",
+        "-0.500",
+        "(wins",
+        "50%),",
+        "vs",
+        "random",
+        "+0.250",
+        "(wins",
+        "50%)",
+        "[model's",
+        "mean",
+        "reward",
+        "per",
+        "match]",
+    ]
     assert (tmp_path / "learning_curve.png").stat().st_size > 1000
     assert list((tmp_path / "tb").glob("events.out.tfevents*"))

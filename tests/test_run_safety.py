@@ -15,14 +15,38 @@ from cardzoo.scripts import demo_cmd
 from cardzoo.scripts.cli import main as cli
 from cardzoo.training.agents.networks import load_checkpoint
 
-TINY = ["--algo", "dmc", "--players", "2", "--workers", "0", "--matches", "2", "--batch", "32", "--minibatch", "32",
-        "--replay", "500", "--hidden", "16", "--eval-games", "0", "--imitate", "0", "--no-progress"]
+TINY = [
+    "--algo",
+    "dmc",
+    "--players",
+    "2",
+    "--workers",
+    "0",
+    "--matches",
+    "2",
+    "--batch",
+    "32",
+    "--minibatch",
+    "32",
+    "--replay",
+    "500",
+    "--hidden",
+    "16",
+    "--eval-games",
+    "0",
+    "--imitate",
+    "0",
+    "--no-progress",
+]
 
 
 def _files(folder: Path) -> dict:
     """Every file under ``folder`` -> a hash of its bytes."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +139,7 @@ def _decisions(value: str):
         doc = json.loads(text)
         doc["state"]["decisions"] = "__X__"
         return json.dumps(doc).replace('"__X__"', value)
+
     return edit
 
 
@@ -132,7 +157,8 @@ DAMAGE = {
     "decisions of 5,000 digits": lambda out: _edit_state(out, _decisions("9" * 5000)),
     "decisions negative": lambda out: _edit_state(out, _decisions("-3")),
     "generation a list": lambda out: _edit_state(
-        out, lambda t: t.replace('"generation": ', '"generation": [1], "x": ', 1)),
+        out, lambda t: t.replace('"generation": ', '"generation": [1], "x": ', 1)
+    ),
     "state.json cut short": lambda out: _edit_state(out, lambda t: t[: len(t) // 2]),
     "settings lr a string": lambda out: _edit_settings(out, "lr", '"x"'),
     "settings seed of 5,000 digits": lambda out: _edit_settings(out, "seed", "1" * 5000),
@@ -157,8 +183,27 @@ def test_a_damaged_saved_state_is_one_line_naming_the_file_and_nothing_is_overwr
 
 # ---------------------------------------------------------------------------- 4. --resume without --algo
 SMALL_RUNS = {  # a trainer -> a game whose recipe is another trainer's, and a small run of it
-    "ppo": ["siantappo", "--algo", "ppo", "--players", "3", "--workers", "0", "--matches", "2", "--batch", "64",
-            "--minibatch", "32", "--hidden", "16", "--eval-games", "0", "-o", "rounds=1"],
+    "ppo": [
+        "siantappo",
+        "--algo",
+        "ppo",
+        "--players",
+        "3",
+        "--workers",
+        "0",
+        "--matches",
+        "2",
+        "--batch",
+        "64",
+        "--minibatch",
+        "32",
+        "--hidden",
+        "16",
+        "--eval-games",
+        "0",
+        "-o",
+        "rounds=1",
+    ],
     "dmc": ["suipi", *TINY],
     "sb3": ["siantappo", "--algo", "sb3", "--players", "3", "--envs", "1", "--eval-games", "0", "-o", "rounds=1"],
 }
@@ -185,9 +230,11 @@ def test_a_resumed_sb3_run_refuses_a_changed_setting_and_an_oversized_settings_f
     assert cli(["train", game, *flags, "--steps", "60", "--out", str(out), "--no-progress"]) == 0
     before = _files(out)
     capsys.readouterr()
-    for argv, said in ((["--lr", "0.1"], "--lr 0.1 differs from the run's 0.0003"),
-                       (["--envs", "2"], "--envs 2 differs from the run's 1"),
-                       (["--players", "4"], "--players 4 differs from the run's 3")):
+    for argv, said in (
+        (["--lr", "0.1"], "--lr 0.1 differs from the run's 0.0003"),
+        (["--envs", "2"], "--envs 2 differs from the run's 1"),
+        (["--players", "4"], "--players 4 differs from the run's 3"),
+    ):
         assert cli(["train", game, "--resume", "--out", str(out), "--no-progress", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert said in err and len(err.splitlines()) == 1, err

@@ -71,6 +71,7 @@ def check_match(config: SamSipConfig, rng: random.Random) -> SamSipEngine:
 def check_ranks(g, ranks) -> None:
     """P13: survivors by chips ahead of the eliminated; the eliminated by the hand they went out in
     (later is better), then by their balance before it where the tie-break says so; equals share."""
+
     def key(s):  # bigger is better
         if g.active[s]:
             return (1, g.chips[s], 0)

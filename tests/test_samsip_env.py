@@ -80,6 +80,7 @@ def test_stake_reward_normalisation():
     e = samsip_v0.raw_env(num_players=4, first_dealer=0)
     # dealer holds 3♣ 7♦ K♠ K♥ 4♦ and draws Jk: wins at once (indicator 6♦)
     from tests.test_samsip_rules import stacked
+
     deck = [card_str(c) if c < 52 else "Jk" for c in stacked(4, {0: "3♣ 7♦ K♠ K♥ 4♦"}, "6♦", ["Jk"])]
     e.reset(seed=1, options={"deck": deck})
     e.step(DRAW_STOCK)
@@ -240,14 +241,20 @@ def test_observation_bounds_and_relative_seats():
     assert o[encoding.O_TOMOVE] == 1 and o[encoding.O_DEALER] == 1
 
 
-@pytest.mark.parametrize("variant", [{"bankroll": 20}, {"on_stock_empty": "reshuffle", "bankroll": 8},
-                                     {"wild_scheme": "khi", "joker_indicator": "redraw", "auto_declare": False,
-                                      "max_hands": 6}])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"bankroll": 20},
+        {"on_stock_empty": "reshuffle", "bankroll": 8},
+        {"wild_scheme": "khi", "joker_indicator": "redraw", "auto_declare": False, "max_hands": 6},
+    ],
+)
 def test_incremental_observation_equals_reference(variant):
     """The incremental encoder gives exactly the from-scratch definition, also when observations
     are skipped for a while and on clones (a clone gets an encoder of its own)."""
     from cardzoo.envs.samsip.config import SamSipConfig
     from cardzoo.envs.samsip.engine import SamSipEngine
+
     rng = random.Random(7)
     for n in (2, 3, 5, 6):
         for _ in range(2):

@@ -82,8 +82,9 @@ def test_deeper_chances_match_the_recursive_definition(depth):
         p = rng.random(NUM_TYPES)
         p[rng.random(NUM_TYPES) < 0.3] = 0  # some types all seen
         p /= p.sum()
-        hands = [tuple(int(x) for x in np.bincount(rng.integers(0, NUM_TYPES, 5), minlength=NUM_TYPES))
-                 for _ in range(4)]
+        hands = [
+            tuple(int(x) for x in np.bincount(rng.integers(0, NUM_TYPES, 5), minlength=NUM_TYPES)) for _ in range(4)
+        ]
         chances = Chances(p, 0.8)
         got = chances.of(depth, [tables().index5[h] for h in hands])
         memo: dict = {}
@@ -92,8 +93,9 @@ def test_deeper_chances_match_the_recursive_definition(depth):
         memo = {}
         rounded = [_brute_chance(h, depth, chances.p, chances.gamma, memo, rounded=True) for h in hands]
         assert np.array_equal(got, np.array(rounded, dtype=np.float32))  # bit for bit
-        assert np.array_equal(chances.levels(depth, [tables().index5[h] for h in hands])[depth - 2],
-                              [memo[h, depth - 1] for h in hands])  # every depth of one solve
+        assert np.array_equal(
+            chances.levels(depth, [tables().index5[h] for h in hands])[depth - 2], [memo[h, depth - 1] for h in hands]
+        )  # every depth of one solve
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
@@ -109,7 +111,7 @@ def test_a_hands_chance_does_not_depend_on_the_hands_asked_with_it(depth):
     for size in (2, 7, 40, 300):
         batch = chances.of(depth, hands[:size])
         assert batch.dtype == np.float32
-        assert np.array_equal(batch[:min(size, 40)], alone[:size])
+        assert np.array_equal(batch[: min(size, 40)], alone[:size])
     shuffled = rng.permutation(40)
     assert np.array_equal(chances.of(depth, hands[:40][shuffled]), alone[shuffled])
     six = tables().draw[hands[:40], rng.integers(0, NUM_TYPES, 40)]
@@ -121,8 +123,13 @@ def _undefined_is_nan(monkeypatch):
     """The tables' undefined entries NaN (``np.empty`` may hand back memory that holds the right
     numbers by chance), so that a read of one shows."""
     real = np.empty
-    monkeypatch.setattr(np, "empty", lambda shape, dtype=float: np.full(shape, np.nan, dtype=dtype)
-                        if np.dtype(dtype).kind == "f" else real(shape, dtype=dtype))
+    monkeypatch.setattr(
+        np,
+        "empty",
+        lambda shape, dtype=float: (
+            np.full(shape, np.nan, dtype=dtype) if np.dtype(dtype).kind == "f" else real(shape, dtype=dtype)
+        ),
+    )
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])

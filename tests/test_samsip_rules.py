@@ -56,12 +56,15 @@ def game(n=4, deck=None, **kw):
 
 
 # ------------------------------------------------------------------------- 2.4 pairs
-@pytest.mark.parametrize("hand,wins", [
-    ("3♣ 7♦ K♠ K♥ 4♦ Jk", True),  # 3+7, K+K, 4+Jk
-    ("A♠ 9♥ 5♣ 5♦ 10♠ J♥", False),  # 10 and J do not pair
-    ("A♠ 9♥ 5♣ 5♦ 10♠ 6♠", True),  # 6♠ is wild and pairs with the 10♠
-    ("2♣ 2♦ 8♥ 8♠ Q♣ 6♥", True),  # 2+8, 2+8, Q+6♥ (wild)
-])
+@pytest.mark.parametrize(
+    "hand,wins",
+    [
+        ("3♣ 7♦ K♠ K♥ 4♦ Jk", True),  # 3+7, K+K, 4+Jk
+        ("A♠ 9♥ 5♣ 5♦ 10♠ J♥", False),  # 10 and J do not pair
+        ("A♠ 9♥ 5♣ 5♦ 10♠ 6♠", True),  # 6♠ is wild and pairs with the 10♠
+        ("2♣ 2♦ 8♥ 8♠ Q♣ 6♥", True),  # 2+8, 2+8, Q+6♥ (wild)
+    ],
+)
 def test_worked_pairs(hand, wins):
     assert (kind(hand) == WIN_PAIRS) is wins
     assert kind(hand) in ((WIN_PAIRS,) if wins else (WIN_NONE,))
@@ -191,7 +194,7 @@ def _brute_three_pairs(hand, wild, dead):
     for i, partner in enumerate(rest):
         if not _pairable(first, partner, wild, dead):
             continue
-        others = rest[:i] + rest[i + 1:]
+        others = rest[:i] + rest[i + 1 :]
         a = others[0]
         for j in range(1, 4):
             b = others[j]
@@ -325,10 +328,13 @@ def test_wild_in_specials():
     assert kind("A♣ A♦ A♥ 6♣ 6♠ 6♥", special_multiplier=2) == WIN_ACES
 
 
-@pytest.mark.parametrize("dealt,drawn,special", [
-    ("A♣ A♦ 6♠ 8♣ 8♦", "8♥", WIN_ACES),  # 6♠ (wild) stands for the third ace
-    ("2♥ 5♥ 9♥ J♥ Q♥", "Jk", WIN_FLUSH),  # the joker stands for a sixth heart
-])
+@pytest.mark.parametrize(
+    "dealt,drawn,special",
+    [
+        ("A♣ A♦ 6♠ 8♣ 8♦", "8♥", WIN_ACES),  # 6♠ (wild) stands for the third ace
+        ("2♥ 5♥ 9♥ J♥ Q♥", "Jk", WIN_FLUSH),  # the joker stands for a sixth heart
+    ],
+)
 def test_wild_in_specials_through_the_engine(dealt, drawn, special):
     """P9/P10 with wild_in_specials: the dealer's first draw wins the special hand only under
     the flag (by default a wild card is its natural self and a joker has no rank or suit)."""
@@ -501,8 +507,7 @@ def test_the_limit_th_take_may_still_win():
 def test_stall_counter_resets_on_a_stock_draw_and_stall_turns_variant():
     """A stock draw resets the count; with stall_turns=3 (3 players) the 3rd turn in a row
     without a stock draw voids the hand when it is over."""
-    deck = stacked(3, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦", 2: "K♥ Q♠ J♦ 10♦ 9♠"}, "6♦",
-                   ["10♠", "8♣"])
+    deck = stacked(3, {0: "2♣ 3♣ 4♣ 5♣ 7♦", 1: "K♠ Q♥ J♣ 10♣ 9♦", 2: "K♥ Q♠ J♦ 10♦ 9♠"}, "6♦", ["10♠", "8♣"])
     g = game(3, deck, stall_turns=3)
     assert g.stall_limit == 3
     g.play(DRAW_STOCK)
@@ -599,14 +604,32 @@ def test_first_dealer_and_deal_order():
     assert dealers == set(range(5))
 
 
-@pytest.mark.parametrize("field,value", [
-    ("num_players", 1), ("num_players", 7), ("num_players", "4"), ("bankroll", 0),
-    ("base_stake", 0), ("base_stake", 101), ("stake_progression", "triple"),
-    ("joker_indicator", "bury"), ("wild_in_specials", 1), ("special_multiplier", 0),
-    ("wild_scheme", "thai"), ("on_stock_empty", "redeal"), ("auto_declare", "yes"),
-    ("max_hands", 0), ("elimination_tiebreak", "chips"), ("first_dealer", 4), ("reward", "win"),
-    ("stall_turns", 3), ("stall_turns", -1), ("stall_turns", 2.5), ("max_reshuffles", -1),
-])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("num_players", 1),
+        ("num_players", 7),
+        ("num_players", "4"),
+        ("bankroll", 0),
+        ("base_stake", 0),
+        ("base_stake", 101),
+        ("stake_progression", "triple"),
+        ("joker_indicator", "bury"),
+        ("wild_in_specials", 1),
+        ("special_multiplier", 0),
+        ("wild_scheme", "thai"),
+        ("on_stock_empty", "redeal"),
+        ("auto_declare", "yes"),
+        ("max_hands", 0),
+        ("elimination_tiebreak", "chips"),
+        ("first_dealer", 4),
+        ("reward", "win"),
+        ("stall_turns", 3),
+        ("stall_turns", -1),
+        ("stall_turns", 2.5),
+        ("max_reshuffles", -1),
+    ],
+)
 def test_bad_config(field, value):
     with pytest.raises(ConfigError, match=field) as e:
         SamSipConfig(**{field: value})

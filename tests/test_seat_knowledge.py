@@ -218,8 +218,20 @@ class SamSipReferee(Referee):
     discarded again); whether each draw came from the stock; a won hand is shown."""
 
     READS = frozenset({"hands", "stock", "indicator", "wild", "dead", "hand_no", "done", "active", "chips"})
-    ACCOUNT = ("hand", "indicator", "live", "dead_pile", "known", "discarded", "taken", "recency",
-               "drew_stock", "drew_take", "dead_count", "discards")
+    ACCOUNT = (
+        "hand",
+        "indicator",
+        "live",
+        "dead_pile",
+        "known",
+        "discarded",
+        "taken",
+        "recency",
+        "drew_stock",
+        "drew_take",
+        "dead_count",
+        "discards",
+    )
     SEATS = ("present", "eliminated", "dealer", "to_move", "live_for", "chips")
     PUBLIC = ("wild", "dead_rank", "num_players", "phase", "stake", "stake_log", "stock", "hand_no")
 
@@ -278,8 +290,11 @@ class SamSipReferee(Referee):
             shown = hands[winner] + [kind] if winner is not None else []
         if winner is not None:
             self.look(shown)
-        self.met.update([("take" if action == TAKE_DISCARD else "declare" if action == DECLARE else "other")]
-                        + ["hand"] * ended + ["won"] * (winner is not None))
+        self.met.update(
+            [("take" if action == TAKE_DISCARD else "declare" if action == DECLARE else "other")]
+            + ["hand"] * ended
+            + ["won"] * (winner is not None)
+        )
         if ended and not self.t.done:
             self.new_hand()
         for s in range(self.n):
@@ -318,8 +333,21 @@ class SuipiReferee(Referee):
     acting seat's alone until it is played."""
 
     READS = frozenset({"hands", "floor", "stock", "top", "deal_index", "done", "side", "config"})
-    ACCOUNT = ("hand", "loose", "build", "item", "build_value", "locked", "owner", "captured", "rejected",
-               "partial_hand", "partial_items", "captured_summary", "last_capturer")
+    ACCOUNT = (
+        "hand",
+        "loose",
+        "build",
+        "item",
+        "build_value",
+        "locked",
+        "owner",
+        "captured",
+        "rejected",
+        "partial_hand",
+        "partial_items",
+        "captured_summary",
+        "last_capturer",
+    )
     SEATS = ("dealer", "to_move", "hand_sizes")
     SIDES = ("suipis", "match_score")
     PUBLIC = ("num_players", "point_game_23", "stock", "round", "deal")
@@ -445,17 +473,24 @@ def check_observations(ref: Referee) -> None:
         ref.fill(seat, want)
         for name, value in want.items():
             wrong = np.flatnonzero(~np.isclose(got[name], value, rtol=0, atol=1e-6))
-            assert not wrong.size, (f"{env.game_name} seat {seat}: {name!r} differs from the account at "
-                                    f"{wrong.tolist()}: {got[name].ravel()[wrong].tolist()} != "
-                                    f"{value.ravel()[wrong].tolist()}")
+            assert not wrong.size, (
+                f"{env.game_name} seat {seat}: {name!r} differs from the account at "
+                f"{wrong.tolist()}: {got[name].ravel()[wrong].tolist()} != "
+                f"{value.ravel()[wrong].tolist()}"
+            )
         for name in ref.OWN:
             assert seat == acting or not got[name].any(), f"seat {seat} sees the acting seat's {name!r}"
     groups: tuple[tuple[tuple, int | None, Callable[[int], int] | None], ...] = (
-        (ref.SEATS, ref.n, lambda s: s), (ref.SIDES, ref.num_sides(), ref.side), (ref.PUBLIC, None, None))
+        (ref.SEATS, ref.n, lambda s: s),
+        (ref.SIDES, ref.num_sides(), ref.side),
+        (ref.PUBLIC, None, None),
+    )
     for names, count, place in groups:
         for name in names:
-            views = [got[name].tolist() if count is None or place is None else absolute(got[name], place(seat), count)
-                     for seat, got in enumerate(seen)]
+            views = [
+                got[name].tolist() if count is None or place is None else absolute(got[name], place(seat), count)
+                for seat, got in enumerate(seen)
+            ]
             assert all(v == views[0] for v in views), f"{name!r} is public but differs between seats: {views}"
 
 
@@ -512,10 +547,18 @@ CASES = [
     ("suipi", 3, {"point_game": 23, "floor_dup_rule": "lower_value", "match_deals": 2}, ("capture", "deal")),
     ("suipi", 4, {"floor_dup_rule": "point_card", "match_deals": 2}, ("capture", "deal")),
     ("samsip", 2, {"bankroll": 3, "on_stock_empty": "reshuffle", "max_hands": 8}, ("take", "won", "hand")),
-    ("samsip", 3, {"bankroll": 3, "auto_declare": False, "joker_indicator": "redraw", "max_hands": 8},
-     ("take", "declare")),
-    ("samsip", 4, {"bankroll": 2, "wild_scheme": "khi", "on_stock_empty": "reshuffle", "max_reshuffles": 1,
-                   "max_hands": 6}, ("take", "won", "reshuffle")),
+    (
+        "samsip",
+        3,
+        {"bankroll": 3, "auto_declare": False, "joker_indicator": "redraw", "max_hands": 8},
+        ("take", "declare"),
+    ),
+    (
+        "samsip",
+        4,
+        {"bankroll": 2, "wild_scheme": "khi", "on_stock_empty": "reshuffle", "max_reshuffles": 1, "max_hands": 6},
+        ("take", "won", "reshuffle"),
+    ),
     ("samsip", 5, {"bankroll": 2, "max_hands": 6}, ("take", "won", "hand")),
     ("samsip", 6, {"bankroll": 4, "max_hands": 5}, ("take", "won", "hand")),
 ]
@@ -580,17 +623,21 @@ def remember_rejected_cards(monkeypatch):
 
     def bugged(engine, card):
         reject(engine, card)
-        engine.rejected[-1] = (card, 10 ** 6)
+        engine.rejected[-1] = (card, 10**6)
 
     monkeypatch.setattr(SuipiEngine, "_reject", bugged)
 
 
-@pytest.mark.parametrize("game,n,options,plant", [
-    ("samsip", 3, {"bankroll": 3}, forget_takes),
-    ("samsip", 3, {"bankroll": 3}, keep_discards_known),
-    ("siantappo", 4, {"rounds": 2}, tell_a_third_seat),
-    ("suipi", 2, {}, remember_rejected_cards),
-], ids=lambda v: v.__name__ if callable(v) else None)
+@pytest.mark.parametrize(
+    "game,n,options,plant",
+    [
+        ("samsip", 3, {"bankroll": 3}, forget_takes),
+        ("samsip", 3, {"bankroll": 3}, keep_discards_known),
+        ("siantappo", 4, {"rounds": 2}, tell_a_third_seat),
+        ("suipi", 2, {}, remember_rejected_cards),
+    ],
+    ids=lambda v: v.__name__ if callable(v) else None,
+)
 def test_a_wrong_record_of_who_saw_what_is_caught(game, n, options, plant, monkeypatch):
     plant(monkeypatch)
     with pytest.raises(AssertionError, match=r"differs from the account|has not seen|known cards"):

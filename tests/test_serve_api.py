@@ -163,8 +163,10 @@ def test_every_bad_message_is_refused_and_changes_nothing(client):
             (json.dumps({"type": "move", "ids": legal}), "version"),
             (json.dumps({"type": "move", "ids": [illegal], "version": view["version"]}), "not a legal move"),
             (json.dumps({"type": "move", "ids": legal, "version": view["version"] - 1}), "stale move"),
-            (json.dumps({"type": "move", "ids": legal, "version": view["version"], "seat": idle["seat"]}),
-             f"cannot move for player_{idle['seat']}"),
+            (
+                json.dumps({"type": "move", "ids": legal, "version": view["version"], "seat": idle["seat"]}),
+                f"cannot move for player_{idle['seat']}",
+            ),
             (json.dumps({"type": "move", "ids": (legal * 70)[:70], "version": view["version"]}), "needs ids"),
             ("x" * (MAX_MESSAGE + 1), "too large"),
             (json.dumps({"type": "move", "ids": legal, "version": view["version"], "pad": "y" * 500_000}), "too large"),
@@ -216,20 +218,23 @@ def test_record_only_once_the_match_is_over(client):
     assert r.status_code == 409 and "once the match is over" in r.json()["error"]
 
 
-@pytest.mark.parametrize("body, reason", [
-    ({"game": "poker", "seats": ["human", "rules"]}, "unknown game"),
-    ({"game": "suipi", "seats": ["human", "rules", "rules"]}, "played by 2, 4 players, not 3"),
-    ({"game": "suipi", "seats": ["human", "wizard"]}, "not an agent this server offers"),
-    ({"game": "suipi", "seats": ["human", "teacher"]}, "suipi has no teacher agent"),
-    ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint paths are refused"),
-    ({"game": "suipi", "seats": "human,rules"}, "seats must be a list"),
-    ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
-    ({"game": "suipi", "seats": ["human", "rules"], "options": {"point_game": "12"}}, "point_game"),
-    ({"game": "suipi", "seats": ["human", "rules"], "seed": "abc"}, "seed must be"),
-    ({"game": "suipi", "seats": ["human", "rules"], "seed": -5}, "seed must be a whole number from 0"),
-    ({"game": "suipi", "seats": ["human", "rules"], "pace": 99}, "pace must be"),
-    ([1, 2], "send {"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ({"game": "poker", "seats": ["human", "rules"]}, "unknown game"),
+        ({"game": "suipi", "seats": ["human", "rules", "rules"]}, "played by 2, 4 players, not 3"),
+        ({"game": "suipi", "seats": ["human", "wizard"]}, "not an agent this server offers"),
+        ({"game": "suipi", "seats": ["human", "teacher"]}, "suipi has no teacher agent"),
+        ({"game": "suipi", "seats": ["human", "runs/none/x.safetensors"]}, "checkpoint paths are refused"),
+        ({"game": "suipi", "seats": "human,rules"}, "seats must be a list"),
+        ({"game": "suipi", "seats": ["human", "rules"], "options": {"colour": "red"}}, "unknown option 'colour'"),
+        ({"game": "suipi", "seats": ["human", "rules"], "options": {"point_game": "12"}}, "point_game"),
+        ({"game": "suipi", "seats": ["human", "rules"], "seed": "abc"}, "seed must be"),
+        ({"game": "suipi", "seats": ["human", "rules"], "seed": -5}, "seed must be a whole number from 0"),
+        ({"game": "suipi", "seats": ["human", "rules"], "pace": 99}, "pace must be"),
+        ([1, 2], "send {"),
+    ],
+)
 def test_bad_new_game_requests_get_one_line(client, body, reason):
     r = client.post("/api/games", json=body)
     assert r.status_code == 400
@@ -263,9 +268,24 @@ def test_seats_name_only_agents_the_server_offers_and_never_a_file(client, tmp_p
     """A browser cannot make the server open a path: /etc/passwd, a real checkpoint elsewhere on the
     disk, relative paths — each refused in one line that names no file, nothing loaded."""
     real = _real_checkpoint_elsewhere(tmp_path)
-    probes = ["/etc/passwd", "/etc/passwd@3", str(real), str(real)[:-len(".safetensors")], "../x", "..",
-              "..\\x", "./models/suipi-2p.safetensors", "models/suipi-2p", "suipi-2p.safetensors",
-              "suipi-2p.json", "~/x", "C:\\x.safetensors", "rules/../../etc/passwd", "mine", "%2e%2e/x"]
+    probes = [
+        "/etc/passwd",
+        "/etc/passwd@3",
+        str(real),
+        str(real)[: -len(".safetensors")],
+        "../x",
+        "..",
+        "..\\x",
+        "./models/suipi-2p.safetensors",
+        "models/suipi-2p",
+        "suipi-2p.safetensors",
+        "suipi-2p.json",
+        "~/x",
+        "C:\\x.safetensors",
+        "rules/../../etc/passwd",
+        "mine",
+        "%2e%2e/x",
+    ]
     for probe in probes:
         r = client.post("/api/games", json={"game": "suipi", "seats": ["human", probe]})
         assert r.status_code == 400, probe
@@ -302,8 +322,9 @@ def test_oversized_malformed_and_cross_site_requests_are_refused(client):
     assert r.status_code == 400 and "too large" in r.json()["error"]
     r = client.post("/api/games", content=b"not json", headers={"content-type": "application/json"})
     assert r.status_code == 400 and "must be JSON" in r.json()["error"]
-    r = client.post("/api/games", json={"game": "suipi", "seats": ["human", "rules"]},
-                    headers={"origin": "http://evil.example"})
+    r = client.post(
+        "/api/games", json={"game": "suipi", "seats": ["human", "rules"]}, headers={"origin": "http://evil.example"}
+    )
     assert r.status_code == 400 and "own page" in r.json()["error"]
     assert not store_of(client).matches
 
@@ -312,8 +333,10 @@ def test_websockets_from_another_sites_page_are_refused(client):
     data = new_game(client, "suipi", ["human", "rules"])
     from starlette.websockets import WebSocketDisconnect
 
-    with pytest.raises(WebSocketDisconnect), \
-            client.websocket_connect(f"/ws/{data['you']['key']}", headers={"origin": "http://evil.example"}) as ws:
+    with (
+        pytest.raises(WebSocketDisconnect),
+        client.websocket_connect(f"/ws/{data['you']['key']}", headers={"origin": "http://evil.example"}) as ws,
+    ):
         ws.receive_json()
     assert not match_of(client, data["you"]["key"]).sockets
 
@@ -378,11 +401,14 @@ def texts(x):
             yield from texts(i)
 
 
-@pytest.mark.parametrize("game, seats, options", [
-    ("siantappo", ["rules", "random", "rules", "random"], {"rounds": 2}),
-    ("suipi", ["rules", "random", "rules", "random"], {"match_deals": 1}),
-    ("samsip", ["rules", "random", "rules"], {"bankroll": 4}),
-])
+@pytest.mark.parametrize(
+    "game, seats, options",
+    [
+        ("siantappo", ["rules", "random", "rules", "random"], {"rounds": 2}),
+        ("suipi", ["rules", "random", "rules", "random"], {"match_deals": 1}),
+        ("samsip", ["rules", "random", "rules"], {"bankroll": 4}),
+    ],
+)
 def test_watching_and_replaying_name_the_seats_never_you(client, game, seats, options):
     """A watcher or a replay shows a seat that is not the person looking: no "you", "your"."""
     match = Match.create(game, seats, options, seed=5)
@@ -429,15 +455,21 @@ def test_a_saved_record_replays_move_by_move(client):
     assert info["games"] == 2 and info["moves"] == match.version == 48  # whole moves, not sub-steps
     key = info["key"]
     first = client.get(f"/api/replays/{key}?move=0&seat=1").json()
-    assert first["seat"] == 1 and first["replay"] == {"move": 0, "moves": 48, "next_seat": match.log[0]["seat"],
-                                                      "sections": [["Deal 1 of 1", 0]]}
+    assert first["seat"] == 1 and first["replay"] == {
+        "move": 0,
+        "moves": 48,
+        "next_seat": match.log[0]["seat"],
+        "sections": [["Deal 1 of 1", 0]],
+    }
     mid = client.get(f"/api/replays/{key}?move=10&seat=0").json()
     assert len(mid["log"]) == 10 and mid["moves"] == [] and not mid["over"]
     end = client.get(f"/api/replays/{key}?move=48&seat=0").json()
     assert end["over"] and end["result"]["lines"]
-    for query, message in (("move=49&seat=0", "move must be 0..48 (this game has 48 whole moves), not 49"),
-                           ("move=-1&seat=0", "move must be 0..48 (this game has 48 whole moves), not -1"),
-                           ("move=0&seat=2", "seat must be 0..1 (this game has 2 players), not 2")):
+    for query, message in (
+        ("move=49&seat=0", "move must be 0..48 (this game has 48 whole moves), not 49"),
+        ("move=-1&seat=0", "move must be 0..48 (this game has 48 whole moves), not -1"),
+        ("move=0&seat=2", "seat must be 0..1 (this game has 2 players), not 2"),
+    ):
         r = client.get(f"/api/replays/{key}?{query}")  # refused, not clamped to a table not asked for
         assert (r.status_code, r.json()["error"]) == (400, message)
     again = client.get(f"/api/replays/{key}?move=10&seat=0").json()  # going back rebuilds the same table
@@ -445,12 +477,15 @@ def test_a_saved_record_replays_move_by_move(client):
     assert client.get(f"/api/replays/{key}?move=x").status_code == 400
 
 
-@pytest.mark.parametrize("text, game, reason", [
-    ("not json\n", 1, "line 1: not JSON"),
-    ('{"game": "suipi"}\n', 1, "not a game record"),
-    ("", 1, "no game records"),
-    (None, 1, 'send {"text"'),
-])
+@pytest.mark.parametrize(
+    "text, game, reason",
+    [
+        ("not json\n", 1, "line 1: not JSON"),
+        ('{"game": "suipi"}\n', 1, "not a game record"),
+        ("", 1, "no game records"),
+        (None, 1, 'send {"text"'),
+    ],
+)
 def test_bad_record_uploads_get_one_line(client, text, game, reason):
     r = client.post("/api/replays", json={"text": text, "game": game})
     assert r.status_code == 400 and reason in r.json()["error"]
@@ -466,9 +501,11 @@ def test_a_record_with_wrong_rewards_or_game_number_is_refused(client):
     rec["rewards"] = [5.0, -5.0]
     r = client.post("/api/replays", json={"text": json.dumps(rec), "game": 1})
     assert r.status_code == 400 and "differ from the recorded" in r.json()["error"]
-    for field, value, reason in [("rewards", [None, None], "'rewards' must be a list of numbers"),
-                                 ("agents", 5, "'agents' must be a list"),
-                                 ("agents", {"a": 1}, "'agents' must be a list")]:
+    for field, value, reason in [
+        ("rewards", [None, None], "'rewards' must be a list of numbers"),
+        ("agents", 5, "'agents' must be a list"),
+        ("agents", {"a": 1}, "'agents' must be a list"),
+    ]:
         r = client.post("/api/replays", json={"text": json.dumps({**rec, field: value}), "game": 1})
         assert r.status_code == 400 and reason in r.json()["error"], (field, value)  # as found: a 500
     rec["moves"][0]["seat"] = 99
@@ -545,11 +582,14 @@ def test_bots_think_off_the_event_loop(client):
     assert any(b.waited is True for b in blockers)
 
 
-@pytest.mark.parametrize("game,seats,options", [
-    ("siantappo", ["human", "rules", "rules", "rules"], {}),
-    ("suipi", ["human", "human"], {"match_deals": 1}),
-    ("samsip", ["human", "rules", "rules", "rules"], {}),
-])
+@pytest.mark.parametrize(
+    "game,seats,options",
+    [
+        ("siantappo", ["human", "rules", "rules", "rules"], {}),
+        ("suipi", ["human", "human"], {"match_deals": 1}),
+        ("samsip", ["human", "rules", "rules", "rules"], {}),
+    ],
+)
 def test_a_hint_names_legal_moves_of_the_seat_on_its_turn_and_changes_nothing(client, game, seats, options):
     data = new_game(client, game, seats, options, seed=5)
     keys = [data["you"], *data.get("invites", [])]
@@ -570,8 +610,10 @@ def test_a_hint_names_legal_moves_of_the_seat_on_its_turn_and_changes_nothing(cl
         assert hint["moves"][0]["label"] == "best" and "from your cards" in hint["note"]
         assert all(set(m) == {"ids", "text", "rank", "label"} for m in hint["moves"])  # words, no RL numbers
         assert state_of(match) == before
-        for msg, reason in ((dict(type="hint"), "needs the version"),
-                            (dict(type="hint", version=view["version"] - 1), "stale hint")):
+        for msg, reason in (
+            (dict(type="hint"), "needs the version"),
+            (dict(type="hint", version=view["version"] - 1), "stale hint"),
+        ):
             send(ws, **msg)
             reply = ws.receive_json()
             assert reply["type"] == "error" and reason in reply["message"]
@@ -610,11 +652,14 @@ def next_turn(ws):
             return msg["view"]
 
 
-@pytest.mark.parametrize("game, seats, options", [
-    ("siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1}),
-    ("suipi", ["human", "rules"], {"match_deals": 1}),
-    ("samsip", ["rules", "human", "rules"], {"bankroll": 4}),
-])
+@pytest.mark.parametrize(
+    "game, seats, options",
+    [
+        ("siantappo", ["human", "rules", "rules", "rules"], {"rounds": 1}),
+        ("suipi", ["human", "rules"], {"match_deals": 1}),
+        ("samsip", ["rules", "human", "rules"], {"bankroll": 4}),
+    ],
+)
 def test_undo_takes_back_your_move_and_the_bot_moves_after_it(client, game, seats, options):
     data = new_game(client, game, seats, options, seed=5)
     match = match_of(client, data["you"]["key"])
@@ -638,8 +683,9 @@ def test_undo_takes_back_your_move_and_the_bot_moves_after_it(client, game, seat
         # the match goes on from there, and its record still replays to its rewards
         send(ws, type="move", ids=before["moves"][-1]["ids"], version=back["view"]["version"])
         assert next_turn(ws)["version"] > back["view"]["version"]
-    assert match.totals == [sum(float(e.get("rewards", {}).get(str(s), 0)) for e in match.steps)
-                            for s in range(len(seats))]
+    assert match.totals == [
+        sum(float(e.get("rewards", {}).get(str(s), 0)) for e in match.steps) for s in range(len(seats))
+    ]
 
 
 def test_a_move_from_before_an_undo_is_stale_even_where_the_log_is_as_long(client):
@@ -743,8 +789,9 @@ def test_the_cards_you_selected_are_played_kept_in_the_record_and_replayed_by_un
     assert "10♦" in hand and "10♥" not in hand and match.steps[0]["cards"] == "9♦ 10♥ J♦"
 
 
-@pytest.mark.parametrize("game, options", [("siantappo", {"rounds": 2}), ("suipi", {"match_deals": 1}),
-                                           ("samsip", {"bankroll": 3})])
+@pytest.mark.parametrize(
+    "game, options", [("siantappo", {"rounds": 2}), ("suipi", {"match_deals": 1}), ("samsip", {"bankroll": 3})]
+)
 def test_undo_never_takes_back_a_move_that_showed_you_hidden_cards(game, options):
     """A new deal, a card drawn or received: once a move showed you cards, undo stops after it
     (scripts/takeback.py), in every game; before that it takes your last move back."""

@@ -24,14 +24,24 @@ from tests.serve_helpers import LiveServer  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 WAIT = 60  # seconds any one step may take on a busy 2-core machine
 
 if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-    pytest.skip(f"no Chromium: {CHROMIUM} and {CHROMEDRIVER} are needed "
-                "(apt-get install chromium chromium-driver)", allow_module_level=True)
+    pytest.skip(
+        f"no Chromium: {CHROMIUM} and {CHROMEDRIVER} are needed (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
 
 
 @pytest.fixture
@@ -67,6 +77,7 @@ def overlay_open(driver):
 def click(driver, element_id):
     """Click the element with this id, looking it up again if the page redrew it under the click
     (the table is redrawn with every move, the *skip* button with it)."""
+
     def attempt(d):
         try:
             d.find_element(By.ID, element_id).click()
@@ -128,7 +139,8 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
         moves = 0
         while True:
             WebDriverWait(browser, WAIT).until(
-                lambda d: settled(d) and (body(d, "turn") in ("you", "over") or overlay_open(d)))
+                lambda d: settled(d) and (body(d, "turn") in ("you", "over") or overlay_open(d))
+            )
             if body(browser, "turn") == "over":
                 break
             if overlay_open(browser):  # an end-of-round summary
@@ -160,7 +172,8 @@ def test_a_whole_siantappo_match_by_clicking(browser, tmp_path):
         # the same match, replayed move by move in the same view
         browser.find_element(By.XPATH, "//button[text()='Replay this game']").click()
         WebDriverWait(browser, WAIT).until(
-            lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
+            lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text
+        )
         total = int(browser.find_element(By.ID, "replay-pos").text.split("/")[1])
         for _ in range(3):
             browser.find_element(By.CSS_SELECTOR, "#replay-bar button[data-step=next]").click()
@@ -196,10 +209,12 @@ def test_bot_moves_are_shown_one_at_a_time(browser):
         gaps = []
         for _ in range(6):
             WebDriverWait(browser, WAIT).until(
-                lambda d: settled(d) and (body(d, "turn") in ("you", "over") or overlay_open(d)))
+                lambda d: settled(d) and (body(d, "turn") in ("you", "over") or overlay_open(d))
+            )
             shown = browser.execute_script("return window.shown")
-            gaps = [t1 - t0 for (t0, v0, _), (t1, v1, who) in itertools.pairwise(shown)
-                    if v1 == v0 + 1 and who != "you: "]
+            gaps = [
+                t1 - t0 for (t0, v0, _), (t1, v1, who) in itertools.pairwise(shown) if v1 == v0 + 1 and who != "you: "
+            ]
             if len(gaps) >= 3 or body(browser, "turn") == "over":
                 break
             if overlay_open(browser):
@@ -240,8 +255,13 @@ def test_every_hand_summary_opens_and_a_knocked_out_player_may_skip_to_the_end(b
         titles, knocked_out = [], False
         for _ in range(400):
             WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
-                lambda d: overlay_open(d) or d.find_elements(By.ID, "skip") or body(d, "turn") == "over"
-                or (settled(d) and body(d, "turn") == "you"))
+                lambda d: (
+                    overlay_open(d)
+                    or d.find_elements(By.ID, "skip")
+                    or body(d, "turn") == "over"
+                    or (settled(d) and body(d, "turn") == "you")
+                )
+            )
             try:
                 if overlay_open(browser):
                     title = browser.find_element(By.ID, "overlay-title").text
@@ -304,8 +324,9 @@ def start_watching(browser, server, game, seats, seed, options=None):
 
     seats = [f"{kind}@{seed + 1000 + s}" for s, kind in enumerate(seats)]
     body = {"game": game, "seats": seats, "seed": dealt_by(seed), "pace": 0, "options": options or {}}
-    req = urllib.request.Request(server.url + "/api/games", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        server.url + "/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     key = json.loads(urllib.request.urlopen(req, timeout=WAIT).read())["watch"]
     browser.get(server.url + f"/?pace=0#watch={key}")
     return key
@@ -326,7 +347,8 @@ def test_the_suipi_score_tables_fit_a_laptop_and_a_phone(browser, players):
     with LiveServer() as server:
         start_watching(browser, server, "suipi", ["rules"] * players, seed=5)
         WebDriverWait(browser, WAIT).until(
-            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text.startswith("End of deal"))
+            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text.startswith("End of deal")
+        )
         for width, height in ((1280, 900), (390, 844)):
             browser.set_window_size(width, height)
             assert browser.execute_script(HIDDEN_COLUMNS) == [], (width, height)
@@ -372,7 +394,8 @@ def test_undo_takes_back_your_move_and_rematch_deals_again(browser):
         # a bots-only match to its end: Rematch deals a new match of the same seats
         start_watching(browser, server, "siantappo", ["rules"] * 3, seed=9, options={"rounds": 1})
         WebDriverWait(browser, WAIT).until(
-            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over")
+            lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over"
+        )
         old = browser.current_url
         click(browser, "rematch")
         WebDriverWait(browser, WAIT).until(lambda d: d.current_url != old and "#watch=" in d.current_url)
@@ -415,13 +438,15 @@ def test_your_turn_is_in_the_title_with_an_optional_chime_and_cards_arrive_unles
         assert body(browser, "last-sound") == "turn"
         chimes = int(body(browser, "sounds"))
         play_one_move(browser)
-        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you"
-                                           and int(body(d, "sounds")) > chimes)
+        WebDriverWait(browser, WAIT).until(
+            lambda d: settled(d) and body(d, "turn") == "you" and int(body(d, "sounds")) > chimes
+        )
         # the cards the bots put down since came onto the table animated
         WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#felt .card.fresh"))
         assert set(browser.execute_script(ANIMATIONS)) == {"arrive"}
-        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                                {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        browser.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+        )
         assert set(browser.execute_script(ANIMATIONS)) == {"none"}
         prompt = browser.find_element(By.ID, "prompt")
         assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", prompt) == "none"

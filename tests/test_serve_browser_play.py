@@ -31,6 +31,7 @@ def deal(browser, server, game, players, seed):
 def select(browser, *cards):
     """Click these hand cards, each looked up again if the page redrew the hand under the click."""
     for card in cards:
+
         def click(d, card=card):
             try:
                 d.find_element(By.CSS_SELECTOR, f"#hand .card[data-id='{card}']").click()
@@ -89,7 +90,8 @@ def test_undo_stops_at_a_sam_sip_draw_from_the_stock(browser):
         version = body(browser, "version")
         browser.find_element(By.CSS_SELECTOR, "#moves button.move.exact").click()
         WebDriverWait(browser, WAIT).until(
-            lambda d: int(body(d, "version")) > int(version) + 1 and settled(d) and body(d, "turn") == "you")
+            lambda d: int(body(d, "version")) > int(version) + 1 and settled(d) and body(d, "turn") == "you"
+        )
         version = body(browser, "version")
         browser.find_element(By.ID, "undo").click()  # takes back the discard, not the draw
         WebDriverWait(browser, WAIT).until(lambda d: body(d, "version") != version and settled(d))
@@ -118,7 +120,8 @@ def test_a_locked_suipi_build_shows_its_groups_and_the_log_wraps(browser, tmp_pa
         browser.find_element(By.ID, "replay-file").send_keys(str(record))
         browser.find_element(By.CSS_SELECTOR, "#replay-form button[type=submit]").click()
         WebDriverWait(browser, WAIT).until(
-            lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text)
+            lambda d: body(d, "mode") == "replay" and d.find_element(By.ID, "replay-pos").text
+        )
         for k in range(1, 22):
             browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
             WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text.startswith(f"{k} /"))
@@ -130,7 +133,8 @@ def test_a_locked_suipi_build_shows_its_groups_and_the_log_wraps(browser, tmp_pa
             browser.set_window_size(width, height)
             wide = browser.execute_script(
                 "return [...document.querySelectorAll('#log li')].filter((li) => li.scrollWidth > li.clientWidth + 1)"
-                ".map((li) => li.textContent)")
+                ".map((li) => li.textContent)"
+            )
             assert wide == [], (width, wide)
     no_console_errors(browser)
 
@@ -142,10 +146,12 @@ def test_a_refused_selection_names_the_rule(browser):
         deal(browser, server, "siantappo", 4, 83)
         select(browser, "6♣", "6♦", "7♠", "7♦", "8♠", "8♦")
         why = WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
-            lambda d: (lambda t: t if "rules" in t else None)(d.find_element(By.ID, "why").text))  # redrawn as it comes
+            lambda d: (lambda t: t if "rules" in t else None)(d.find_element(By.ID, "why").text)
+        )  # redrawn as it comes
         assert why == (
             "6♣ 6♦ 7♠ 7♦ 8♠ 8♦ is a siantappo: it is played only as a bomb, on a single 2 (rules T8); "
-            "it cannot lead (T4)")
+            "it cannot lead (T4)"
+        )
         assert not move_buttons(browser)
     no_console_errors(browser)
 
@@ -178,14 +184,16 @@ def test_watching_suipi_4p_the_sides_table_names_every_seat_and_no_header_breaks
 
     with LiveServer() as server:
         body_ = {"game": "suipi", "seats": ["rules"] * 4, "seed": 5, "pace": 0, "options": {}}
-        req = urllib.request.Request(server.url + "/api/games", data=json.dumps(body_).encode(),
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            server.url + "/api/games", data=json.dumps(body_).encode(), headers={"Content-Type": "application/json"}
+        )
         key = json.loads(urllib.request.urlopen(req, timeout=WAIT).read())["watch"]
         browser.get(server.url + f"/?pace=0#watch={key}")
         WebDriverWait(browser, WAIT).until(lambda d: "Sides" in d.find_element(By.ID, "scores").text)
         scores = browser.find_element(By.ID, "scores").text
         assert "A (player_0, player_2)" in " ".join(scores.split()) or (
-            "player_0," in scores and "player_2)" in scores), scores
+            "player_0," in scores and "player_2)" in scores
+        ), scores
         assert "you" not in scores
         for width, height in ((1280, 900), (390, 844)):
             browser.set_window_size(width, height)
@@ -223,8 +231,9 @@ def test_the_lobby_speaks_to_players(browser):
         assert not browser.find_element(By.NAME, "opt-trick_history").is_displayed()
         deal.select_by_value("13each")
         browser.find_element(By.ID, "deal").click()
-        WebDriverWait(browser, 10).until(lambda d: body(d, "mode") == "play" or d.find_element(By.ID, "form-error").text
-                                         not in ("", "Dealing…"))
+        WebDriverWait(browser, 10).until(
+            lambda d: body(d, "mode") == "play" or d.find_element(By.ID, "form-error").text not in ("", "Dealing…")
+        )
         assert body(browser, "mode") == "play", browser.find_element(By.ID, "form-error").text
         WebDriverWait(browser, WAIT).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand .card")) == 13)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -245,7 +254,8 @@ def test_out_of_a_siantappo_round_you_may_skip_to_its_end(browser):
         browser.find_element(By.ID, "deal").click()
         for _ in range(40):
             WebDriverWait(browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
-                lambda d: d.find_elements(By.ID, "skip") or (settled(d) and body(d, "turn") == "you"))
+                lambda d: d.find_elements(By.ID, "skip") or (settled(d) and body(d, "turn") == "you")
+            )
             if browser.find_elements(By.ID, "skip"):
                 break
             try:
@@ -255,8 +265,11 @@ def test_out_of_a_siantappo_round_you_may_skip_to_its_end(browser):
         assert "You are out of this round" in browser.find_element(By.ID, "moves").text
         browser.find_element(By.ID, "skip").click()  # some 40 bot moves, 400 ms each, are left
         WebDriverWait(browser, 10).until(
-            lambda d: not d.find_element(By.ID, "overlay").get_attribute("hidden")
-            and d.find_element(By.ID, "overlay-title").text == "End of round 1")
+            lambda d: (
+                not d.find_element(By.ID, "overlay").get_attribute("hidden")
+                and d.find_element(By.ID, "overlay-title").text == "End of round 1"
+            )
+        )
     no_console_errors(browser)
 
 
@@ -266,11 +279,14 @@ def test_the_match_result_has_places(browser):
     from tests.test_serve_browser import overlay_open, start_watching
 
     with LiveServer() as server:
-        for game, seats, options in (("siantappo", ["rules"] * 4, {"rounds": 1}),
-                                     ("suipi", ["rules"] * 2, {"match_deals": 1})):
+        for game, seats, options in (
+            ("siantappo", ["rules"] * 4, {"rounds": 1}),
+            ("suipi", ["rules"] * 2, {"match_deals": 1}),
+        ):
             start_watching(browser, server, game, seats, seed=9, options=options)
             WebDriverWait(browser, WAIT).until(
-                lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over")
+                lambda d: overlay_open(d) and d.find_element(By.ID, "overlay-title").text == "Match over"
+            )
             header = browser.find_element(By.CSS_SELECTOR, "#overlay-body table tr").text.split()
             assert header[0] == "place", header
             first = browser.find_elements(By.CSS_SELECTOR, "#overlay-body table tr")[1].text
@@ -284,8 +300,23 @@ def test_a_replay_shows_every_hand_and_jumps_to_a_round(browser, tmp_path):
     from cardzoo.scripts.cli import main
 
     record = tmp_path / "siantappo.jsonl"
-    assert main(["play", "siantappo", "--seats", "rules,rules,rules,rules", "--seed", "7", "-o", "rounds=2",
-                 "--save", str(record)]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "siantappo",
+                "--seats",
+                "rules,rules,rules,rules",
+                "--seed",
+                "7",
+                "-o",
+                "rounds=2",
+                "--save",
+                str(record),
+            ]
+        )
+        == 0
+    )
     with LiveServer() as server:
         browser.get(server.url + "/?pace=0")
         WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))

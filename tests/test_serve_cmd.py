@@ -18,8 +18,13 @@ from cardzoo.scripts.serve_cmd import is_local
 
 def test_serve_prints_its_address_and_answers_only_to_local_names():
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     try:
         line = proc.stdout.readline()
@@ -39,10 +44,13 @@ def test_serve_prints_its_address_and_answers_only_to_local_names():
         proc.stderr.close()
 
 
-@pytest.mark.parametrize("argv, reason", [
-    (["serve", "--port", "70000"], "--port must be 0..65535"),
-    (["serve", "--host", "203.0.113.9", "--port", "0"], "cannot listen on 203.0.113.9"),
-])
+@pytest.mark.parametrize(
+    "argv, reason",
+    [
+        (["serve", "--port", "70000"], "--port must be 0..65535"),
+        (["serve", "--host", "203.0.113.9", "--port", "0"], "cannot listen on 203.0.113.9"),
+    ],
+)
 def test_bad_addresses_are_one_line_errors(argv, reason, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -62,8 +70,13 @@ def test_a_client_that_leaves_mid_body_gives_no_traceback(tmp_path):
 
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with open(tmp_path / "err", "w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
-                                stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cardzoo.scripts.cli", "serve", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=env,
+        )
         assert proc.stdout is not None
         try:
             line = proc.stdout.readline()
@@ -72,8 +85,10 @@ def test_a_client_that_leaves_mid_body_gives_no_traceback(tmp_path):
             port = int(url.rsplit(":", 1)[1].strip("/"))
             for path in ("/api/games", "/api/replays"):
                 with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
-                    raw.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-                                f"Content-Length: 100\r\n\r\n{{\"game\": \"su".encode())
+                    raw.sendall(
+                        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                        f'Content-Length: 100\r\n\r\n{{"game": "su'.encode()
+                    )
             with urllib.request.urlopen(url + "api/catalog", timeout=30) as r:  # it answers on
                 assert r.status == 200
         finally:

@@ -28,18 +28,60 @@ from starlette.testclient import TestClient  # noqa: E402
 from cardzoo.scripts.serve.app import MAX_MESSAGE, create_app  # noqa: E402
 from cardzoo.scripts.serve.jsoncheck import MAX_DEPTH, json_depth_ok  # noqa: E402
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 # JSON values of any shape, shallow and deep, with the words the server looks for
-WORDS = st.sampled_from(["human", "rules", "random", "model", "teacher", "suipi", "siantappo", "samsip",
-                         "/etc/passwd", "../x", "rules@7", "suipi-2p", "move", "look", "ping", "ids",
-                         "version", "seat", "game", "seats", "options", "seed", "pace", "text", ""])
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-3, 70),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30), WORDS)
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=6), st.dictionaries(st.one_of(WORDS, st.text(max_size=8)), inner, max_size=6)),
-    max_leaves=30)
+WORDS = st.sampled_from(
+    [
+        "human",
+        "rules",
+        "random",
+        "model",
+        "teacher",
+        "suipi",
+        "siantappo",
+        "samsip",
+        "/etc/passwd",
+        "../x",
+        "rules@7",
+        "suipi-2p",
+        "move",
+        "look",
+        "ping",
+        "ids",
+        "version",
+        "seat",
+        "game",
+        "seats",
+        "options",
+        "seed",
+        "pace",
+        "text",
+        "",
+    ]
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(-3, 70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+    WORDS,
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6), st.dictionaries(st.one_of(WORDS, st.text(max_size=8)), inner, max_size=6)
+    ),
+    max_leaves=30,
+)
 KEYS = ["game", "seats", "options", "seed", "pace"]
 
 
@@ -57,8 +99,10 @@ def valid_bodies(draw):
     """New-game requests the server must accept: a game, a seat per player of the agents it offers."""
     game = draw(st.sampled_from(sorted(COUNTS)))
     n = draw(st.sampled_from(COUNTS[game]))
-    body = {"game": game, "seats": draw(st.lists(st.sampled_from(["human", "rules", "random"]), min_size=n,
-                                                 max_size=n))}
+    body = {
+        "game": game,
+        "seats": draw(st.lists(st.sampled_from(["human", "rules", "random"]), min_size=n, max_size=n)),
+    }
     if draw(st.booleans()):
         body["seed"] = draw(st.integers(0, 2**62 - 1))
     return body
@@ -73,9 +117,24 @@ def new_game_bodies(draw):
         n = draw(st.integers(0, 7))
         body["seats"] = draw(st.lists(st.one_of(WORDS, st.text(max_size=12)), min_size=n, max_size=n))
         if draw(st.booleans()):
-            body["options"] = draw(st.dictionaries(
-                st.sampled_from(["rounds", "match_deals", "bankroll", "max_hands", "point_game", "colour",
-                                 "auto_declare", "swap_choice"]), VALUES, max_size=3))
+            body["options"] = draw(
+                st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "rounds",
+                            "match_deals",
+                            "bankroll",
+                            "max_hands",
+                            "point_game",
+                            "colour",
+                            "auto_declare",
+                            "swap_choice",
+                        ]
+                    ),
+                    VALUES,
+                    max_size=3,
+                )
+            )
     return body
 
 
@@ -117,8 +176,13 @@ def test_the_depth_check_matches_the_nesting():
 
 
 @FUZZ
-@given(body=st.one_of(new_game_bodies(), VALUES.map(lambda v: {"game": "suipi", "seats": v}),
-                      valid_bodies().map(lambda b: {**b, "_valid": True})))
+@given(
+    body=st.one_of(
+        new_game_bodies(),
+        VALUES.map(lambda v: {"game": "suipi", "seats": v}),
+        valid_bodies().map(lambda b: {**b, "_valid": True}),
+    )
+)
 def test_new_game_json_never_fails_the_server(client, body):
     valid = body.pop("_valid", False)
     # encoded here, not by the client: NaN and infinities go out as the bare tokens a hostile
@@ -140,10 +204,15 @@ def test_malformed_bodies_never_fail_the_server(client, raw, path):
 
 
 @FUZZ
-@given(text=st.one_of(st.text(max_size=200), VALUES.map(json.dumps),
-                      st.integers(1, 3000).map(deep), st.lists(VALUES, max_size=4).map(
-                          lambda vs: "\n".join(json.dumps(v) for v in vs))),
-       game=st.one_of(st.integers(-2, 3), VALUES))
+@given(
+    text=st.one_of(
+        st.text(max_size=200),
+        VALUES.map(json.dumps),
+        st.integers(1, 3000).map(deep),
+        st.lists(VALUES, max_size=4).map(lambda vs: "\n".join(json.dumps(v) for v in vs)),
+    ),
+    game=st.one_of(st.integers(-2, 3), VALUES),
+)
 def test_record_uploads_never_fail_the_server(client, text, game):
     check_refusal(client.post("/api/replays", json={"text": text, "game": game}))
 
@@ -178,8 +247,9 @@ def test_replay_queries_never_fail_the_server(client):
 MESSAGES = st.one_of(
     st.text(max_size=200),
     VALUES.map(json.dumps),
-    st.fixed_dictionaries({"type": st.sampled_from(["move", "look", "ping"])},
-                          optional={"ids": VALUES, "version": VALUES, "seat": VALUES}).map(json.dumps),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["move", "look", "ping"])}, optional={"ids": VALUES, "version": VALUES, "seat": VALUES}
+    ).map(json.dumps),
     st.integers(1, MAX_MESSAGE // 2).map(deep),
     st.integers(1, MAX_MESSAGE).map(lambda d: "[" * d),
     st.integers(MAX_MESSAGE - 10, MAX_MESSAGE + 10).map(lambda n: "[" * n),
@@ -227,8 +297,11 @@ def test_the_reported_nesting_is_a_one_line_refusal(client):
             assert reply["type"] == "error" and "nested too deeply" in reply["message"]
         ws.send_text('{"type": "ping"}')
         assert ws.receive_json()["type"] == "pong"
-    for path, body in [("/api/games", deep(3000)), ("/api/games", '{"game": ' + deep(1500, "{") + "}"),
-                       ("/api/replays", '{"text": "x", "game": ' + deep(3000) + "}")]:
+    for path, body in [
+        ("/api/games", deep(3000)),
+        ("/api/games", '{"game": ' + deep(1500, "{") + "}"),
+        ("/api/replays", '{"text": "x", "game": ' + deep(3000) + "}"),
+    ]:
         r = client.post(path, content=body.encode(), headers={"content-type": "application/json"})
         assert r.status_code == 400 and "nested too deeply" in r.json()["error"]
     line = json.dumps({"game": "suipi"})[:-1] + ', "x": ' + deep(3000) + "}"

@@ -25,12 +25,14 @@ from tests.deals import dealt_by  # noqa: E402
 
 HANG_GUARD = 120.0  # seconds: a wait that never ends fails the test instead of blocking the suite
 # as found (issue 57): one request started a match that played 619,269 moves in 90 s and grew
-RUNAWAY: dict[str, Any] = {"game": "samsip", "seats": ["random", "random"], "pace": 0,
-           "options": {"bankroll": 1000000000, "max_hands": 1000000, "stake_progression": "linear",
-                       "stall_turns": 1000000}}
+RUNAWAY: dict[str, Any] = {
+    "game": "samsip",
+    "seats": ["random", "random"],
+    "pace": 0,
+    "options": {"bankroll": 1000000000, "max_hands": 1000000, "stake_progression": "linear", "stall_turns": 1000000},
+}
 # the same match at the top of the web's ranges
-LONGEST = {**RUNAWAY, "options": {"bankroll": 1000, "max_hands": 300, "stake_progression": "linear",
-                                  "stall_turns": 60}}
+LONGEST = {**RUNAWAY, "options": {"bankroll": 1000, "max_hands": 300, "stake_progression": "linear", "stall_turns": 60}}
 PLAYERS = {"siantappo": ["rules"] * 4, "suipi": ["rules"] * 2, "samsip": ["rules"] * 3}
 
 
@@ -51,16 +53,19 @@ def wait_until(predicate, what: str) -> None:
 def test_the_reported_runaway_request_is_refused_naming_the_option_and_its_range(client):
     r = client.post("/api/games", json=RUNAWAY)
     assert r.status_code == 400
-    assert r.json()["error"] == ("option bankroll: 1000000000 is outside what this server allows "
-                                 "(1..1000; the command line takes more)")
+    assert r.json()["error"] == (
+        "option bankroll: 1000000000 is outside what this server allows (1..1000; the command line takes more)"
+    )
     assert not client.app.state.store.matches
     # the Python API (and so the command line) keeps the full range
     match = Match.create("samsip", ["random", "random"], RUNAWAY["options"], 1)
     assert match.env.config.bankroll == 10**9 and match.max_moves is None
 
 
-@pytest.mark.parametrize("game, option, low, high", [
-    (game, option, low, high) for game, ranges in WEB_OPTION_RANGES.items() for option, (low, high) in ranges.items()])
+@pytest.mark.parametrize(
+    "game, option, low, high",
+    [(game, option, low, high) for game, ranges in WEB_OPTION_RANGES.items() for option, (low, high) in ranges.items()],
+)
 def test_each_bounded_option_is_refused_outside_its_web_range(client, game, option, low, high):
     seats = PLAYERS[game]
     for bad in (high + 1, low - 1, str(high + 1), float(high) + 0.5, 10**30):
@@ -106,8 +111,9 @@ def test_a_match_stops_at_the_move_limit_and_is_let_go():
         assert len(match.log) == 30 and match.driver.done() and not match.over
         assert store.sweep(match.finished_at + 11) == [match] and not store.matches
         # a person's move after the limit is refused in one line
-        person = client.post("/api/games",
-                             json={"game": "suipi", "seats": ["human", "rules"], "seed": dealt_by(1)}).json()
+        person = client.post(
+            "/api/games", json={"game": "suipi", "seats": ["human", "rules"], "seed": dealt_by(1)}
+        ).json()
         match, _ = store.lookup(person["you"]["key"])
         match.max_moves = len(match.log) + 1
         with client.websocket_connect(f"/ws/{person['you']['key']}") as ws:
@@ -152,8 +158,9 @@ def test_errors_sent_to_a_browser_name_no_server_path(client):
 
 
 def test_a_downloaded_record_names_a_model_by_its_file_name(client):
-    data = client.post("/api/games", json={"game": "suipi", "seats": ["rules", "suipi-2p@3"], "seed": 2,
-                                           "options": {"match_deals": 1}}).json()
+    data = client.post(
+        "/api/games", json={"game": "suipi", "seats": ["rules", "suipi-2p@3"], "seed": 2, "options": {"match_deals": 1}}
+    ).json()
     match, _ = client.app.state.store.lookup(data["watch"])
     while not match.over:
         match.play_bot_move()
@@ -166,8 +173,7 @@ def test_paths_are_cut_to_their_file_names(monkeypatch, tmp_path):
     assert without_paths("mine/x.safetensors expects 5") == "x.safetensors expects 5"
     assert without_paths(f"cannot read {tmp_path}/a b.json (no)") == "cannot read a b.json (no)"
     assert without_paths("~/m/x.json, C:\\m\\y.json") == "x.json, y.json"
-    for text in ("observation 633 / actions 368", "true/false", "send {\"ids\": [1, 2]}", "1/2 of 9♠ 9♦",
-                 "determine/x"):
+    for text in ("observation 633 / actions 368", "true/false", 'send {"ids": [1, 2]}', "1/2 of 9♠ 9♦", "determine/x"):
         assert without_paths(text) == text
 
 
@@ -198,7 +204,11 @@ def test_a_bad_sidecar_in_a_model_folder_is_skipped_with_one_warning(client, mod
     client.get("/api/catalog")
     warned = capsys.readouterr().err.splitlines()
     assert sorted(line.split()[3].rsplit("/", 1)[1] for line in warned) == [
-        "broken.json", "deep.json", "digits.json", "huge.json"]  # once each, however often scanned
+        "broken.json",
+        "deep.json",
+        "digits.json",
+        "huge.json",
+    ]  # once each, however often scanned
     assert all(line.startswith("cardzoo: warning: skipping ") for line in warned)
     assert "nested 100000 levels deep, at most 32 allowed" in next(w for w in warned if "deep.json" in w)
 
@@ -206,8 +216,19 @@ def test_a_bad_sidecar_in_a_model_folder_is_skipped_with_one_warning(client, mod
 def test_eval_with_such_a_folder_plays_and_prints_no_traceback(models_with_bad_files, capsys):
     from cardzoo.scripts.cli import main
 
-    code = main(["--models", str(models_with_bad_files), "eval", "suipi", "--agents", "model,rules",
-                 "--games", "2", "--no-progress"])
+    code = main(
+        [
+            "--models",
+            str(models_with_bad_files),
+            "eval",
+            "suipi",
+            "--agents",
+            "model,rules",
+            "--games",
+            "2",
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     assert "RecursionError" not in err and "Traceback" not in err and err.count("warning: skipping") == 4

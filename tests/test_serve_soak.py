@@ -38,9 +38,18 @@ SMALL = {"siantappo": {"rounds": 1}, "suipi": {"match_deals": 1}, "samsip": {"ba
 MAX_STATES = 300  # states read while bots move before the client stops waiting (and leaves)
 RSS_GROWTH = 300 * 2**20  # bytes: generous; a leak of matches grows far beyond it in the slow run
 ACTIONS = ["move", "move", "move", "stale", "repeat", "undo", "reconnect", "garbage", "look", "ping"]
-GARBAGE = ["not json", "[1, 2]", '{"type": "fly"}', '{"type": "move"}', '{"type": "move", "ids": [true], "version": 0}',
-           '{"type": "move", "ids": [1], "version": 1.5}', '{"type": "look", "seat": 99}', "[" * 40 + "]" * 40,
-           '{"type": "move", "ids": ' + json.dumps(list(range(100))) + ', "version": 0}', '{"type": "rematch"}']
+GARBAGE = [
+    "not json",
+    "[1, 2]",
+    '{"type": "fly"}',
+    '{"type": "move"}',
+    '{"type": "move", "ids": [true], "version": 0}',
+    '{"type": "move", "ids": [1], "version": 1.5}',
+    '{"type": "look", "seat": 99}',
+    "[" * 40 + "]" * 40,
+    '{"type": "move", "ids": ' + json.dumps(list(range(100))) + ', "version": 0}',
+    '{"type": "rematch"}',
+]
 
 
 def in_range_options(game: str):
@@ -48,16 +57,20 @@ def in_range_options(game: str):
     the web's ranges (bots then play long matches, which a closed socket pauses)."""
     ranges = WEB_OPTION_RANGES[game]
     any_in_range = st.fixed_dictionaries({}, optional={k: st.integers(lo, hi) for k, (lo, hi) in ranges.items()})
-    return st.one_of(st.just(SMALL[game]), any_in_range.filter(lambda o: o.get("special_multiplier", 1)
-                                                               <= o.get("bankroll", 100)))
+    return st.one_of(
+        st.just(SMALL[game]), any_in_range.filter(lambda o: o.get("special_multiplier", 1) <= o.get("bankroll", 100))
+    )
 
 
 def bad_options(game: str):
     """One option the server must refuse: out of the web's range, the wrong type, or unknown."""
     ranges = WEB_OPTION_RANGES[game]
     key = st.sampled_from(sorted(ranges))
-    out_of_range = key.flatmap(lambda k: st.one_of(st.integers(ranges[k][1] + 1, 10**12),
-                                                   st.integers(-10**12, ranges[k][0] - 1)).map(lambda v: {k: v}))
+    out_of_range = key.flatmap(
+        lambda k: st.one_of(st.integers(ranges[k][1] + 1, 10**12), st.integers(-(10**12), ranges[k][0] - 1)).map(
+            lambda v: {k: v}
+        )
+    )
     wrong = key.flatmap(lambda k: st.sampled_from([[1, "x"], {"a": 1}, "1e999", "abc", None]).map(lambda v: {k: v}))
     unknown = st.sampled_from([{"no_such_option": 1}, {"num_players": 4}])
     return st.one_of(out_of_range, wrong, unknown)
@@ -142,8 +155,9 @@ class Session:
     def act(self, action: str, pick: int) -> None:
         v = self.view
         if action == "move" and v["your_turn"] and v["moves"]:
-            self.sent_move = json.dumps({"type": "move", "ids": v["moves"][pick % len(v["moves"])]["ids"],
-                                         "version": v["version"]})
+            self.sent_move = json.dumps(
+                {"type": "move", "ids": v["moves"][pick % len(v["moves"])]["ids"], "version": v["version"]}
+            )
             self.ws.send_text(self.sent_move)
             self.read()
             self.wait_for_people()
@@ -207,8 +221,9 @@ def soak(examples: int, capsys) -> None:
     """The same drawn workload twice against one server, each followed by the sweep; memory after
     the second equals memory after the first, up to the bound."""
     made: weakref.WeakSet = weakref.WeakSet()
-    workload = settings(max_examples=examples, deadline=None, derandomize=True, database=None,
-                        suppress_health_check=list(HealthCheck))
+    workload = settings(
+        max_examples=examples, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    )
     # every match is held until the sweep; shrinking a failure replays examples, so no cap here
     with TestClient(create_app(limits=Limits(max_matches=10**6))) as client:
         store = client.app.state.store
@@ -233,8 +248,10 @@ def soak(examples: int, capsys) -> None:
         def mib(b):
             return "n/a" if b is None else f"{b / 2**20:.0f} MiB"
 
-        print(f"\nserve soak: {examples} requests twice ({held0} + {held1} matches): RSS after the first "
-              f"sweep {mib(before)}, after the second {mib(after)}")
+        print(
+            f"\nserve soak: {examples} requests twice ({held0} + {held1} matches): RSS after the first "
+            f"sweep {mib(before)}, after the second {mib(after)}"
+        )
     if before is not None and after is not None:
         assert after - before < RSS_GROWTH
 

@@ -18,10 +18,13 @@ from cardzoo.envs.seatview import match_over
 from cardzoo.envs.siantappo.actions import CARD_TO_KEY, classify
 from tests.deals import dealt_by
 
-GAMES = [("siantappo", {"num_players": 4, "rounds": 2}), ("siantappo", {"num_players": 3, "rounds": 1,
-                                                                        "first_lead_must_include_3c": True}),
-         ("suipi", {"num_players": 4}), ("suipi", {"num_players": 2, "point_game": 23}),
-         ("samsip", {"num_players": 3, "bankroll": 5})]
+GAMES = [
+    ("siantappo", {"num_players": 4, "rounds": 2}),
+    ("siantappo", {"num_players": 3, "rounds": 1, "first_lead_must_include_3c": True}),
+    ("suipi", {"num_players": 4}),
+    ("suipi", {"num_players": 2, "point_game": 23}),
+    ("samsip", {"num_players": 3, "bankroll": 5}),
+]
 
 
 def exact_match(move: dict, selection: set) -> bool:
@@ -61,7 +64,8 @@ def test_views_are_json_and_offer_exactly_the_legal_moves(game, config):
         assert v["your_turn"] and v["turn"] == seat and not v["over"]
         assert {tuple(m["ids"]) for m in v["moves"]} == {tuple(ids) for ids, _ in env.full_moves()}
         selectable = {c["id"] for c in v["hand"]["cards"]} | {
-            it["id"] for zone in v["table"] for it in zone["items"] if it.get("id")}
+            it["id"] for zone in v["table"] for it in zone["items"] if it.get("id")
+        }
         for m in v["moves"]:
             assert set(m["cards"]) <= selectable, m
             if m["cards"]:
@@ -98,17 +102,24 @@ def test_siantappo_card_selections_name_one_move_of_those_cards(config):
 
 
 def test_view_modules_import_no_gymnasium_or_pettingzoo():
-    code = ("import sys, cardzoo.envs.seatview, cardzoo.envs.siantappo.view, cardzoo.envs.suipi.view, "
-            "cardzoo.envs.samsip.view; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo')]; "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, cardzoo.envs.seatview, cardzoo.envs.siantappo.view, cardzoo.envs.suipi.view, "
+        "cardzoo.envs.samsip.view; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo')]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("game, config", [
-    ("siantappo", {"num_players": 4, "rounds": 2, "swap_choice": True}),
-    ("suipi", {"num_players": 4}), ("samsip", {"num_players": 3, "bankroll": 5})])
+@pytest.mark.parametrize(
+    "game, config",
+    [
+        ("siantappo", {"num_players": 4, "rounds": 2, "swap_choice": True}),
+        ("suipi", {"num_players": 4}),
+        ("samsip", {"num_players": 3, "bankroll": 5}),
+    ],
+)
 def test_a_seat_view_does_not_change_when_hidden_cards_are_dealt_anew(game, config):
     """Differential check: the engine re-deals everything a seat cannot know (other hands, the
     stock); that seat's view must stay the same, while another seat's view changes."""
@@ -150,7 +161,8 @@ def test_sam_sip_notes_say_the_seats_pairs_and_what_completes_them():
     # five cards, two natural pairs and a 7: a 3 (or a wild card) completes it
     hand = [parse_card(c) for c in ("Jh", "Js", "2c", "8d", "7d")]
     assert pairs_line(hand, frozenset(), frozenset()) == (
-        "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)")
+        "Your pairs: 2♣+8♦, J♠+J♥ — one more needed (a 3 for your 7♦, or a wild card)"
+    )
 
 
 def public(match, entry) -> str:
@@ -197,8 +209,9 @@ def test_the_browser_log_says_who_wins_each_trick_and_who_goes_out():
 def test_the_browser_log_says_who_took_the_leftover_cards_and_the_summary_marks_each_majority():
     m = _bots_match("suipi", 2, {}, found_on=4, until=lambda m: m.log and "end of deal" in public(m, m.log[-1]))
     last = m.log[-1]
-    assert public(m, last) == ("A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on "
-                               "the floor: 5♠ 6♦ 10♥")
+    assert public(m, last) == (
+        "A♣ take A♦ — end of deal 1 — Last capture: player_0 takes the 3 cards left on the floor: 5♠ 6♦ 10♥"
+    )
     assert read_by(m, last, 0).endswith("Last capture: you take the 3 cards left on the floor: 5♠ 6♦ 10♥")
     rows = {r[0]: r[1:] for r in m.view(1)["summary"]["rows"]}
     assert rows["cards"] == ["20", "32 (+3)"] and rows["spades"] == ["7 (+1)", "6"]

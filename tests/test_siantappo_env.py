@@ -11,8 +11,15 @@ from cardzoo.envs.base import IllegalMoveError
 from cardzoo.envs.siantappo.engine import hand_keys
 from cardzoo.training.agents.specs import RandomAgent
 
-VARIANTS = dict(first_lead_must_include_3c=True, quad_beats_single_2=True, long_pair_runs=True,
-                siantappo_as_lead=True, bomb_after_pass=True, swap_choice=True, no_finish_on_2=True)
+VARIANTS = dict(
+    first_lead_must_include_3c=True,
+    quad_beats_single_2=True,
+    long_pair_runs=True,
+    siantappo_as_lead=True,
+    bomb_after_pass=True,
+    swap_choice=True,
+    no_finish_on_2=True,
+)
 
 
 def play_checked(n, seed, variants=None):

@@ -42,8 +42,7 @@ def test_stacked_deck_deals_card_i_to_seat_i_mod_n():
     env = siantappo_v0.raw_env(num_players=4)
     env.reset(options={"deck": deck})
     for seat in range(4):
-        assert sorted(hand_keys(env.engine.hands[seat])) == sorted(
-            CARD_TO_KEY[parse_card(c)] for c in deck[seat::4])
+        assert sorted(hand_keys(env.engine.hands[seat])) == sorted(CARD_TO_KEY[parse_card(c)] for c in deck[seat::4])
     assert env.agent_selection == "player_0"  # holder of 3♣ leads round 1
 
 
@@ -100,8 +99,7 @@ def test_pair_of_twos_and_quads():
     moves = env.legal_moves()
     assert "5♠ 5♣ 5♦ 5♥" in [t for _, t in moves]
     # only a higher quad (or a pass) answers a quad
-    assert all(t == "pass" or (len(t.split()) == 4 and len({c[:-1] for c in t.split()}) == 1)
-               for _, t in moves)
+    assert all(t == "pass" or (len(t.split()) == 4 and len({c[:-1] for c in t.split()}) == 1) for _, t in moves)
     env.play("5♠ 5♣ 5♦ 5♥")
 
 

@@ -113,8 +113,9 @@ def test_bomb_after_pass():
 
 
 def _second_swap_partner(n, literal):
-    eng = SiantappoEngine(SiantappoConfig(num_players=n, swap_second_with="third" if literal else "n-1"),
-                          random.Random(0))
+    eng = SiantappoEngine(
+        SiantappoConfig(num_players=n, swap_second_with="third" if literal else "n-1"), random.Random(0)
+    )
     eng.round_places = [list(range(1, n + 1))]
     eng.round_index = 1
     eng.dealer = n - 1

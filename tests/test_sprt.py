@@ -69,8 +69,9 @@ def test_sequential_decides_as_verdict_does_after_every_deal():
     for mean in (0.0, 0.15, 0.3):
         x = rng.normal(mean, 1.0, 400)
         accepted, n = sequential(x, bounds)
-        step = next(((verdict(x[:k], bounds), k) for k in range(1, x.size + 1) if verdict(x[:k], bounds)),
-                    (None, x.size))
+        step = next(
+            ((verdict(x[:k], bounds), k) for k in range(1, x.size + 1) if verdict(x[:k], bounds)), (None, x.size)
+        )
         assert (accepted, n) == step
 
 
@@ -83,36 +84,79 @@ def test_no_decision_before_the_variance_is_estimated_and_constant_results_decid
     assert llr([0.1, -0.1] * 20, bounds) < 0 < llr([0.3, 0.2] * 20, bounds)
 
 
-@pytest.mark.parametrize("bad", [dict(adv0=0.3, adv1=0.1), dict(alpha=0.0), dict(beta=0.7),
-                                 dict(adv1=float("nan"))])
+@pytest.mark.parametrize("bad", [dict(adv0=0.3, adv1=0.1), dict(alpha=0.0), dict(beta=0.7), dict(adv1=float("nan"))])
 def test_bounds_out_of_range_are_refused(bad):
     with pytest.raises(UserError):
         SPRTBounds(**bad).check()
 
 
 def test_real_games_identical_agents_accept_not_stronger():
-    res = run_tournament("suipi", ["random", "random@1"], players=2, games=2000, seed=5,
-                         sprt=SPRTBounds(adv0=0.0, adv1=0.5))
+    res = run_tournament(
+        "suipi", ["random", "random@1"], players=2, games=2000, seed=5, sprt=SPRTBounds(adv0=0.0, adv1=0.5)
+    )
     s = res.report()["sprt"]
     assert s["accepted"] == "H0" and s["games"] == len(res.games) < 2000, s
 
 
 def test_eval_sprt_command_stops_when_the_rule_bot_is_clearly_stronger(tmp_path, capsys):
     out = tmp_path / "s.json"
-    assert cli.main(["eval", "suipi", "--agents", "rules,random", "--sprt", "--adv1", "0.2", "--workers", "2",
-                     "--seed", "3", "--no-progress", "--json", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "suipi",
+                "--agents",
+                "rules,random",
+                "--sprt",
+                "--adv1",
+                "0.2",
+                "--workers",
+                "2",
+                "--seed",
+                "3",
+                "--no-progress",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     s = json.loads(out.read_text())["sprt"]
     assert s["accepted"] == "H1" and s["deals"] >= MIN_DEALS and s["games"] == 2 * s["deals"] < 500, s
     assert "H1 accepted" in capsys.readouterr().out
     # the same seed on one worker stops at the same game
-    assert cli.main(["eval", "suipi", "--agents", "rules,random", "--sprt", "--adv1", "0.2", "--workers", "1",
-                     "--seed", "3", "--no-progress", "--json", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "eval",
+                "suipi",
+                "--agents",
+                "rules,random",
+                "--sprt",
+                "--adv1",
+                "0.2",
+                "--workers",
+                "1",
+                "--seed",
+                "3",
+                "--no-progress",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["sprt"] == s
 
 
-@pytest.mark.parametrize("argv", [["--agents", "rules,random,random@1", "--sprt"],
-                                  ["--agents", "rules,random", "--sprt", "--adv0", "1", "--adv1", "0"],
-                                  ["--agents", "rules,random", "--sprt", "--log", "x.jsonl"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--agents", "rules,random,random@1", "--sprt"],
+        ["--agents", "rules,random", "--sprt", "--adv0", "1", "--adv1", "0"],
+        ["--agents", "rules,random", "--sprt", "--log", "x.jsonl"],
+    ],
+)
 def test_eval_sprt_bad_input_is_one_line_exit_2(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["eval", "suipi", *argv, "--no-progress"]) == 2

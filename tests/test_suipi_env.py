@@ -98,7 +98,7 @@ def test_mask_prefix_and_same_seat_substeps():
     assert all(a >= 52 for a in np.flatnonzero(obs["action_mask"]))
     other = next(a for a in e.possible_agents if a != agent)
     assert not e.observe(other)["action_mask"].any()
-    assert not e.observe(other)["observation"][enc.P_PART_HAND * 52:(enc.P_PART_HAND + 1) * 52].any()
+    assert not e.observe(other)["observation"][enc.P_PART_HAND * 52 : (enc.P_PART_HAND + 1) * 52].any()
 
 
 def test_full_moves_and_parse_move_roundtrip():
@@ -143,17 +143,20 @@ def test_stacked_deck_and_move_text_notation():
     assert e.engine.last_capturer == 0
 
 
-@pytest.mark.parametrize("text,why", [
-    ("", "empty"),
-    ("Zz take 3d", "hand card"),
-    ("5c grab 3d", "take, build or drop"),
-    ("5c take", "at least one floor item"),
-    ("5c take 4h", "not on the floor"),
-    ("4h drop", "not in player_0's hand"),
-    ("5c take 3d", "not a legal move"),
-    ("2h build on 8s", "build <value>"),
-    ("J♣ drop 3d", "no floor items"),
-])
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        ("", "empty"),
+        ("Zz take 3d", "hand card"),
+        ("5c grab 3d", "take, build or drop"),
+        ("5c take", "at least one floor item"),
+        ("5c take 4h", "not on the floor"),
+        ("4h drop", "not in player_0's hand"),
+        ("5c take 3d", "not a legal move"),
+        ("2h build on 8s", "build <value>"),
+        ("J♣ drop 3d", "no floor items"),
+    ],
+)
 def test_parse_move_errors(text, why):
     deck = _deck_2p("5♣ 2♥ 10♣ K♦ J♣ 9♥ 9♣ 3♣", "4♥ Q♠ 6♥ 6♣ 7♣ 7♦ 8♦ 8♥", "3♦ 2♠ 8♠ K♣")
     e = raw_env()
@@ -178,8 +181,10 @@ def test_observation_bounds_and_decode_roundtrip():
         assert v.hand == sorted(eng.hands[seat])
         floor = sorted(eng.floor, key=lambda it: it[5])
         assert [(it[2], it[1], it[4], it[5]) for it in v.floor] == [
-            (tuple(sorted(it[2])), it[1], it[4], it[5]) for it in floor]
+            (tuple(sorted(it[2])), it[1], it[4], it[5]) for it in floor
+        ]
         assert [it[3] for it in v.floor] == [(it[3] - seat) % 4 if it[3] >= 0 else -1 for it in floor]
+
     play_random(e, 3, check=check)
 
 

@@ -34,7 +34,7 @@ VARIANTS = [
 
 def check_state(e: SuipiEngine) -> None:
     cards = [c for h in e.hands for c in h] + [c for it in e.floor for c in it[2]]
-    cards += e.stock[e.top:] + [c for p in e.captured for c in p] + e.lost
+    cards += e.stock[e.top :] + [c for p in e.captured for c in p] + e.lost
     assert sorted(cards) == list(range(52)), "52 cards must be accounted for"
     if e.config.unique_floor_during_play:
         keys = [it[0] for it in e.floor]
@@ -117,8 +117,17 @@ def test_random_matches_invariants(name):
 def test_a_tests_seed_is_the_same_in_every_process():
     """The invariants test's seeds do not depend on PYTHONHASHSEED, so a failure reproduces."""
     code = "from tests.test_suipi_random import CONFIGS, stable_seed; print([stable_seed(n) for n in CONFIGS])"
-    seen = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": h}, cwd=ROOT,
-                           check=True, capture_output=True, text=True).stdout for h in ("1", "2")}
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": h},
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for h in ("1", "2")
+    }
     assert seen == {f"{[stable_seed(n) for n in CONFIGS]}\n"}
 
 
@@ -191,5 +200,10 @@ def test_sub_steps_play_the_move_they_spell(cfg):
                 e.apply_action(action)
             e.apply_action(action)
             twin.play_move(move)
-            assert (e.hands, e.floor, e.captured, e.turn, e.deal_index) == \
-                   (twin.hands, twin.floor, twin.captured, twin.turn, twin.deal_index)
+            assert (e.hands, e.floor, e.captured, e.turn, e.deal_index) == (
+                twin.hands,
+                twin.floor,
+                twin.captured,
+                twin.turn,
+                twin.deal_index,
+            )

@@ -107,7 +107,9 @@ def test_capture_example():
     e = position(["5♣ K♦ J♣", "9♥ 9♣ 9♦"], ["3♦", "2♥", "4♣", "A♥", "K♣"])
     five = moves_of(e, "5♣", CAPTURE)
     assert {m[1] for m in five} == {
-        frozenset({"3♦", "2♥"}), frozenset({"4♣", "A♥"}), frozenset({"3♦", "2♥", "4♣", "A♥"})
+        frozenset({"3♦", "2♥"}),
+        frozenset({"4♣", "A♥"}),
+        frozenset({"3♦", "2♥", "4♣", "A♥"}),
     }
     assert {m[1] for m in moves_of(e, "K♦")} == {frozenset({"K♣"})}
     assert moves_of(e, "J♣") == {(DROP, frozenset(), 0)}
@@ -210,7 +212,14 @@ def test_suipi_and_final_card():
 
 
 def test_last_capturer_takes_the_floor_and_nobody_case():
-    e = position(["9♥", "", ], ["3♦", "2♥"], stock="")
+    e = position(
+        [
+            "9♥",
+            "",
+        ],
+        ["3♦", "2♥"],
+        stock="",
+    )
     e.dealer = 0
     e.last_capturer = 1
     e.captured = [[], [c for c in range(52) if c not in (C("9♥"), C("3♦"), C("2♥"))]]
@@ -234,7 +243,7 @@ def _stacked(floor_part, n=2):
     first = parse_cards(floor_part)
     rest = [c for c in range(52) if c not in first]
     hands = rest[: 8 * n]
-    return hands + first + rest[8 * n:]
+    return hands + first + rest[8 * n :]
 
 
 def test_s5_spade_rule_and_bottom_of_stock():
@@ -247,15 +256,18 @@ def test_s5_spade_rule_and_bottom_of_stock():
     assert e.hands[0] == deck[0:16:2] and e.hands[1] == deck[1:16:2] and e.turn == 0
 
 
-@pytest.mark.parametrize("rule,first,kept", [
-    ("spade", "10♣ 10♦ 3♥ 4♥ 6♥", "10♣ 3♥ 4♥ 6♥"),
-    ("lower_value", "10♣ 10♦ 3♥ 4♥ 6♥", "10♦ 3♥ 4♥ 6♥"),
-    ("point_card", "10♣ 10♦ 3♥ 4♥ 6♥", "10♦ 3♥ 4♥ 6♥"),
-    ("point_card", "10♣ 10♠ 3♥ 4♥ 6♥", "10♣ 3♥ 4♥ 6♥"),
-    ("spade", "10♣ 10♠ 3♥ 4♥ 6♥", "10♠ 3♥ 4♥ 6♥"),
-    ("no_point_cards", "A♣ 10♦ 3♥ 4♥ 6♥ 7♥", "3♥ 4♥ 6♥ 7♥"),
-    ("no_point_cards", "5♣ 5♠ 3♥ 4♥ 6♥", "5♣ 3♥ 4♥ 6♥"),
-])
+@pytest.mark.parametrize(
+    "rule,first,kept",
+    [
+        ("spade", "10♣ 10♦ 3♥ 4♥ 6♥", "10♣ 3♥ 4♥ 6♥"),
+        ("lower_value", "10♣ 10♦ 3♥ 4♥ 6♥", "10♦ 3♥ 4♥ 6♥"),
+        ("point_card", "10♣ 10♦ 3♥ 4♥ 6♥", "10♦ 3♥ 4♥ 6♥"),
+        ("point_card", "10♣ 10♠ 3♥ 4♥ 6♥", "10♣ 3♥ 4♥ 6♥"),
+        ("spade", "10♣ 10♠ 3♥ 4♥ 6♥", "10♠ 3♥ 4♥ 6♥"),
+        ("no_point_cards", "A♣ 10♦ 3♥ 4♥ 6♥ 7♥", "3♥ 4♥ 6♥ 7♥"),
+        ("no_point_cards", "5♣ 5♠ 3♥ 4♥ 6♥", "5♣ 3♥ 4♥ 6♥"),
+    ],
+)
 def test_floor_dup_rule_variants(rule, first, kept):
     e = SuipiEngine(SuipiConfig(floor_dup_rule=rule), random.Random(0))
     e.start_match(_stacked(first))
@@ -273,20 +285,23 @@ def test_whole_deck_single_round_lays_floor_first():
 
 
 # ----------------------------------------------------------------- config validation
-@pytest.mark.parametrize("kw,field", [
-    ({"num_players": 5}, "num_players"),
-    ({"point_game": 13}, "point_game"),
-    ({"deal_sizes_2p": (8, 8)}, "deal_sizes_2p"),
-    ({"deal_sizes_4p": (8, 0, 4)}, "deal_sizes_4p"),
-    ({"deal_sizes_3p": "8,8"}, "deal_sizes_3p"),
-    ({"floor_dup_rule": "random"}, "floor_dup_rule"),
-    ({"unique_floor_during_play": 1}, "unique_floor_during_play"),
-    ({"sum_group_size": 3}, "sum_group_size"),
-    ({"max_owned_builds": -1}, "max_owned_builds"),
-    ({"match_deals": "4"}, "match_deals"),
-    ({"target_score": -5}, "target_score"),
-    ({"break_ties": "yes"}, "break_ties"),
-])
+@pytest.mark.parametrize(
+    "kw,field",
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"point_game": 13}, "point_game"),
+        ({"deal_sizes_2p": (8, 8)}, "deal_sizes_2p"),
+        ({"deal_sizes_4p": (8, 0, 4)}, "deal_sizes_4p"),
+        ({"deal_sizes_3p": "8,8"}, "deal_sizes_3p"),
+        ({"floor_dup_rule": "random"}, "floor_dup_rule"),
+        ({"unique_floor_during_play": 1}, "unique_floor_during_play"),
+        ({"sum_group_size": 3}, "sum_group_size"),
+        ({"max_owned_builds": -1}, "max_owned_builds"),
+        ({"match_deals": "4"}, "match_deals"),
+        ({"target_score": -5}, "target_score"),
+        ({"break_ties": "yes"}, "break_ties"),
+    ],
+)
 def test_bad_config_names_field(kw, field):
     with pytest.raises(ValueError, match=field):
         SuipiConfig(**kw)

@@ -23,10 +23,12 @@ def test_point_game_23_courts_are_numeric():
 
 
 def test_deal_sizes():
-    for cfg, sizes in ((SuipiConfig(deal_sizes_2p=(10, 10, 4)), 10),
-                       (SuipiConfig(num_players=4, deal_sizes_4p=(6, 6)), 6),
-                       (SuipiConfig(num_players=4, deal_sizes_4p=(4, 4, 4)), 4),
-                       (SuipiConfig(num_players=3), 8)):
+    for cfg, sizes in (
+        (SuipiConfig(deal_sizes_2p=(10, 10, 4)), 10),
+        (SuipiConfig(num_players=4, deal_sizes_4p=(6, 6)), 6),
+        (SuipiConfig(num_players=4, deal_sizes_4p=(4, 4, 4)), 4),
+        (SuipiConfig(num_players=3), 8),
+    ):
         e = SuipiEngine(cfg, random.Random(1))
         e.start_match()
         assert all(len(h) == sizes for h in e.hands)

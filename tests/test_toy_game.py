@@ -45,8 +45,22 @@ def register_clash():
 
 def test_plays_in_cardzoo_eval(tmp_path, capsys):
     out = tmp_path / "r.json"
-    rc = main(["eval", "highcard", "--agents", "rules,random", "--players", "3", "--games", "60", "--seed", "1",
-               "--json", str(out)])
+    rc = main(
+        [
+            "eval",
+            "highcard",
+            "--agents",
+            "rules,random",
+            "--players",
+            "3",
+            "--games",
+            "60",
+            "--seed",
+            "1",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     report = json.loads(out.read_text())
     assert report["game"] == "highcard" and report["games_played"] >= 60
@@ -58,9 +72,21 @@ def test_plays_in_cardzoo_eval(tmp_path, capsys):
 def test_trains_a_few_steps(tmp_path):
     from cardzoo.training.ppo.trainer import PPOSettings, train
 
-    settings = PPOSettings(game="highcard", players=(2, 3), steps=200, out=str(tmp_path / "run"), workers=0,
-                           matches_per_worker=8, batch=100, minibatch=100, hidden=(16,), eval_every=10**6,
-                           eval_games=2, snapshot_every=10**6, save_every=0.0)
+    settings = PPOSettings(
+        game="highcard",
+        players=(2, 3),
+        steps=200,
+        out=str(tmp_path / "run"),
+        workers=0,
+        matches_per_worker=8,
+        batch=100,
+        minibatch=100,
+        hidden=(16,),
+        eval_every=10**6,
+        eval_games=2,
+        snapshot_every=10**6,
+        save_every=0.0,
+    )
     final = train(settings, progress=False, log=lambda *_: None)
     meta = json.loads(final.with_suffix(".json").read_text())
     assert meta["game"] == "highcard" and sorted(meta["player_counts"]) == [2, 3]

@@ -113,28 +113,32 @@ def test_only_the_flags_given_change_a_recipe(started, tmp_path):
     from cardzoo.training.recipes import RECIPES
 
     assert cli.main(["train", "samsip", "--epsilon", "0.1", "--out", str(tmp_path / "r")]) == 0
-    (s, _kw), = started
+    ((s, _kw),) = started
     recipe = DMCSettings(game="samsip", **RECIPES["samsip"].settings)
     assert isinstance(s, DMCSettings) and s.epsilon == 0.1 and s.lr == 3e-5 == recipe.lr
-    assert {k: v for k, v in s.to_json().items() if k not in ("epsilon", "out")} == \
-        {k: v for k, v in recipe.to_json().items() if k not in ("epsilon", "out")}
+    assert {k: v for k, v in s.to_json().items() if k not in ("epsilon", "out")} == {
+        k: v for k, v in recipe.to_json().items() if k not in ("epsilon", "out")
+    }
 
 
-@pytest.mark.parametrize("argv, field, value", [
-    (["--algo", "ppo", "--matches", "3", "--ent", "0.5"], "matches_per_worker", 3),
-    (["--algo", "ppo", "--players", "3,5"], "players", (3, 5)),
-    (["--algo", "ppo", "--opponents", "rules=1"], "opponents", {"rules": 1.0}),
-    (["--algo", "sb3", "--lr", "0.001"], "learning_rate", 0.001),
-    (["--algo", "sb3", "--imitate", "3", "--players", "5"], "imitation_matches", 3),
-    (["--algo", "dmc", "--hidden", "8,8"], "hidden", (8, 8)),
-])
+@pytest.mark.parametrize(
+    "argv, field, value",
+    [
+        (["--algo", "ppo", "--matches", "3", "--ent", "0.5"], "matches_per_worker", 3),
+        (["--algo", "ppo", "--players", "3,5"], "players", (3, 5)),
+        (["--algo", "ppo", "--opponents", "rules=1"], "opponents", {"rules": 1.0}),
+        (["--algo", "sb3", "--lr", "0.001"], "learning_rate", 0.001),
+        (["--algo", "sb3", "--imitate", "3", "--players", "5"], "imitation_matches", 3),
+        (["--algo", "dmc", "--hidden", "8,8"], "hidden", (8, 8)),
+    ],
+)
 def test_a_flag_reaches_its_field(argv, field, value, started, tmp_path):
     assert cli.main(["train", "siantappo", *argv, "--out", str(tmp_path / "r")]) == 0
-    (s, _), = started
+    ((s, _),) = started
     assert getattr(s, field) == value
 
 
 def test_sb3_snapshots_at_each_evaluation_unless_told(started, tmp_path):
     assert cli.main(["train", "siantappo", "--algo", "sb3", "--eval-every", "700", "--out", str(tmp_path / "r")]) == 0
-    (s, _), = started
+    ((s, _),) = started
     assert s.snapshot_period() == 700 and s.snapshot_every == 0

@@ -20,9 +20,20 @@ from cardzoo.training.sb3.trainer import SB3Settings, train
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "siantappo"
-    settings = SB3Settings(game="siantappo", players=3, steps=256, out=str(out), envs=2, n_steps=64,
-                             batch_size=64, hidden=(32, 32), eval_every=128, snapshot_every=128, eval_games=6,
-                             variants={"rounds": 1})
+    settings = SB3Settings(
+        game="siantappo",
+        players=3,
+        steps=256,
+        out=str(out),
+        envs=2,
+        n_steps=64,
+        batch_size=64,
+        hidden=(32, 32),
+        eval_every=128,
+        snapshot_every=128,
+        eval_games=6,
+        variants={"rounds": 1},
+    )
     final = train(settings, progress=False, log=lambda *_: None)
     return settings, out, final
 
@@ -69,8 +80,7 @@ def test_checkpoint_agent_is_deterministic_and_legal(trained):
 
 def _small_checkpoint(tmp_path, **meta):
     net = MaskedPolicyNet(siantappo_v0.raw_env().obs_size, 368, [8])
-    base = {"game": "siantappo", "env": "siantappo_v0", "hidden": [8], "activation": "tanh",
-            "player_counts": [4]}
+    base = {"game": "siantappo", "env": "siantappo_v0", "hidden": [8], "activation": "tanh", "player_counts": [4]}
     base.update(meta)
     return save_checkpoint(tmp_path / "ck", net, base)
 
@@ -83,6 +93,7 @@ def test_checkpoint_mismatches_are_one_line_errors(tmp_path):
     with pytest.raises(CheckpointError, match=r"expects observation .* actions 368"):
         load_agent(path, config=siantappo_v0.Config(num_players=4, long_pair_runs=True))
     from cardzoo.envs import samsip_v0
+
     with pytest.raises(CheckpointError, match="siantappo checkpoint, not samsip"):
         load_agent(path, config=samsip_v0.Config(num_players=4))
 
@@ -156,12 +167,19 @@ def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
     from cardzoo.training.sb3.warm_start import clone_rule_bot
 
     pool = OpponentPool("siantappo", siantappo_v0.Config(num_players=3, rounds=1), weights={"random": 1.0})
-    model = MaskablePPO("MlpPolicy", SelfPlayEnv("siantappo", {"num_players": 3, "rounds": 1}, pool),
-                        policy_kwargs=dict(net_arch=dict(pi=[64], vf=[64])), n_steps=64, batch_size=64)
-    before = clone_rule_bot(model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=0,
-                            log=lambda *_: None)
-    after = clone_rule_bot(model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=8,
-                           log=lambda *_: None)
+    model = MaskablePPO(
+        "MlpPolicy",
+        SelfPlayEnv("siantappo", {"num_players": 3, "rounds": 1}, pool),
+        policy_kwargs=dict(net_arch=dict(pi=[64], vf=[64])),
+        n_steps=64,
+        batch_size=64,
+    )
+    before = clone_rule_bot(
+        model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=0, log=lambda *_: None
+    )
+    after = clone_rule_bot(
+        model.policy, "siantappo", {"num_players": 3, "rounds": 1}, matches=3, epochs=8, log=lambda *_: None
+    )
     assert after > max(before, 0.6)
 
 
@@ -174,8 +192,11 @@ def test_model_spec_names_what_ships_when_missing(tmp_path, monkeypatch):
     for ext in ("safetensors", "json"):  # a models/ folder that ships Siantappo only
         shutil.copy(package_models_dir() / f"siantappo.{ext}", tmp_path)
     monkeypatch.setattr("cardzoo.training.agents.shipped.package_models_dir", lambda: tmp_path)
-    with pytest.raises(ValueError, match=r"no shipped model for samsip with 6 players; shipped: "
-                                         r"siantappo \(siantappo 3,4,5,6p\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"no shipped model for samsip with 6 players; shipped: "
+        r"siantappo \(siantappo 3,4,5,6p\)",
+    ):
         make_agent("model", samsip_v0, samsip_v0.Config(num_players=6))
 
 
@@ -192,9 +213,21 @@ def test_value_warmup_keeps_the_actor_frozen(tmp_path):
     from safetensors.torch import load_file
 
     def run(name, steps, warmup):
-        s = SB3Settings(game="siantappo", players=3, steps=steps, out=str(tmp_path / name), envs=2, n_steps=64,
-                          batch_size=64, hidden=(32,), eval_every=10**9, snapshot_every=10**9, eval_games=0,
-                          value_warmup=warmup, variants={"rounds": 1})
+        s = SB3Settings(
+            game="siantappo",
+            players=3,
+            steps=steps,
+            out=str(tmp_path / name),
+            envs=2,
+            n_steps=64,
+            batch_size=64,
+            hidden=(32,),
+            eval_every=10**9,
+            snapshot_every=10**9,
+            eval_games=0,
+            value_warmup=warmup,
+            variants={"rounds": 1},
+        )
         return load_file(str(train(s, progress=False, log=lambda *_: None)))
 
     frozen_short, frozen_long = run("a", 128, 10**6), run("b", 384, 10**6)

@@ -39,8 +39,11 @@ class AecTable:
         self.env = self.module.raw_env(num_players=n, **config)
         self.learner = set(learner)
         self.env.reset(seed=seed)
-        self.agents = {s: make_agent(opponents, self.module, self.env.config, seed=opponent_seed(seed, s))
-                       for s in range(n) if s not in self.learner}
+        self.agents = {
+            s: make_agent(opponents, self.module, self.env.config, seed=opponent_seed(seed, s))
+            for s in range(n)
+            if s not in self.learner
+        }
         self._new_match()
 
     def _new_match(self):
@@ -51,8 +54,12 @@ class AecTable:
 
     def _learner_out(self):
         env = self.env
-        return all(env.possible_agents[s] not in env.terminations or env.terminations[env.possible_agents[s]]
-                   or env.truncations[env.possible_agents[s]] for s in self.learner)
+        return all(
+            env.possible_agents[s] not in env.terminations
+            or env.terminations[env.possible_agents[s]]
+            or env.truncations[env.possible_agents[s]]
+            for s in self.learner
+        )
 
     def _play(self, action):
         env = self.env
@@ -100,14 +107,16 @@ def _random_actions(rng, mask):
     return np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int64)
 
 
-@pytest.mark.parametrize("game, n, opponents, play_forced", [(g, n, "rules", False) for g, n in GAME_COUNTS]
-                         + [(g, game_spec(g).default_players, "random", True) for g in GAMES])
+@pytest.mark.parametrize(
+    "game, n, opponents, play_forced",
+    [(g, n, "rules", False) for g, n in GAME_COUNTS]
+    + [(g, game_spec(g).default_players, "random", True) for g in GAMES],
+)
 def test_a_table_plays_the_aec_env_move_for_move(game, n, opponents, play_forced):
     """Table i of a vector env seeded s is the AEC env reset(seed=s + i) then reset() for every later
     match, its opponents the same agents: the same observations, masks, rewards and match ends."""
     seed, tables = 11, 2
-    envs = cv.make(game, tables, num_players=n, opponents=opponents, seed=seed, play_forced=play_forced,
-                   **SHORT[game])
+    envs = cv.make(game, tables, num_players=n, opponents=opponents, seed=seed, play_forced=play_forced, **SHORT[game])
     aec = [AecTable(game, n, seed + i, opponents, play_forced=play_forced, **SHORT[game]) for i in range(tables)]
     obs, info = envs.reset()
     starts = [t.to_learner() for t in aec]
@@ -157,8 +166,10 @@ def _aec_step(env, action, totals, left):
     left.update(env.agent_seat[a] for a in env.agents if env.terminations[a] or env.truncations[a])
 
 
-@pytest.mark.parametrize("game, n, play_forced", [(g, n, False) for g, n in GAME_COUNTS]
-                         + [(g, game_spec(g).default_players, True) for g in GAMES])
+@pytest.mark.parametrize(
+    "game, n, play_forced",
+    [(g, n, False) for g, n in GAME_COUNTS] + [(g, game_spec(g).default_players, True) for g in GAMES],
+)
 def test_selfplay_plays_the_aec_env_and_its_rewards_sum_to_the_aec_totals(game, n, play_forced):
     seed = 5
     sp = cv.SelfPlay(game, 2, num_players=n, seed=seed, play_forced=play_forced, **SHORT[game])
@@ -217,8 +228,9 @@ def test_seeding_and_autoreset_reproduce():
     first = envs.reset(seed=[4, 9])[0]["observation"]
     again = envs.reset(seed=[4, 9])[0]["observation"]
     np.testing.assert_array_equal(first, again)
-    np.testing.assert_array_equal(first[1], cv.make("siantappo", 1, num_players=3, opponents="random",
-                                                    seed=9).reset()[0]["observation"][0])
+    np.testing.assert_array_equal(
+        first[1], cv.make("siantappo", 1, num_players=3, opponents="random", seed=9).reset()[0]["observation"][0]
+    )
 
 
 def test_a_model_opponent_plays_as_in_the_aec_env():
@@ -271,9 +283,11 @@ def test_bad_actions_are_one_line_errors_naming_the_table_and_change_nothing():
     envs = cv.make("siantappo", 3, num_players=4, opponents="rules", seed=1)
     obs, _ = envs.reset()
     good = _random_actions(np.random.default_rng(0), obs["action_mask"])
-    for actions, pattern in ((good[:2], r"shape \(3,\): one action id per table, got shape \(2,\)"),
-                             (good.astype(float), "integer action ids, got dtype float64"),
-                             ("x", r"shape \(3,\)")):
+    for actions, pattern in (
+        (good[:2], r"shape \(3,\): one action id per table, got shape \(2,\)"),
+        (good.astype(float), "integer action ids, got dtype float64"),
+        ("x", r"shape \(3,\)"),
+    ):
         with pytest.raises(UserError, match=pattern) as e:
             envs.step(actions)
         assert "\n" not in str(e.value)
@@ -389,22 +403,26 @@ def test_one_table_env_is_the_first_table_of_the_vector_env():
 
 @pytest.mark.parametrize("first", ["cardzoo", "gymnasium, pettingzoo"])
 def test_import_cardzoo_registers_without_importing_the_registries(first):
-    code = (f"import sys; import {first}; import cardzoo; "
-            "assert 'cardzoo' in sys.modules; "
-            "heavy = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo', 'numpy')]; "
-            f"assert {first!r} != 'cardzoo' or not heavy, heavy; "
-            "import gymnasium, pettingzoo; "
-            "print(type(pettingzoo.make('aec', 'cardzoo/samsip-v0', num_players=3).unwrapped).__name__, "
-            "type(gymnasium.make('cardzoo/Suipi-v0').unwrapped).__name__)")
+    code = (
+        f"import sys; import {first}; import cardzoo; "
+        "assert 'cardzoo' in sys.modules; "
+        "heavy = [m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo', 'numpy')]; "
+        f"assert {first!r} != 'cardzoo' or not heavy, heavy; "
+        "import gymnasium, pettingzoo; "
+        "print(type(pettingzoo.make('aec', 'cardzoo/samsip-v0', num_players=3).unwrapped).__name__, "
+        "type(gymnasium.make('cardzoo/Suipi-v0').unwrapped).__name__)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.split() == ["SamSipEnv", "TableEnv"], r.stdout + r.stderr
 
 
 def test_bad_settings_are_one_line_errors():
-    for kwargs, pattern in (({"learner_seats": (0, 9)}, "learner_seats must be distinct seats 0..3"),
-                            ({"opponents": ["rules"]}, "1 given for the 3 seats"),
-                            ({"opponents": "nobody"}, "unknown agent 'nobody'"),
-                            ({"seed": "x"}, "seed must be an integer")):
+    for kwargs, pattern in (
+        ({"learner_seats": (0, 9)}, "learner_seats must be distinct seats 0..3"),
+        ({"opponents": ["rules"]}, "1 given for the 3 seats"),
+        ({"opponents": "nobody"}, "unknown agent 'nobody'"),
+        ({"seed": "x"}, "seed must be an integer"),
+    ):
         with pytest.raises(UserError, match=pattern):
             cv.make("siantappo", 2, num_players=4, **kwargs)
     with pytest.raises(UserError, match="number of tables"):

@@ -22,20 +22,34 @@ class Recipe:
 # Bounded by wall clock, not by samples: 13 minutes of training (warm start included) leave room for
 # the process start and the final evaluation within 15. The sample count therefore depends on the
 # machine; give --steps N --max-minutes 0 for a run that reproduces sample for sample.
-_DMC_FIRST = {"steps": 50_000_000, "max_minutes": 13.0, "imitate": 400, "selfplay": 0.4, "reuse": 1.0,
-              "eval_every": 1_000_000, "eval_games": 100}
+_DMC_FIRST = {
+    "steps": 50_000_000,
+    "max_minutes": 13.0,
+    "imitate": 400,
+    "selfplay": 0.4,
+    "reuse": 1.0,
+    "eval_every": 1_000_000,
+    "eval_games": 100,
+}
 
 RECIPES: dict[str, Recipe] = {
-    "siantappo": Recipe("dmc", {**_DMC_FIRST, "eval_every": 2_000_000},
-                        "a move ranker warm-started on the rule bot's choices, then Deep Monte-Carlo: "
-                        "every move is one action described by what it does to the hand"),
-    "suipi": Recipe("dmc", dict(_DMC_FIRST),
-                    "a move ranker over complete moves: a policy over Suipi's sub-steps must get several "
-                    "choices right in a row"),
-    "samsip": Recipe("dmc", {**_DMC_FIRST, "imitate": 800, "imitate_from": "teacher", "returns": "deal",
-                             "lr": 3e-5, "epsilon": 0.03},
-                     "warm-started on the lookahead teacher (the rule bot guesses where it counts the "
-                     "odds), returns to the end of each hand, small steps that keep close to the teacher"),
+    "siantappo": Recipe(
+        "dmc",
+        {**_DMC_FIRST, "eval_every": 2_000_000},
+        "a move ranker warm-started on the rule bot's choices, then Deep Monte-Carlo: "
+        "every move is one action described by what it does to the hand",
+    ),
+    "suipi": Recipe(
+        "dmc",
+        dict(_DMC_FIRST),
+        "a move ranker over complete moves: a policy over Suipi's sub-steps must get several choices right in a row",
+    ),
+    "samsip": Recipe(
+        "dmc",
+        {**_DMC_FIRST, "imitate": 800, "imitate_from": "teacher", "returns": "deal", "lr": 3e-5, "epsilon": 0.03},
+        "warm-started on the lookahead teacher (the rule bot guesses where it counts the "
+        "odds), returns to the end of each hand, small steps that keep close to the teacher",
+    ),
 }
 
 

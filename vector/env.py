@@ -47,12 +47,28 @@ class TablesEnv(VectorEnv):
     """``num_envs`` tables of ``game``: the learner at ``learner_seats``, ``opponents`` elsewhere."""
 
     # Gymnasium declares metadata an instance attribute of its base class, so no ClassVar here
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", "rgb_array"],  # noqa: RUF012
-                "render_fps": 1}
+    metadata = {  # noqa: RUF012
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 1,
+    }
 
-    def __init__(self, game: str, num_envs: int, *, num_players: int | None = None, opponents="rules",
-                 learner_seats=(0,), seed=None, illegal: str = "raise", illegal_reward: float = -1.0,
-                 play_forced: bool = False, render_mode: str | None = None, autoreset: bool = True, **config):
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        *,
+        num_players: int | None = None,
+        opponents="rules",
+        learner_seats=(0,),
+        seed=None,
+        illegal: str = "raise",
+        illegal_reward: float = -1.0,
+        play_forced: bool = False,
+        render_mode: str | None = None,
+        autoreset: bool = True,
+        **config,
+    ):
         self.autoreset = autoreset  # False: a finished table waits for reset() (``TableEnv``, one table)
         self.play_forced = bool(play_forced)
         self.illegal_reward = check_illegal_mode(illegal, illegal_reward)
@@ -196,11 +212,31 @@ class TablesEnv(VectorEnv):
         return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
 
-def make(game: str, num_envs: int, *, num_players: int | None = None, opponents="rules", learner_seats=(0,),
-         seed=None, illegal: str = "raise", illegal_reward: float = -1.0, play_forced: bool = False,
-         **config) -> TablesEnv:
+def make(
+    game: str,
+    num_envs: int,
+    *,
+    num_players: int | None = None,
+    opponents="rules",
+    learner_seats=(0,),
+    seed=None,
+    illegal: str = "raise",
+    illegal_reward: float = -1.0,
+    play_forced: bool = False,
+    **config,
+) -> TablesEnv:
     """``num_envs`` tables of ``game`` as a Gymnasium vector env: the learner at ``learner_seats``
     against ``opponents`` (agent specs or a callable), the game's rule options in ``config``.
     See ``TablesEnv`` and docs/own-trainer.md."""
-    return TablesEnv(game, num_envs, num_players=num_players, opponents=opponents, learner_seats=learner_seats,
-                     seed=seed, illegal=illegal, illegal_reward=illegal_reward, play_forced=play_forced, **config)
+    return TablesEnv(
+        game,
+        num_envs,
+        num_players=num_players,
+        opponents=opponents,
+        learner_seats=learner_seats,
+        seed=seed,
+        illegal=illegal,
+        illegal_reward=illegal_reward,
+        play_forced=play_forced,
+        **config,
+    )

@@ -61,11 +61,15 @@ def parse_opponents(opponents, seats: Sequence[int]) -> dict[int, AgentSpec | Ca
     elif isinstance(opponents, Sequence):
         given = list(opponents)
         if len(given) != len(seats):
-            raise ConfigError(f"opponents: {len(given)} given for the {len(seats)} seats the learner does not hold "
-                              f"({', '.join(map(str, seats))}); give one for all of them or one per seat")
+            raise ConfigError(
+                f"opponents: {len(given)} given for the {len(seats)} seats the learner does not hold "
+                f"({', '.join(map(str, seats))}); give one for all of them or one per seat"
+            )
     else:
-        raise ConfigError(f"opponents must be an agent spec (random, rules, model, a checkpoint path...), a callable "
-                          f"(observation, action_mask) -> action, or a list of those, got {type(opponents).__name__}")
+        raise ConfigError(
+            f"opponents must be an agent spec (random, rules, model, a checkpoint path...), a callable "
+            f"(observation, action_mask) -> action, or a list of those, got {type(opponents).__name__}"
+        )
     out = {}
     for seat, g in zip(seats, given):
         if isinstance(g, AgentSpec) or callable(g):
@@ -136,8 +140,10 @@ class Opponents:
         action = agent.act(env.encode_seat(seat), mask)
         a = integer(action)
         if a is None or a not in legal:
-            raise UserError(f"table {table}: the opponent at seat {seat} ({self.label(seat)}) chose "
-                            f"{short(action)}, not a legal action id; legal: {sorted(legal)[:20]}")
+            raise UserError(
+                f"table {table}: the opponent at seat {seat} ({self.label(seat)}) chose "
+                f"{short(action)}, not a legal action id; legal: {sorted(legal)[:20]}"
+            )
         return a
 
 
@@ -147,4 +153,3 @@ def _reseed(agent, seed: int | None) -> None:
         agent.seed(seed)
     elif isinstance(getattr(agent, "rng", None), np.random.Generator):
         agent.rng = np.random.default_rng(seed)
-

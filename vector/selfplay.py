@@ -51,8 +51,18 @@ class Turn:
 class SelfPlay:
     """``num_envs`` tables of ``game``, every seat played by the caller."""
 
-    def __init__(self, game: str, num_envs: int, *, num_players: int | None = None, seed=None,
-                 illegal: str = "raise", illegal_reward: float = -1.0, play_forced: bool = False, **config):
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        *,
+        num_players: int | None = None,
+        seed=None,
+        illegal: str = "raise",
+        illegal_reward: float = -1.0,
+        play_forced: bool = False,
+        **config,
+    ):
         self.illegal_reward = check_illegal_mode(illegal, illegal_reward)
         self.illegal = illegal
         self.play_forced = bool(play_forced)
@@ -76,8 +86,9 @@ class SelfPlay:
         self.tables.write(list(range(self.num_envs)), self._seat.tolist(), self._obs, self._mask)
         self._started = True
         n, p = self.num_envs, self.num_players
-        return self._turn(np.zeros((n, p)), np.zeros((n, p), bool), np.zeros(n, bool), np.zeros(n, bool),
-                          np.zeros(n, bool))
+        return self._turn(
+            np.zeros((n, p)), np.zeros((n, p), bool), np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
+        )
 
     def step(self, actions) -> Turn:
         """Each table's acting seat plays its action (checked as ``TablesEnv.step`` checks them)."""
@@ -139,5 +150,13 @@ class SelfPlay:
         self._seat[i] = self.tables.seat(i)
 
     def _turn(self, rewards, ended, done, truncated, illegal) -> Turn:
-        return Turn(self._seat.copy(), self._obs.copy(), self._mask.copy(), rewards, ended, done, truncated,
-                    np.asarray(illegal, bool))
+        return Turn(
+            self._seat.copy(),
+            self._obs.copy(),
+            self._mask.copy(),
+            rewards,
+            ended,
+            done,
+            truncated,
+            np.asarray(illegal, bool),
+        )

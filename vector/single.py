@@ -26,12 +26,32 @@ class TableEnv(gymnasium.Env):
     # Gymnasium declares metadata an instance attribute of its base class, so no ClassVar here
     metadata = {"render_modes": TablesEnv.metadata["render_modes"], "render_fps": 1}  # noqa: RUF012
 
-    def __init__(self, game: str, *, num_players: int | None = None, opponents="rules", learner_seats=(0,),
-                 illegal: str = "raise", illegal_reward: float = -1.0, play_forced: bool = False,
-                 render_mode: str | None = None, **config):
-        self.table = TablesEnv(game, 1, num_players=num_players, opponents=opponents, learner_seats=learner_seats,
-                               illegal=illegal, illegal_reward=illegal_reward, play_forced=play_forced,
-                               render_mode=render_mode, autoreset=False, **config)
+    def __init__(
+        self,
+        game: str,
+        *,
+        num_players: int | None = None,
+        opponents="rules",
+        learner_seats=(0,),
+        illegal: str = "raise",
+        illegal_reward: float = -1.0,
+        play_forced: bool = False,
+        render_mode: str | None = None,
+        **config,
+    ):
+        self.table = TablesEnv(
+            game,
+            1,
+            num_players=num_players,
+            opponents=opponents,
+            learner_seats=learner_seats,
+            illegal=illegal,
+            illegal_reward=illegal_reward,
+            play_forced=play_forced,
+            render_mode=render_mode,
+            autoreset=False,
+            **config,
+        )
         self.observation_space = self.table.single_observation_space
         self.action_space = self.table.single_action_space
         self.render_mode = render_mode

@@ -38,8 +38,9 @@ def table_seeds(seed, num_tables: int) -> list[int | None]:
         return [None] * num_tables
     if isinstance(seed, (list, tuple)):
         if len(seed) != num_tables or any(integer(s) is None for s in seed):
-            raise ConfigError(f"seed must be an integer, None or a list of {num_tables} integers (one per table), "
-                              f"got {short(seed)}")
+            raise ConfigError(
+                f"seed must be an integer, None or a list of {num_tables} integers (one per table), got {short(seed)}"
+            )
         return [integer(s) for s in seed]
     first = integer(seed)
     if first is None:
@@ -57,8 +58,9 @@ class Tables:
     """``num_tables`` tables of ``game`` at ``num_players`` seats (the game's default count when
     None), each with the rule options ``config``."""
 
-    def __init__(self, game: str, num_tables: int, num_players: int | None = None, render_mode: str | None = None,
-                 **config):
+    def __init__(
+        self, game: str, num_tables: int, num_players: int | None = None, render_mode: str | None = None, **config
+    ):
         self.spec = game_spec(game)
         if integer(num_tables) is None or not 1 <= num_tables <= MAX_TABLES:
             raise ConfigError(f"the number of tables must be an integer 1..{MAX_TABLES:,}, got {short(num_tables)}")
@@ -67,8 +69,9 @@ class Tables:
             raise ConfigError(f"num_players must be an integer, got {short(n)}")
         self.num_tables = int(num_tables)
         first = self.spec.raw_env(num_players=int(n), render_mode=render_mode, **config)
-        self.envs = [first] + [self.spec.raw_env(num_players=int(n), render_mode=render_mode, **config)
-                               for _ in range(self.num_tables - 1)]
+        self.envs = [first] + [
+            self.spec.raw_env(num_players=int(n), render_mode=render_mode, **config) for _ in range(self.num_tables - 1)
+        ]
         self.num_players = first.num_players
         self.obs_size, self.num_actions = first.obs_size, first.num_actions
         self.since = [[0.0] * self.num_players for _ in range(self.num_tables)]  # reward since the seat last acted
@@ -146,8 +149,9 @@ class Tables:
         try:
             arr = np.asarray(actions)
         except Exception as e:  # noqa: BLE001  anything numpy cannot read as an array (a user's __array__ may raise any)
-            raise UserError(f"actions must be an array of {n} integer action ids (one per table), "
-                            f"got {type(actions).__name__}: {e}") from None
+            raise UserError(
+                f"actions must be an array of {n} integer action ids (one per table), got {type(actions).__name__}: {e}"
+            ) from None
         if arr.shape != (n,):
             raise UserError(f"actions must have shape ({n},): one action id per table, got shape {arr.shape}")
         if arr.dtype.kind not in "iu":

@@ -51,8 +51,10 @@ class SamSipConfig:
         check_int("first_dealer", self.first_dealer, -1, self.num_players - 1)
         check_int("stall_turns", self.stall_turns, 0, 10**6)
         if 0 < self.stall_turns < self.num_players:
-            raise ConfigError(f"stall_turns must be 0 (3 x active players) or >= num_players "
-                              f"({self.num_players}), got {self.stall_turns}")
+            raise ConfigError(
+                f"stall_turns must be 0 (3 x active players) or >= num_players "
+                f"({self.num_players}), got {self.stall_turns}"
+            )
         check_int("max_reshuffles", self.max_reshuffles, 0, 1000)
         check_choice("reward", self.reward, ("stake", "bankroll", "rank"))
 

@@ -24,34 +24,36 @@ from cardzoo.envs.samsip.engine import PHASE_DRAW, SamSipEngine
 K = NUM_KINDS
 MAX_PLAYERS = 6
 
-LAYOUT = Layout([
-    Piece("hand", K, "own hand"),
-    Piece("indicator", K, "the indicator card"),
-    Piece("wild", K, "wild cards (jokers: entry 52 = 1)"),
-    Piece("dead_rank", K, "dead cards (Khi scheme: the indicator's rank cannot pair)"),
-    Piece("live", K, "the discard now lying face up that may still be taken"),
-    Piece("dead_pile", K, "dead discards (passed over; reshuffled away under `on_stock_empty`)"),
-    Piece("known", 5 * K, "known in the hand of rel seat 1..5: discards they took and still hold", blocks=5),
-    Piece("discarded", 6 * K, "discarded this hand by rel seat 0..5", blocks=6),
-    Piece("taken", 6 * K, "taken this hand by rel seat 0..5", blocks=6),
-    Piece("recency", K, "recency of each kind's latest discard: (its index + 1) / discards so far"),
-    Piece("num_players", 5, "number of players one-hot (2..6)"),
-    Piece("phase", 2, "phase one-hot: draw, discard"),
-    Piece("present", MAX_PLAYERS, "rel seat is in the match (not eliminated)"),
-    Piece("eliminated", MAX_PLAYERS, "rel seat is eliminated"),
-    Piece("dealer", MAX_PLAYERS, "rel seat is the dealer"),
-    Piece("to_move", MAX_PLAYERS, "rel seat is to move"),
-    Piece("live_for", MAX_PLAYERS, "the takeable discard lies in front of rel seat"),
-    Piece("drew_stock", MAX_PLAYERS, "rel seat's last draw this hand came from the stock"),
-    Piece("drew_take", MAX_PLAYERS, "rel seat's last draw this hand was a taken discard"),
-    Piece("chips", MAX_PLAYERS, "chips of rel seat / (n · bankroll)"),
-    Piece("stake", 1, "stake / (n · bankroll), at most 1"),
-    Piece("stake_log", 1, "log2(stake / base_stake) / 20, at most 1"),
-    Piece("stock", 1, "stock size / 54"),
-    Piece("dead_count", 1, "dead discards / 54"),
-    Piece("hand_no", 1, "hand number / max_hands"),
-    Piece("discards", 1, "discards this hand / 100, at most 1"),
-])
+LAYOUT = Layout(
+    [
+        Piece("hand", K, "own hand"),
+        Piece("indicator", K, "the indicator card"),
+        Piece("wild", K, "wild cards (jokers: entry 52 = 1)"),
+        Piece("dead_rank", K, "dead cards (Khi scheme: the indicator's rank cannot pair)"),
+        Piece("live", K, "the discard now lying face up that may still be taken"),
+        Piece("dead_pile", K, "dead discards (passed over; reshuffled away under `on_stock_empty`)"),
+        Piece("known", 5 * K, "known in the hand of rel seat 1..5: discards they took and still hold", blocks=5),
+        Piece("discarded", 6 * K, "discarded this hand by rel seat 0..5", blocks=6),
+        Piece("taken", 6 * K, "taken this hand by rel seat 0..5", blocks=6),
+        Piece("recency", K, "recency of each kind's latest discard: (its index + 1) / discards so far"),
+        Piece("num_players", 5, "number of players one-hot (2..6)"),
+        Piece("phase", 2, "phase one-hot: draw, discard"),
+        Piece("present", MAX_PLAYERS, "rel seat is in the match (not eliminated)"),
+        Piece("eliminated", MAX_PLAYERS, "rel seat is eliminated"),
+        Piece("dealer", MAX_PLAYERS, "rel seat is the dealer"),
+        Piece("to_move", MAX_PLAYERS, "rel seat is to move"),
+        Piece("live_for", MAX_PLAYERS, "the takeable discard lies in front of rel seat"),
+        Piece("drew_stock", MAX_PLAYERS, "rel seat's last draw this hand came from the stock"),
+        Piece("drew_take", MAX_PLAYERS, "rel seat's last draw this hand was a taken discard"),
+        Piece("chips", MAX_PLAYERS, "chips of rel seat / (n · bankroll)"),
+        Piece("stake", 1, "stake / (n · bankroll), at most 1"),
+        Piece("stake_log", 1, "log2(stake / base_stake) / 20, at most 1"),
+        Piece("stock", 1, "stock size / 54"),
+        Piece("dead_count", 1, "dead discards / 54"),
+        Piece("hand_no", 1, "hand number / max_hands"),
+        Piece("discards", 1, "discards this hand / 100, at most 1"),
+    ]
+)
 
 
 def layout(config=None) -> Layout:
@@ -60,9 +62,34 @@ def layout(config=None) -> Layout:
 
 
 # The offsets the encoder writes to, from LAYOUT
-(O_HAND, O_INDICATOR, O_WILD, O_DEADRANK, O_LIVE, O_DEADPILE, O_KNOWN, O_DISC, O_TAKEN, O_RECENCY,
- O_NPLAYERS, O_PHASE, O_PRESENT, O_ELIM, O_DEALER, O_TOMOVE, O_LIVEFOR, O_DREWSTOCK, O_DREWTAKE, O_CHIPS,
- O_STAKE, O_STAKELOG, O_STOCK, O_DEADCOUNT, O_HANDNO, O_NDISC) = (LAYOUT.offset(p.name) for p in LAYOUT)
+(
+    O_HAND,
+    O_INDICATOR,
+    O_WILD,
+    O_DEADRANK,
+    O_LIVE,
+    O_DEADPILE,
+    O_KNOWN,
+    O_DISC,
+    O_TAKEN,
+    O_RECENCY,
+    O_NPLAYERS,
+    O_PHASE,
+    O_PRESENT,
+    O_ELIM,
+    O_DEALER,
+    O_TOMOVE,
+    O_LIVEFOR,
+    O_DREWSTOCK,
+    O_DREWTAKE,
+    O_CHIPS,
+    O_STAKE,
+    O_STAKELOG,
+    O_STOCK,
+    O_DEADCOUNT,
+    O_HANDNO,
+    O_NDISC,
+) = (LAYOUT.offset(p.name) for p in LAYOUT)
 OBS_SIZE = LAYOUT.size
 assert OBS_SIZE == 1333
 
@@ -154,9 +181,14 @@ def encode(g: SamSipEngine, seat: int) -> np.ndarray:
         idx.append(O_TOMOVE + rel[g.turn])
     stake = g.stake
     vidx += [O_STAKE, O_STAKELOG, O_STOCK, O_DEADCOUNT, O_HANDNO, O_NDISC]
-    vals += [min(1.0, stake / total), min(1.0, math.log2(stake / g.config.base_stake) / 20),
-             len(g.stock) / 54, len(g.dead_cards) / 54, g.hand_no / g.config.max_hands,
-             min(1.0, ne / 100)]
+    vals += [
+        min(1.0, stake / total),
+        min(1.0, math.log2(stake / g.config.base_stake) / 20),
+        len(g.stock) / 54,
+        len(g.dead_cards) / 54,
+        g.hand_no / g.config.max_hands,
+        min(1.0, ne / 100),
+    ]
     obs[idx] = 1.0
     obs[vidx] = vals
     return obs
@@ -194,7 +226,7 @@ class Encoder:
         sv.follow(g)
         v = sv.vec.copy()
         if g.events:
-            v[O_RECENCY:O_RECENCY + K] = self._recency_now()
+            v[O_RECENCY : O_RECENCY + K] = self._recency_now()
         _write_the_step(float_view(v), g, seat)
         return v
 
@@ -217,8 +249,21 @@ class Encoder:
 class _SeatVector:
     """One seat's kept vector and how far it has followed the engine's hand."""
 
-    __slots__ = ("vec", "mem", "seat", "events", "done", "seen", "last_taker", "known", "hand", "last_draw", "dead",
-                 "dead_seen", "dead_jokers")
+    __slots__ = (
+        "vec",
+        "mem",
+        "seat",
+        "events",
+        "done",
+        "seen",
+        "last_taker",
+        "known",
+        "hand",
+        "last_draw",
+        "dead",
+        "dead_seen",
+        "dead_jokers",
+    )
 
     def __init__(self, g: SamSipEngine, seat: int):
         """The hand's constants; ``follow`` writes the rest."""
@@ -282,9 +327,9 @@ class _SeatVector:
         """The dead discards since the last call (a reshuffle into the stock starts afresh)."""
         v = self.mem
         if dead is not self.dead:
-            self.vec[O_DEADPILE:O_DEADPILE + K] = 0.0
+            self.vec[O_DEADPILE : O_DEADPILE + K] = 0.0
             self.dead, self.dead_seen, self.dead_jokers = dead, 0, 0
-        for c in dead[self.dead_seen:]:
+        for c in dead[self.dead_seen :]:
             if c < NUM_STANDARD:
                 v[O_DEADPILE + c] = 1.0
             else:
@@ -311,7 +356,7 @@ class _SeatVector:
         """The known block of seat ``s`` (rewritten, with the jokers' count)."""
         v, kn = self.mem, g.known[s]
         base = O_KNOWN + ((s - self.seat) % g.n - 1) * K
-        self.vec[base:base + K] = 0.0
+        self.vec[base : base + K] = 0.0
         j = 0
         for k in kn:
             if k < JOKER_KIND:
@@ -356,17 +401,17 @@ def _kinds(obs, off, on=None) -> list[int]:
     """Multiset of kinds in a kind block (jokers repeated by count). ``on``: the sorted indices of
     the observation's entries above 0.5, when the caller has them (``decode`` scans once)."""
     if on is None:
-        block = obs[off:off + K]
+        block = obs[off : off + K]
         out = [int(c) for c in np.flatnonzero(block[:JOKER_KIND] > 0.5)]
     else:
-        out = [i - off for i in on[bisect_left(on, off):bisect_left(on, off + JOKER_KIND)]]
+        out = [i - off for i in on[bisect_left(on, off) : bisect_left(on, off + JOKER_KIND)]]
     out += [JOKER_KIND] * round(float(obs[off + JOKER_KIND]) * 3)
     return out
 
 
 def _ones(on: list[int], off: int, size: int) -> list[int]:
     """The entries above 0.5 of the block at ``off``, relative to it."""
-    return [i - off for i in on[bisect_left(on, off):bisect_left(on, off + size)]]
+    return [i - off for i in on[bisect_left(on, off) : bisect_left(on, off + size)]]
 
 
 def _kinds_of(cards) -> list[int]:
@@ -403,7 +448,7 @@ def decode(obs) -> dict:
     """The parts of an observation a rule bot needs, as plain Python values."""
     obs = np.asarray(obs, dtype=np.float32)
     on = np.flatnonzero(obs > 0.5).tolist()  # one scan for every 0/1 block (a hot path of the bots)
-    n = int(np.argmax(obs[O_NPLAYERS:O_NPLAYERS + 5])) + 2
+    n = int(np.argmax(obs[O_NPLAYERS : O_NPLAYERS + 5])) + 2
     live = _ones(on, O_LIVE, K)
     live_for = _ones(on, O_LIVEFOR, 6)
     known: list[list[int]] = [[] for _ in range(MAX_PLAYERS)]
@@ -414,7 +459,7 @@ def decode(obs) -> dict:
         "num_players": n,
         "phase": "draw" if obs[O_PHASE] > 0.5 else "discard",
         "hand": _kinds(obs, O_HAND, on),
-        "indicator": int(np.argmax(obs[O_INDICATOR:O_INDICATOR + K])),
+        "indicator": int(np.argmax(obs[O_INDICATOR : O_INDICATOR + K])),
         "wild": set(_ones(on, O_WILD, K)),
         "dead": set(_ones(on, O_DEADRANK, K)),
         "live": live[0] if live else -1,

@@ -49,8 +49,17 @@ def natural_matching(counts) -> int:
     Q and K.
     """
     c = counts
-    return (min(c[0], c[8]) + min(c[1], c[7]) + min(c[2], c[6]) + min(c[3], c[5])
-            + (c[4] >> 1) + (c[9] >> 1) + (c[10] >> 1) + (c[11] >> 1) + (c[12] >> 1))
+    return (
+        min(c[0], c[8])
+        + min(c[1], c[7])
+        + min(c[2], c[6])
+        + min(c[3], c[5])
+        + (c[4] >> 1)
+        + (c[9] >> 1)
+        + (c[10] >> 1)
+        + (c[11] >> 1)
+        + (c[12] >> 1)
+    )
 
 
 def pairs_formed(counts, wild: int, dead: int = 0) -> int:
@@ -140,8 +149,7 @@ def wild_sets(indicator: int, wild_scheme: str = "indicator") -> tuple[frozenset
     return frozenset(wild), same
 
 
-def classify(cards, wild=frozenset(), dead=frozenset(), wild_in_specials=False,
-             special_multiplier=1) -> int:
+def classify(cards, wild=frozenset(), dead=frozenset(), wild_in_specials=False, special_multiplier=1) -> int:
     """Win kind of a 6-card hand given explicit wild/dead sets (reference entry point)."""
     if len(cards) != 6:
         return WIN_NONE
@@ -535,8 +543,9 @@ class SamSipEngine(GameEngine):
 
     def _void_hand(self, reason: str) -> HandResult:
         """P11 / P11a: no payments, the stake is unchanged and the same dealer deals again."""
-        return self._end_hand(HandResult(self.hand_no, None, WIN_NONE, self.stake, 0, [0] * self.n,
-                                         [], self.n_active, void_reason=reason))
+        return self._end_hand(
+            HandResult(self.hand_no, None, WIN_NONE, self.stake, 0, [0] * self.n, [], self.n_active, void_reason=reason)
+        )
 
     def _win(self, s: int, kind: int) -> HandResult:
         cfg = self.config
@@ -571,9 +580,21 @@ class SamSipEngine(GameEngine):
         else:
             self.stake = stake + cfg.base_stake
         self.dealer = s
-        return self._end_hand(HandResult(self.hand_no, s, kind, stake, amount, deltas, elim, n_active,
-                                         sorted(self.hands[s]), wild=frozenset(self.wild),
-                                         dead=frozenset(self.dead)))
+        return self._end_hand(
+            HandResult(
+                self.hand_no,
+                s,
+                kind,
+                stake,
+                amount,
+                deltas,
+                elim,
+                n_active,
+                sorted(self.hands[s]),
+                wild=frozenset(self.wild),
+                dead=frozenset(self.dead),
+            )
+        )
 
     def _end_hand(self, res: HandResult) -> HandResult:
         self.pending = WIN_NONE
@@ -606,8 +627,20 @@ class SamSipEngine(GameEngine):
         rng = random.Random()
         rng.setstate(self.rng.getstate())
         g.rng = rng
-        for name in ("chips", "active", "elim_hand", "elim_balance", "results", "stock", "dead_cards",
-                     "last_draw", "_tpkey", "_rkey", "_skey", "buried"):
+        for name in (
+            "chips",
+            "active",
+            "elim_hand",
+            "elim_balance",
+            "results",
+            "stock",
+            "dead_cards",
+            "last_draw",
+            "_tpkey",
+            "_rkey",
+            "_skey",
+            "buried",
+        ):
             d[name] = list(d[name])
         g.hands = [list(h) for h in self.hands]
         g.known = [list(k) for k in self.known]

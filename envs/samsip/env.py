@@ -24,8 +24,12 @@ DRAWN_ALREADY = "you have drawn already: one draw a turn, then a discard (rules 
 
 
 class SamSipEnv(CardGameEnv):
-    metadata: ClassVar[dict[str, Any]] = {"name": "samsip_v0", "render_modes": ["ansi", "human", "rgb_array"],
-                                          "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "samsip_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     num_actions = actions.NUM_ACTIONS
     max_players = encoding.MAX_PLAYERS
     obs_size = encoding.OBS_SIZE
@@ -38,8 +42,7 @@ class SamSipEnv(CardGameEnv):
     engine: SamSipEngine
     config: SamSipConfig
 
-    def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None,
-                 **variants):
+    def __init__(self, num_players: int = 4, render_mode: str | None = None, max_steps: int | None = None, **variants):
         config = build_config(SamSipConfig, "samsip", num_players=num_players, **variants)
         super().__init__(config, render_mode, max_steps)
 
@@ -96,25 +99,33 @@ class SamSipEnv(CardGameEnv):
             taking = str(text).lower().split()[:1] in (["take"], ["pick"])
             why = DRAWN_ALREADY if taking and g.phase != PHASE_DRAW else _unreadable(text, e)
             raise IllegalMoveError(f"{why}; {self._now_hint(legal)}", [t for _, t in self.legal_moves()]) from None
-        if g.phase == PHASE_DRAW and action <= DISCARD_JOKER and g.live >= 0 \
-                and min(action, DISCARD_JOKER) == min(g.live, DISCARD_JOKER):
+        if (
+            g.phase == PHASE_DRAW
+            and action <= DISCARD_JOKER
+            and g.live >= 0
+            and min(action, DISCARD_JOKER) == min(g.live, DISCARD_JOKER)
+        ):
             action = TAKE_DISCARD  # naming the discard in front of you takes it
         if action in legal:
             return action
-        raise IllegalMoveError(f"{self._why_not(action)}; {self._now_hint(legal)}",
-                               [t for _, t in self.legal_moves()])
+        raise IllegalMoveError(f"{self._why_not(action)}; {self._now_hint(legal)}", [t for _, t in self.legal_moves()])
 
     def _why_not(self, action: int) -> str:
         g = self.engine
         if g.done:
             return "the match is over"
         if action == DECLARE:
-            return ("winning hands are declared automatically in this game (rules P10)" if self.config.auto_declare
-                    else "your hand does not win: there is nothing to declare (rules P9)")
+            return (
+                "winning hands are declared automatically in this game (rules P10)"
+                if self.config.auto_declare
+                else "your hand does not win: there is nothing to declare (rules P9)"
+            )
         if g.phase == PHASE_DRAW:
             if action == TAKE_DISCARD:
-                return ("there is no discard in front of you to take: only the card the previous player just "
-                        "discarded may be taken (rules P8)")
+                return (
+                    "there is no discard in front of you to take: only the card the previous player just "
+                    "discarded may be taken (rules P8)"
+                )
             return "draw first: a turn is a draw, then a discard (rules P8)"
         if action in (DRAW_STOCK, TAKE_DISCARD):
             return DRAWN_ALREADY
@@ -138,8 +149,12 @@ class SamSipEnv(CardGameEnv):
         if g is None:
             return "Sam Sip: call reset() first"
         name = self.possible_agents
-        lines = [(f"Sam Sip, {g.n} players | hand {g.hand_no} (cap {self.config.max_hands}) | "
-                  f"stake {g.stake} | dealer {name[g.dealer]}")]
+        lines = [
+            (
+                f"Sam Sip, {g.n} players | hand {g.hand_no} (cap {self.config.max_hands}) | "
+                f"stake {g.stake} | dealer {name[g.dealer]}"
+            )
+        ]
         wild = " ".join(card_str(c) for c in sorted(g.wild))
         line = f"indicator {card_str(g.indicator)} | wild {wild}"
         if g.dead:
@@ -178,8 +193,10 @@ def describe_result(res: HandResult, names) -> str:
     if res.winner is None:
         why = "nobody drew from the stock for too long" if res.void_reason == VOID_STALL else "stock exhausted"
         return f"hand {res.hand_no} void ({why}), stake stays {res.stake}"
-    text = (f"hand {res.hand_no}: {names[res.winner]} won with {WIN_NAMES[res.kind]} "
-            f"({cards_str(res.winning_hand)}), +{res.deltas[res.winner]} chips")
+    text = (
+        f"hand {res.hand_no}: {names[res.winner]} won with {WIN_NAMES[res.kind]} "
+        f"({cards_str(res.winning_hand)}), +{res.deltas[res.winner]} chips"
+    )
     if res.eliminated:
         text += "; eliminated: " + ", ".join(names[s] for s in res.eliminated)
     return text

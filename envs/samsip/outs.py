@@ -49,8 +49,9 @@ class HandTables:
         # draw[i5, t]: the 6-card hand after drawing type t; discard[i6, t]: the 5-card hand after
         # discarding type t, or -1 where the hand holds no card of that type
         self.draw = np.array([[index6[self._plus(c, t, 1)] for t in range(NUM_TYPES)] for c in five], dtype=np.int32)
-        self.discard = np.array([[self.index5[self._plus(c, t, -1)] if c[t] else -1 for t in range(NUM_TYPES)]
-                                 for c in six], dtype=np.int32)
+        self.discard = np.array(
+            [[self.index5[self._plus(c, t, -1)] if c[t] else -1 for t in range(NUM_TYPES)] for c in six], dtype=np.int32
+        )
         self.draw_wins = self.wins6[self.draw]  # [i5, t]: drawing type t completes three pairs
         # the 332 distinct rows of draw_wins: one-draw chances are summed once per pattern
         patterns, pattern_of = np.unique(self.draw_wins.astype(np.float32), axis=0, return_inverse=True)
@@ -65,8 +66,10 @@ class HandTables:
         # chance: the most of the one-draw chances of the patterns it can keep. keep_sets[:, s]:
         # each distinct set of them (1,739, padded by repeating one), set_after_draw[i5, t]: the
         # set of the 6-card hand drawing type t makes (any, where it wins)
-        keep_sets = [sorted(set(row)) if not win else [0]
-                     for row, win in zip(self.win_pattern_of[self.kept].tolist(), self.wins6)]
+        keep_sets = [
+            sorted(set(row)) if not win else [0]
+            for row, win in zip(self.win_pattern_of[self.kept].tolist(), self.wins6)
+        ]
         sets, set_of_six = np.unique([k + k[:1] * (6 - len(k)) for k in keep_sets], axis=0, return_inverse=True)
         self.keep_sets = np.ascontiguousarray(sets.T, dtype=np.intp)  # [6, set]
         self.set_after_draw = np.ascontiguousarray(set_of_six.reshape(-1)[self.draw], dtype=np.intp)

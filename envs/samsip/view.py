@@ -59,10 +59,16 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     v["moves"] = [_move(ids, text, hand_ids) for ids, text in legal_moves_for(env, seat)]
     draw = g.phase == PHASE_DRAW
     move_word = f"{r.title(seat)} move: "
-    v["prompt"] = waiting_prompt(v["turn"], seat, move_word + "draw from the stock" + (
-        " or take the discard." if g.live >= 0 else ".") if draw else move_word + "discard a card.")
-    v["scores"] = grid("Chips", ["player", "chips"],
-                       [[r.name(s) + ("" if g.active[s] else " (out)"), g.chips[s]] for s in range(g.n)])
+    v["prompt"] = waiting_prompt(
+        v["turn"],
+        seat,
+        move_word + "draw from the stock" + (" or take the discard." if g.live >= 0 else ".")
+        if draw
+        else move_word + "discard a card.",
+    )
+    v["scores"] = grid(
+        "Chips", ["player", "chips"], [[r.name(s) + ("" if g.active[s] else " (out)"), g.chips[s]] for s in range(g.n)]
+    )
     if g.results:
         v["summary"] = _hand_summary(g, g.results[-1], r)
     if g.done:
@@ -71,32 +77,51 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
 
 
 def _player(g, s: int, r: Reader) -> dict:
-    discards = [(card_str(k) if k < NUM_STANDARD else JOKER) + (f"→{r.name(t)}" if t >= 0 else "")
-                for seat, k, t in g.events if seat == s]
+    discards = [
+        (card_str(k) if k < NUM_STANDARD else JOKER) + (f"→{r.name(t)}" if t >= 0 else "")
+        for seat, k, t in g.events
+        if seat == s
+    ]
     facts = [["chips", str(g.chips[s])]]
     if g.active[s]:
         facts.append(["last draw", {0: "stock", 1: "took discard"}.get(g.last_draw[s], "-")])
         facts.append(["discards", " ".join(discards[-6:]) or "-"])
-    return {"seat": s, "name": r.name(s), "cards": len(g.hands[s]) if g.active[s] else 0,
-            "status": "" if g.active[s] else f"out (hand {g.elim_hand[s]})", "facts": facts,
-            "team": None, "out": not g.active[s],
-            "known": [card_str(k) for k in sorted(g.known[s])] if g.active[s] else []}
+    return {
+        "seat": s,
+        "name": r.name(s),
+        "cards": len(g.hands[s]) if g.active[s] else 0,
+        "status": "" if g.active[s] else f"out (hand {g.elim_hand[s]})",
+        "facts": facts,
+        "team": None,
+        "out": not g.active[s],
+        "known": [card_str(k) for k in sorted(g.known[s])] if g.active[s] else [],
+    }
 
 
 def _table(g, r: Reader) -> list:
     wild = sorted(g.wild)
     standard = [card_str(c) for c in wild if c < NUM_STANDARD and c != g.indicator]
     jokers = sum(1 for c in wild if c >= NUM_STANDARD)
-    zones = [{"label": "Indicator", "items": [{"cards": [card_str(g.indicator)], "caption": "turned up"}]},
-             {"label": "Wild cards", "items": [{"cards": standard, "caption": ""}] + (
-                 [{"cards": [JOKER], "caption": f"× {jokers} jokers"}] if jokers else [])}]
+    zones = [
+        {"label": "Indicator", "items": [{"cards": [card_str(g.indicator)], "caption": "turned up"}]},
+        {
+            "label": "Wild cards",
+            "items": [{"cards": standard, "caption": ""}]
+            + ([{"cards": [JOKER], "caption": f"× {jokers} jokers"}] if jokers else []),
+        },
+    ]
     if g.dead:
-        zones.append({"label": "Dead cards", "items": [{"cards": [card_str(c) for c in sorted(g.dead)],
-                                                         "caption": ""}]})
+        zones.append(
+            {"label": "Dead cards", "items": [{"cards": [card_str(c) for c in sorted(g.dead)], "caption": ""}]}
+        )
     if g.live >= 0 and not g.done:
         frm = r.name(g.events[-1][0]) if g.events else "?"
-        zones.append({"label": "Discard", "items": [{"cards": [card_str(g.live)], "caption": (
-            f"from {frm}, in front of {r.name(g.live_for)}")}]})
+        zones.append(
+            {
+                "label": "Discard",
+                "items": [{"cards": [card_str(g.live)], "caption": (f"from {frm}, in front of {r.name(g.live_for)}")}],
+            }
+        )
     return zones
 
 
@@ -113,21 +138,37 @@ def _move(ids, text: str, hand_ids: list[str]) -> dict:
 def _hand_summary(g, res, r: Reader) -> dict:
     key = f"hand-{res.hand_no}"
     if res.winner is None:
-        why = ("nobody drew from the stock for too long" if getattr(res, "void_reason", "") == VOID_STALL
-               else "the stock ran out")
-        return {"key": key, "title": f"Hand {res.hand_no} is void", "columns": [], "rows": [],
-                "lines": [f"{why[0].upper()}{why[1:]}; the stake stays {res.stake}."]}
+        why = (
+            "nobody drew from the stock for too long"
+            if getattr(res, "void_reason", "") == VOID_STALL
+            else "the stock ran out"
+        )
+        return {
+            "key": key,
+            "title": f"Hand {res.hand_no} is void",
+            "columns": [],
+            "rows": [],
+            "lines": [f"{why[0].upper()}{why[1:]}; the stake stays {res.stake}."],
+        }
     rows = []
     for s in range(g.n):
         if not g.active[s] and s not in res.eliminated:
             continue
-        rows.append([r.name(s) + (" (knocked out)" if s in res.eliminated else ""),
-                     str(g.chips[s]), f"{res.deltas[s]:+d}"])
+        rows.append(
+            [r.name(s) + (" (knocked out)" if s in res.eliminated else ""), str(g.chips[s]), f"{res.deltas[s]:+d}"]
+        )
     wins = r.said(res.winner, "wins", "win")
-    lines = [f"{wins} with {WIN_NAMES[res.kind]}: {winning_cards(res)}",
-             f"Stake was {res.stake}" + ("" if g.done else f", now {g.stake}") + "."]
-    return {"key": key, "title": f"Hand {res.hand_no}: {wins}",
-            "columns": ["player", "chips", "change"], "rows": rows, "lines": lines}
+    lines = [
+        f"{wins} with {WIN_NAMES[res.kind]}: {winning_cards(res)}",
+        f"Stake was {res.stake}" + ("" if g.done else f", now {g.stake}") + ".",
+    ]
+    return {
+        "key": key,
+        "title": f"Hand {res.hand_no}: {wins}",
+        "columns": ["player", "chips", "change"],
+        "rows": rows,
+        "lines": lines,
+    }
 
 
 def _result(g, r: Reader) -> dict:
@@ -135,8 +176,12 @@ def _result(g, r: Reader) -> dict:
     order = sorted(range(g.n), key=lambda s: ranks[s])
     rows = [[_place(ranks[s], ranks), r.name(s), str(g.chips[s])] for s in order]
     best = [r.name(s) for s in order if ranks[s] == ranks[order[0]]]
-    return {"title": "Match over", "lines": [f"Winner: {', '.join(best)}"],
-            "columns": ["place", "player", "chips"], "rows": rows}
+    return {
+        "title": "Match over",
+        "lines": [f"Winner: {', '.join(best)}"],
+        "columns": ["place", "player", "chips"],
+        "rows": rows,
+    }
 
 
 def _place(rank: float, ranks) -> str:
@@ -171,8 +216,14 @@ def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
     facts = [fact]
     if ended:
         res = g.results[-1]
-        facts.append({"what": "hand", "who": res.winner, "hand": res.hand_no,
-                      "kind": WIN_NAMES[res.kind] if res.winner is not None else None})
+        facts.append(
+            {
+                "what": "hand",
+                "who": res.winner,
+                "hand": res.hand_no,
+                "kind": WIN_NAMES[res.kind] if res.winner is not None else None,
+            }
+        )
         facts += [{"what": "knocked_out", "who": s} for s in sorted(res.eliminated)]
     return facts
 
@@ -203,6 +254,7 @@ def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list
     Natural pairs: A-9 adding up to 10, or two of 10, J, Q, K; a wild card pairs with anything;
     a dead card (the Khi variant) pairs only with a wild card.
     """
+
     def pairs(a, b):
         if a in wild or b in wild:
             return True
@@ -223,7 +275,7 @@ def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list
         search(rest, chosen)  # leave ``first`` unpaired
         for i, other in enumerate(rest):
             if pairs(first, other):
-                search(rest[:i] + rest[i + 1:], chosen + [(first, other)])
+                search(rest[:i] + rest[i + 1 :], chosen + [(first, other)])
 
     search(sorted(cards), [])
     chosen = best[2]
@@ -264,6 +316,8 @@ def pairs_line(hand, wild, dead, whose: str = "Your") -> str:
         elif c in dead or c >= NUM_STANDARD:
             line += f" (a wild card for {whose.lower() if whose == 'Your' else whose} {card_str(c)})"
         else:
-            line += (f" ({article(RANK_NAMES[PARTNER[c >> 2]])} for {whose.lower() if whose == 'Your' else whose} "
-                     f"{card_str(c)}, or a wild card)")
+            line += (
+                f" ({article(RANK_NAMES[PARTNER[c >> 2]])} for {whose.lower() if whose == 'Your' else whose} "
+                f"{card_str(c)}, or a wild card)"
+            )
     return line

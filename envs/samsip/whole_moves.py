@@ -122,8 +122,9 @@ class WholeMoves(SingleActionMoves):
     def _asked(self, d: dict, legal: list[int]) -> tuple[list[int], int]:
         """(the hands whose chances the moves need: each discard's kept hand, then the hand
         itself where the seat may draw; the hand's index, or -1)."""
-        hands, here = kept_indices(d, [a for a in legal if a <= DISCARD_JOKER],
-                                   itself=DRAW_STOCK in legal or TAKE_DISCARD in legal)
+        hands, here = kept_indices(
+            d, [a for a in legal if a <= DISCARD_JOKER], itself=DRAW_STOCK in legal or TAKE_DISCARD in legal
+        )
         return hands + [here] * (here >= 0), here
 
     def _chances(self, decisions: list, asked: list, solved: list, rows: np.ndarray, starts: np.ndarray) -> None:
@@ -141,14 +142,14 @@ class WholeMoves(SingleActionMoves):
                     decision.append(i)
                     hand.append(next(kept) if a <= DISCARD_JOKER else here)
                 elif a == DECLARE or rows[row, _WINS]:
-                    rows[row, _CHANCE:_CHANCE + DRAWS] = 1.0
+                    rows[row, _CHANCE : _CHANCE + DRAWS] = 1.0
                 else:  # taking the discard: that card, then the best hand to keep
                     keeps = tables().kept[tables().draw[here, card_type(d["live"], d["wild"], d["dead"])]]
                     for k in range(2, DRAWS + 1):
                         rows[row, _CHANCE + k - 1] = GAMMA * solved[k - 2][i, keeps].max()
                 row += 1
         if at:
-            rows[at, _CHANCE:_CHANCE + DRAWS] = np.stack([table[decision, hand] for table in solved], axis=1)
-        absolute = rows[:, _CHANCE:_CHANCE + DRAWS]
+            rows[at, _CHANCE : _CHANCE + DRAWS] = np.stack([table[decision, hand] for table in solved], axis=1)
+        absolute = rows[:, _CHANCE : _CHANCE + DRAWS]
         best = np.repeat(np.maximum.reduceat(absolute, starts, axis=0), np.diff(starts, append=len(rows)), axis=0)
-        rows[:, _RELATIVE:_RELATIVE + DRAWS] = np.where(best > 0, absolute / np.where(best > 0, best, 1.0), 1.0)
+        rows[:, _RELATIVE : _RELATIVE + DRAWS] = np.where(best > 0, absolute / np.where(best > 0, best, 1.0), 1.0)

@@ -28,8 +28,17 @@ from cardzoo.envs.cards import SUIT_SYMBOLS, make_card
 
 # Combination types
 SINGLE, PAIR, TRIPLE, QUAD, STRAIGHT, SIANTAPPO, RUN4, RUN5, PASS = range(9)
-TYPE_NAMES = ("single", "pair", "triple", "four of a kind", "straight", "siantappo",
-              "four-pair run", "five-pair run", "pass")
+TYPE_NAMES = (
+    "single",
+    "pair",
+    "triple",
+    "four of a kind",
+    "straight",
+    "siantappo",
+    "four-pair run",
+    "five-pair run",
+    "pass",
+)
 NUM_TYPES = 8  # combination types (pass excluded)
 
 GAME_RANK_NAMES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
@@ -101,8 +110,9 @@ ACTION_KEY = [
 ]
 ACTION_CARD_COUNT = []
 for _t, _span in zip(ACTION_TYPE, ACTION_SPAN):
-    ACTION_CARD_COUNT.append({SINGLE: 1, PAIR: 2, TRIPLE: 3, QUAD: 4, STRAIGHT: _span,
-                              SIANTAPPO: 6, RUN4: 8, RUN5: 10, PASS: 0}[_t])
+    ACTION_CARD_COUNT.append(
+        {SINGLE: 1, PAIR: 2, TRIPLE: 3, QUAD: 4, STRAIGHT: _span, SIANTAPPO: 6, RUN4: 8, RUN5: 10, PASS: 0}[_t]
+    )
 
 PAIR_BASE, TRIPLE_BASE, QUAD_BASE, SIANTAPPO_BASE, RUN4_BASE, RUN5_BASE = 52, 91, 104, 337, 368, 395
 

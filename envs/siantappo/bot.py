@@ -73,7 +73,7 @@ def _taken_ranks() -> list[tuple]:
     taken = []
     for a in range(len(ACTION_TYPE)):
         per_rank: dict[int, int] = {}
-        for k in (fill_cards(a, full) if a != PASS_ID else ()):
+        for k in fill_cards(a, full) if a != PASS_ID else ():
             per_rank[k >> 2] = per_rank.get(k >> 2, 0) + 1
         taken.append(tuple(sorted(per_rank.items())))
     return taken
@@ -122,8 +122,8 @@ class RuleBot:
         if observation[SWAP_PHASE] > 0:  # swap_choice: give away the lowest card
             return [float(a) for a in legal], []
         hand = decode_hand(observation) if hand is None else hand
-        n = 3 + int(observation[NUM_PLAYERS:NUM_PLAYERS + 4].argmax())
-        sizes = np.rint(observation[HAND_SIZES + 1:HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int).tolist()
+        n = 3 + int(observation[NUM_PLAYERS : NUM_PLAYERS + 4].argmax())
+        sizes = np.rint(observation[HAND_SIZES + 1 : HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int).tolist()
         size = len(hand)
         endgame = any(0 < x <= ENDGAME_CARDS for x in sizes) or size <= ENDGAME_OWN_CARDS
         counts = [0] * 13

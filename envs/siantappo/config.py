@@ -29,8 +29,16 @@ class SiantappoConfig:
         plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_int("num_players", self.num_players, 3, 6)
         check_int("rounds", self.rounds, 1, 1000)
-        for flag in ("first_lead_must_include_3c", "quad_beats_single_2", "long_pair_runs",
-                     "siantappo_as_lead", "bomb_after_pass", "swap_choice", "no_finish_on_2", "trick_history"):
+        for flag in (
+            "first_lead_must_include_3c",
+            "quad_beats_single_2",
+            "long_pair_runs",
+            "siantappo_as_lead",
+            "bomb_after_pass",
+            "swap_choice",
+            "no_finish_on_2",
+            "trick_history",
+        ):
             check_bool(flag, getattr(self, flag))
         check_choice("deal", self.deal, ("all", "13each"))
         if self.deal == "13each" and self.num_players > 4:

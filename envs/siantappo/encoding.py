@@ -27,34 +27,42 @@ from cardzoo.envs.siantappo.engine import SWAP, SiantappoEngine
 MAX_PLAYERS = 6
 HAND_SIZE_SCALE = 20.0  # 18 dealt + 2 received in a swap
 
-BASE_LAYOUT = Layout([
-    Piece("hand", 52, "own hand (by key: 3♠=0 … 2♥=51)"),
-    Piece("table", 52, "cards of the combination on the table"),
-    Piece("table_type", 8, "its type: single, pair, triple, quad, straight, siantappo, 4-run, 5-run"),
-    Piece("table_len", 1, "its number of cards / 12"),
-    Piece("lead", 1, "1 if the acting seat must lead (no combination on the table)"),
-    Piece("table_player", MAX_PLAYERS, "who played it (relative seat one-hot)"),
-    Piece("passed", MAX_PLAYERS, "who has passed in this trick"),
-    Piece("hand_sizes", MAX_PLAYERS, "hand sizes / 20"),
-    Piece("finished", MAX_PLAYERS, "finishing place this round / n (0 = still playing)"),
-    Piece("played", MAX_PLAYERS * 52, "cards played this round, 52 per relative seat", blocks=MAX_PLAYERS),
-    Piece("prev_places", MAX_PLAYERS, "previous round's place / n (0 in round 1)"),
-    Piece("given", 52, "cards this seat gave in this round's swap"),
-    Piece("received", 52, "cards this seat received in this round's swap"),
-    Piece("num_players", 4, "number of players one-hot (3, 4, 5, 6)"),
-    Piece("round", 1, "rounds played / rounds in the match"),
-    Piece("rounds_left", 1, "rounds left / rounds in the match"),
-    Piece("match_points", MAX_PLAYERS, "match placement points / ((n-1) * rounds)"),
-    Piece("pigs", MAX_PLAYERS, "times the loser (\"pig\") / rounds"),
-    Piece("swap_phase", 1, "swap phase: this seat is choosing cards to give (swap_choice variant)"),
-    Piece("to_give", 1, "cards still to give / 2"),
-    Piece("trick_cards", 52, "cards played in the current trick"),
-    Piece("acting", 1, "1 if this seat is the acting seat"),
-])
-LAYOUT = BASE_LAYOUT.extend([
-    Piece("tricks", 52, "only with `trick_history`: trick of each card played this round, "
-                        "(trick + 1) / (current trick + 1); 0 = not played this round"),
-])
+BASE_LAYOUT = Layout(
+    [
+        Piece("hand", 52, "own hand (by key: 3♠=0 … 2♥=51)"),
+        Piece("table", 52, "cards of the combination on the table"),
+        Piece("table_type", 8, "its type: single, pair, triple, quad, straight, siantappo, 4-run, 5-run"),
+        Piece("table_len", 1, "its number of cards / 12"),
+        Piece("lead", 1, "1 if the acting seat must lead (no combination on the table)"),
+        Piece("table_player", MAX_PLAYERS, "who played it (relative seat one-hot)"),
+        Piece("passed", MAX_PLAYERS, "who has passed in this trick"),
+        Piece("hand_sizes", MAX_PLAYERS, "hand sizes / 20"),
+        Piece("finished", MAX_PLAYERS, "finishing place this round / n (0 = still playing)"),
+        Piece("played", MAX_PLAYERS * 52, "cards played this round, 52 per relative seat", blocks=MAX_PLAYERS),
+        Piece("prev_places", MAX_PLAYERS, "previous round's place / n (0 in round 1)"),
+        Piece("given", 52, "cards this seat gave in this round's swap"),
+        Piece("received", 52, "cards this seat received in this round's swap"),
+        Piece("num_players", 4, "number of players one-hot (3, 4, 5, 6)"),
+        Piece("round", 1, "rounds played / rounds in the match"),
+        Piece("rounds_left", 1, "rounds left / rounds in the match"),
+        Piece("match_points", MAX_PLAYERS, "match placement points / ((n-1) * rounds)"),
+        Piece("pigs", MAX_PLAYERS, 'times the loser ("pig") / rounds'),
+        Piece("swap_phase", 1, "swap phase: this seat is choosing cards to give (swap_choice variant)"),
+        Piece("to_give", 1, "cards still to give / 2"),
+        Piece("trick_cards", 52, "cards played in the current trick"),
+        Piece("acting", 1, "1 if this seat is the acting seat"),
+    ]
+)
+LAYOUT = BASE_LAYOUT.extend(
+    [
+        Piece(
+            "tricks",
+            52,
+            "only with `trick_history`: trick of each card played this round, "
+            "(trick + 1) / (current trick + 1); 0 = not played this round",
+        ),
+    ]
+)
 
 
 def layout(config) -> Layout:
@@ -64,13 +72,17 @@ def layout(config) -> Layout:
 
 # The offsets the encoder writes to, from LAYOUT
 HAND, TABLE, TABLE_TYPE, TABLE_LEN, LEAD = (
-    LAYOUT.offset(p) for p in ("hand", "table", "table_type", "table_len", "lead"))
+    LAYOUT.offset(p) for p in ("hand", "table", "table_type", "table_len", "lead")
+)
 TABLE_PLAYER, PASSED, HAND_SIZES, FINISHED, PLAYED = (
-    LAYOUT.offset(p) for p in ("table_player", "passed", "hand_sizes", "finished", "played"))
+    LAYOUT.offset(p) for p in ("table_player", "passed", "hand_sizes", "finished", "played")
+)
 PREV_PLACES, GIVEN, RECEIVED, NUM_PLAYERS, ROUND, ROUNDS_LEFT = (
-    LAYOUT.offset(p) for p in ("prev_places", "given", "received", "num_players", "round", "rounds_left"))
+    LAYOUT.offset(p) for p in ("prev_places", "given", "received", "num_players", "round", "rounds_left")
+)
 MATCH_POINTS, PIGS, SWAP_PHASE, TO_GIVE, TRICK_CARDS, ACTING = (
-    LAYOUT.offset(p) for p in ("match_points", "pigs", "swap_phase", "to_give", "trick_cards", "acting"))
+    LAYOUT.offset(p) for p in ("match_points", "pigs", "swap_phase", "to_give", "trick_cards", "acting")
+)
 OBS_SIZE = BASE_LAYOUT.size  # 633
 TRICKS = LAYOUT.offset("tricks")  # the trick_history block
 OBS_SIZE_TRICKS = LAYOUT.size  # 685
@@ -206,7 +218,7 @@ class _SeatVector:
         log, seat = eng.log, self.seat
         if self.seen < len(log):
             mem, n = self.mem, eng.n
-            for who, _trick, _action, keys in log[self.seen:]:
+            for who, _trick, _action, keys in log[self.seen :]:
                 base = PLAYED + 52 * ((who - seat) % n)
                 for k in keys:
                     mem[base + k] = 1.0
@@ -220,7 +232,7 @@ class _SeatVector:
     def _write_hand_and_swap(self, eng: SiantappoEngine) -> None:
         """The seat's hand, given and received cards as the engine holds them now."""
         v, seat = self.vec, self.seat
-        v[HAND:HAND + 52] = 0.0
+        v[HAND : HAND + 52] = 0.0
         rm = eng.hands[seat]
         for r in range(13):
             m = rm[r]

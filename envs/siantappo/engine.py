@@ -319,8 +319,11 @@ class SiantappoEngine(GameEngine):
     def _bombs(self, moves: list[int]) -> list[int]:
         """The bombs among follow moves: pair runs, and quads played on something other than a quad."""
         current_is_quad = ACTION_TYPE[self.current] == QUAD
-        return [a for a in moves if ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5)
-                or (ACTION_TYPE[a] == QUAD and not current_is_quad)]
+        return [
+            a
+            for a in moves
+            if ACTION_TYPE[a] in (SIANTAPPO, RUN4, RUN5) or (ACTION_TYPE[a] == QUAD and not current_is_quad)
+        ]
 
     def _can_bomb(self, seat: int) -> bool:
         """bomb_after_pass: does a seat that passed hold a bomb over the current play?"""
@@ -494,8 +497,19 @@ class SiantappoEngine(GameEngine):
         c.__dict__.update(self.__dict__)
         c.rng = random.Random()
         c.rng.setstate(self.rng.getstate())
-        for name in ("match_points", "pig_counts", "total_rewards", "counts", "aside", "played",
-                     "log", "passed", "finish_top", "finish_bottom", "swap_queue"):
+        for name in (
+            "match_points",
+            "pig_counts",
+            "total_rewards",
+            "counts",
+            "aside",
+            "played",
+            "log",
+            "passed",
+            "finish_top",
+            "finish_bottom",
+            "swap_queue",
+        ):
             setattr(c, name, list(getattr(self, name)))
         c.hands = [list(h) for h in self.hands]
         c.round_places = [list(p) for p in self.round_places]

@@ -39,14 +39,24 @@ class SiantappoEnv(CardGameEnv):
     Reward: per round by place, (n + 1 - 2*place) / (n - 1), +1 for the winner, -1 for the loser.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "siantappo_v0", "render_modes": ["ansi", "human", "rgb_array"],
-                                          "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "siantappo_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     max_players = MAX_PLAYERS
     obs_size = OBS_SIZE
     game_name = "siantappo"
 
-    def __init__(self, num_players: int = 4, rounds: int = 5, render_mode: str | None = None,
-                 max_steps: int | None = None, **variants):
+    def __init__(
+        self,
+        num_players: int = 4,
+        rounds: int = 5,
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+        **variants,
+    ):
         config = build_config(SiantappoConfig, "siantappo", num_players=num_players, rounds=rounds, **variants)
         self.num_actions = num_actions(config)
         self.obs_size = obs_size(config)
@@ -130,8 +140,10 @@ class SiantappoEnv(CardGameEnv):
         if t in ("pass", "p"):
             if PASS_ID in legal:
                 return PASS_ID, ()
-            raise IllegalMoveError("you cannot pass now: you lead, and the leader plays a combination (rules T7)",
-                                   [txt for _, txt in self.legal_moves()])
+            raise IllegalMoveError(
+                "you cannot pass now: you lead, and the leader plays a combination (rules T7)",
+                [txt for _, txt in self.legal_moves()],
+            )
         if eng.phase == SWAP and t.startswith("give "):
             t = t[5:].split(" to ")[0]
         exact, by_rank = _read_card_words(text, t)
@@ -143,12 +155,12 @@ class SiantappoEnv(CardGameEnv):
             raise IllegalMoveError(f"you do not hold {keys_str(missing)}")
         readings = _readings(exact, by_rank, hand)
         if eng.phase == SWAP:
-            fits: list[tuple[int, tuple[int, ...]]] = [(keys[0], keys) for keys in readings
-                                                      if len(keys) == 1 and keys[0] in legal]
+            fits: list[tuple[int, tuple[int, ...]]] = [
+                (keys[0], keys) for keys in readings if len(keys) == 1 and keys[0] in legal
+            ]
             if len(fits) == 1:
                 return fits[0]
-            raise IllegalMoveError(f"{text!r}: give one card from your hand"
-                                   + (" (name its suit)" if fits else ""))
+            raise IllegalMoveError(f"{text!r}: give one card from your hand" + (" (name its suit)" if fits else ""))
         combos = [(a, keys) for keys in readings if (a := classify(keys)) is not None]
         if not combos:
             raise IllegalMoveError(_no_combination(text, readings[0] if readings else exact))
@@ -158,8 +170,10 @@ class SiantappoEnv(CardGameEnv):
             return fits[0]
         if fits:
             shown = [keys_str(keys) for _, keys in fits]
-            raise IllegalMoveError(f"{text!r} could be {', '.join(shown[:-1])} or {shown[-1]}: "
-                                   "name the suits, e.g. " + _ascii_cards(fits[-1][1]))
+            raise IllegalMoveError(
+                f"{text!r} could be {', '.join(shown[:-1])} or {shown[-1]}: "
+                "name the suits, e.g. " + _ascii_cards(fits[-1][1])
+            )
         raise self._not_playable(text, combos)
 
     def _not_playable(self, text: str, combos) -> IllegalMoveError:
@@ -170,29 +184,43 @@ class SiantappoEnv(CardGameEnv):
         action, keys = combos[0]
         kind, cards = TYPE_NAMES[ACTION_TYPE[action]], keys_str(keys)
         if eng.required_key >= 0 and all(eng.required_key not in k for _, k in combos):
-            return IllegalMoveError(f"the first lead must include {key_str(eng.required_key)} (rules T6, "
-                                    "the variant first_lead_must_include_3c)", legal_texts)
+            return IllegalMoveError(
+                f"the first lead must include {key_str(eng.required_key)} (rules T6, "
+                "the variant first_lead_must_include_3c)",
+                legal_texts,
+            )
         bomb = ACTION_TYPE[action] in (SIANTAPPO, RUN4, RUN5)
         if eng.current < 0:
             if bomb:
-                return IllegalMoveError(f"{cards} is {article(kind)}: it is played only as a bomb, on a single 2 "
-                                        "(rules T8); it cannot lead (T4)", legal_texts)
+                return IllegalMoveError(
+                    f"{cards} is {article(kind)}: it is played only as a bomb, on a single 2 "
+                    "(rules T8); it cannot lead (T4)",
+                    legal_texts,
+                )
             return self.not_legal_now(text)
         table, want = keys_str(eng.current_keys), TYPE_NAMES[ACTION_TYPE[eng.current]]
         on_two = eng.current_keys and all(k >> 2 == TWO for k in eng.current_keys)
         if bomb or (ACTION_TYPE[action] == QUAD and ACTION_TYPE[eng.current] != QUAD):
             if eng.passed[eng.turn]:
-                return IllegalMoveError("you passed in this trick: a pass lasts for the rest of the trick (rules T7)",
-                                        legal_texts)
+                return IllegalMoveError(
+                    "you passed in this trick: a pass lasts for the rest of the trick (rules T7)", legal_texts
+                )
             target = "a single 2" if bomb and kind == "siantappo" else "a pair of 2s"
             if not on_two or bomb != (len(eng.current_keys) == 1):
-                return IllegalMoveError(f"{cards} is {article(kind)}: as a bomb it beats only {target} (rules T8), "
-                                        f"not {table} ({want})", legal_texts)
+                return IllegalMoveError(
+                    f"{cards} is {article(kind)}: as a bomb it beats only {target} (rules T8), not {table} ({want})",
+                    legal_texts,
+                )
         if kind == want and len(keys) == len(eng.current_keys):
-            return IllegalMoveError(f"{cards} does not beat {table} on the table: the same combination must be "
-                                    "higher (rules T5)", legal_texts)
-        return IllegalMoveError(f"{cards} ({kind}) cannot follow {table} ({want}): a play beats only the same "
-                                "type with the same number of cards (rules T5; bombs T8)", legal_texts)
+            return IllegalMoveError(
+                f"{cards} does not beat {table} on the table: the same combination must be higher (rules T5)",
+                legal_texts,
+            )
+        return IllegalMoveError(
+            f"{cards} ({kind}) cannot follow {table} ({want}): a play beats only the same "
+            "type with the same number of cards (rules T5; bombs T8)",
+            legal_texts,
+        )
 
     def play(self, text: str) -> None:
         """Apply a move text with exactly the cards typed: ``9♦ 9♥`` plays those two nines even
@@ -229,11 +257,15 @@ class SiantappoEnv(CardGameEnv):
     def _render_text(self) -> str:
         eng = self.engine
         n = eng.n
-        lines = [f"Siantappo — round {min(eng.round_index + 1, self.config.rounds)}/{self.config.rounds}"
-                 + (" (match over)" if eng.phase == OVER else "")]
+        lines = [
+            f"Siantappo — round {min(eng.round_index + 1, self.config.rounds)}/{self.config.rounds}"
+            + (" (match over)" if eng.phase == OVER else "")
+        ]
         if eng.current >= 0:
-            lines.append(f"Table: {keys_str(eng.current_keys)} ({TYPE_NAMES[ACTION_TYPE[eng.current]]}) "
-                         f"by player_{eng.current_player}")
+            lines.append(
+                f"Table: {keys_str(eng.current_keys)} ({TYPE_NAMES[ACTION_TYPE[eng.current]]}) "
+                f"by player_{eng.current_player}"
+            )
         elif eng.phase == SWAP:
             giver, receiver, left = eng.swap_queue[0]
             lines.append(f"Swap: player_{giver} gives {left} card(s) to player_{receiver}")
@@ -246,9 +278,11 @@ class SiantappoEnv(CardGameEnv):
                 status.append("passed")
             if s in eng.finish_top:
                 status.append(f"out #{eng.finish_top.index(s) + 1}")
-            lines.append(f"{mark} player_{s} [{eng.counts[s]:2d}] {keys_str(hand_keys(eng.hands[s]))}"
-                         + (f"  ({', '.join(status)})" if status else "")
-                         + f"  points {eng.match_points[s]}, pig {eng.pig_counts[s]}")
+            lines.append(
+                f"{mark} player_{s} [{eng.counts[s]:2d}] {keys_str(hand_keys(eng.hands[s]))}"
+                + (f"  ({', '.join(status)})" if status else "")
+                + f"  points {eng.match_points[s]}, pig {eng.pig_counts[s]}"
+            )
         if self.last_move_text:
             lines.append(f"Last: {self.last_move_text}")
         return "\n".join(lines)
@@ -259,9 +293,10 @@ def _no_combination(text: str, keys) -> str:
     ranks = sorted({k >> 2 for k in keys})
     if len(keys) >= 3 and TWO in ranks and len(ranks) > 1:
         return f"{text!r} is not a Siantappo combination: a straight has no 2s (rules T4)"
-    return (f"{text!r} is not a Siantappo combination (rules T4: a single, pair, triple, four of a kind, a "
-            "straight of 3 or more ranks in a row, or three pairs in a row as a bomb)")
-
+    return (
+        f"{text!r} is not a Siantappo combination (rules T4: a single, pair, triple, four of a kind, a "
+        "straight of 3 or more ranks in a row, or three pairs in a row as a bomb)"
+    )
 
 
 def _read_card_words(text: str, words: str) -> tuple[list[int], dict[int, int]]:

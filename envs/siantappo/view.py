@@ -51,24 +51,39 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
     over = eng.phase == OVER
-    v["status"] = f"Round {min(eng.round_index + 1, cfg.rounds)} of {cfg.rounds}" + (
-        " · swap" if eng.phase == SWAP else "") + (" · match over" if over else "")
+    v["status"] = (
+        f"Round {min(eng.round_index + 1, cfg.rounds)} of {cfg.rounds}"
+        + (" · swap" if eng.phase == SWAP else "")
+        + (" · match over" if over else "")
+    )
     v["facts"] = [["trick", str(eng.trick + 1)]] if not over else []
     v["players"] = [_player(eng, s, r) for s in range(eng.n)]
     v["table"] = [_table(eng, r)]
     if not over and seat is not SPECTATOR:
         keys = hand_keys(eng.hands[seat])
-        v["hand"] = {"label": f"{r.title(seat)} hand ({len(keys)})", "cards": [
-            {"id": key_str(k), "card": key_str(k), "mark": ""} for k in keys]}
+        v["hand"] = {
+            "label": f"{r.title(seat)} hand ({len(keys)})",
+            "cards": [{"id": key_str(k), "card": key_str(k), "mark": ""} for k in keys],
+        }
         if eng.swap_given[seat] or eng.swap_received[seat]:
-            v["notes"].append(f"Swap this round: {r.said(seat, 'gave', 'gave')} {_keys(eng.swap_given[seat]) or '-'}, "
-                              f"received {_keys(eng.swap_received[seat]) or '-'}")
+            v["notes"].append(
+                f"Swap this round: {r.said(seat, 'gave', 'gave')} {_keys(eng.swap_given[seat]) or '-'}, "
+                f"received {_keys(eng.swap_received[seat]) or '-'}"
+            )
     v["moves"] = [_move(eng, ids, text) for ids, text in legal_moves_for(env, seat)]
-    what = ("give a card back" if eng.phase == SWAP else
-            "lead any combination" if eng.current < 0 else "beat the table or pass")
+    what = (
+        "give a card back"
+        if eng.phase == SWAP
+        else "lead any combination"
+        if eng.current < 0
+        else "beat the table or pass"
+    )
     v["prompt"] = waiting_prompt(v["turn"], seat, f"{r.title(seat)} move: {what}.")
-    v["scores"] = grid("Scores", ["player", "placement points", "pig (times last)"],
-                       [[r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)])
+    v["scores"] = grid(
+        "Scores",
+        ["player", "placement points", "pig (times last)"],
+        [[r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)],
+    )
     v["last"] = _last_trick(eng, r)
     if eng.round_places:
         v["summary"] = _round_summary(eng, len(eng.round_places) - 1, r)
@@ -85,9 +100,14 @@ def _last_trick(eng, r: Reader) -> dict | None:
     if not done:
         return None
     trick = done[-1][1]
-    return {"label": "Last trick", "items": [
-        {"cards": [key_str(k) for k in sorted(keys)],
-         "caption": f"{r.name(s)}: {TYPE_NAMES[ACTION_TYPE[a]]}"} for s, t, a, keys in done if t == trick]}
+    return {
+        "label": "Last trick",
+        "items": [
+            {"cards": [key_str(k) for k in sorted(keys)], "caption": f"{r.name(s)}: {TYPE_NAMES[ACTION_TYPE[a]]}"}
+            for s, t, a, keys in done
+            if t == trick
+        ],
+    }
 
 
 def _keys(keys) -> str:
@@ -102,20 +122,43 @@ def _player(eng, s: int, r: Reader) -> dict:
         status.append("passed")
     if s == eng.current_player and eng.current >= 0:
         status.append("on top")
-    return {"seat": s, "name": r.name(s), "cards": eng.counts[s], "status": ", ".join(status),
-            "facts": [["points", str(eng.match_points[s])], ["pig", str(eng.pig_counts[s])]],
-            "team": None, "out": s in eng.finish_top}
+    return {
+        "seat": s,
+        "name": r.name(s),
+        "cards": eng.counts[s],
+        "status": ", ".join(status),
+        "facts": [["points", str(eng.match_points[s])], ["pig", str(eng.pig_counts[s])]],
+        "team": None,
+        "out": s in eng.finish_top,
+    }
 
 
 def _table(eng, r: Reader) -> dict:
     if eng.phase == SWAP:
         giver, receiver, left = eng.swap_queue[0]
-        return {"label": "Swap", "items": [{"cards": [], "caption": (
-            f"{r.said(giver, 'gives', 'give')} {left} card{'' if left == 1 else 's'} back to {r.name(receiver)}")}]}
+        return {
+            "label": "Swap",
+            "items": [
+                {
+                    "cards": [],
+                    "caption": (
+                        f"{r.said(giver, 'gives', 'give')} {left} card{'' if left == 1 else 's'} "
+                        f"back to {r.name(receiver)}"
+                    ),
+                }
+            ],
+        }
     if eng.current >= 0:
         kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
-        return {"label": "On the table", "items": [{"cards": [key_str(k) for k in sorted(eng.current_keys)],
-                                                    "caption": f"{kind} by {r.name(eng.current_player)}"}]}
+        return {
+            "label": "On the table",
+            "items": [
+                {
+                    "cards": [key_str(k) for k in sorted(eng.current_keys)],
+                    "caption": f"{kind} by {r.name(eng.current_player)}",
+                }
+            ],
+        }
     if eng.phase == OVER:
         return {"label": "On the table", "items": []}
     caption = f"empty: {r.said(eng.acting, 'leads', 'lead')}"
@@ -167,13 +210,19 @@ def _round_summary(eng, index: int, r: Reader) -> dict:
     places = eng.round_places[index]
     n = eng.n
     order = sorted(range(n), key=lambda s: places[s])
-    rows = [[ordinal(places[s]), r.name(s) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}",
-             eng.match_points[s]] for s in order]
+    rows = [
+        [ordinal(places[s]), r.name(s) + (" (pig)" if places[s] == n else ""), f"+{n - places[s]}", eng.match_points[s]]
+        for s in order
+    ]
     loser = order[-1]
     lines = [f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}."]
-    return {"key": f"round-{index + 1}", "title": f"End of round {index + 1}",
-            "columns": ["place", "player", "this round", "match points"], "rows": [[str(c) for c in r] for r in rows],
-            "lines": lines}
+    return {
+        "key": f"round-{index + 1}",
+        "title": f"End of round {index + 1}",
+        "columns": ["place", "player", "this round", "match points"],
+        "rows": [[str(c) for c in r] for r in rows],
+        "lines": lines,
+    }
 
 
 def _result(eng, r: Reader) -> dict:
@@ -181,17 +230,29 @@ def _result(eng, r: Reader) -> dict:
     best = eng.match_points[order[0]]
     winners = [r.name(s) for s in order if eng.match_points[s] == best]
     places = place_names(eng.match_points)
-    table = grid("Final standings", ["place", "player", "placement points", "pig (times last)"],
-                 [[places[s], r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in order])
-    return {"title": "Match over", "lines": [f"Most placement points ({best}): {', '.join(winners)}"],
-            "columns": table["columns"], "rows": table["rows"]}
+    table = grid(
+        "Final standings",
+        ["place", "player", "placement points", "pig (times last)"],
+        [[places[s], r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in order],
+    )
+    return {
+        "title": "Match over",
+        "lines": [f"Most placement points ({best}): {', '.join(winners)}"],
+        "columns": table["columns"],
+        "rows": table["rows"],
+    }
 
 
 def snapshot(env) -> dict:
     """Public state before a move, handed back to ``move_facts``."""
     eng = env.engine
-    return {"round": eng.round_index, "phase": eng.phase, "trick": eng.trick,
-            "on_top": eng.current_player, "out": len(eng.finish_top) + len(eng.finish_bottom)}
+    return {
+        "round": eng.round_index,
+        "phase": eng.phase,
+        "trick": eng.trick,
+        "on_top": eng.current_player,
+        "out": len(eng.finish_top) + len(eng.finish_bottom),
+    }
 
 
 def place_now(eng, seat: int) -> int:
@@ -212,15 +273,29 @@ def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
     if before.get("phase") == SWAP:
         m = _GIVE_RE.match(text)
         receiver = int(m.group(2)) if m else -1
-        return [{"what": "give", "who": seat, "to": receiver, "cards": [m.group(1)] if m else [],
-                 "secret": [seat, receiver]}]
+        return [
+            {
+                "what": "give",
+                "who": seat,
+                "to": receiver,
+                "cards": [m.group(1)] if m else [],
+                "secret": [seat, receiver],
+            }
+        ]
     action = ids[-1]
     if action == PASS_ID:
         facts = [{"what": "pass", "who": seat}]
     else:
         combo = TYPE_NAMES[ACTION_TYPE[action]]
-        facts = [{"what": "play", "who": seat, "cards": text.split(), "combo": combo,
-                  "squeal": ACTION_TYPE[action] in BOMBS_OF_PAIRS}]
+        facts = [
+            {
+                "what": "play",
+                "who": seat,
+                "cards": text.split(),
+                "combo": combo,
+                "squeal": ACTION_TYPE[action] in BOMBS_OF_PAIRS,
+            }
+        ]
     if eng.round_index > before["round"]:  # the round ended with this move: who went out, the pig
         places = eng.round_places[before["round"]]
         if action != PASS_ID:

@@ -89,17 +89,17 @@ class RuleBot:
             prefix = (view.partial_hand, *(ITEM0 + r for r in view.partial_items))
         sig = (tuple(view.hand), tuple(it[REP] for it in view.floor))
         plan = self._plan
-        if plan is not None and plan[0] == sig and plan[1][:len(prefix)] == prefix:
+        if plan is not None and plan[0] == sig and plan[1][: len(prefix)] == prefix:
             nxt = plan[1][len(prefix)]
             if mask[nxt]:
-                self._rest = plan[1][len(prefix) + 1:]
+                self._rest = plan[1][len(prefix) + 1 :]
                 return int(nxt)
         cfg = self._config_for(view)
         floor = view.floor
         seqs, moves = [], []
         for mv in legal_moves(cfg, view.hand, floor, 0):
             seq = move_actions(floor, mv)
-            if seq[:len(prefix)] == prefix and mask[seq[len(prefix)]]:
+            if seq[: len(prefix)] == prefix and mask[seq[len(prefix)]]:
                 seqs.append(seq)
                 moves.append(mv)
         best, best_score = None, None
@@ -110,7 +110,7 @@ class RuleBot:
         if best is None:  # should not happen; stay legal
             return int(legal[self.rng.randrange(legal.size)])
         self._plan = (sig, best)
-        self._rest = best[len(prefix) + 1:]
+        self._rest = best[len(prefix) + 1 :]
         return int(best[len(prefix)])
 
     def pending_steps(self) -> tuple:
@@ -183,8 +183,12 @@ class RuleBot:
     def _final_capture(view) -> bool:
         """Whether a capture now is the deal's last move, by what the seat sees (a suipi then
         only where the ``final_capture_is_suipi`` variant says so)."""
-        return view.stock == 0 and all(s <= 1 for s in view.hand_sizes) and len(view.hand) == 1 \
+        return (
+            view.stock == 0
+            and all(s <= 1 for s in view.hand_sizes)
+            and len(view.hand) == 1
             and all(s == 0 for s in view.hand_sizes[1:])
+        )
 
     @staticmethod
     def _unknown(view) -> set[int]:
@@ -232,8 +236,10 @@ def _left(floor, kept: list, added) -> list:
 
 
 _DECK = range(52)
-_WORTH = {courts: tuple(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in range(52))
-          for courts, pts in ((False, POINTS_11), (True, POINTS_23))}  # card_points(cfg) by cfg.court_values
+_WORTH = {
+    courts: tuple(10.0 * pts[c] + 1.0 + 1.5 * IS_SPADE[c] for c in range(52))
+    for courts, pts in ((False, POINTS_11), (True, POINTS_23))
+}  # card_points(cfg) by cfg.court_values
 _SWEEPS: dict[tuple, tuple[int, ...]] = {}  # _sweep_values by its key (a cache, cleared when full)
 _SWEEPS_KEPT = 50_000
 

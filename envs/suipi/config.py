@@ -57,8 +57,15 @@ class SuipiConfig:
         object.__setattr__(self, "deal_sizes_3p", _check_sizes("deal_sizes_3p", self.deal_sizes_3p, 16))
         object.__setattr__(self, "deal_sizes_4p", _check_sizes("deal_sizes_4p", self.deal_sizes_4p, 12))
         check_choice("floor_dup_rule", self.floor_dup_rule, FLOOR_DUP_RULES)
-        for name in ("unique_floor_during_play", "forced_capture", "maximal_capture",
-                     "builds_enabled", "multi_builds", "final_capture_is_suipi", "break_ties"):
+        for name in (
+            "unique_floor_during_play",
+            "forced_capture",
+            "maximal_capture",
+            "builds_enabled",
+            "multi_builds",
+            "final_capture_is_suipi",
+            "break_ties",
+        ):
             check_bool(name, getattr(self, name))
         check_choice("sum_group_size", self.sum_group_size, SUM_GROUP_SIZES)
         check_int("max_owned_builds", self.max_owned_builds, 0, 13)

@@ -19,35 +19,41 @@ from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP, Item
 from cardzoo.envs.suipi.config import POINT_GAME_COURTS, POINT_GAME_PLAIN
 from cardzoo.envs.suipi.engine import JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S, SuipiEngine
 
-LAYOUT = Layout([
-    # per-card planes
-    Piece("hand", 52, "own hand"),
-    Piece("loose", 52, "loose card on the floor"),
-    Piece("build", 52, "card inside a build"),
-    Piece("item", 52, "floor item id: (rep + 1)/52 where rep = lowest card of the card's item"),
-    Piece("build_value", 52, "build value / 13 (build cards)"),
-    Piece("locked", 52, "build locked (build cards)"),
-    Piece("owner", 4 * 52, "build owner, relative seat one-hot (build cards)", blocks=4),
-    Piece("captured", 3 * 52, "captured this deal by relative side 0/1/2 (captures are public)", blocks=3),
-    Piece("rejected", 52, "rejected to the bottom by S5 and still in the stock (public)"),
-    Piece("partial_hand", 52, "partial move: the chosen hand card (acting seat only)"),
-    Piece("partial_items", 52, "partial move: cards of the chosen items (acting seat only)"),
-    # scalars
-    Piece("num_players", 3, "number of players one-hot (2, 3, 4)"),
-    Piece("point_game_23", 1, "23-point game"),
-    Piece("dealer", 4, "dealer, relative seat one-hot"),
-    Piece("to_move", 4, "acting seat, relative one-hot"),
-    Piece("hand_sizes", 4, "hand sizes per relative seat / max(12, the largest round of the deal)"),
-    Piece("stock", 1, "stock size / 48"),
-    Piece("round", 1, "round index / max(3, rounds per deal)"),
-    Piece("deal", 1, "deal index / number of deals (clipped)"),
-    Piece("suipis", 3, "suipis this deal per relative side / 10 (clipped)"),
-    Piece("match_score", 3, "match score per relative side / (point game · deals) (clipped)"),
-    Piece("captured_summary", 3 * 8, "per relative side: cards/52, spades/13, aces/4, 10♦, 2♠, J♦, Q♦, K♦ "
-                                     "(the last three in the 23-point game)", blocks=3),
-    Piece("last_capturer", 5, "last capturer, relative seat one-hot; slot 4 = nobody yet"),
-    Piece("partial", 2, "partial move: hand card chosen, items chosen / 13 (acting seat only)"),
-])
+LAYOUT = Layout(
+    [
+        # per-card planes
+        Piece("hand", 52, "own hand"),
+        Piece("loose", 52, "loose card on the floor"),
+        Piece("build", 52, "card inside a build"),
+        Piece("item", 52, "floor item id: (rep + 1)/52 where rep = lowest card of the card's item"),
+        Piece("build_value", 52, "build value / 13 (build cards)"),
+        Piece("locked", 52, "build locked (build cards)"),
+        Piece("owner", 4 * 52, "build owner, relative seat one-hot (build cards)", blocks=4),
+        Piece("captured", 3 * 52, "captured this deal by relative side 0/1/2 (captures are public)", blocks=3),
+        Piece("rejected", 52, "rejected to the bottom by S5 and still in the stock (public)"),
+        Piece("partial_hand", 52, "partial move: the chosen hand card (acting seat only)"),
+        Piece("partial_items", 52, "partial move: cards of the chosen items (acting seat only)"),
+        # scalars
+        Piece("num_players", 3, "number of players one-hot (2, 3, 4)"),
+        Piece("point_game_23", 1, "23-point game"),
+        Piece("dealer", 4, "dealer, relative seat one-hot"),
+        Piece("to_move", 4, "acting seat, relative one-hot"),
+        Piece("hand_sizes", 4, "hand sizes per relative seat / max(12, the largest round of the deal)"),
+        Piece("stock", 1, "stock size / 48"),
+        Piece("round", 1, "round index / max(3, rounds per deal)"),
+        Piece("deal", 1, "deal index / number of deals (clipped)"),
+        Piece("suipis", 3, "suipis this deal per relative side / 10 (clipped)"),
+        Piece("match_score", 3, "match score per relative side / (point game · deals) (clipped)"),
+        Piece(
+            "captured_summary",
+            3 * 8,
+            "per relative side: cards/52, spades/13, aces/4, 10♦, 2♠, J♦, Q♦, K♦ (the last three in the 23-point game)",
+            blocks=3,
+        ),
+        Piece("last_capturer", 5, "last capturer, relative seat one-hot; slot 4 = nobody yet"),
+        Piece("partial", 2, "partial move: hand card chosen, items chosen / 13 (acting seat only)"),
+    ]
+)
 
 
 def layout(config=None) -> Layout:
@@ -59,11 +65,14 @@ OBS_SIZE = LAYOUT.size  # 888
 OFFSETS = {p.name: LAYOUT.offset(p.name) for p in LAYOUT}
 # Plane numbers (a plane is 52 values: ``plane * 52 + card``) of the per-card pieces
 P_HAND, P_LOOSE, P_BUILD, P_ITEM, P_BVAL, P_LOCK, P_OWNER = (
-    OFFSETS[p] // 52 for p in ("hand", "loose", "build", "item", "build_value", "locked", "owner"))
+    OFFSETS[p] // 52 for p in ("hand", "loose", "build", "item", "build_value", "locked", "owner")
+)
 P_CAPT, P_REJECTED, P_PART_HAND, P_PART_ITEMS = (
-    OFFSETS[p] // 52 for p in ("captured", "rejected", "partial_hand", "partial_items"))
+    OFFSETS[p] // 52 for p in ("captured", "rejected", "partial_hand", "partial_items")
+)
 O_HAND, O_LOOSE, O_BUILD, O_ITEM, O_BVAL, O_LOCK = (
-    OFFSETS[p] for p in ("hand", "loose", "build", "item", "build_value", "locked"))
+    OFFSETS[p] for p in ("hand", "loose", "build", "item", "build_value", "locked")
+)
 SCALARS = OFFSETS["num_players"]  # where the per-card planes end (832)
 N_PLANES = SCALARS // 52
 
@@ -300,8 +309,20 @@ class Encoder:
 
 
 _SUIPIS, _MATCH_SCORE, _DEALER, _TO_MOVE, _HAND_SIZES, _STOCK, _ROUND, _DEAL, _LAST_CAPTURER, _SUMMARY = (
-    OFFSETS[p] for p in ("suipis", "match_score", "dealer", "to_move", "hand_sizes", "stock", "round", "deal",
-                         "last_capturer", "captured_summary"))
+    OFFSETS[p]
+    for p in (
+        "suipis",
+        "match_score",
+        "dealer",
+        "to_move",
+        "hand_sizes",
+        "stock",
+        "round",
+        "deal",
+        "last_capturer",
+        "captured_summary",
+    )
+)
 # captured_summary flags: card -> entry of the 8 per side (J♦ Q♦ K♦ only in the 23-point game)
 _FLAGS = {TEN_D: 3, TWO_S: 4}
 _COURT_FLAGS = {TEN_D: 3, TWO_S: 4, JACK_D: 5, QUEEN_D: 6, KING_D: 7}
@@ -336,11 +357,11 @@ class _SeatVector:
             plane = (P_CAPT + r) * 52
             summary = _SUMMARY + 8 * r
             if kept[0] is not pile:  # a new deal
-                self.vec[plane:plane + 52] = 0.0
-                self.vec[summary:summary + 8] = 0.0
+                self.vec[plane : plane + 52] = 0.0
+                self.vec[summary : summary + 8] = 0.0
                 kept[:] = [pile, 0, 0, 0]
             spades, aces = kept[2], kept[3]
-            for c in pile[kept[1]:]:
+            for c in pile[kept[1] :]:
                 v[plane + c] = 1.0
                 spades += _SPADE[c]
                 if c < 4:
@@ -358,9 +379,22 @@ class _SeatVector:
 class ObsView:
     """What a seat sees, decoded from its observation vector."""
 
-    __slots__ = ("num_players", "point_game", "hand", "floor", "captured", "rejected",
-                 "partial_hand", "partial_items", "hand_sizes", "stock", "suipis", "dealer",
-                 "to_move", "round")
+    __slots__ = (
+        "num_players",
+        "point_game",
+        "hand",
+        "floor",
+        "captured",
+        "rejected",
+        "partial_hand",
+        "partial_items",
+        "hand_sizes",
+        "stock",
+        "suipis",
+        "dealer",
+        "to_move",
+        "round",
+    )
     num_players: int
     point_game: int
     hand: list[int]
@@ -395,7 +429,7 @@ def decode(obs, config=None) -> ObsView:
     on = np.flatnonzero(o > 0.5).tolist()  # one scan for every 0/1 piece below (a hot path of the bots)
 
     def ones(piece: slice) -> list[int]:
-        return [i - piece.start for i in on[bisect_left(on, piece.start):bisect_left(on, piece.stop)]]
+        return [i - piece.start for i in on[bisect_left(on, piece.start) : bisect_left(on, piece.stop)]]
 
     v.hand = ones(_S["hand"])
     item_piece = _S["item"]
@@ -416,7 +450,7 @@ def decode(obs, config=None) -> ObsView:
             floor.append((key, nval, cards, -1, False, rep))
         else:
             val = round(float(bval[rep]) * 13)
-            owner = int(np.argmax(o[owner_start + rep:owner_start + 4 * 52:52]))
+            owner = int(np.argmax(o[owner_start + rep : owner_start + 4 * 52 : 52]))
             floor.append((val, val, cards, owner, bool(locked[rep] > 0.5), rep))
     v.floor = floor
     captured = _S["captured"]

@@ -55,12 +55,9 @@ ACES = (0, 1, 2, 3)
 TEN_D = 4 * 9 + 2
 TWO_S = 4 * 1 + 0
 JACK_D, QUEEN_D, KING_D = 4 * 10 + 2, 4 * 11 + 2, 4 * 12 + 2
-POINTS_11 = tuple(
-    1 if c in ACES else 2 if c == TEN_D else 1 if c == TWO_S else 0 for c in range(52)
-)
+POINTS_11 = tuple(1 if c in ACES else 2 if c == TEN_D else 1 if c == TWO_S else 0 for c in range(52))
 POINTS_23 = tuple(
-    POINTS_11[c] + (3 if c == JACK_D else 4 if c == QUEEN_D else 5 if c == KING_D else 0)
-    for c in range(52)
+    POINTS_11[c] + (3 if c == JACK_D else 4 if c == QUEEN_D else 5 if c == KING_D else 0) for c in range(52)
 )
 
 
@@ -310,8 +307,10 @@ class DealResult:
         self.deltas = deltas  # zero-sum signed difference per side (2 sides: +-Delta)
 
     def __repr__(self):
-        return (f"DealResult(cards={self.cards}, spades={self.spades}, points={self.points}, "
-                f"suipis={self.suipis}, scores={self.scores})")
+        return (
+            f"DealResult(cards={self.cards}, spades={self.spades}, points={self.points}, "
+            f"suipis={self.suipis}, scores={self.scores})"
+        )
 
 
 def score_deal(config: SuipiConfig, captured, suipis) -> DealResult:
@@ -625,8 +624,12 @@ class SuipiEngine(GameEngine):
         need = []  # (owner, value): a card of this value goes to that hand
         for it in c.floor:
             owner = it[OWNER]
-            if (owner >= 0 and owner != seat and (owner, it[NVAL]) not in need
-                    and not any(c.nv[x] == it[NVAL] for x in keep[owner])):
+            if (
+                owner >= 0
+                and owner != seat
+                and (owner, it[NVAL]) not in need
+                and not any(c.nv[x] == it[NVAL] for x in keep[owner])
+            ):
                 need.append((owner, it[NVAL]))
         pool = [card for s in range(c.n) if s != seat for card in c.hands[s] if card not in keep[s]]
         pool += [c.stock[i] for i in range(c.top, len(c.stock)) if i not in fixed]
@@ -673,7 +676,7 @@ class SuipiEngine(GameEngine):
                     keep.append(it)
             self.floor = floor = keep
             self.last_capturer = seat
-            self.last_capture = (seat, tuple(pile[len(pile) - taken - 1:]))
+            self.last_capture = (seat, tuple(pile[len(pile) - taken - 1 :]))
             if not keep:
                 final = self.top >= len(self.stock) and not any(self.hands)
                 if not final or self.config.final_capture_is_suipi:
@@ -749,4 +752,3 @@ def random_match(config: SuipiConfig, rng: random.Random) -> int:
         moves = e.legal_moves()
         e.play_move(moves[int(rand() * len(moves))])
     return e.moves_made
-

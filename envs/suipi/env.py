@@ -14,14 +14,29 @@ from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, DROP, REP, item_st
 from cardzoo.envs.suipi.config import SuipiConfig
 from cardzoo.envs.suipi.engine import SuipiEngine
 
-_VERBS = {"take": CAPTURE, "takes": CAPTURE, "capture": CAPTURE, "captures": CAPTURE, "x": CAPTURE,
-          "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
+_VERBS = {
+    "take": CAPTURE,
+    "takes": CAPTURE,
+    "capture": CAPTURE,
+    "captures": CAPTURE,
+    "x": CAPTURE,
+    "build": BUILD,
+    "builds": BUILD,
+    "drop": DROP,
+    "drops": DROP,
+    "trail": DROP,
+    "trails": DROP,
+}
 SIDE_NAMES = "ABC"
 
 
 class SuipiEnv(CardGameEnv):
-    metadata: ClassVar[dict[str, Any]] = {"name": "suipi_v0", "render_modes": ["ansi", "human", "rgb_array"],
-                                          "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "suipi_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     num_actions = actions.NUM_ACTIONS
     max_players = 4
     obs_size = enc.OBS_SIZE
@@ -133,9 +148,9 @@ class SuipiEnv(CardGameEnv):
         if seq not in full:
             raise fail("not a legal move")
         pre = self._prefix()
-        if seq[:len(pre)] != pre:
+        if seq[: len(pre)] != pre:
             raise fail("it does not extend the move being composed")
-        return seq[len(pre):]
+        return seq[len(pre) :]
 
     # ----------------------------------------------------------------- render
     def _render_text(self) -> str:
@@ -145,9 +160,11 @@ class SuipiEnv(CardGameEnv):
         cfg = self.config
         names = self.possible_agents
         lines = [
-            (f"Suipi {self.num_players}p, {cfg.point_game}-point game; deal {e.deal_index + 1}/"
-             f"{cfg.num_deals} round {e.round + 1}/{len(cfg.deal_sizes)}; dealer {names[e.dealer]}; "
-             f"stock {e.stock_size}")
+            (
+                f"Suipi {self.num_players}p, {cfg.point_game}-point game; deal {e.deal_index + 1}/"
+                f"{cfg.num_deals} round {e.round + 1}/{len(cfg.deal_sizes)}; dealer {names[e.dealer]}; "
+                f"stock {e.stock_size}"
+            )
         ]
         floor = sorted(e.floor, key=lambda it: it[REP])
         parts = []

@@ -41,36 +41,52 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     n = env.num_players
     r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
-    v["status"] = (f"Deal {min(e.deal_index + 1, cfg.num_deals)} of {cfg.num_deals} · round "
-                   f"{e.round + 1} of {len(cfg.deal_sizes)}" + (" · match over" if e.done else ""))
-    v["facts"] = [["stock", str(e.stock_size)], ["dealer", r.name(e.dealer)],
-                  ["game", f"{cfg.point_game} points"]]
+    v["status"] = (
+        f"Deal {min(e.deal_index + 1, cfg.num_deals)} of {cfg.num_deals} · round "
+        f"{e.round + 1} of {len(cfg.deal_sizes)}" + (" · match over" if e.done else "")
+    )
+    v["facts"] = [["stock", str(e.stock_size)], ["dealer", r.name(e.dealer)], ["game", f"{cfg.point_game} points"]]
     if e.last_capturer >= 0:
         v["facts"].append(["last capture", r.name(e.last_capturer)])
-    v["players"] = [{
-        "seat": s, "name": r.name(s), "cards": len(e.hands[s]), "status": "",
-        "facts": [["partner", r.name((s + 2) % 4)]] if n == 4 else [],
-        "team": SIDE_NAMES[e.side[s]], "out": False} for s in range(n)]
+    v["players"] = [
+        {
+            "seat": s,
+            "name": r.name(s),
+            "cards": len(e.hands[s]),
+            "status": "",
+            "facts": [["partner", r.name((s + 2) % 4)]] if n == 4 else [],
+            "team": SIDE_NAMES[e.side[s]],
+            "out": False,
+        }
+        for s in range(n)
+    ]
     floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
     v["table"] = [{"label": "Floor", "items": [_item(it, r) for it in floor]}]
     if not e.done and seat is not SPECTATOR:
         hand = sorted(e.hands[seat], key=lambda c: (c >> 2, c & 3))
-        v["hand"] = {"label": f"{r.title(seat)} hand ({len(hand)})",
-                     "cards": [{"id": card_str(c), "card": card_str(c), "mark": ""} for c in hand]}
+        v["hand"] = {
+            "label": f"{r.title(seat)} hand ({len(hand)})",
+            "cards": [{"id": card_str(c), "card": card_str(c), "mark": ""} for c in hand],
+        }
         owned = [str(it[NVAL]) for it in e.floor if it[OWNER] == seat]
         if owned:
-            v["notes"].append(f"{'You own' if r.you == seat else r.name(seat) + ' owns'} a build of "
-                              f"{', '.join(owned)}: keep a card of that value to take it.")
+            v["notes"].append(
+                f"{'You own' if r.you == seat else r.name(seat) + ' owns'} a build of "
+                f"{', '.join(owned)}: keep a card of that value to take it."
+            )
     by_rep = {it[REP]: it for it in e.floor}
     v["moves"] = [_move(ids, text, by_rep) for ids, text in legal_moves_for(env, seat)]
-    v["prompt"] = waiting_prompt(v["turn"], seat, f"{r.title(seat)} move: a hand card, then the floor cards "
-                                                  "it takes or builds on.")
-    v["scores"] = grid("Sides", ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
-                       [_side_row(e, side, r, n) for side in range(e.ns)])
+    v["prompt"] = waiting_prompt(
+        v["turn"], seat, f"{r.title(seat)} move: a hand card, then the floor cards it takes or builds on."
+    )
+    v["scores"] = grid(
+        "Sides",
+        ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
+        [_side_row(e, side, r, n) for side in range(e.ns)],
+    )
     who, cards = e.last_capture
     if cards:  # this deal's last capture, for a look back: the card played first, then what it took
-        caption = (f"{r.name(who)}: {card_str(cards[0])} took "
-                   f"{len(cards) - 1} card{'s' if len(cards) > 2 else ''}")
+        caption = f"{r.name(who)}: {card_str(cards[0])} took {len(cards) - 1} card{'s' if len(cards) > 2 else ''}"
         v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards], "caption": caption}]}
     if e.deal_results:
         v["summary"] = _deal_summary(env, len(e.deal_results) - 1, r)
@@ -83,11 +99,15 @@ def _item(it, r: Reader) -> dict:
     """A floor item: a loose card with its value, or a build with its owner, its value and whether
     it is locked, in words; a locked build's ``groups`` (each worth its value, not their sum)."""
     if it[OWNER] < 0:
-        return {"id": item_id(it), "cards": [card_str(it[CARDS][0])],
-                "caption": f"value {it[NVAL]}" if it[NVAL] else ""}
+        return {
+            "id": item_id(it),
+            "cards": [card_str(it[CARDS][0])],
+            "caption": f"value {it[NVAL]}" if it[NVAL] else "",
+        }
     groups = [[card_str(c) for c in g] for g in build_groups(it)]
     caption = f"{r.whose(it[OWNER])} build of {it[NVAL]}" + (
-        f", locked: {len(groups)} groups of {it[NVAL]}" if it[LOCKED] else "")
+        f", locked: {len(groups)} groups of {it[NVAL]}" if it[LOCKED] else ""
+    )
     out: dict = {"id": item_id(it), "cards": [c for g in groups for c in g], "caption": caption}
     if it[LOCKED]:
         out["groups"] = groups
@@ -107,9 +127,16 @@ def _side_name(e, side: int, r: Reader, n: int) -> str:
 
 def _side_row(e, side: int, r: Reader, n: int) -> list:
     pile = e.captured[side]
-    return [_side_name(e, side, r, n), len(pile), sum(IS_SPADE[c] for c in pile),
-            sum(1 for c in pile if c in ACES), "yes" if TEN_D in pile else "", "yes" if TWO_S in pile else "",
-            e.suipis[side], e.match_scores[side]]
+    return [
+        _side_name(e, side, r, n),
+        len(pile),
+        sum(IS_SPADE[c] for c in pile),
+        sum(1 for c in pile if c in ACES),
+        "yes" if TEN_D in pile else "",
+        "yes" if TWO_S in pile else "",
+        e.suipis[side],
+        e.match_scores[side],
+    ]
 
 
 def _deal_summary(env, index: int, r: Reader) -> dict:
@@ -117,11 +144,21 @@ def _deal_summary(env, index: int, r: Reader) -> dict:
     res = e.deal_results[index]
     n = env.num_players
     rows = point_rows(env, index)
-    rows += [["points", *res.points], ["suipis", *res.suipis], ["points + suipis", *res.totals],
-             ["deal score", *res.scores], ["match score", *e.match_scores]]
+    rows += [
+        ["points", *res.points],
+        ["suipis", *res.suipis],
+        ["points + suipis", *res.totals],
+        ["deal score", *res.scores],
+        ["match score", *e.match_scores],
+    ]
     columns = [""] + [_side_name(e, side, r, n) for side in range(e.ns)]
-    return {"key": f"deal-{index + 1}", "title": f"End of deal {index + 1}", "columns": columns,
-            "rows": [[str(c) for c in r] for r in rows], "lines": []}
+    return {
+        "key": f"deal-{index + 1}",
+        "title": f"End of deal {index + 1}",
+        "columns": columns,
+        "rows": [[str(c) for c in r] for r in rows],
+        "lines": [],
+    }
 
 
 def majority(values, bonus: int) -> list[str]:
@@ -160,16 +197,25 @@ def _result(env, r: Reader) -> dict:
         line = f"Side {_side_name(e, win[0], r, n)} wins the match, {score}."
     places = place_names(e.match_scores)
     order = sorted(range(e.ns), key=lambda side: -e.match_scores[side])
-    table = grid("Match score", ["place", "side", "match score"],
-                 [[places[side], _side_name(e, side, r, n), e.match_scores[side]] for side in order])
+    table = grid(
+        "Match score",
+        ["place", "side", "match score"],
+        [[places[side], _side_name(e, side, r, n), e.match_scores[side]] for side in order],
+    )
     return {"title": "Match over", "lines": [line], "columns": table["columns"], "rows": table["rows"]}
 
 
 def snapshot(env) -> dict:
     """Public state before a move, handed back to ``move_facts``."""
     e = env.engine
-    return {"deal": e.deal_index, "round": e.round, "suipis": list(e.suipis), "deals": len(e.deal_results),
-            "floor": list(e.floor), "last_capturer": e.last_capturer}
+    return {
+        "deal": e.deal_index,
+        "round": e.round,
+        "suipis": list(e.suipis),
+        "deals": len(e.deal_results),
+        "floor": list(e.floor),
+        "last_capturer": e.last_capturer,
+    }
 
 
 def leftover_fact(before: dict, seat: int, ids) -> dict:
@@ -180,8 +226,11 @@ def leftover_fact(before: dict, seat: int, ids) -> dict:
     taken = {a - ITEM0 for a in ids[1:-1]} if take else set()
     rest = [c for it in before["floor"] if it[REP] not in taken for c in it[CARDS]] + ([] if take else [ids[0]])
     taker = seat if take else before["last_capturer"]
-    return {"what": "leftover", "who": taker if taker >= 0 else None,
-            "cards": [card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3))]}
+    return {
+        "what": "leftover",
+        "who": taker if taker >= 0 else None,
+        "cards": [card_str(c) for c in sorted(rest, key=lambda c: (c >> 2, c & 3))],
+    }
 
 
 def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:

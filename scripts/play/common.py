@@ -18,8 +18,9 @@ RED_SUITS = "♦♥"
 # a rank without a suit, as typed: `8`, `10`, `t`, `q`, `a` / `1` (ace) — a bare number is a rank
 RANK_WORDS = {name.lower(): r for r, name in enumerate(RANK_NAMES)}
 RANK_WORDS.update({"t": 9, "1": 0, "ace": 0, "jack": 10, "queen": 11, "king": 12})
-RANK_WORDS.update({w: r for r, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
-                                              start=1)})  # the words a player says: `ten`, `seven`
+RANK_WORDS.update(
+    {w: r for r, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=1)}
+)  # the words a player says: `ten`, `seven`
 
 
 def card_text(text: str, base_style: str = "") -> Text:
@@ -27,7 +28,7 @@ def card_text(text: str, base_style: str = "") -> Text:
     out = Text(style=base_style)
     pos = 0
     for m in CARD_RE.finditer(text):
-        out.append(text[pos:m.start()])
+        out.append(text[pos : m.start()])
         token = m.group(0)
         if token == "Jk":
             style = "bold magenta"
@@ -108,8 +109,7 @@ class GameView:
         """The table as the viewer may see it (public state + the viewer's hand)."""
         raise NotImplementedError
 
-    def describe(self, seat: int, ids: tuple[int, ...], text: str, viewer: int | None = None,
-                 sep: str = ": ") -> Text:
+    def describe(self, seat: int, ids: tuple[int, ...], text: str, viewer: int | None = None, sep: str = ": ") -> Text:
         """One line telling what a seat just did (``text`` is the complete move's text), as
         ``viewer`` may see it (None: only what everybody may see)."""
         return Text.assemble((self.seats.label(seat) + sep, "cyan"), card_text(text))
@@ -135,8 +135,9 @@ class GameView:
         """One fact in the game's words (``word``), for this screen's reader."""
         return self.facts.word(fact, self.reader)
 
-    def after_move(self, before, seat: int, ids: tuple[int, ...], rewards: dict[int, float],
-                   viewer: int | None = None) -> list:
+    def after_move(
+        self, before, seat: int, ids: tuple[int, ...], rewards: dict[int, float], viewer: int | None = None
+    ) -> list:
         """What else happened with the move: a trick won, a player out, a sweep, the card drawn
         (to ``viewer`` only), the end-of-round summary."""
         return []

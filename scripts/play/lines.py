@@ -37,7 +37,7 @@ def enable_line_editing() -> bool:
 
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     """At most ``limit`` characters of what someone typed, for quoting it back."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def clip_echo(message: str, line: str, limit: int = ECHO_LIMIT) -> str:

@@ -15,10 +15,14 @@ from cardzoo.envs.samsip.view import pairs_line, winning_cards
 from cardzoo.envs.seatview import article, rules_summary
 from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, compact_table, group, place_names, titled
 
-RULES = rules_summary("samsip") + """
+RULES = (
+    rules_summary("samsip")
+    + """
 Input: draw phase `draw` (stock) or `take` (the discard in front of you; its card works too);
 discard phase the card, e.g. `7h`, `10d`, `Jk`, or its rank alone when you hold one such card (`7`,
 `q`). Or `#3` for move 3 of `?` (a bare number is a rank); Enter plays your only move."""
+)
+
 
 class SamSipView(GameView):
     title = "Sam Sip"
@@ -27,8 +31,11 @@ class SamSipView(GameView):
 
     @property
     def move_hint(self) -> str:  # type: ignore[override]  # it follows the phase here
-        return "draw, or take the discard; ? for help" if self.g.phase == PHASE_DRAW \
+        return (
+            "draw, or take the discard; ? for help"
+            if self.g.phase == PHASE_DRAW
             else "the card to discard, like 7h; ? for help"
+        )
 
     @property
     def g(self):
@@ -36,8 +43,11 @@ class SamSipView(GameView):
 
     def table(self, viewer):
         g = self.g
-        head = Text(f"Sam Sip, {g.n} players — hand {g.hand_no}, stake {g.stake}, stock {len(g.stock)}, "
-                    f"dealer {self.seats.short(g.dealer)}", style="bold")
+        head = Text(
+            f"Sam Sip, {g.n} players — hand {g.hand_no}, stake {g.stake}, stock {len(g.stock)}, "
+            f"dealer {self.seats.short(g.dealer)}",
+            style="bold",
+        )
         if g.done:
             head.append("  (match over)")
         wild = sorted(g.wild)
@@ -45,8 +55,12 @@ class SamSipView(GameView):
         jokers = sum(1 for c in wild if c >= NUM_STANDARD)
         if jokers:
             wild_text += (" " if wild_text else "") + f"{jokers}×Jk"
-        ind = Text.assemble(("Indicator: ", "bold"), card_text(card_str(g.indicator)),
-                            ("   wild: ", "bold"), card_text(wild_text or "-"))
+        ind = Text.assemble(
+            ("Indicator: ", "bold"),
+            card_text(card_str(g.indicator)),
+            ("   wild: ", "bold"),
+            card_text(wild_text or "-"),
+        )
         if g.dead:
             dead = " ".join(card_str(c) for c in sorted(g.dead))
             ind.append_text(Text.assemble(("   dead: ", "bold"), card_text(dead)))
@@ -59,19 +73,32 @@ class SamSipView(GameView):
             discards[s].append(txt + (f"→p{taker}" if taker >= 0 else ""))
         for s in range(g.n):
             if not g.active[s]:
-                players.add_row("", Text(self.seats.label(s), style="dim"), str(g.chips[s]), "",
-                                Text(f"out (hand {g.elim_hand[s]})", style="dim"), "")
+                players.add_row(
+                    "",
+                    Text(self.seats.label(s), style="dim"),
+                    str(g.chips[s]),
+                    "",
+                    Text(f"out (hand {g.elim_hand[s]})", style="dim"),
+                    "",
+                )
                 continue
             mark = "→" if not g.done and g.turn == s else ""
             last = {0: "stock", 1: "took discard"}.get(g.last_draw[s], "")
-            players.add_row(mark, Text(self.seats.label(s), style="bold yellow" if mark else ""),
-                            str(g.chips[s]), str(len(g.hands[s])), last, card_text(" ".join(discards[s][-6:])))
+            players.add_row(
+                mark,
+                Text(self.seats.label(s), style="bold yellow" if mark else ""),
+                str(g.chips[s]),
+                str(len(g.hands[s])),
+                last,
+                card_text(" ".join(discards[s][-6:])),
+            )
         parts = [head, ind, players]
         if g.live >= 0 and not g.done:
             frm = self.seats.short(g.events[-1][0]) if g.events else "?"
             place = "in front of you" if g.live_for == viewer else f"in front of {self.seats.short(g.live_for)}"
-            parts.append(Text.assemble(("Discard ", "bold"), card_text(card_str(g.live)),
-                                       f" (from {frm}) lies {place}"))
+            parts.append(
+                Text.assemble(("Discard ", "bold"), card_text(card_str(g.live)), f" (from {frm}) lies {place}")
+            )
         if self.reveal and not g.done:
             parts += [self.hand_text(s, f"{self.seats.short(s)}: ") for s in range(g.n) if g.active[s]]
         elif viewer is not None and not g.done and g.active[viewer]:
@@ -119,10 +146,11 @@ class SamSipView(GameView):
     def hand_summary(self, res, rewards):
         g = self.g
         if res.winner is None:
-            why = ("nobody drew from the stock for too long" if res.void_reason == VOID_STALL
-                   else "the stock ran out")
-            return Text(f"Hand {res.hand_no} is void: {why}. The stake stays {res.stake}; "
-                        "the same dealer deals again.", style="bold")
+            why = "nobody drew from the stock for too long" if res.void_reason == VOID_STALL else "the stock ran out"
+            return Text(
+                f"Hand {res.hand_no} is void: {why}. The stake stays {res.stake}; the same dealer deals again.",
+                style="bold",
+            )
         t = compact_table()
         t.add_column("player")
         t.add_column("chips", justify="right")
@@ -140,8 +168,12 @@ class SamSipView(GameView):
         what = "winning pairs: " if res.kind == WIN_PAIRS else "winning hand: "
         hand = Text.assemble(what, card_text(winning_cards(res)))
         stake = f"stake was {res.stake}" + (f", now {g.stake}" if not g.done else "")
-        return titled(f"Hand {res.hand_no}: {self.seats.label(res.winner)} wins with {WIN_NAMES[res.kind]}",
-                      t, hand, Text(stake, style="dim"))
+        return titled(
+            f"Hand {res.hand_no}: {self.seats.label(res.winner)} wins with {WIN_NAMES[res.kind]}",
+            t,
+            hand,
+            Text(stake, style="dim"),
+        )
 
     def standings(self):
         g = self.g
@@ -157,8 +189,11 @@ class SamSipView(GameView):
             t.add_row(places[s], self.seats.label(s), str(g.chips[s]), note)
         best = [s for s in range(g.n) if ranks[s] == min(ranks)]
         names = " and ".join(self.seats.label(s) for s in best)
-        verdict = (f"{names} {'win' if self.seats.short(best[0]) == 'you' else 'wins'} the match."
-                   if len(best) == 1 else f"{names} share first place.")
+        verdict = (
+            f"{names} {'win' if self.seats.short(best[0]) == 'you' else 'wins'} the match."
+            if len(best) == 1
+            else f"{names} share first place."
+        )
         return [titled(f"Match result after {g.hand_no} hand(s): chips", t, Text(verdict, style="bold green"))]
 
     # ------------------------------------------------------------------ input
@@ -168,8 +203,9 @@ class SamSipView(GameView):
         if discarding:
             words = words[1:]
             if not words:
-                raise IllegalMoveError("discard which card? type it (`discard 7h`), or its rank when you hold "
-                                       "one such card (`discard 7`)")
+                raise IllegalMoveError(
+                    "discard which card? type it (`discard 7h`), or its rank when you hold one such card (`discard 7`)"
+                )
         if len(words) == 1 and words[0] in RANK_WORDS:  # a rank alone (`6`, `q`): a card of yours
             return Move(*self._rank_move(RANK_WORDS[words[0]], seat, discarding))
         if discarding and self.env.game.phase == PHASE_DRAW:  # as found: `discard 10h` took the 10♥ in front
@@ -179,10 +215,16 @@ class SamSipView(GameView):
 
     def _draw_first(self, name: str | None = None) -> str:
         legal = {tuple(ids) for ids, _ in self.env.full_moves()}
-        after = "you discard after that" if name is None else \
-            f"{article(name)} alone names a card to discard after that"
-        return ("draw first: `draw` (from the stock)" + (" or `take`" if (TAKE_DISCARD,) in legal else "") + "; "
-                + after + " (rules P8: a turn is a draw, then a discard)")
+        after = (
+            "you discard after that" if name is None else f"{article(name)} alone names a card to discard after that"
+        )
+        return (
+            "draw first: `draw` (from the stock)"
+            + (" or `take`" if (TAKE_DISCARD,) in legal else "")
+            + "; "
+            + after
+            + " (rules P8: a turn is a draw, then a discard)"
+        )
 
     def _rank_move(self, rank: int, seat: int, discarding: bool = False) -> tuple[tuple[int], str]:
         """The move a rank alone means: the discard in front of you to take (drawing), or your one
@@ -192,16 +234,16 @@ class SamSipView(GameView):
         legal = {tuple(ids): t for ids, t in self.env.full_moves()}
         name = RANK_NAMES[rank]
         if g.phase == PHASE_DRAW:
-            if (not discarding and 0 <= g.live < NUM_STANDARD and g.live >> 2 == rank
-                    and (TAKE_DISCARD,) in legal):
+            if not discarding and 0 <= g.live < NUM_STANDARD and g.live >> 2 == rank and (TAKE_DISCARD,) in legal:
                 return (TAKE_DISCARD,), legal[(TAKE_DISCARD,)]
             raise IllegalMoveError(self._draw_first(name))
         held = sorted(c for c in g.hands[seat] if c < NUM_STANDARD and c >> 2 == rank)
         if not held:
             raise IllegalMoveError(f"you hold no {name}")
         if len(held) > 1:
-            raise IllegalMoveError(f"which {name}: " + " or ".join(f"`{card_str(c)}`" for c in held)
-                                   + "? type the card")
+            raise IllegalMoveError(
+                f"which {name}: " + " or ".join(f"`{card_str(c)}`" for c in held) + "? type the card"
+            )
         if (held[0],) not in legal:
             return (self.env.move_to_action(card_str(held[0])),), card_str(held[0])
         return (held[0],), legal[(held[0],)]

@@ -14,16 +14,19 @@ from typing import Any
 from cardzoo.envs.errors import UserError
 
 HUMAN_ALIASES = {"human", "h", "me", "you", "person"}
-SEATS_HELP = ("Seats: human; rules (the game's rule bot: easy); random; model (the trained model shipped in "
-              "models/ for this game and player count, e.g. models/siantappo: medium); expert or expert:N "
-              "(a search over N sampled deals with the model, default 8: hard; in Sam Sip not yet stronger than "
-              "the model); teacher (Sam Sip's lookahead "
-              "player); or a checkpoint path (NAME.safetensors with its NAME.json sidecar next to it, as "
-              "written by cardzoo train). Add @SEED to fix a bot's seed.")
+SEATS_HELP = (
+    "Seats: human; rules (the game's rule bot: easy); random; model (the trained model shipped in "
+    "models/ for this game and player count, e.g. models/siantappo: medium); expert or expert:N "
+    "(a search over N sampled deals with the model, default 8: hard; in Sam Sip not yet stronger than "
+    "the model); teacher (Sam Sip's lookahead "
+    "player); or a checkpoint path (NAME.safetensors with its NAME.json sidecar next to it, as "
+    "written by cardzoo train). Add @SEED to fix a bot's seed."
+)
 
 
-def parse_seats(text: str | None, players: int | None, default_players: int,
-                counts: Sequence[int]) -> tuple[list[str], int]:
+def parse_seats(
+    text: str | None, players: int | None, default_players: int, counts: Sequence[int]
+) -> tuple[list[str], int]:
     """The seat specs and the player count from --seats / --players.
 
     Defaults: one human at seat 0, rule bots elsewhere. Raises ValueError on a mismatch.
@@ -86,8 +89,10 @@ def check_checkpoint_files(spec) -> None:
     weights, sidecar = checkpoint_paths(spec.path)
     for f, what in ((weights, "weights"), (sidecar, "sidecar")):
         if not f.is_file():
-            raise UserError(f"checkpoint {spec.path}: its {what} file {f} is missing "
-                                    f"(a checkpoint is NAME.safetensors + NAME.json, as cardzoo train writes them)")
+            raise UserError(
+                f"checkpoint {spec.path}: its {what} file {f} is missing "
+                f"(a checkpoint is NAME.safetensors + NAME.json, as cardzoo train writes them)"
+            )
 
 
 def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[str], None] = print) -> list:
@@ -107,8 +112,11 @@ def load_agents(specs: Sequence[str], module, config, seed: int, say: Callable[[
         if parsed.kind in ("model", "checkpoint") and spec not in announced:
             announced.add(spec)
             try:
-                path = parsed.path if parsed.kind == "checkpoint" else _short_path(
-                    shipped_model_path(module.GAME, config.num_players))
+                path = (
+                    parsed.path
+                    if parsed.kind == "checkpoint"
+                    else _short_path(shipped_model_path(module.GAME, config.num_players))
+                )
             except ValueError as e:
                 raise UserError(f"player_{s} ({spec}): {e}") from None
             seats = ", ".join(f"player_{t}" for t, other in enumerate(specs) if other == spec)

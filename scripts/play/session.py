@@ -39,9 +39,19 @@ class PlaySession:
     so scripted input (tests) can answer each kind of prompt.
     """
 
-    def __init__(self, env, view: GameView, seats: Seats, agents: Sequence, console: Console,
-                 stdin=None, seed: int | None = None, save: str | None = None, delay: float = 0.0,
-                 auto_pass: bool = False):
+    def __init__(
+        self,
+        env,
+        view: GameView,
+        seats: Seats,
+        agents: Sequence,
+        console: Console,
+        stdin=None,
+        seed: int | None = None,
+        save: str | None = None,
+        delay: float = 0.0,
+        auto_pass: bool = False,
+    ):
         self.env = env
         self.view = view
         self.seats = seats
@@ -81,8 +91,13 @@ class PlaySession:
                 a.reset()
         who = ", ".join(self.seats.label(s) for s in range(len(self.seats)))
         con.print(Text(f"{self.view.title}: {who}", style="bold"))
-        con.print(Text(f"seed {self.seed} (play the same deals again with --seed {self.seed}); "
-                       "type ? for moves, rules for the rules, quit to leave", style="dim"))
+        con.print(
+            Text(
+                f"seed {self.seed} (play the same deals again with --seed {self.seed}); "
+                "type ? for moves, rules for the rules, quit to leave",
+                style="dim",
+            )
+        )
         try:
             while not self._over():
                 agent = env.agent_selection
@@ -158,8 +173,14 @@ class PlaySession:
     def _report(self, before, seen, seat, ids, text, rewards, note=None) -> None:
         self.moves_made += 1
         line = self.view.describe(seat, tuple(ids), text, self._private_viewer(seat))
-        self.log.append({"seat": seat, "text": line.plain.split(": ", 1)[-1], "upto": len(self.steps),
-                         "reveals": [s for s, cards in seen.items() if takeback.shown_hidden(self.env, s, cards)]})
+        self.log.append(
+            {
+                "seat": seat,
+                "text": line.plain.split(": ", 1)[-1],
+                "upto": len(self.steps),
+                "reveals": [s for s, cards in seen.items() if takeback.shown_hidden(self.env, s, cards)],
+            }
+        )
         if note:
             line.append(f"  ({note})", style="dim")
         self.console.print(line)
@@ -183,8 +204,11 @@ class PlaySession:
     def _skip_or_watch(self) -> None:
         """Once out: one question instead of a pause after every hand — skip to the end (the
         default, also `q`: the match is played out and, with --save, saved), or watch the rest."""
-        line = self._read("— you are out: Enter skips to the end of the match (w: watch the rest) — ",
-                          "pause").strip().lower()
+        line = (
+            self._read("— you are out: Enter skips to the end of the match (w: watch the rest) — ", "pause")
+            .strip()
+            .lower()
+        )
         if line in ("w", "watch"):
             self.watching_out = True
             self.console.print(Text("watching the rest; the others play on.", style="dim"))
@@ -241,8 +265,11 @@ class PlaySession:
         con.print(self.view.table(seat))
         if len(moves) <= AUTO_LIST:
             self._list_moves(moves)
-        prompt = (f"player_{seat}, your only move: Enter = {self.view.forced_word(moves[0][1])} > " if forced
-                  else f"player_{seat}, your move ({self.view.move_hint}) > ")
+        prompt = (
+            f"player_{seat}, your only move: Enter = {self.view.forced_word(moves[0][1])} > "
+            if forced
+            else f"player_{seat}, your move ({self.view.move_hint}) > "
+        )
         while True:
             line = self._read(prompt, "move").strip()
             if not line:
@@ -256,8 +283,12 @@ class PlaySession:
             if low in QUIT_WORDS:
                 queen = self._quiet_parse(line, moves, seat) if low == "q" else None
                 if queen is not None:  # `q` is also a rank: ask rather than guess
-                    con.print(Text(f"`q` could mean {queen.text} or quit: type the card to play it, or `quit` "
-                                   f"to leave", style="yellow"))
+                    con.print(
+                        Text(
+                            f"`q` could mean {queen.text} or quit: type the card to play it, or `quit` to leave",
+                            style="yellow",
+                        )
+                    )
                     continue
                 self._confirm_quit()
                 continue
@@ -297,12 +328,18 @@ class PlaySession:
         if token.isdigit() and token.lstrip("0") not in RANK_NUMBERS:
             # 0, 11, 42 ...: no card has that rank; perhaps a list number was meant
             k = int(token)
-            listed = (f"; to play move {k} of the list, type #{k}" if 1 <= k <= len(moves)
-                      else f"; to pick from the list of moves, type #1..#{len(moves)}")
+            listed = (
+                f"; to play move {k} of the list, type #{k}"
+                if 1 <= k <= len(moves)
+                else f"; to pick from the list of moves, type #1..#{len(moves)}"
+            )
             self._refuse(f"{token} is not a card rank (ranks: A or 1, 2-10, J, Q, K){listed}", line)
             return None
-        hint = (f" (a number is a card rank; #{token} picks move {token} of the list)"
-                if token.isdigit() and 1 <= int(token) <= len(moves) else _did_you_mean(token, moves))
+        hint = (
+            f" (a number is a card rank; #{token} picks move {token} of the list)"
+            if token.isdigit() and 1 <= int(token) <= len(moves)
+            else _did_you_mean(token, moves)
+        )
         try:
             move = self.view.parse(line, seat)
         except IllegalMoveError as e:
@@ -337,8 +374,9 @@ class PlaySession:
 
         def named(m) -> Text:
             text = m["text"] or " ".join(env.action_text(a) for a in m["ids"])
-            return Text.assemble((f"#{number[tuple(m['ids'])]} ", "dim") if tuple(m["ids"]) in number else "",
-                                 card_text(text))
+            return Text.assemble(
+                (f"#{number[tuple(m['ids'])]} ", "dim") if tuple(m["ids"]) in number else "", card_text(text)
+            )
 
         best = ranking[0]
         con.print(Text.assemble(("hint: ", "bold"), "the model would play ", named(best), (" — its best", "dim")))
@@ -374,7 +412,7 @@ class PlaySession:
             con.print(card_text(keep, "yellow"))
             return False
         gone = self.log[keep:]
-        steps = self.steps[:takeback.upto(self.log, keep)]
+        steps = self.steps[: takeback.upto(self.log, keep)]
         deal_match(self.env, self.seed)
         self.steps, self.log, self.totals = [], self.log[:keep], [0.0] * len(self.seats)
         for entry in steps:
@@ -383,8 +421,15 @@ class PlaySession:
         self.moves_made = len(self.log)
         others = len(gone) - 1
         self.fresh_deal = False
-        con.print(Text.assemble(("took back ", "bold"), "your move `", card_text(gone[0]["text"]), "`",
-                                f" and the {others} move{'s' if others != 1 else ''} after it" if others else ""))
+        con.print(
+            Text.assemble(
+                ("took back ", "bold"),
+                "your move `",
+                card_text(gone[0]["text"]),
+                "`",
+                f" and the {others} move{'s' if others != 1 else ''} after it" if others else "",
+            )
+        )
         return True
 
     def _quiet_parse(self, line: str, moves, seat: int) -> Move | None:
@@ -408,12 +453,16 @@ class PlaySession:
 
     def _help(self, moves) -> None:
         self._list_moves(moves)
-        self.console.print(Text(
-            "Type a move as you would say it (cards like 7h 7s, 10d, Q♠, or a rank alone: 7 7, q — see "
-            "`rules`), or #N for move N of this list (a bare number is always a card rank). "
-            "Enter plays your move when you have only one. Commands: ? / help (this list), show (the table "
-            "again), rules, hint (what the trained model would play), undo (take back your last move), "
-            "quit. ↑/↓ recall earlier lines.", style="dim"))
+        self.console.print(
+            Text(
+                "Type a move as you would say it (cards like 7h 7s, 10d, Q♠, or a rank alone: 7 7, q — see "
+                "`rules`), or #N for move N of this list (a bare number is always a card rank). "
+                "Enter plays your move when you have only one. Commands: ? / help (this list), show (the table "
+                "again), rules, hint (what the trained model would play), undo (take back your last move), "
+                "quit. ↑/↓ recall earlier lines.",
+                style="dim",
+            )
+        )
 
     def _confirm_quit(self) -> None:
         answer = self._read("Leave the match in progress? (y/N) ", "confirm").strip().lower()
@@ -452,8 +501,13 @@ def write_record(path: str, env, specs: Sequence[str], steps: Sequence[dict], to
     """Write the finished game as one JSON line in the format of training/evaluation/records.py:
     record_header() + moves [{seat, action, text[, cards][, rewards]}] + rewards (total per seat)
     + agents, so `cardzoo replay` shows it and ``cardzoo.training.evaluation.records.replay_record`` checks it."""
-    rec = {**env.record_header(), "moves": list(steps), "rewards": [float(t) for t in totals],
-           "agents": list(specs), "source": "cardzoo play"}
+    rec = {
+        **env.record_header(),
+        "moves": list(steps),
+        "rewards": [float(t) for t in totals],
+        "agents": list(specs),
+        "source": "cardzoo play",
+    }
     if rec.get("deck") is not None:  # a stacked deck as card text, the form reset(options=...) reads
         rec["deck"] = [card_str(c) if isinstance(c, int) else c for c in rec["deck"]]
     with open(path, "w", encoding="utf-8") as f:

@@ -14,10 +14,13 @@ from cardzoo.envs.siantappo.env import SQUEAL
 from cardzoo.envs.siantappo.view import place_now
 from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, ordinal, place_names, titled
 
-RULES = rules_summary("siantappo") + """
+RULES = (
+    rules_summary("siantappo")
+    + """
 Input: the cards of your combination (`7h 7s`, `10d`, `Q♠ K♠ A♠`), `pass`, or `#3` for move 3 of `?`.
 A rank alone (`7 7`, `q`) is enough when it can only mean one set of your cards. Enter plays your
 only move."""
+)
 
 
 class SiantappoView(GameView):
@@ -55,16 +58,27 @@ class SiantappoView(GameView):
             if s == eng.current_player and eng.current >= 0:
                 status.append("on top")
             style = "bold yellow" if mark else ""
-            players.add_row(mark, Text(self.seats.label(s), style=style), str(eng.counts[s]),
-                            ", ".join(status), str(eng.match_points[s]), str(eng.pig_counts[s]))
+            players.add_row(
+                mark,
+                Text(self.seats.label(s), style=style),
+                str(eng.counts[s]),
+                ", ".join(status),
+                str(eng.match_points[s]),
+                str(eng.pig_counts[s]),
+            )
         if eng.phase == SWAP:
             giver, receiver, left = eng.swap_queue[0]
-            trick = Text(f"Swap: {self.seats.verb(giver, 'gives', 'give')} {left} "
-                         f"card{'' if left == 1 else 's'} back to {self.seats.short(receiver)}")
+            trick = Text(
+                f"Swap: {self.seats.verb(giver, 'gives', 'give')} {left} "
+                f"card{'' if left == 1 else 's'} back to {self.seats.short(receiver)}"
+            )
         elif eng.current >= 0:
             kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
-            trick = Text.assemble("On the table: ", card_text(keys_str(eng.current_keys)),
-                                  f"  ({kind} by {self.seats.short(eng.current_player)})")
+            trick = Text.assemble(
+                "On the table: ",
+                card_text(keys_str(eng.current_keys)),
+                f"  ({kind} by {self.seats.short(eng.current_player)})",
+            )
         elif eng.phase != OVER:
             trick = Text(f"The table is empty: {self.seats.verb(eng.acting, 'leads', 'lead')}.")
         else:
@@ -75,9 +89,15 @@ class SiantappoView(GameView):
         elif viewer is not None and eng.phase != OVER:
             parts.append(self.hand_text(viewer))
             if eng.swap_given[viewer] or eng.swap_received[viewer]:
-                parts.append(Text.assemble(
-                    ("Swap this round: ", "dim"), "gave ", card_text(keys_str(eng.swap_given[viewer]) or "-"),
-                    ", received ", card_text(keys_str(eng.swap_received[viewer]) or "-")))
+                parts.append(
+                    Text.assemble(
+                        ("Swap this round: ", "dim"),
+                        "gave ",
+                        card_text(keys_str(eng.swap_given[viewer]) or "-"),
+                        ", received ",
+                        card_text(keys_str(eng.swap_received[viewer]) or "-"),
+                    )
+                )
         return Panel(group(*parts), title=self.title, title_align="left")
 
     def _place_now(self, seat: int) -> int:
@@ -161,10 +181,18 @@ class SiantappoView(GameView):
         best = eng.match_points[order[0]]
         winners = [s for s in order if eng.match_points[s] == best]
         names = " and ".join(self.seats.label(s) for s in winners)
-        verdict = (f"{names} {'win' if self.seats.short(winners[0]) == 'you' else 'wins'} the match with {best} points."
-                   if len(winners) == 1 else f"{names} share first place with {best} points.")
-        return [titled(f"Match result after {len(eng.round_places)} round(s): placement points", t,
-                       Text(verdict, style="bold green"))]
+        verdict = (
+            f"{names} {'win' if self.seats.short(winners[0]) == 'you' else 'wins'} the match with {best} points."
+            if len(winners) == 1
+            else f"{names} share first place with {best} points."
+        )
+        return [
+            titled(
+                f"Match result after {len(eng.round_places)} round(s): placement points",
+                t,
+                Text(verdict, style="bold green"),
+            )
+        ]
 
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):

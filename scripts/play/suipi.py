@@ -21,16 +21,30 @@ from cardzoo.scripts.play.common import RANK_WORDS, GameView, Move, card_text, c
 
 SIDE_NAMES = "ABC"
 TAKE, BUILD, DROP = "take", "build", "drop"
-VERBS = {"take": TAKE, "takes": TAKE, "capture": TAKE, "captures": TAKE, "x": TAKE,
-         "build": BUILD, "builds": BUILD, "drop": DROP, "drops": DROP, "trail": DROP, "trails": DROP}
+VERBS = {
+    "take": TAKE,
+    "takes": TAKE,
+    "capture": TAKE,
+    "captures": TAKE,
+    "x": TAKE,
+    "build": BUILD,
+    "builds": BUILD,
+    "drop": DROP,
+    "drops": DROP,
+    "trail": DROP,
+    "trails": DROP,
+}
 FILLERS = {"on", "with", "and", "to", "locked", "the", "onto", "of"}
 
-RULES = rules_summary("suipi") + """
+RULES = (
+    rules_summary("suipi")
+    + """
 Input: the card you play, then any card of each floor item it takes: `5c 3d 2s` takes 3♦ and 2♠
 with 5♣; `qs` alone plays Q♠ when that card has only one take or drop. A build needs the word
 build: `2h build 8s` (add the value if it is ambiguous: `2h build 10 on 8s`); `jc drop`. The full
 texts of `?` work too (`5♣ take 3♦+2♠`), and so does `#3` for move 3 of `?`. Ranks alone work
 when they fit one move: `8 8`, `5 3 2`, `q`; a bare number is always a rank, never a list entry."""
+)
 
 BUILD_RE = re.compile(r"\[[^\]]*=(\d+)(, locked)?\]")  # a build in a move's text: [7♥+A♠=8], [5♣+5♦ | 10♠=10, locked]
 
@@ -70,16 +84,20 @@ class SuipiView(GameView):
         inner = " | ".join("+".join(card_str(c) for c in g) for g in build_groups(it))
         owner = "your" if self.seats.short(it[OWNER]) == "you" else f"{self.seats.short(it[OWNER])}'s"
         lock = ", locked" if it[LOCKED] else ""
-        return Text.assemble("[", card_text(inner), "]", (f" = {it[NVAL]}", "bold yellow"),
-                             (f" ({owner} build{lock})", "dim"))
+        return Text.assemble(
+            "[", card_text(inner), "]", (f" = {it[NVAL]}", "bold yellow"), (f" ({owner} build{lock})", "dim")
+        )
 
     def table(self, viewer):
         e = self.eng
         cfg = self.env.config
         n = self.env.num_players
-        head = Text(f"Suipi {cfg.point_game}-point, {n} players — deal {min(e.deal_index + 1, cfg.num_deals)}"
-                    f"/{cfg.num_deals}, round {e.round + 1}/{len(cfg.deal_sizes)}, stock {e.stock_size}, "
-                    f"dealer {self.seats.short(e.dealer)}", style="bold")
+        head = Text(
+            f"Suipi {cfg.point_game}-point, {n} players — deal {min(e.deal_index + 1, cfg.num_deals)}"
+            f"/{cfg.num_deals}, round {e.round + 1}/{len(cfg.deal_sizes)}, stock {e.stock_size}, "
+            f"dealer {self.seats.short(e.dealer)}",
+            style="bold",
+        )
         if e.done:
             head.append("  (match over)")
         floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
@@ -99,16 +117,24 @@ class SuipiView(GameView):
         for s in range(n):
             mark = "→" if not e.done and e.turn == s else ""
             side_text = self.side_name(s) + (f" (partner player_{(s + 2) % 4})" if n == 4 else "")
-            players.add_row(mark, Text(self.seats.label(s), style="bold yellow" if mark else ""),
-                            side_text, str(len(e.hands[s])))
+            players.add_row(
+                mark, Text(self.seats.label(s), style="bold yellow" if mark else ""), side_text, str(len(e.hands[s]))
+            )
         sides = Table(box=None, pad_edge=False, header_style="dim")
         for col in ("side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"):
             sides.add_column(col, justify="right" if col != "side" else "left")
         for side in range(e.ns):
             pile = e.captured[side]
-            sides.add_row(SIDE_NAMES[side], str(len(pile)), str(sum(IS_SPADE[c] for c in pile)),
-                          str(sum(1 for c in pile if c < 4)), "yes" if TEN_D in pile else "",
-                          "yes" if TWO_S in pile else "", str(e.suipis[side]), str(e.match_scores[side]))
+            sides.add_row(
+                SIDE_NAMES[side],
+                str(len(pile)),
+                str(sum(IS_SPADE[c] for c in pile)),
+                str(sum(1 for c in pile if c < 4)),
+                "yes" if TEN_D in pile else "",
+                "yes" if TWO_S in pile else "",
+                str(e.suipis[side]),
+                str(e.match_scores[side]),
+            )
         parts = [head, floor_text, players, sides]
         if e.last_capturer >= 0:
             parts.append(Text(f"Last capturer: {self.seats.short(e.last_capturer)}", style="dim"))
@@ -118,8 +144,10 @@ class SuipiView(GameView):
             t = self.hand_text(viewer)
             owned = [it for it in e.floor if it[OWNER] == viewer]
             if owned:
-                t.append(f"   you own a build of {', '.join(str(it[NVAL]) for it in owned)}: keep a card of "
-                         "that value", style="yellow")
+                t.append(
+                    f"   you own a build of {', '.join(str(it[NVAL]) for it in owned)}: keep a card of that value",
+                    style="yellow",
+                )
             parts.append(t)
         return Panel(group(*parts), title=self.title, title_align="left")
 
@@ -138,9 +166,12 @@ class SuipiView(GameView):
         for value, locked in dict.fromkeys(found):
             v = int(value)
             taker = article("A" if v == 1 else str(v))
-            parts.append(f"[… | …={v}, locked] is a locked build of {v} (groups worth {v} each, not their sum): "
-                         f"{taker} takes it; its value cannot be raised, but more cards making {v} may join it"
-                         if locked else f"[…={v}] is a build of {v}: {taker} takes it")
+            parts.append(
+                f"[… | …={v}, locked] is a locked build of {v} (groups worth {v} each, not their sum): "
+                f"{taker} takes it; its value cannot be raised, but more cards making {v} may join it"
+                if locked
+                else f"[…={v}] is a build of {v}: {taker} takes it"
+            )
         return "; ".join(parts) + "."
 
     def section_ended(self, before):
@@ -183,8 +214,9 @@ class SuipiView(GameView):
         t.add_row("match score", *[str(x) for x in e.match_scores])
         if self.show_rewards:
             t.add_row("reward", *[f"{rewards.get(self.side_members(side)[0], 0.0):+.2f}" for side in sides])
-        members = "; ".join(f"side {SIDE_NAMES[side]}: " + ", ".join(map(self.seats.label, self.side_members(side)))
-                            for side in sides)
+        members = "; ".join(
+            f"side {SIDE_NAMES[side]}: " + ", ".join(map(self.seats.label, self.side_members(side))) for side in sides
+        )
         return titled(f"End of deal {index + 1} of {cfg.num_deals}", t, Text(members, style="dim"))
 
     def standings(self):
@@ -196,8 +228,12 @@ class SuipiView(GameView):
         t.add_column("players")
         t.add_column("score", justify="right")
         for side in sorted(range(e.ns), key=lambda s: -e.match_scores[s]):
-            t.add_row(places[side], SIDE_NAMES[side], ", ".join(self.seats.label(s) for s in self.side_members(side)),
-                      str(e.match_scores[side]))
+            t.add_row(
+                places[side],
+                SIDE_NAMES[side],
+                ", ".join(self.seats.label(s) for s in self.side_members(side)),
+                str(e.match_scores[side]),
+            )
         win = e.winner_sides()
         score = " to ".join(str(x) for x in sorted(e.match_scores, reverse=True))
         if len(win) > 1:
@@ -205,8 +241,11 @@ class SuipiView(GameView):
         else:
             names = ", ".join(self.seats.label(s) for s in self.side_members(win[0]))
             verdict = f"Side {SIDE_NAMES[win[0]]} ({names}) wins the match, {score}."
-        return [titled(f"Match result after {len(e.deal_results)} deal(s): match score", t,
-                       Text(verdict, style="bold green"))]
+        return [
+            titled(
+                f"Match result after {len(e.deal_results)} deal(s): match score", t, Text(verdict, style="bold green")
+            )
+        ]
 
     # ------------------------------------------------------------------ input
     def parse(self, text, seat):
@@ -227,43 +266,68 @@ class SuipiView(GameView):
 
         def fits(parts, kinds):
             _, items, kind, v = parts
-            return (kind in kinds and (not named or frozenset(items) in readings)
-                    and (kind != BUILD or value is None or v == value))
+            return (
+                kind in kinds
+                and (not named or frozenset(items) in readings)
+                and (kind != BUILD or value is None or v == value)
+            )
 
         cands = [(ids, t) for ids, t, parts in mine if fits(parts, {verb} if verb else {TAKE, DROP})]
         if len(cands) == 1:
             return Move(*cands[0])
         what = " ".join(card_str(x) if k == "card" else RANK_NAMES[x] for k, x in pats[1:])
         what = (card_str(pats[0][1]) if pats[0][0] == "card" else article(RANK_NAMES[pats[0][1]])) + (
-            f" with {what}" if named else "")
+            f" with {what}" if named else ""
+        )
         if cands:
-            raise IllegalMoveError("that could mean " + " or ".join(f"`{t}`" for _, t in cands)
-                                   + " — type one of them (or #N from the list)")
+            raise IllegalMoveError(
+                "that could mean "
+                + " or ".join(f"`{t}`" for _, t in cands)
+                + " — type one of them (or #N from the list)"
+            )
         builds = [t for ids, t, parts in mine if fits(parts, {BUILD})]
         if verb is None and builds:
-            raise IllegalMoveError(f"{what} can only build ({'; '.join(builds)}): a build needs the word "
-                                   f"build, e.g. `{_ascii(heads[0])} build {builds[0].split(' build ')[1]}`")
-        wider = [t for ids, t, parts in mine if (verb is None or parts[2] == verb) and named
-                 and any(reading <= frozenset(parts[1]) for reading in readings)
-                 and (parts[2] != BUILD or value is None or parts[3] == value)]
+            raise IllegalMoveError(
+                f"{what} can only build ({'; '.join(builds)}): a build needs the word "
+                f"build, e.g. `{_ascii(heads[0])} build {builds[0].split(' build ')[1]}`"
+            )
+        wider = [
+            t
+            for ids, t, parts in mine
+            if (verb is None or parts[2] == verb)
+            and named
+            and any(reading <= frozenset(parts[1]) for reading in readings)
+            and (parts[2] != BUILD or value is None or parts[3] == value)
+        ]
         if len(wider) == 1:  # what was named is part of one legal move: said, not played (a value to make up, S12)
-            raise IllegalMoveError(f"no legal move plays {what} alone: `{wider[0]}` does — type it, "
-                                   "or #N from the list")
+            raise IllegalMoveError(
+                f"no legal move plays {what} alone: `{wider[0]}` does — type it, or #N from the list"
+            )
         if verb == BUILD and value is not None:  # `build N` is a value: say which values this card can build
-            made = [(t, parts) for ids, t, parts in mine if parts[2] == BUILD and (not named or any(
-                reading <= frozenset(parts[1]) for reading in readings))]
+            made = [
+                (t, parts)
+                for ids, t, parts in mine
+                if parts[2] == BUILD and (not named or any(reading <= frozenset(parts[1]) for reading in readings))
+            ]
             if not made:
-                raise IllegalMoveError(f"{what} cannot build {value}: it builds nothing now (rules S9: a build needs "
-                                       "floor cards to make its value and a card of that value left in your hand)")
+                raise IllegalMoveError(
+                    f"{what} cannot build {value}: it builds nothing now (rules S9: a build needs "
+                    "floor cards to make its value and a card of that value left in your hand)"
+                )
             values = sorted({parts[3] for _, parts in made})
             example = next(t for t, parts in made if parts[3] == values[0])
-            raise IllegalMoveError(f"{what} cannot build {value} (a number after `build` is the build's value); it "
-                                   f"can build {' or '.join(map(str, values))}: "
-                                   + "; ".join(f"`{t}`" for t, _ in made) + f" — e.g. `{_typed(example)}`")
+            raise IllegalMoveError(
+                f"{what} cannot build {value} (a number after `build` is the build's value); it "
+                f"can build {' or '.join(map(str, values))}: "
+                + "; ".join(f"`{t}`" for t, _ in made)
+                + f" — e.g. `{_typed(example)}`"
+            )
         options = "; ".join(t for _, t, _ in mine)
         played = card_str(heads[0]) if len(heads) == 1 else " or ".join(card_str(h) for h in heads)
-        raise IllegalMoveError(f"no legal move plays {what}{self._rule(heads[0], verb, named, seat)}"
-                               + (f"; {played} can: {options}" if options else f"; {played} cannot be played now"))
+        raise IllegalMoveError(
+            f"no legal move plays {what}{self._rule(heads[0], verb, named, seat)}"
+            + (f"; {played} can: {options}" if options else f"; {played} cannot be played now")
+        )
 
     def _rule(self, head: int, verb, named: bool, seat: int) -> str:
         """The rule of docs/rules/suipi.md that refuses the move asked for, in a parenthesis."""
@@ -273,12 +337,16 @@ class SuipiView(GameView):
             if any(it[OWNER] == seat for it in e.floor):
                 return " (rules S10: no drop while you own a build on the floor, S11)"
             if any(it[NVAL] == value and head >> 2 < 10 for it in e.floor):
-                return (f" (rules S10: {article(str(value))} is already on the floor, and no two floor items share "
-                        "a value, S12)")
+                return (
+                    f" (rules S10: {article(str(value))} is already on the floor, and no two floor items share "
+                    "a value, S12)"
+                )
             return ""
         if verb == BUILD:
-            return (" (rules S9: a build adds the card to floor cards to make a value you still hold a card for, "
-                    "with no two floor items of one value after it, S12)")
+            return (
+                " (rules S9: a build adds the card to floor cards to make a value you still hold a card for, "
+                "with no two floor items of one value after it, S12)"
+            )
         return f" (rules S8: a take captures items worth {value}, or loose cards adding up to {value})"
 
     def _hand_cards(self, pat: tuple, seat: int) -> list[int]:
@@ -310,12 +378,16 @@ class SuipiView(GameView):
                 choices.append([x])
             else:  # `9 9` takes [4♦+5♣=9]: no two floor items share a value, rules S12
                 here = sorted(c for c in by_card if c >> 2 == x) or [
-                    it[REP] for it in e.floor if it[OWNER] >= 0 and it[NVAL] == x + 1]
+                    it[REP] for it in e.floor if it[OWNER] >= 0 and it[NVAL] == x + 1
+                ]
                 if not here:
                     raise IllegalMoveError(f"there is no {RANK_NAMES[x]} on the floor")
                 choices.append(here)
-        return {frozenset(by_card[c][REP] for c in combo)
-                for combo in itertools.islice(itertools.product(*choices), 5000) if len(set(combo)) == len(combo)}
+        return {
+            frozenset(by_card[c][REP] for c in combo)
+            for combo in itertools.islice(itertools.product(*choices), 5000)
+            if len(set(combo)) == len(combo)
+        }
 
 
 def _read_words(text: str) -> tuple:

@@ -61,7 +61,7 @@ log = logging.getLogger("cardzoo.serve")
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
-                               "style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+    "style-src 'self'; script-src 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -72,8 +72,9 @@ class BadRequest(ValueError):
     """A request the server refuses, with the one line that says why."""
 
 
-def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = None,
-               ladder: str | None = None) -> Starlette:
+def create_app(
+    limits: Limits | None = None, allowed_hosts: list[str] | None = None, ladder: str | None = None
+) -> Starlette:
     """The app. ``allowed_hosts`` (Host header names) guards a localhost server against DNS
     rebinding; None allows any (tests). A bots-only match spaces its moves by the request's
     ``pace`` (default ``WATCH_PACE``).
@@ -81,8 +82,9 @@ def create_app(limits: Limits | None = None, allowed_hosts: list[str] | None = N
     Its one piece of state is ``app.state.store`` (the matches and replays); every handler
     below finds it through its request or socket."""
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
-    app = Starlette(routes=routes(), middleware=middleware, lifespan=lifespan,
-                    exception_handlers={404: http_error, 405: http_error})
+    app = Starlette(
+        routes=routes(), middleware=middleware, lifespan=lifespan, exception_handlers={404: http_error, 405: http_error}
+    )
     app.state.store = Store(limits)
     app.state.ladder = ladder  # the ladder file GET /ladder shows (cardzoo ladder), or None
     return app
@@ -238,7 +240,9 @@ def keys_of(match: Match, you: int | None = None) -> dict:
     humans = match.humans
     mine = you if you in match.keys else (humans[0] if humans else None)
     return {
-        "game": match.game, "seed": match.seed, "players": len(match.specs),
+        "game": match.game,
+        "seed": match.seed,
+        "players": len(match.specs),
         "you": {"seat": mine, "key": match.keys[mine]} if mine is not None else None,
         "invites": [{"seat": s, "key": match.keys[s]} for s in humans if s != mine],
         "watch": match.watch_key,
@@ -256,8 +260,11 @@ async def get_record(request: Request) -> Response:
             return error("the record is available once the match is over (it holds every deal)", 409)
         text = json.dumps(match.record(), ensure_ascii=False) + "\n"
     name = f"cardzoo-{match.game}-{match.seed}.jsonl"
-    return Response(text, media_type="application/x-ndjson",
-                    headers={**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+    return Response(
+        text,
+        media_type="application/x-ndjson",
+        headers={**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'},
+    )
 
 
 async def new_replay(request: Request) -> Response:
@@ -416,8 +423,11 @@ async def why(match: Match, seat: int, msg: dict) -> dict:
     if seat == WATCH:
         return _refusal(match, "you are watching: bots play every seat")
     things, version = msg.get("cards"), msg.get("version")
-    if (not isinstance(things, list) or not 0 < len(things) <= MAX_IDS
-            or any(not isinstance(t, str) or not 0 < len(t) <= 12 for t in things)):
+    if (
+        not isinstance(things, list)
+        or not 0 < len(things) <= MAX_IDS
+        or any(not isinstance(t, str) or not 0 < len(t) <= 12 for t in things)
+    ):
         return _refusal(match, "a question needs cards: the ids of the selected cards")
     if isinstance(version, bool) or not isinstance(version, int):
         return _refusal(match, "a question needs the version of the table it is about")
@@ -446,8 +456,11 @@ async def move(match: Match, seat: int, msg: dict) -> dict | None:
     if seat == WATCH:
         return _refusal(match, "you are watching: bots play every seat")
     ids, version = msg.get("ids"), msg.get("version")
-    if (not isinstance(ids, list) or not 0 < len(ids) <= MAX_IDS
-            or any(isinstance(a, bool) or not isinstance(a, int) for a in ids)):
+    if (
+        not isinstance(ids, list)
+        or not 0 < len(ids) <= MAX_IDS
+        or any(isinstance(a, bool) or not isinstance(a, int) for a in ids)
+    ):
         return _refusal(match, "a move needs ids: the list of action ids of one legal move")
     if isinstance(version, bool) or not isinstance(version, int):
         return _refusal(match, "a move needs the version of the table it was chosen on")
@@ -455,8 +468,11 @@ async def move(match: Match, seat: int, msg: dict) -> dict | None:
     if claimed != seat:
         return _refusal(match, f"you play player_{seat}: you cannot move for player_{claimed}"[:200])
     cards = msg.get("cards")  # the cards the person selected, where the game lets them choose
-    if cards is not None and (not isinstance(cards, list) or not 0 < len(cards) <= MAX_IDS
-                              or any(not isinstance(c, str) or not 0 < len(c) <= 4 for c in cards)):
+    if cards is not None and (
+        not isinstance(cards, list)
+        or not 0 < len(cards) <= MAX_IDS
+        or any(not isinstance(c, str) or not 0 < len(c) <= 4 for c in cards)
+    ):
         return _refusal(match, 'a move\'s cards must be the list of its cards as text, e.g. ["9♦", "9♥"]')
     async with match.lock:
         try:

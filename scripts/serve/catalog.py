@@ -41,21 +41,40 @@ def catalog() -> dict:
             continue  # a game without a seat view (envs/<game>/view.py) cannot be played here
         defaults = config_dict(spec.module.Config(num_players=spec.default_players))
         ranges = WEB_OPTION_RANGES.get(spec.name, {})
-        options = [{"name": k, "default": v, "kind": _kind(v), **option_words(spec.name, k, v),
-                    **({"min": ranges[k][0], "max": ranges[k][1]} if k in ranges else {})}
-                   for k, v in defaults.items() if k != "num_players"]
+        options = [
+            {
+                "name": k,
+                "default": v,
+                "kind": _kind(v),
+                **option_words(spec.name, k, v),
+                **({"min": ranges[k][0], "max": ranges[k][1]} if k in ranges else {}),
+            }
+            for k, v in defaults.items()
+            if k != "num_players"
+        ]
         model_players = sorted({n for _, game, counts in models if game == spec.name for n in counts})
         # the model that the seat kind "model" plays, by name, per player count (the menu says so)
-        plays = {n: os.path.basename(w)[:-len(".safetensors")] for n in reversed(model_players)
-                 for w, game, counts in reversed(models) if game == spec.name and n in counts}
-        games.append({"name": spec.name, "title": title,
-                      "players": list(spec.player_counts), "default_players": spec.default_players,
-                      "options": options, "model_players": model_players, "model_plays": plays,
-                      "rules": rules_summary(spec.name),
-                      "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
-                      "levels": {**LEVELS, **({} if spec.name in EXPERT_SHOWN_STRONGER else {"expert": NOT_HARDER})},
-                      "named_models": [{"name": n, "players": c} for n, g, c in named_models(models)
-                                       if g == spec.name]})
+        plays = {
+            n: os.path.basename(w)[: -len(".safetensors")]
+            for n in reversed(model_players)
+            for w, game, counts in reversed(models)
+            if game == spec.name and n in counts
+        }
+        games.append(
+            {
+                "name": spec.name,
+                "title": title,
+                "players": list(spec.player_counts),
+                "default_players": spec.default_players,
+                "options": options,
+                "model_players": model_players,
+                "model_plays": plays,
+                "rules": rules_summary(spec.name),
+                "agents": AGENT_CHOICES + (["teacher"] if spec.teacher is not None else []),
+                "levels": {**LEVELS, **({} if spec.name in EXPERT_SHOWN_STRONGER else {"expert": NOT_HARDER})},
+                "named_models": [{"name": n, "players": c} for n, g, c in named_models(models) if g == spec.name],
+            }
+        )
     return {"games": games, "agents": AGENT_CHOICES, "levels": LEVELS, "models": model_names(models)}
 
 
@@ -64,7 +83,7 @@ def named_models(models=None) -> list[tuple[str, str, list[int]]]:
     first, then the shipped ones); a name found in two folders is the first one's."""
     seen: dict[str, tuple[str, str, list[int]]] = {}
     for w, g, c in shipped_model_counts() if models is None else models:
-        name = os.path.basename(w)[:-len(".safetensors")]
+        name = os.path.basename(w)[: -len(".safetensors")]
         if os.path.isfile(w) and name not in seen:
             seen[name] = (name, g, c)
     return list(seen.values())
@@ -96,17 +115,22 @@ def read_seat(game: str, players: int, seat: int, text: str) -> str:
     if body in named:
         name, g, counts = named[body]
         if g != spec.name or players not in counts:
-            raise UserError(f"player_{seat}: model {name} plays {g} with {','.join(map(str, counts))} "
-                            f"players, not {spec.name} with {players}")
-        weights = next(w for w, _, _ in models
-                       if os.path.basename(w)[:-len(".safetensors")] == name and os.path.isfile(w))
+            raise UserError(
+                f"player_{seat}: model {name} plays {g} with {','.join(map(str, counts))} "
+                f"players, not {spec.name} with {players}"
+            )
+        weights = next(
+            w for w, _, _ in models if os.path.basename(w)[: -len(".safetensors")] == name and os.path.isfile(w)
+        )
         return weights + seed
     fitting = [n for n, g, c in named_models(models) if g == spec.name and players in c]
     offered = ", ".join(["human", *kinds, *fitting])
     close = closest_kind(text, ["human", *kinds, *fitting])
     meant = f" (did you mean `{close}`?)" if close else ""
-    raise UserError(f"player_{seat}: not an agent this server offers{meant} ({offered}; each may take @SEED); "
-                    "checkpoint paths are refused: give their folder with cardzoo --models DIR serve")
+    raise UserError(
+        f"player_{seat}: not an agent this server offers{meant} ({offered}; each may take @SEED); "
+        "checkpoint paths are refused: give their folder with cardzoo --models DIR serve"
+    )
 
 
 def model_names(models: list[tuple[str, str, list[int]]]) -> list[str]:
@@ -132,7 +156,7 @@ def read_options(game: str, raw) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise UserError("options must be an object of rule options, e.g. {\"rounds\": 1}")
+        raise UserError('options must be an object of rule options, e.g. {"rounds": 1}')
     known = {f.name for f in dataclasses.fields(game_spec(game).module.Config)} - {"num_players"}
     out = {}
     for key, value in raw.items():
@@ -161,5 +185,6 @@ def check_web_ranges(game: str, options: dict) -> None:
             continue  # not a number: the config says what is wrong with it
         if not low <= value <= high:
             shown = repr(value) if len(repr(value)) <= 20 else repr(value)[:12] + "…"
-            raise UserError(f"option {key}: {shown} is outside what this server allows ({low}..{high}; "
-                            f"the command line takes more)")
+            raise UserError(
+                f"option {key}: {shown} is outside what this server allows ({low}..{high}; the command line takes more)"
+            )

@@ -20,8 +20,11 @@ def standings_of(path: str | None) -> dict:
     try:
         con = ladder_store.open_ladder(path, create=False)
     except UserError:
-        return {"tables": [], "note": "no ladder yet: start one with `cardzoo ladder add rules random` "
-                                      "and `cardzoo ladder play --game GAME`"}
+        return {
+            "tables": [],
+            "note": "no ladder yet: start one with `cardzoo ladder add rules random` "
+            "and `cardzoo ladder play --game GAME`",
+        }
     try:
         tables = ladder.standings(con)
     finally:
@@ -34,26 +37,36 @@ def standings_of(path: str | None) -> dict:
 
 def page(data: dict) -> str:
     """The standings as a plain HTML page (no script, no inline style: the server's CSP)."""
-    parts = ["<!doctype html><html lang=en><head><meta charset=utf-8><title>cardzoo ladder</title>",
-             '<link rel=stylesheet href="/static/style.css"></head><body><main>',
-             "<h1>Ladder</h1>", '<p><a href="/">back to the tables</a></p>']
+    parts = [
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>cardzoo ladder</title>",
+        '<link rel=stylesheet href="/static/style.css"></head><body><main>',
+        "<h1>Ladder</h1>",
+        '<p><a href="/">back to the tables</a></p>',
+    ]
     if data.get("note"):
         parts.append(f"<p>{html.escape(data['note'])}</p>")
     for t in data["tables"]:
         options = ", ".join(f"{k}={v}" for k, v in sorted(t["options"].items()))
-        parts.append(f"<h2>{html.escape(t['game'])}, {t['players']} players"
-                     f"{html.escape(' (' + options + ')') if options else ''}</h2>")
-        parts.append(f"<p>{t['matches']} matches; Bradley–Terry ratings on the Elo scale, "
-                     f"{html.escape(t['anchor'])} = 0, with 95% intervals</p>")
-        parts.append("<table><tr><th>entrant</th><th>rating</th><th>95% interval</th><th>matches</th>"
-                     "<th>score</th></tr>")
+        parts.append(
+            f"<h2>{html.escape(t['game'])}, {t['players']} players"
+            f"{html.escape(' (' + options + ')') if options else ''}</h2>"
+        )
+        parts.append(
+            f"<p>{t['matches']} matches; Bradley–Terry ratings on the Elo scale, "
+            f"{html.escape(t['anchor'])} = 0, with 95% intervals</p>"
+        )
+        parts.append(
+            "<table><tr><th>entrant</th><th>rating</th><th>95% interval</th><th>matches</th><th>score</th></tr>"
+        )
         for row in t["entrants"]:
             lo, hi = row["rating_ci"]
             rating = "—" if row["rating"] is None else f"{row['rating']:+.0f}"
             interval = "—" if lo is None else f"[{lo:+.0f}, {hi:+.0f}]"
             score = "—" if row["score"] is None else f"{row['score']:.3f}"
-            parts.append(f"<tr><td>{html.escape(row['entrant'])}</td><td>{rating}</td><td>{interval}</td>"
-                         f"<td>{row['matches']}</td><td>{score}</td></tr>")
+            parts.append(
+                f"<tr><td>{html.escape(row['entrant'])}</td><td>{rating}</td><td>{interval}</td>"
+                f"<td>{row['matches']}</td><td>{score}</td></tr>"
+            )
         parts.append("</table>")
     parts.append("</main></body></html>")
     return "".join(parts)

@@ -29,8 +29,13 @@ MAX_PACE = 10.0  # seconds between the moves of a watched bots-only match
 WEB_OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     "siantappo": {"rounds": (1, 20)},
     "suipi": {"match_deals": (0, 20), "target_score": (0, 100)},
-    "samsip": {"bankroll": (1, 1000), "special_multiplier": (1, 10), "max_hands": (1, 300),
-               "stall_turns": (0, 60), "max_reshuffles": (0, 10)},
+    "samsip": {
+        "bankroll": (1, 1000),
+        "special_multiplier": (1, 10),
+        "max_hands": (1, 300),
+        "stall_turns": (0, 60),
+        "max_reshuffles": (0, 10),
+    },
 }
 
 

@@ -128,8 +128,10 @@ class Match:
         if self.over:
             raise MoveRefused("the match is over: no more moves")
         if version != self.version:
-            raise MoveRefused(f"stale move: it was chosen on table version {version}, the table is now at "
-                              f"version {self.version}; look at the table again")
+            raise MoveRefused(
+                f"stale move: it was chosen on table version {version}, the table is now at "
+                f"version {self.version}; look at the table again"
+            )
         turn = self.acting()
         if turn != seat:
             raise MoveRefused(f"it is player_{turn}'s turn, not yours (you play player_{seat})")
@@ -148,8 +150,9 @@ class Match:
         if self.over or self.failed:
             raise MoveRefused("the match is over: no hints")
         if version != self.version:
-            raise MoveRefused(f"stale hint: asked on table version {version}, the table is now at version "
-                              f"{self.version}")
+            raise MoveRefused(
+                f"stale hint: asked on table version {version}, the table is now at version {self.version}"
+            )
         if self.acting() != seat:
             raise MoveRefused("a hint is for your own turn")
         if self.adviser is None:
@@ -172,12 +175,16 @@ class Match:
         if self.over or self.failed or self.acting() != seat:
             raise MoveRefused("a reason is for a selection on your own turn")
         if version != self.version:
-            raise MoveRefused(f"stale question: asked on table version {version}, the table is now at version "
-                              f"{self.version}")
+            raise MoveRefused(
+                f"stale question: asked on table version {version}, the table is now at version {self.version}"
+            )
         hand = [t for t in things if not t.startswith("build:")]
         mine = {c["id"] for c in self.view_mod.seat_view(self.env, seat)["hand"]["cards"]}
-        words = [t for t in hand if t in mine] + [t for t in hand if t not in mine] + \
-                [t.removeprefix("build:") for t in things if t.startswith("build:")]
+        words = (
+            [t for t in hand if t in mine]
+            + [t for t in hand if t not in mine]
+            + [t.removeprefix("build:") for t in things if t.startswith("build:")]
+        )
         text = " ".join(w.split("#")[0] for w in words)  # Sam Sip's second joker "Jk#2" is a joker
         view = view_class(self.game)(self.env, Seats(self.specs))
         try:
@@ -197,7 +204,7 @@ class Match:
         keep = self._undo_point(seat)
         if isinstance(keep, str):
             raise MoveRefused(keep)
-        self._replay(self.steps[:takeback.upto(self.log, keep)])
+        self._replay(self.steps[: takeback.upto(self.log, keep)])
         self.log = self.log[:keep]
         self.version += 1  # a new table: never a version an earlier one had
         self.touch()
@@ -243,8 +250,9 @@ class Match:
             self._step(seat, ids[-1])
             if tuple(ids) in full or self.over or env.agent_selection != name:
                 break
-        self._moved(seat, tuple(ids), full.get(tuple(ids), " ".join(e["text"] for e in self.steps[-len(ids):])),
-                    before, seen)
+        self._moved(
+            seat, tuple(ids), full.get(tuple(ids), " ".join(e["text"] for e in self.steps[-len(ids) :])), before, seen
+        )
 
     def _seen(self) -> dict:
         """What the person who may undo sees before a move (``takeback.cards_seen``): the undo
@@ -308,9 +316,13 @@ class Match:
 
     def record(self) -> dict:
         """The finished match as a game record (training/evaluation/records.py format)."""
-        return {**self.env.record_header(), "moves": list(self.steps), "rewards": list(self.totals),
-                "agents": [seat_label(sp) for sp in self.specs],  # a model by its file name, never a path
-                "source": "cardzoo serve"}
+        return {
+            **self.env.record_header(),
+            "moves": list(self.steps),
+            "rewards": list(self.totals),
+            "agents": [seat_label(sp) for sp in self.specs],  # a model by its file name, never a path
+            "source": "cardzoo serve",
+        }
 
 
 def log_entry(n: int, seat: int, facts: list[dict]) -> dict:
@@ -325,6 +337,12 @@ def log_for(view_mod, entries, seat: int | None, watcher: bool = False) -> list[
     out = []
     for e in entries:
         line = log_line(view_mod, e["facts"], seat, watcher)
-        out.append({"n": e["n"], "seat": e["seat"], "text": line["text"],
-                    **({"banner": line["banner"]} if line.get("banner") else {})})
+        out.append(
+            {
+                "n": e["n"],
+                "seat": e["seat"],
+                "text": line["text"],
+                **({"banner": line["banner"]} if line.get("banner") else {}),
+            }
+        )
     return out

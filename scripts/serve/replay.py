@@ -102,7 +102,7 @@ class Replay:
             self.pos = 0
         if k > self.pos:
             start = self.ends[self.pos - 1] if self.pos else 0
-            play_moves(self.env, self.record["moves"][start:self.ends[k - 1]], to_the_end=False)
+            play_moves(self.env, self.record["moves"][start : self.ends[k - 1]], to_the_end=False)
             self.pos = k
 
     def out_of_range(self, k: int, seat: int) -> str | None:
@@ -121,7 +121,7 @@ class Replay:
             self.last_active = time.monotonic()
             self.goto(k)
             v = self.view_mod.seat_view(self.env, seat, watcher=True)  # a replay is watched: never "you"
-            v["log"] = log_for(self.view_mod, self.log[max(0, k - 40):k], seat, watcher=True)
+            v["log"] = log_for(self.view_mod, self.log[max(0, k - 40) : k], seat, watcher=True)
             v["version"] = k
             v["seats"] = [{"seat": s, "kind": _label(kind)} for s, kind in enumerate(self.kinds)]
             v["seed"] = str(self.record["seed"])  # the match's one seed (text: a browser's numbers lose digits)
@@ -129,12 +129,17 @@ class Replay:
             v["your_turn"] = False
             v["moves"] = []  # nothing to play in a replay
             nxt = self.moves[k] if k < len(self.moves) else None
-            v["replay"] = {"move": k, "moves": len(self.moves),
-                           "next_seat": nxt[0] if nxt else None, "sections": self.sections}
+            v["replay"] = {
+                "move": k,
+                "moves": len(self.moves),
+                "next_seat": nxt[0] if nxt else None,
+                "sections": self.sections,
+            }
             for p in v["players"]:  # the record holds every deal: a replay shows every hand
                 if p["seat"] != seat:
-                    p["hand"] = [c["card"] for c in self.view_mod.seat_view(self.env, p["seat"], watcher=True)
-                                 ["hand"]["cards"]]
+                    p["hand"] = [
+                        c["card"] for c in self.view_mod.seat_view(self.env, p["seat"], watcher=True)["hand"]["cards"]
+                    ]
             return v
 
 

@@ -68,8 +68,11 @@ class Store:
         gone = []
         for m in self.matches.values():
             idle = now - m.last_active
-            if ((m.finished_at is not None and now - m.finished_at > lim.finished_ttl)
-                    or (not m.sockets and idle > lim.abandoned_ttl) or idle > lim.idle_ttl):
+            if (
+                (m.finished_at is not None and now - m.finished_at > lim.finished_ttl)
+                or (not m.sockets and idle > lim.abandoned_ttl)
+                or idle > lim.idle_ttl
+            ):
                 gone.append(m)
         old = [k for k, r in self.replays.items() if now - r.last_active > lim.replay_ttl]
         return gone, old

@@ -26,9 +26,19 @@ def local_ray():
 @pytest.fixture(scope="module")
 def run(local_ray, tmp_path_factory):
     # Sam Sip 5p: eliminations, and hands lost before a seat's first move (RLlib's hanging rewards).
-    settings = RLlibSettings(game="samsip", players=5, env_runners=1, iterations=2, batch=1500, minibatch=250,
-                             epochs=2, hidden=(64, 64), eval_games=2, verify_matches=1,
-                             out=str(tmp_path_factory.mktemp("rllib") / "samsip"))
+    settings = RLlibSettings(
+        game="samsip",
+        players=5,
+        env_runners=1,
+        iterations=2,
+        batch=1500,
+        minibatch=250,
+        epochs=2,
+        hidden=(64, 64),
+        eval_games=2,
+        verify_matches=1,
+        out=str(tmp_path_factory.mktemp("rllib") / "samsip"),
+    )
     final = train_rllib(settings, log=lambda *_: None)
     return settings, final
 

@@ -55,8 +55,9 @@ def test_collector_runs_samsip_5p_matches_to_the_end():
     np.random.seed(0)  # the random policy draws from NumPy's global stream
     env = RecordingEnv(CONFIG)
     assert isinstance(env, PettingZooEnv)
-    policy = MultiAgentPolicy({a: MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy
-                               for a in env.agents})
+    policy = MultiAgentPolicy(
+        {a: MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy for a in env.agents}
+    )
     envs = DummyVectorEnv([lambda: env])
     envs.seed(7)
     collector = Collector(policy, envs, VectorReplayBuffer(20_000, 1))
@@ -65,11 +66,11 @@ def test_collector_runs_samsip_5p_matches_to_the_end():
     assert stats.n_collected_episodes == 2
 
     buffer = collector.buffer
-    done_at = np.flatnonzero(buffer.done[:len(buffer)])
+    done_at = np.flatnonzero(buffer.done[: len(buffer)])
     assert len(done_at) == 2
     start, total_eliminated = 0, 0
     for episode, end in enumerate(done_at):
-        ids, acts = buffer.obs.agent_id[start:end + 1], buffer.act[start:end + 1]
+        ids, acts = buffer.obs.agent_id[start : end + 1], buffer.act[start : end + 1]
         decisions, totals, eliminated = replay(env.episode_seeds[episode], list(ids), acts)
         # The episode is the whole match: the replay ends exactly where Tianshou's episode did.
         assert decisions == end + 1 - start == stats.lens[episode]

@@ -50,7 +50,7 @@ def three_pairs(cards, wild, dead) -> bool:
             ok = False
         else:
             ok = natural_pair(a, b)
-        if ok and three_pairs(rest[:i] + rest[i + 1:], wild, dead):
+        if ok and three_pairs(rest[:i] + rest[i + 1 :], wild, dead):
             return True
     return False
 

@@ -191,7 +191,7 @@ def next_actions(engine, moves) -> set[int]:
     out = set()
     for m in moves:
         seq = move_actions(engine.floor, m)
-        if seq[:len(prefix)] == prefix and len(seq) > len(prefix):
+        if seq[: len(prefix)] == prefix and len(seq) > len(prefix):
             out.add(seq[len(prefix)])
     return out
 
@@ -204,5 +204,6 @@ def legal_actions(engine) -> set[int]:
         engine_moves = set(engine.legal_moves())
         assert engine_moves == moves, (
             f"engine-only {sorted(engine_moves - moves)}, checker-only {sorted(moves - engine_moves)}; "
-            f"floor {engine.floor}, hand {engine.hands[engine.turn]}")
+            f"floor {engine.floor}, hand {engine.hands[engine.turn]}"
+        )
     return next_actions(engine, moves)

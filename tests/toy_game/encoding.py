@@ -8,12 +8,14 @@ from cardzoo.envs.layout import Layout, Piece
 from tests.toy_game.engine import HighCardEngine
 
 MAX_PLAYERS = 4
-LAYOUT = Layout([
-    Piece("hand", 52, "own hand"),
-    Piece("trick", 52, "cards in the current trick"),
-    Piece("num_players", MAX_PLAYERS - 1, "number of players one-hot (2, 3, 4)"),
-    Piece("acting", 1, "1 if this seat is the acting seat"),
-])
+LAYOUT = Layout(
+    [
+        Piece("hand", 52, "own hand"),
+        Piece("trick", 52, "cards in the current trick"),
+        Piece("num_players", MAX_PLAYERS - 1, "number of players one-hot (2, 3, 4)"),
+        Piece("acting", 1, "1 if this seat is the acting seat"),
+    ]
+)
 HAND, TRICK, NUM_PLAYERS, ACTING = (LAYOUT.offset(p.name) for p in LAYOUT)
 
 

@@ -12,8 +12,8 @@ class HighCardEngine(GameEngine):
     def __init__(self, config: HighCardConfig, rng: random.Random, deck=None):
         self.n, self.done = config.num_players, False
         deck = list(deck) if deck is not None else rng.sample(range(52), 52)
-        self.hands = [deck[s:HAND * self.n:self.n] for s in range(self.n)]
-        self.rest, self.turn, self.scores = deck[HAND * self.n:], 0, [0.0] * self.n
+        self.hands = [deck[s : HAND * self.n : self.n] for s in range(self.n)]
+        self.rest, self.turn, self.scores = deck[HAND * self.n :], 0, [0.0] * self.n
         self.trick: list[tuple[int, int]] = []  # (card, seat) played to this trick
 
     @property
@@ -38,8 +38,13 @@ class HighCardEngine(GameEngine):
 
     def clone(self) -> HighCardEngine:
         c = object.__new__(HighCardEngine)
-        c.__dict__.update(self.__dict__, hands=[list(h) for h in self.hands], rest=list(self.rest),
-                          trick=list(self.trick), scores=list(self.scores))
+        c.__dict__.update(
+            self.__dict__,
+            hands=[list(h) for h in self.hands],
+            rest=list(self.rest),
+            trick=list(self.trick),
+            scores=list(self.scores),
+        )
         return c
 
     def ranking(self) -> list[float]:

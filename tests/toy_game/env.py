@@ -15,8 +15,12 @@ from tests.toy_game.engine import HighCardEngine
 
 
 class HighCardEnv(CardGameEnv):
-    metadata: ClassVar[dict[str, Any]] = {"name": "highcard_v0", "render_modes": ["ansi", "human"],
-                                          "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "highcard_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     num_actions, max_players, obs_size = actions.NUM_ACTIONS, encoding.MAX_PLAYERS, encoding.LAYOUT.size
     game_name = "highcard"
     engine_class = HighCardEngine
@@ -36,5 +40,7 @@ class HighCardEnv(CardGameEnv):
 
     def _render_text(self) -> str:
         e = self.engine
-        return "\n".join([f"trick: {cards_str(c for c, _ in e.trick)}"]
-                         + [f"player_{s}: {cards_str(sorted(h))} ({e.scores[s]:+.2f})" for s, h in enumerate(e.hands)])
+        return "\n".join(
+            [f"trick: {cards_str(c for c, _ in e.trick)}"]
+            + [f"player_{s}: {cards_str(sorted(h))} ({e.scores[s]:+.2f})" for s, h in enumerate(e.hands)]
+        )

@@ -59,6 +59,7 @@ class CheckpointError(UserError):
 # ---------------------------------------------------------------------------------------------
 # Atomic writes (also used by the trainer for its resume state)
 
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` so that a crash leaves either the old file or the new one.
 
@@ -106,6 +107,7 @@ def _fsync_directory(directory: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 # Bounded reading and JSON parsing
 
+
 def _brief(value, limit: int = 60) -> str:
     """A one-line, bounded repr of a value read from a file, for error messages."""
     text = repr(value)
@@ -131,6 +133,7 @@ def _parse_json(text: str):
 # ---------------------------------------------------------------------------------------------
 # The sidecar schema
 
+
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -143,22 +146,30 @@ def _short_text(limit: int):
 # "settings", "value_hidden", ...) are allowed; the size and depth limits bound them.
 OPTIONAL = {
     "config": (lambda v: isinstance(v, dict) and len(v) <= 256, "a JSON object of at most 256 options"),
-    "name": (lambda v: isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable(),
-             "printable text of 1..200 characters"),
+    "name": (
+        lambda v: isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable(),
+        "printable text of 1..200 characters",
+    ),
     "created": (_short_text(64), "text of at most 64 characters"),
     "training_steps": (lambda v: _is_int(v) and 0 <= v <= 10**15, "an integer in 0..10^15"),
     "seed": (lambda v: v is None or (_is_int(v) and -(2**63) <= v < 2**64), "null or a 64-bit integer"),
     "evaluation": (lambda v: isinstance(v, dict), "a JSON object"),
-    "weights_sha256": (lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None,
-                       "64 lowercase hex digits"),
+    "weights_sha256": (
+        lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None,
+        "64 lowercase hex digits",
+    ),
     "algorithm": (_short_text(10_000), "text of at most 10000 characters"),
     "opponent_pool": (_short_text(10_000), "text of at most 10000 characters"),
     "command": (_short_text(10_000), "text of at most 10000 characters"),
-    "architecture": (lambda v: isinstance(v, str) and v in ARCHITECTURES,
-                     f"one of {', '.join(map(repr, ARCHITECTURES))}"),
+    "architecture": (
+        lambda v: isinstance(v, str) and v in ARCHITECTURES,
+        f"one of {', '.join(map(repr, ARCHITECTURES))}",
+    ),
     "move_features": (lambda v: _is_int(v) and 1 <= v <= MAX_SIZE, f"an integer in 1..{MAX_SIZE}"),
-    "trust": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
-              "a number in 0..100"),
+    "trust": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
+        "a number in 0..100",
+    ),
 }
 # The architectures a sidecar may name: cardzoo.training.agents.numpy_nets.ARCHITECTURES.
 
@@ -169,6 +180,7 @@ def check_meta(meta, source: str) -> None:
     Every field the loader uses is type- and range-checked, so nothing later can be asked to
     build a huge network or index with a string.
     """
+
     def bad(field: str, need: str) -> CheckpointError:
         return CheckpointError(f"{source}: field {field!r} must be {need}, got {_brief(meta[field])}")
 
@@ -188,14 +200,21 @@ def check_meta(meta, source: str) -> None:
         if not (_is_int(meta[field]) and 1 <= meta[field] <= MAX_SIZE):
             raise bad(field, f"an integer in 1..{MAX_SIZE}")
     hidden = meta["hidden"]
-    if not (isinstance(hidden, list) and 1 <= len(hidden) <= MAX_LAYERS
-            and all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden)):
+    if not (
+        isinstance(hidden, list)
+        and 1 <= len(hidden) <= MAX_LAYERS
+        and all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden)
+    ):
         raise bad("hidden", f"a list of 1..{MAX_LAYERS} layer widths, each an integer in 1..{MAX_WIDTH}")
     if not (isinstance(meta["activation"], str) and meta["activation"] in ACTIVATIONS):
         raise bad("activation", f"one of {', '.join(map(repr, ACTIVATIONS))}")
     counts, allowed = meta["player_counts"], game_spec(game).player_counts
-    if not (isinstance(counts, list) and counts and all(_is_int(n) and n in allowed for n in counts)
-            and len(set(counts)) == len(counts)):
+    if not (
+        isinstance(counts, list)
+        and counts
+        and all(_is_int(n) and n in allowed for n in counts)
+        and len(set(counts)) == len(counts)
+    ):
         raise bad("player_counts", f"a non-empty list of distinct {game} player counts {list(allowed)}")
     for field, (ok, need) in OPTIONAL.items():
         if field in meta and not ok(meta[field]):
@@ -206,8 +225,10 @@ def check_meta(meta, source: str) -> None:
             raise CheckpointError(f"{source}: a {cls.architecture} checkpoint needs the field {field!r}")
     n_params = parameter_count(meta)
     if n_params > MAX_PARAMETERS:
-        raise CheckpointError(f"{source}: field 'hidden' asks for {n_params:,} parameters "
-                              f"(with obs_size and num_actions), at most {MAX_PARAMETERS:,} allowed")
+        raise CheckpointError(
+            f"{source}: field 'hidden' asks for {n_params:,} parameters "
+            f"(with obs_size and num_actions), at most {MAX_PARAMETERS:,} allowed"
+        )
 
 
 def parameter_count(meta: dict) -> int:
@@ -233,8 +254,10 @@ def _read_sidecar(sidecar: Path) -> dict:
 # ---------------------------------------------------------------------------------------------
 # The weights file
 
+
 def _safetensors_header(data: bytes, weights: Path) -> tuple[dict, int]:
     """The tensor entries of a safetensors file (checked for form) and where its data starts."""
+
     def unreadable(why: str) -> CheckpointError:
         return CheckpointError(f"{weights} is not a readable safetensors file ({why})")
 
@@ -246,7 +269,7 @@ def _safetensors_header(data: bytes, weights: Path) -> tuple[dict, int]:
     if 8 + n > len(data):
         raise unreadable(f"header length {n:,} runs past the end of the {len(data):,}-byte file")
     try:
-        header = _parse_json(data[8:8 + n].decode("utf-8"))
+        header = _parse_json(data[8 : 8 + n].decode("utf-8"))
     except UnicodeDecodeError:
         raise unreadable("header is not UTF-8") from None
     except _BadJSON as e:
@@ -260,8 +283,10 @@ def _safetensors_header(data: bytes, weights: Path) -> tuple[dict, int]:
         if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data_offsets"}):
             raise unreadable(f"tensor {_brief(name)} needs exactly dtype, shape and data_offsets")
         if not (isinstance(entry["dtype"], str) and entry["dtype"] in DTYPE_BYTES):
-            raise CheckpointError(f"{weights}: tensor {_brief(name)} has dtype {_brief(entry['dtype'])}; "
-                                  f"only F32, F16 and BF16 (float32/float16/bfloat16) are accepted")
+            raise CheckpointError(
+                f"{weights}: tensor {_brief(name)} has dtype {_brief(entry['dtype'])}; "
+                f"only F32, F16 and BF16 (float32/float16/bfloat16) are accepted"
+            )
         shape, offsets = entry["shape"], entry["data_offsets"]
         if not (isinstance(shape, list) and len(shape) <= 8 and all(_is_int(d) and d >= 0 for d in shape)):
             raise unreadable(f"tensor {_brief(name)} has shape {_brief(shape)}")
@@ -287,15 +312,19 @@ def _check_tensors(header: dict, data_bytes: int, shapes: dict, weights: Path, s
     for start, end, name in sorted((*header[k]["data_offsets"], k) for k in header):
         size = math.prod(shapes[name]) * DTYPE_BYTES[header[name]["dtype"]]
         if start != position or end - start != size:
-            raise CheckpointError(f"{weights} is not a readable safetensors file (tensor {name} has "
-                                  f"data_offsets [{start}, {end}]; expected [{position}, {position + size}])")
+            raise CheckpointError(
+                f"{weights} is not a readable safetensors file (tensor {name} has "
+                f"data_offsets [{start}, {end}]; expected [{position}, {position + size}])"
+            )
         position = end
     if position > data_bytes:
-        raise CheckpointError(f"{weights} is truncated: its tensors need {position:,} bytes of data, "
-                              f"the file holds {data_bytes:,}")
+        raise CheckpointError(
+            f"{weights} is truncated: its tensors need {position:,} bytes of data, the file holds {data_bytes:,}"
+        )
     if position != data_bytes:
-        raise CheckpointError(f"{weights} is not a readable safetensors file "
-                              f"({data_bytes - position:,} bytes after the last tensor)")
+        raise CheckpointError(
+            f"{weights} is not a readable safetensors file ({data_bytes - position:,} bytes after the last tensor)"
+        )
 
 
 def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, np.ndarray]:
@@ -305,8 +334,10 @@ def _read_weights(weights: Path, sidecar: Path, meta: dict) -> dict[str, np.ndar
     header, start = _safetensors_header(data, weights)
     _check_tensors(header, len(data) - start, shapes, weights, sidecar)
     if "weights_sha256" in meta and hashlib.sha256(data).hexdigest() != meta["weights_sha256"]:
-        raise CheckpointError(f"{weights} is not the weights file {sidecar.name} was saved with "
-                              f"(SHA-256 differs: files mixed up, edited, or a save was interrupted)")
+        raise CheckpointError(
+            f"{weights} is not the weights file {sidecar.name} was saved with "
+            f"(SHA-256 differs: files mixed up, edited, or a save was interrupted)"
+        )
     state = {name: _decode(data, start, header[name], shapes[name]) for name in shapes}
     for name, array in state.items():
         if not np.isfinite(array).all():
@@ -325,6 +356,7 @@ def _decode(data: bytes, start: int, entry: dict, shape: tuple[int, ...]) -> np.
 
 # ---------------------------------------------------------------------------------------------
 # Public API
+
 
 def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     """(weights, sidecar) for a path given as NAME, NAME.safetensors or NAME.json (a NAME with a
@@ -348,8 +380,14 @@ def save_checkpoint(path, net, meta: dict) -> Path:
     meta = dict(meta)
     blob = safetensors_bytes(state, metadata={"format": FORMAT, "game": str(meta.get("game"))})
     meta.setdefault("created", datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    meta.update(format=FORMAT, obs_size=net.obs_size, num_actions=net.num_actions, hidden=list(net.hidden),
-                activation=net.activation, weights_sha256=hashlib.sha256(blob).hexdigest())
+    meta.update(
+        format=FORMAT,
+        obs_size=net.obs_size,
+        num_actions=net.num_actions,
+        hidden=list(net.hidden),
+        activation=net.activation,
+        weights_sha256=hashlib.sha256(blob).hexdigest(),
+    )
     meta.update(net.sidecar_fields())
     text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
     source = f"cannot save {sidecar}"
@@ -397,7 +435,8 @@ def check_fits(meta: dict, config, source: str = "checkpoint") -> None:
     if (probe.obs_size, probe.num_actions) != (meta["obs_size"], meta["num_actions"]):
         raise CheckpointError(
             f"{source} expects observation {meta['obs_size']} / actions {meta['num_actions']}, "
-            f"this game config has {probe.obs_size} / {probe.num_actions}")
+            f"this game config has {probe.obs_size} / {probe.num_actions}"
+        )
 
 
 def load_network(path) -> tuple:

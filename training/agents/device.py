@@ -19,6 +19,7 @@ def torch_device(name: str, what: str = "--device"):
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise UserError(f"{what} cuda: torch sees no CUDA device on this machine (torch {torch.__version__}); "
-                        f"use cpu or auto")
+        raise UserError(
+            f"{what} cuda: torch sees no CUDA device on this machine (torch {torch.__version__}); use cpu or auto"
+        )
     return torch.device(name)

@@ -76,9 +76,18 @@ class ExpertAgent:
 
     advice_unit = "reward"
 
-    def __init__(self, game_module, config, model, seed: int | None = None, samples: int = DEFAULT_SAMPLES,
-                 width: int = DEFAULT_WIDTH, margin: float = 0.0, answer: str | None = None,
-                 device: str | None = None):
+    def __init__(
+        self,
+        game_module,
+        config,
+        model,
+        seed: int | None = None,
+        samples: int = DEFAULT_SAMPLES,
+        width: int = DEFAULT_WIDTH,
+        margin: float = 0.0,
+        answer: str | None = None,
+        device: str | None = None,
+    ):
         if samples < 1 or width < 1:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
         answer = answer or default_answer(game_module.GAME)
@@ -122,8 +131,10 @@ class ExpertAgent:
         return self._chosen
 
     def act(self, observation, action_mask) -> int:
-        raise UserError("the expert searches the match it plays in: it needs act_in(env, seat) "
-                        "(cardzoo eval, play and serve call it so)")
+        raise UserError(
+            "the expert searches the match it plays in: it needs act_in(env, seat) "
+            "(cardzoo eval, play and serve call it so)"
+        )
 
     def act_in(self, env, seat: int) -> int:
         legal = env.legal_now()
@@ -134,7 +145,7 @@ class ExpertAgent:
             return int(legal[0])
         mask = env.mask_now()
         observation = env.encode_seat(seat)
-        moves = self.model.advise(observation, mask)[:self.width]  # best first, each from here on
+        moves = self.model.advise(observation, mask)[: self.width]  # best first, each from here on
         done = tuple(self.model.reader.read(observation).prefix)  # sub-steps of this move already played
         self.searched = {}  # complete move -> its mean leaf value, for the moves this decision searched
         if len(moves) == 1:
@@ -153,7 +164,7 @@ class ExpertAgent:
     def _play(self, done: tuple, rest: tuple) -> int:
         """Play the first of ``rest``, the remainder of the complete move ``done + rest``."""
         self._chosen = tuple(int(a) for a in done + tuple(rest))
-        self._plan = self._chosen[len(done) + 1:]
+        self._plan = self._chosen[len(done) + 1 :]
         return self._chosen[len(done)]
 
     def leaf_values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:

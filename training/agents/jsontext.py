@@ -18,7 +18,9 @@ import sys
 from cardzoo.envs.errors import UserError
 
 MAX_DEPTH = 32  # nesting of [ ] and { } (a checkpoint sidecar, a game record or a bench result needs under 8)
-MAX_FILE_BYTES = 64 << 20  # a whole JSON file read at once (bench results, a tournament log's lines are read one by one)
+MAX_FILE_BYTES = (
+    64 << 20
+)  # a whole JSON file read at once (bench results, a tournament log's lines are read one by one)
 
 # a string, or an unterminated one to the end (which the parser refuses before any bracket after it)
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)

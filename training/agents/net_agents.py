@@ -42,8 +42,10 @@ def whole_moves_reader(game: str, config=None):
     """The game's complete-move reader for ``config``; a one-line error for games without one."""
     target = game_spec(game).whole_moves
     if target is None:
-        raise UserError(f"{game} declares no WHOLE_MOVES reader: it cannot be played by a move ranker, "
-                        f"train it with the PPO trainer instead")
+        raise UserError(
+            f"{game} declares no WHOLE_MOVES reader: it cannot be played by a move ranker, "
+            f"train it with the PPO trainer instead"
+        )
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(module), name)(config)
 
@@ -61,8 +63,16 @@ class RankerAgent:
 
     advice_unit = "Q"  # ``advise`` gives Q estimates (reward to the end of the match)
 
-    def __init__(self, net, reader, meta: dict | None = None, seed: int | None = None,
-                 epsilon: float = 0.0, record: list | None = None, trust: float = 0.0):
+    def __init__(
+        self,
+        net,
+        reader,
+        meta: dict | None = None,
+        seed: int | None = None,
+        epsilon: float = 0.0,
+        record: list | None = None,
+        trust: float = 0.0,
+    ):
         self.net, self.reader = net, reader
         self.trust = trust
         self.meta = meta or {}
@@ -114,7 +124,7 @@ class RankerAgent:
         if self._plan is not None and k:  # part-way through a composed move: keep to the plan
             signature, seq = self._plan
             if signature == state.signature and seq[:k] == state.prefix and len(seq) > k and mask[seq[k]]:
-                self._rest = tuple(int(a) for a in seq[k + 1:])
+                self._rest = tuple(int(a) for a in seq[k + 1 :])
                 return int(seq[k]), None
         if legal.size == 1:
             return int(legal[0]), None
@@ -145,5 +155,5 @@ class RankerAgent:
             self.record.append((observation, rows[best]))
         self._plan = (state.signature, seqs[best])
         k = len(state.prefix)
-        self._rest = tuple(int(a) for a in seqs[best][k + 1:])
+        self._rest = tuple(int(a) for a in seqs[best][k + 1 :])
         return int(seqs[best][k])

@@ -45,8 +45,13 @@ def load_torch_agent(path, config=None, seed: int | None = None):
 
 def torch_module(net) -> MaskedPolicyNet | MoveRankerNet:
     """A numpy forward pass (``numpy_nets``) as its architecture's torch module, with its weights."""
-    meta = {"obs_size": net.obs_size, "num_actions": net.num_actions, "hidden": net.hidden,
-            "activation": net.activation, **net.sidecar_fields()}
+    meta = {
+        "obs_size": net.obs_size,
+        "num_actions": net.num_actions,
+        "hidden": net.hidden,
+        "activation": net.activation,
+        **net.sidecar_fields(),
+    }
     module = NETWORKS[net.architecture].from_meta(meta)
     module.load_state_dict({key: torch.from_numpy(array) for key, array in net.state_dict().items()})
     return module.eval()

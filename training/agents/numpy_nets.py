@@ -57,12 +57,15 @@ class PolicyMLP(_Arrays):
 
     architecture = "policy"
 
-    def __init__(self, state: dict[str, np.ndarray], obs_size: int, num_actions: int, hidden: list[int],
-                 activation: str = "tanh"):
+    def __init__(
+        self, state: dict[str, np.ndarray], obs_size: int, num_actions: int, hidden: list[int], activation: str = "tanh"
+    ):
         super().__init__(state, activation)
         self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, [int(h) for h in hidden]
-        self._layers = [(self._state[f"policy_net.{2 * i}.weight"].T, self._state[f"policy_net.{2 * i}.bias"])
-                        for i in range(len(self.hidden))]
+        self._layers = [
+            (self._state[f"policy_net.{2 * i}.weight"].T, self._state[f"policy_net.{2 * i}.bias"])
+            for i in range(len(self.hidden))
+        ]
         self._out = (self._state["action_net.weight"].T, self._state["action_net.bias"])
 
     @staticmethod
@@ -133,24 +136,35 @@ class RankerMLP(_Arrays):
     architecture = "move_ranker"
     META_FIELDS: tuple = ("move_features",)
 
-    def __init__(self, state: dict[str, np.ndarray], obs_size: int, move_features: int, hidden: list[int],
-                 activation: str = "relu", num_actions: int = 0):
+    def __init__(
+        self,
+        state: dict[str, np.ndarray],
+        obs_size: int,
+        move_features: int,
+        hidden: list[int],
+        activation: str = "relu",
+        num_actions: int = 0,
+    ):
         super().__init__(state, activation)
         self.obs_size, self.move_features, self.num_actions = obs_size, move_features, num_actions
         self.hidden = [int(h) for h in hidden]
         s = self._state
         self._obs_in = (s["obs_in.weight"].T, s["obs_in.bias"])
         self._move_in = s["move_in.weight"].T
-        self._trunk = [(s[f"trunk.{2 * i + 1}.weight"].T, s[f"trunk.{2 * i + 1}.bias"])
-                       for i in range(len(self.hidden) - 1)]
+        self._trunk = [
+            (s[f"trunk.{2 * i + 1}.weight"].T, s[f"trunk.{2 * i + 1}.bias"]) for i in range(len(self.hidden) - 1)
+        ]
         self._q_out = (s["q_out.weight"][0], s["q_out.bias"][0])
 
     @staticmethod
     def parameter_shapes(obs_size: int, move_features: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
         """The tensors' names and shapes (``MoveRankerNet``'s ``state_dict``: the trunk starts with
         an activation and each of its Linears follows one, hence the odd indices)."""
-        shapes = {"obs_in.weight": (hidden[0], obs_size), "obs_in.bias": (hidden[0],),
-                  "move_in.weight": (hidden[0], move_features)}
+        shapes = {
+            "obs_in.weight": (hidden[0], obs_size),
+            "obs_in.bias": (hidden[0],),
+            "move_in.weight": (hidden[0], move_features),
+        }
         for i, (a, b) in enumerate(zip(hidden, hidden[1:])):
             shapes[f"trunk.{2 * i + 1}.weight"] = (b, a)
             shapes[f"trunk.{2 * i + 1}.bias"] = (b,)
@@ -164,20 +178,24 @@ class RankerMLP(_Arrays):
 
     @classmethod
     def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> "RankerMLP":
-        return cls(state, meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"],
-                   meta["num_actions"])
+        return cls(
+            state, meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"], meta["num_actions"]
+        )
 
     def sidecar_fields(self) -> dict:
         return {"architecture": self.architecture, "move_features": self.move_features}
 
     @staticmethod
     def describe(meta: dict) -> str:
-        return (f"a Q network {meta['hidden']} ({meta['activation']}) over the observation ({meta['obs_size']}) "
-                f"and each complete legal move's {meta['move_features']} features")
+        return (
+            f"a Q network {meta['hidden']} ({meta['activation']}) over the observation ({meta['obs_size']}) "
+            f"and each complete legal move's {meta['move_features']} features"
+        )
 
     def agent(self, meta: dict, config=None, seed: int | None = None) -> RankerAgent:
-        return RankerAgent(self, whole_moves_reader(meta["game"], config), meta, seed,
-                           trust=float(meta.get("trust", 0.0)))
+        return RankerAgent(
+            self, whole_moves_reader(meta["game"], config), meta, seed, trust=float(meta.get("trust", 0.0))
+        )
 
     def scores(self, observation: np.ndarray, moves: np.ndarray) -> np.ndarray:
         """Q of every candidate move of one decision: [O], [K, F] -> [K]."""

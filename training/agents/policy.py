@@ -71,5 +71,5 @@ def from_sb3_state_dict(sb3_state: dict[str, torch.Tensor]) -> dict[str, torch.T
     for key, value in sb3_state.items():
         for ours, theirs in SB3_PREFIX.items():
             if key.startswith(theirs + "."):
-                out[ours + key[len(theirs):]] = value.detach().cpu().clone().contiguous()
+                out[ours + key[len(theirs) :]] = value.detach().cpu().clone().contiguous()
     return out

@@ -42,8 +42,9 @@ class MoveRankerNet(nn.Module):
 
     architecture = RankerMLP.architecture
 
-    def __init__(self, obs_size: int, move_features: int, hidden: list[int], activation: str = "relu",
-                 num_actions: int = 0):
+    def __init__(
+        self, obs_size: int, move_features: int, hidden: list[int], activation: str = "relu", num_actions: int = 0
+    ):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
@@ -67,8 +68,9 @@ class MoveRankerNet(nn.Module):
 
     def agent(self, meta: dict, config=None, seed: int | None = None):
         """The agent that plays this network as it trains (a frozen opponent of the DMC collector)."""
-        return RankerAgent(self, whole_moves_reader(meta["game"], config), meta, seed,
-                           trust=float(meta.get("trust", 0.0)))
+        return RankerAgent(
+            self, whole_moves_reader(meta["game"], config), meta, seed, trust=float(meta.get("trust", 0.0))
+        )
 
     def forward(self, obs: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
         """Q of each (observation row, move row) pair: [B, O], [B, F] -> [B]. ``obs`` dense or a

@@ -45,8 +45,13 @@ def shipped_models(folders: list[Path] | None = None) -> list[tuple[str, str, li
                 meta = _read_sidecar_json(sidecar)
                 if not isinstance(meta, dict) or "game" not in meta:
                     continue  # not a model sidecar
-                out.append((str(sidecar.with_suffix(".safetensors")), str(meta["game"]),
-                            [int(n) for n in meta["player_counts"]]))
+                out.append(
+                    (
+                        str(sidecar.with_suffix(".safetensors")),
+                        str(meta["game"]),
+                        [int(n) for n in meta["player_counts"]],
+                    )
+                )
             except (UserError, KeyError, TypeError, ValueError, OverflowError) as e:
                 _warn_once(sidecar, str(e).splitlines()[0] if str(e) else type(e).__name__)
     return out
@@ -55,8 +60,13 @@ def shipped_models(folders: list[Path] | None = None) -> list[tuple[str, str, li
 def _read_sidecar_json(sidecar: Path):
     """The sidecar's JSON, read with the checkpoint loader's size and depth checks (a hostile
     file in a model folder must not take down the scan: ``json.loads`` recurses per level)."""
-    from cardzoo.training.agents.checkpoint import (MAX_SIDECAR_BYTES, CheckpointError, _BadJSON,
-                                                    _parse_json, _read_bounded)
+    from cardzoo.training.agents.checkpoint import (
+        MAX_SIDECAR_BYTES,
+        CheckpointError,
+        _BadJSON,
+        _parse_json,
+        _read_bounded,
+    )
 
     data = _read_bounded(sidecar, MAX_SIDECAR_BYTES, "a checkpoint sidecar is a small JSON file")
     try:
@@ -73,8 +83,11 @@ _WARNED: set[str] = set()  # sidecars already warned about (the scan runs on eve
 def _warn_once(sidecar: Path, why: str) -> None:
     if str(sidecar) not in _WARNED:
         _WARNED.add(str(sidecar))
-        print(f"cardzoo: warning: skipping {sidecar} (not a usable model sidecar: {why[:200]})",
-              file=sys.stderr, flush=True)
+        print(
+            f"cardzoo: warning: skipping {sidecar} (not a usable model sidecar: {why[:200]})",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def shipped_model_file(game: str, players, folders: list[Path] | None = None) -> str | None:
@@ -83,8 +96,11 @@ def shipped_model_file(game: str, players, folders: list[Path] | None = None) ->
     lists the fewest counts — a specialist such as ``siantappo-3p`` before the general
     ``siantappo`` (ties: the first by name) — or None."""
     for folder in models_dirs() if folders is None else folders:
-        fitting = [(len(counts), weights) for weights, g, counts in shipped_models([folder])
-                   if g == game and players in counts and os.path.isfile(weights)]
+        fitting = [
+            (len(counts), weights)
+            for weights, g, counts in shipped_models([folder])
+            if g == game and players in counts and os.path.isfile(weights)
+        ]
         if fitting:
             return min(fitting)[1]
     return None
@@ -94,8 +110,12 @@ def shipped_model_path(game: str, players) -> str:
     """The model's path for the game and player count; a one-line error naming what there is."""
     path = shipped_model_file(game, players)
     if path is None:
-        shipped = [f"{os.path.basename(w)[:-len('.safetensors')]} ({g} {','.join(map(str, c))}p)"
-                   for w, g, c in shipped_models()]
-        raise UserError(f"no shipped model for {game} with {players} players; shipped: "
-                         f"{', '.join(shipped) or 'none'} (or give a checkpoint path)")
+        shipped = [
+            f"{os.path.basename(w)[: -len('.safetensors')]} ({g} {','.join(map(str, c))}p)"
+            for w, g, c in shipped_models()
+        ]
+        raise UserError(
+            f"no shipped model for {game} with {players} players; shipped: "
+            f"{', '.join(shipped) or 'none'} (or give a checkpoint path)"
+        )
     return path

@@ -57,9 +57,19 @@ class RandomAgent:
 # ``make_agent`` builds a fresh agent for one game.
 
 AGENT_KINDS = ("random", "rules", "model", "teacher", "expert")
-_ALIASES = {"model": "model", "shipped": "model",
-            "random": "random", "rand": "random", "rules": "rules", "rule": "rules", "rulebot": "rules",
-            "bot": "rules", "teacher": "teacher", "expert": "expert", "search": "expert"}
+_ALIASES = {
+    "model": "model",
+    "shipped": "model",
+    "random": "random",
+    "rand": "random",
+    "rules": "rules",
+    "rule": "rules",
+    "rulebot": "rules",
+    "bot": "rules",
+    "teacher": "teacher",
+    "expert": "expert",
+    "search": "expert",
+}
 CHECKPOINT_SUFFIXES = (".safetensors", ".json")
 # The games in which the expert has beaten the shipped model head to head (95% interval above zero,
 # docs/evaluation.md); in Sam Sip it has not (level at 4 players, a little behind at 2), and the
@@ -91,8 +101,12 @@ class AgentSpec:
 
 
 def is_checkpoint_spec(text: str) -> bool:
-    return ("/" in text or os.sep in text or (os.altsep is not None and os.altsep in text)
-            or text.lower().endswith(CHECKPOINT_SUFFIXES))
+    return (
+        "/" in text
+        or os.sep in text
+        or (os.altsep is not None and os.altsep in text)
+        or text.lower().endswith(CHECKPOINT_SUFFIXES)
+    )
 
 
 def parse_agent_spec(text: str) -> AgentSpec:
@@ -118,10 +132,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
             raise UserError(f"{raw}: the expert's budget (determinizations per decision) must be >= 1")
     kind = _ALIASES.get(body.lower())
     if kind is None:
-        raise UserError(f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
-                         f"teacher (where the game has one), expert[:N] (search over N sampled deals per "
-                         f"move, default 8), or a checkpoint path (containing '/' or ending "
-                         f"in .safetensors/.json), optionally with @SEED")
+        raise UserError(
+            f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
+            f"teacher (where the game has one), expert[:N] (search over N sampled deals per "
+            f"move, default 8), or a checkpoint path (containing '/' or ending "
+            f"in .safetensors/.json), optionally with @SEED"
+        )
     return AgentSpec(kind, seed=seed, text=raw, budget=budget)
 
 
@@ -168,8 +184,9 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
     if spec.kind == "model":
         from cardzoo.training.agents.shipped import shipped_model_path
 
-        return load_checkpoint_agent(shipped_model_path(game_module.GAME, getattr(config, "num_players", None)),
-                                     config=config, seed=seed)
+        return load_checkpoint_agent(
+            shipped_model_path(game_module.GAME, getattr(config, "num_players", None)), config=config, seed=seed
+        )
     if spec.kind == "rules":
         return game_module.RuleBot(config, seed=seed)
     if spec.kind == "teacher":
@@ -177,8 +194,10 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
 
         teacher = game_spec(game_module.GAME).teacher
         if teacher is None:
-            raise UserError(f"{game_module.GAME} has no teacher agent (no scripted player stronger than its "
-                            f"rule bot); use rules, random, model, expert or a checkpoint")
+            raise UserError(
+                f"{game_module.GAME} has no teacher agent (no scripted player stronger than its "
+                f"rule bot); use rules, random, model, expert or a checkpoint"
+            )
         return teacher(config, seed=seed)
     if spec.kind == "checkpoint":
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
@@ -217,5 +236,8 @@ def load_adviser(game_module, config=None):
 
 def advice_text(unit: str, value: float) -> str:
     """An adviser's estimate as a person reads it (``advice_unit`` "Q": reward to the match's end)."""
-    return (f"estimated reward to the end of the match {value:+.2f}" if unit == "Q"
-            else f"the model's probability {value:.0%}")
+    return (
+        f"estimated reward to the end of the match {value:+.2f}"
+        if unit == "Q"
+        else f"the model's probability {value:.0%}"
+    )

@@ -21,8 +21,9 @@ def with_trust(path, trust: float, out) -> Path:
         raise UserError(f"--trust must be in 0..100, got {trust}")
     net, meta = load_network(path)
     if meta.get("architecture") != RankerMLP.architecture:
-        raise UserError(f"{path} is not a move-ranker checkpoint: a trust margin needs the rule bot's "
-                        f"move among its move features")
+        raise UserError(
+            f"{path} is not a move-ranker checkpoint: a trust margin needs the rule bot's move among its move features"
+        )
     meta = {k: v for k, v in meta.items() if k not in ("weights_sha256", "created")}
     meta["trust"] = trust
     return save_checkpoint(Path(out), net, meta)

@@ -46,8 +46,10 @@ class Evaluator:
         """Evaluate ``path`` in the background; ``at``: where the run was (its learning curve's x)."""
         if self._process is None:
             raise RuntimeError("Evaluator.start needs an evaluator made with background=True")
-        self._pending = at, self._process.apply_async(
-            evaluate_counts, (str(path), self.game, seeds, self.games, self.variants))
+        self._pending = (
+            at,
+            self._process.apply_async(evaluate_counts, (str(path), self.game, seeds, self.games, self.variants)),
+        )
 
     def busy(self) -> bool:
         return self._pending is not None

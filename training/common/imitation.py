@@ -176,8 +176,9 @@ def play_match(env, bots: list, episode_seed: int, record: Callable, deal_of=one
         deal = now
 
 
-def play_recorded(game: str, variants: dict, plans: Iterable[PlannedMatch], bots: Bots, record: Callable,
-                  deal_of=one_deal) -> Iterator[list[tuple]]:
+def play_recorded(
+    game: str, variants: dict, plans: Iterable[PlannedMatch], bots: Bots, record: Callable, deal_of=one_deal
+) -> Iterator[list[tuple]]:
     """``play_match`` of each planned match in turn (one env per player count, reused)."""
     envs: dict = {}
     spec = game_spec(game)
@@ -192,16 +193,34 @@ def play_recorded(game: str, variants: dict, plans: Iterable[PlannedMatch], bots
 def action_samples(game: str, variants: dict, plans: Iterable[PlannedMatch], every: bool = False) -> tuple:
     """(observations, masks, actions, returns) of the rule bots' choices (``every``: decisions) in
     the planned matches, in the order played."""
-    rows = [kept + (ret,) for match in play_recorded(game, variants, plans, Bots(game), ActionRecord(every))
-            for _, kept, ret in match]
+    rows = [
+        kept + (ret,)
+        for match in play_recorded(game, variants, plans, Bots(game), ActionRecord(every))
+        for _, kept, ret in match
+    ]
     obs, masks, actions, returns = zip(*rows) if rows else ((), (), (), ())
-    return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(actions, np.int64),
-            np.asarray(returns, np.float32))
+    return (
+        np.asarray(obs, np.float32),
+        np.asarray(masks, bool),
+        np.asarray(actions, np.int64),
+        np.asarray(returns, np.float32),
+    )
 
 
 # ------------------------------------------------------------------------------ the fit
-def fit(params, n: int, loss_of: Callable, *, epochs: int, batch_size: int, lr: float, seed: int,
-        clip: float = 0.0, who: str = "rule bot", log=print) -> None:
+def fit(
+    params,
+    n: int,
+    loss_of: Callable,
+    *,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    seed: int,
+    clip: float = 0.0,
+    who: str = "rule bot",
+    log=print,
+) -> None:
     """Adam at ``lr`` over ``n`` samples, ``epochs`` times in minibatches of ``batch_size`` (the
     order shuffled by a stream seeded ``seed``), gradient norms clipped to ``clip`` (0: not
     clipped). ``loss_of(indices) -> (loss, hits)``: the target's loss on those samples and how many
@@ -213,7 +232,7 @@ def fit(params, n: int, loss_of: Callable, *, epochs: int, batch_size: int, lr: 
         order = rng.permutation(n)
         total, hits = 0.0, 0
         for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             loss, hit = loss_of(idx)
             optimizer.zero_grad()
             loss.backward()
@@ -222,8 +241,10 @@ def fit(params, n: int, loss_of: Callable, *, epochs: int, batch_size: int, lr: 
             optimizer.step()
             total += float(loss.detach()) * len(idx)
             hits += hit
-        log(f"warm start epoch {epoch + 1}/{epochs}: picks the {who}'s move {hits / max(n, 1):.0%}, "
-            f"loss {total / max(n, 1):.3f}")
+        log(
+            f"warm start epoch {epoch + 1}/{epochs}: picks the {who}'s move {hits / max(n, 1):.0%}, "
+            f"loss {total / max(n, 1):.3f}"
+        )
 
 
 @torch.no_grad()

@@ -45,9 +45,11 @@ if TYPE_CHECKING:
 KINDS = ("snapshot", "rules", "random")
 EMA = 0.02  # weight of one finished match in an opponent's moving averages
 SELFPLAY_HELP = "share of matches where the learner plays every seat (in the others: --opponents)"
-OPPONENTS_HELP = ("who plays the other seats when the learner does not play every seat: KIND=WEIGHT,... of snapshot "
-                  "(the learner's frozen snapshots), rules, random, weighted by results too; or one frozen AGENT "
-                  "(rules, model, teacher, expert, a checkpoint; with --selfplay 0 an exploiter of it)")
+OPPONENTS_HELP = (
+    "who plays the other seats when the learner does not play every seat: KIND=WEIGHT,... of snapshot "
+    "(the learner's frozen snapshots), rules, random, weighted by results too; or one frozen AGENT "
+    "(rules, model, teacher, expert, a checkpoint; with --selfplay 0 an exploiter of it)"
+)
 OPPONENTS_METAVAR = "KIND=W,...|AGENT"
 
 
@@ -72,20 +74,25 @@ def parse_opponents(text, flag: str = "--opponents") -> dict | str:
     return weights
 
 
-def check_opponents(opponents, selfplay: float, game: str, players, variants: dict, snapshots: bool = True,
-                    agents: bool = True) -> None:
+def check_opponents(
+    opponents, selfplay: float, game: str, players, variants: dict, snapshots: bool = True, agents: bool = True
+) -> None:
     """One line unless ``opponents`` (weights or one agent spec) suits a trainer that keeps
     ``snapshots`` of its learner and can seat one frozen agent (``agents``)."""
     if isinstance(opponents, str):
         if not agents:
-            raise UserError(f"--opponents {opponents}: this trainer weighs the kinds {', '.join(KINDS)} "
-                            f"(KIND=WEIGHT,...), it seats no frozen agent")
+            raise UserError(
+                f"--opponents {opponents}: this trainer weighs the kinds {', '.join(KINDS)} "
+                f"(KIND=WEIGHT,...), it seats no frozen agent"
+            )
         check_agent(opponents, game, players, variants)
         return
     check_weights(opponents)
     if opponents.get("snapshot") and not snapshots:
-        raise UserError("--opponents snapshot: this trainer keeps no snapshots of its learner; weigh rules and "
-                        "random, or name one frozen AGENT")
+        raise UserError(
+            "--opponents snapshot: this trainer keeps no snapshots of its learner; weigh rules and "
+            "random, or name one frozen AGENT"
+        )
     if selfplay < 1 and not any(opponents.get(k) for k in ("rules", "random")):
         raise UserError("opponents need rules or random besides snapshot (there is no snapshot at first)")
 
@@ -138,10 +145,10 @@ class OpponentMix:
     # ------------------------------------------------------------------ pool
     def add_snapshot(self, snapshot_id: str) -> None:
         self.snapshots.append(snapshot_id)
-        for old in self.snapshots[:-self.max_snapshots]:
+        for old in self.snapshots[: -self.max_snapshots]:
             self._cache.pop(old, None)
             self.stats.pop(f"snapshot:{old}", None)
-        del self.snapshots[:-self.max_snapshots]
+        del self.snapshots[: -self.max_snapshots]
 
     def labels(self) -> list[str]:
         if self.agent:
@@ -212,10 +219,10 @@ class OpponentMix:
         if not isinstance(snapshots, list) or not all(isinstance(x, str) and x.isidentifier() for x in snapshots):
             raise UserError("resume state: bad snapshot list")
         if not isinstance(stats, dict) or not all(
-                isinstance(v, list) and len(v) == 4 and all(isinstance(x, (int, float)) for x in v)
-                for v in stats.values()):
+            isinstance(v, list) and len(v) == 4 and all(isinstance(x, (int, float)) for x in v) for v in stats.values()
+        ):
             raise UserError("resume state: bad opponent statistics")
-        self.snapshots = snapshots[-self.max_snapshots:]
+        self.snapshots = snapshots[-self.max_snapshots :]
         self.stats = {str(k): [float(x) for x in v] for k, v in stats.items()}
         self._cache = {}
 
@@ -286,8 +293,9 @@ class OpponentPool:
     """Who sits at the learner's opponents' seats in SB3's single-seat view: an opponent drawn per
     episode from the kinds' fixed weights. Snapshots are actor weights kept in memory."""
 
-    def __init__(self, game: str, config, weights: dict[str, float] | None = None, max_snapshots: int = 8,
-                 seed: int = 0):
+    def __init__(
+        self, game: str, config, weights: dict[str, float] | None = None, max_snapshots: int = 8, seed: int = 0
+    ):
         self.module = game_module(game)
         self.config = config
         self.weights = weights or {"rules": 0.4, "random": 0.1, "snapshot": 0.5}
@@ -297,7 +305,7 @@ class OpponentPool:
 
     def add_snapshot(self, net: MaskedPolicyNet) -> None:
         self.snapshots.append(net)
-        del self.snapshots[:-self.max_snapshots]
+        del self.snapshots[: -self.max_snapshots]
 
     def draw(self):
         kinds = [k for k in self.weights if k != "snapshot" or self.snapshots]

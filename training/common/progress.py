@@ -34,8 +34,9 @@ class Progress:
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=steps, initial=min(done, steps), unit=unit, unit_scale=True,
-                            dynamic_ncols=True, desc=desc)
+            self.bar = tqdm(
+                total=steps, initial=min(done, steps), unit=unit, unit_scale=True, dynamic_ncols=True, desc=desc
+            )
 
     def update(self, done: int, **postfix) -> None:
         if self.bar is None:

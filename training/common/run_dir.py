@@ -83,12 +83,17 @@ def save_run_state(state_dir: Path, net, optimizer, pool, state: RunState) -> No
         tensors[f"arrays.{k}"] = torch.from_numpy(np.ascontiguousarray(v))
     weights = state_dir / f"state-{generation}.safetensors"
     atomic_write_bytes(weights, save(tensors))
-    counters = {f.name: getattr(state, f.name) for f in fields(RunState)
-                if f.name not in ("started", "elapsed", "inflight", "arrays")}
+    counters = {
+        f.name: getattr(state, f.name)
+        for f in fields(RunState)
+        if f.name not in ("started", "elapsed", "inflight", "arrays")
+    }
     if state.inflight is not None:
         counters["inflight"] = {k: v for k, v in state.inflight.items() if k != "weights"}
     doc = {
-        "format": STATE_FORMAT, "generation": generation, "weights": weights.name,
+        "format": STATE_FORMAT,
+        "generation": generation,
+        "weights": weights.name,
         "state": {**counters, "elapsed": state.wall()},
         "optimizer": {"param_groups": opt["param_groups"]},
         "pool": pool.to_json() if pool is not None else {},
@@ -168,14 +173,19 @@ def load_run_state(state_dir: Path, net, optimizer, pool) -> RunState:
             pool.load_json(doc["pool"])
         saved = doc["state"]
         optional = {"learner"}  # states written before trainers kept scalars of their own lack it
-        state = RunState(**{f.name: saved[f.name] for f in fields(RunState)
-                            if f.name not in ("started", "inflight", "arrays")
-                            and (f.name in saved or f.name not in optional)})
-        state.arrays = {k[len("arrays."):]: v.numpy() for k, v in tensors.items() if k.startswith("arrays.")}
+        state = RunState(
+            **{
+                f.name: saved[f.name]
+                for f in fields(RunState)
+                if f.name not in ("started", "inflight", "arrays") and (f.name in saved or f.name not in optional)
+            }
+        )
+        state.arrays = {k[len("arrays.") :]: v.numpy() for k, v in tensors.items() if k.startswith("arrays.")}
         if saved.get("inflight") is not None:
             inflight = dict(saved["inflight"])
-            inflight["weights"] = {k[len("behaviour."):]: v.numpy() for k, v in tensors.items()
-                                   if k.startswith("behaviour.")}
+            inflight["weights"] = {
+                k[len("behaviour.") :]: v.numpy() for k, v in tensors.items() if k.startswith("behaviour.")
+            }
             if set(inflight["weights"]) != set(net.state_dict()):
                 raise UserError("the behaviour weights do not fit the network")
             state.inflight = inflight
@@ -237,11 +247,18 @@ class RunDir:
         """The checkpoint sidecar's description of the run; trainers add their own fields."""
         s = self.s
         return {
-            "name": name, "game": s.game, "env": self.probe.metadata["name"],
-            "config": config_dict(self.probe.config), "player_counts": list(s.player_counts()),
-            "training_steps": int(state.decisions), "training_matches": int(state.matches),
-            "training_minutes": round(state.wall() / 60, 1), "algorithm": self.ALGORITHM,
-            "seed": s.seed, "settings": s.to_json(), "evaluation": evaluation or {},
+            "name": name,
+            "game": s.game,
+            "env": self.probe.metadata["name"],
+            "config": config_dict(self.probe.config),
+            "player_counts": list(s.player_counts()),
+            "training_steps": int(state.decisions),
+            "training_matches": int(state.matches),
+            "training_minutes": round(state.wall() / 60, 1),
+            "algorithm": self.ALGORITHM,
+            "seed": s.seed,
+            "settings": s.to_json(),
+            "evaluation": evaluation or {},
         }
 
     def exported(self, net):

@@ -18,8 +18,9 @@ class RunLog:
         self.out, self.game, self.counts, self.log = out, game, counts, log
         self.writer = SummaryWriter(str(out / "tb"), purge_step=purge_step)
 
-    def evaluation(self, state, at: int, result: dict, unit: str = "decisions",
-                   note: str = "model's mean reward per match") -> None:
+    def evaluation(
+        self, state, at: int, result: dict, unit: str = "decisions", note: str = "model's mean reward per match"
+    ) -> None:
         """One evaluation ({player count: versus_baselines result}, at ``at`` decisions or samples)
         into the state's list, TensorBoard, the log and the learning curve."""
         for n, r in result.items():
@@ -27,9 +28,11 @@ class RunLog:
             for base, figures in r.items():
                 self.writer.add_scalar(f"eval/{n}p/mean_reward_vs_{base}", figures["mean_reward"], at)
                 self.writer.add_scalar(f"eval/{n}p/win_rate_vs_{base}", figures["win_rate"], at)
-            self.log(f"{at:>11,} {unit}, {n}p: vs rules {r['rules']['mean_reward']:+.3f} "
-                     f"(wins {r['rules']['win_rate']:.0%}), vs random {r['random']['mean_reward']:+.3f} "
-                     f"(wins {r['random']['win_rate']:.0%})  [{note}]")
+            self.log(
+                f"{at:>11,} {unit}, {n}p: vs rules {r['rules']['mean_reward']:+.3f} "
+                f"(wins {r['rules']['win_rate']:.0%}), vs random {r['random']['mean_reward']:+.3f} "
+                f"(wins {r['random']['win_rate']:.0%})  [{note}]"
+            )
         self.plot(state.evals)
 
     def plot(self, evals: list) -> None:

@@ -61,8 +61,16 @@ WORKERS_HELP = "processes that play the matches (0: in this process)"
 MAX_MINUTES_HELP = "stop after this many minutes of training (saved, final checkpoint written; 0: no limit)"
 
 
-def setting(default, help: str, *, flag: str = "", metavar: str | None = None, choices: tuple | None = None,
-            parse=None, unset: str = ""):
+def setting(
+    default,
+    help: str,
+    *,
+    flag: str = "",
+    metavar: str | None = None,
+    choices: tuple | None = None,
+    parse=None,
+    unset: str = "",
+):
     """A settings field that is a flag of ``cardzoo train`` (see the module's docstring)."""
     meta = {"help": help, "flag": flag, "metavar": metavar, "choices": choices, "parse": parse, "unset": unset}
     if isinstance(default, (dict, list)):
@@ -108,10 +116,12 @@ class TrainerSettings:
             whole = isinstance(value, int) and not isinstance(value, bool)
             number = whole or (isinstance(value, float) and not math.isnan(value))
             if (kind == "int" and not whole) or not number:
-                raise UserError(f"{self.flag(name)} {value!r} is out of range: {name} must be "
-                                f"{'an integer' if kind == 'int' else 'a number'}")
+                raise UserError(
+                    f"{self.flag(name)} {value!r} is out of range: {name} must be "
+                    f"{'an integer' if kind == 'int' else 'a number'}"
+                )
             if (lo is not None and value < lo) or (hi is not None and value > hi):
-                bound = (f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]")
+                bound = f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]"
                 raise UserError(f"{self.flag(name)} {value!r} is out of range: {name} must be {bound}")
 
     def player_counts(self) -> tuple:
@@ -125,8 +135,10 @@ class TrainerSettings:
 
         self.hidden = tuple(int(h) for h in self.hidden)
         if not 1 <= len(self.hidden) <= MAX_LAYERS or not all(1 <= h <= MAX_WIDTH for h in self.hidden):
-            raise UserError(f"{self.flag('hidden')} {','.join(map(str, self.hidden))[:80]} is out of range: 1 to "
-                            f"{MAX_LAYERS} layer widths, each in [1, {MAX_WIDTH}]")
+            raise UserError(
+                f"{self.flag('hidden')} {','.join(map(str, self.hidden))[:80]} is out of range: 1 to "
+                f"{MAX_LAYERS} layer widths, each in [1, {MAX_WIDTH}]"
+            )
 
     def check_variants(self, counts) -> None:
         """The rule variants, at every player count (ValueError naming the field)."""
@@ -190,9 +202,11 @@ class DeviceSettings(TrainerSettings):
     Its rollout workers' collectors stay on the CPU (docs/training.md, "Devices"). The device is of
     one invocation (``UNRECORDED``): a run saved on cuda resumes on cpu and the other way round,
     and its checkpoints are the same bytes wherever they were written."""
+
     _: KW_ONLY  # after the subclass's fields without a default (``game``)
-    device: str = setting("auto", "torch device of the learner: auto is cuda where torch sees one, else cpu",
-                          choices=DEVICES)
+    device: str = setting(
+        "auto", "torch device of the learner: auto is cuda where torch sees one, else cpu", choices=DEVICES
+    )
 
     UNRECORDED: ClassVar[tuple] = ("device",)
 
@@ -206,19 +220,27 @@ class DeviceSettings(TrainerSettings):
 
 
 # a settings field's declared type -> what its value in settings.json must be
-_JSON_KINDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
-               "tuple": "a list of integers", "dict": "an object"}
+_JSON_KINDS = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "tuple": "a list of integers",
+    "dict": "an object",
+}
 
 
 def _is_kind(value, kind: str) -> bool:
     whole = isinstance(value, int) and not isinstance(value, bool)
-    return {"an integer": whole,
-            "a number": whole or isinstance(value, float),
-            "a string": isinstance(value, str),
-            "true or false": isinstance(value, bool),
-            "a list of integers": isinstance(value, list) and all(
-                isinstance(v, int) and not isinstance(v, bool) for v in value),
-            "an object": isinstance(value, dict)}[kind]
+    return {
+        "an integer": whole,
+        "a number": whole or isinstance(value, float),
+        "a string": isinstance(value, str),
+        "true or false": isinstance(value, bool),
+        "a list of integers": isinstance(value, list)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value),
+        "an object": isinstance(value, dict),
+    }[kind]
 
 
 def read_json(path: Path, limit: int = MAX_SETTINGS_JSON) -> dict:
@@ -265,8 +287,10 @@ def refuse_changes(settings: TrainerSettings, out) -> None:
 
 def _refuse_change(cls, key: str, value, current) -> None:
     if _normalised(value) != _normalised(current):
-        raise UserError(f"{cls.flag(key)} {value} differs from the run's {current}: it cannot "
-                        f"change on --resume (drop the flag, or start a new run with another --out)")
+        raise UserError(
+            f"{cls.flag(key)} {value} differs from the run's {current}: it cannot "
+            f"change on --resume (drop the flag, or start a new run with another --out)"
+        )
 
 
 def _normalised(value):

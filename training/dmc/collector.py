@@ -98,12 +98,22 @@ class SparseRows:
     def of_parts(cls, width: int, starts: np.ndarray, columns: np.ndarray, values: np.ndarray) -> "SparseRows":
         """Rows from their saved parts; ValueError unless they describe rows of ``width`` entries."""
         starts, columns, values = np.asarray(starts), np.asarray(columns), np.asarray(values)
-        if (starts.ndim != 1 or len(starts) < 1 or starts[0] != 0 or np.any(np.diff(starts) < 0)
-                or starts[-1] != len(columns) or len(columns) != len(values)
-                or (len(columns) and (columns.min() < 0 or columns.max() >= width))):
+        if (
+            starts.ndim != 1
+            or len(starts) < 1
+            or starts[0] != 0
+            or np.any(np.diff(starts) < 0)
+            or starts[-1] != len(columns)
+            or len(columns) != len(values)
+            or (len(columns) and (columns.min() < 0 or columns.max() >= width))
+        ):
             raise ValueError("inconsistent sparse rows")
         out = cls(width)
-        out.starts, out.columns, out.values = starts.astype(np.int64), columns.astype(np.int32), values.astype(np.float32)
+        out.starts, out.columns, out.values = (
+            starts.astype(np.int64),
+            columns.astype(np.int32),
+            values.astype(np.float32),
+        )
         return out
 
     def __len__(self) -> int:
@@ -116,8 +126,10 @@ class SparseRows:
             raise ValueError("write_into needs a C-ordered target")
         lo, hi = self.starts[first], self.starts[first + len(at)]
         target[at] = 0.0
-        counts = np.diff(self.starts[first:first + len(at) + 1])
-        flat = target.reshape(-1)  # a view (a C-ordered 2-D target): one scatter by flat index, much cheaper than a 2-D one
+        counts = np.diff(self.starts[first : first + len(at) + 1])
+        flat = target.reshape(
+            -1
+        )  # a view (a C-ordered 2-D target): one scatter by flat index, much cheaper than a 2-D one
         flat[np.repeat(np.asarray(at, np.int64) * target.shape[1], counts) + self.columns[lo:hi]] = self.values[lo:hi]
 
     def dense(self) -> np.ndarray:
@@ -138,8 +150,20 @@ class DMCRollout:
 
 
 class _Match:
-    __slots__ = ("env", "reader", "bots", "mine", "queued", "parted", "totals", "ends", "deal", "samples", "moves",
-                 "opponent")
+    __slots__ = (
+        "env",
+        "reader",
+        "bots",
+        "mine",
+        "queued",
+        "parted",
+        "totals",
+        "ends",
+        "deal",
+        "samples",
+        "moves",
+        "opponent",
+    )
 
 
 class _Collection:
@@ -178,9 +202,17 @@ class DMCCollector:
 
     def collect(self, request):
         if isinstance(request, ImitationRequest):
-            return imitation_task(self.game, tuple(self.player_counts), self.variants, request.matches,
-                                  request.seed, request.returns, request.imitate_from, request.model,
-                                  request.answer)
+            return imitation_task(
+                self.game,
+                tuple(self.player_counts),
+                self.variants,
+                request.matches,
+                request.seed,
+                request.returns,
+                request.imitate_from,
+                request.model,
+                request.answer,
+            )
         return self.play(request)
 
     # ------------------------------------------------------------------ matches
@@ -196,8 +228,10 @@ class DMCCollector:
         m.env, m.reader = self._table(slot, n)
         m.opponent, mine = c.draw.draw(rng, self.spec.teams(n))
         m.mine = [s in mine for s in range(n)]
-        m.bots = [None if m.mine[s] else self.opponents.make(m.opponent, m.env.config, int(rng.integers(2**31)))
-                  for s in range(n)]
+        m.bots = [
+            None if m.mine[s] else self.opponents.make(m.opponent, m.env.config, int(rng.integers(2**31)))
+            for s in range(n)
+        ]
         m.env.begin(int(rng.integers(2**63 - 1)))
         m.queued = [()] * n  # per seat: the sub-steps of its chosen composed move still to play
         m.parted = [None] * n  # per learner seat: its complete moves, read where they part (``_composed_turn``)
@@ -232,8 +266,12 @@ class DMCCollector:
         return DMCRollout(
             obs=c.obs.close(),
             rows=np.stack(c.rows) if c.rows else np.zeros((0, self.net.move_features), np.float32),
-            returns=np.asarray(c.returns, np.float32), decisions=c.decisions, moves=c.moves, played=c.played,
-            matches=c.results)
+            returns=np.asarray(c.returns, np.float32),
+            decisions=c.decisions,
+            moves=c.moves,
+            played=c.played,
+            matches=c.results,
+        )
 
     def _run_up(self, c: "_Collection", i: int, queued: list, frozen: list) -> None:
         """Play match slot ``i`` until a choice waits for a network (queued) or the slot is done."""
@@ -306,8 +344,9 @@ class DMCCollector:
             obs = env.encode_seat(seat)
         return self._choose(c, m, i, seat, queued, obs, seqs, rows, k)
 
-    def _choose(self, c: "_Collection", m: _Match, i: int, seat: int, queued: list, obs, seqs: list, rows,
-                k: int) -> int | None:
+    def _choose(
+        self, c: "_Collection", m: _Match, i: int, seat: int, queued: list, obs, seqs: list, rows, k: int
+    ) -> int | None:
         """A learner's choice among ``seqs`` (sub-step ``k`` on; ``rows``: their feature rows, or
         the index of the round's unread rows that will hold them): explored at once with
         probability epsilon, else queued for the round's forward pass (None)."""
@@ -352,7 +391,7 @@ class DMCCollector:
     @staticmethod
     def _play(m: _Match, seat: int, seq: tuple, k: int) -> int:
         """Sub-step ``k`` of the complete move ``seq``, the rest queued for the seat's next turns."""
-        m.queued[seat] = tuple(int(a) for a in seq[k + 1:])
+        m.queued[seat] = tuple(int(a) for a in seq[k + 1 :])
         return int(seq[k])
 
     def _step(self, c: "_Collection", i: int, action: int) -> bool:
@@ -378,7 +417,7 @@ class DMCCollector:
         q_all, starts = self.net.batch_scores(observations, [q[3] for q in queued])
         c.obs.extend(observations)  # every queued choice is a sample, in this order
         for (i, _, seqs, cand, k), start in zip(queued, starts):
-            best = int(np.argmax(q_all[start:start + len(seqs)]))
+            best = int(np.argmax(q_all[start : start + len(seqs)]))
             m = c.matches[i]
             seat = m.env.acting_seat
             self._record(c, m, seat, cand[best])
@@ -396,7 +435,7 @@ class DMCCollector:
             net = items[0][1].net
             q_all, starts = net.batch_scores(np.stack([p[0] for _, _, p in items]), [p[1] for _, _, p in items])
             for (i, agent, pending), start in zip(items, starts):
-                chosen[i] = agent.finish(pending, q_all[start:start + len(pending[2])])
+                chosen[i] = agent.finish(pending, q_all[start : start + len(pending[2])])
                 m = matches[i]
                 m.queued[m.env.acting_seat] = _rest_of_move(agent)
 
@@ -429,8 +468,9 @@ class DMCCollector:
             me = m.mine.index(True)
             scores = self.spec.match_scores(m.env, m.totals)
             best_other = max(scores[s] for s in range(n) if not m.mine[s])
-            c.results.append({"opponent": m.opponent, "learner_reward": m.totals[me],
-                              "learner_won": float(scores[me] > best_other)})
+            c.results.append(
+                {"opponent": m.opponent, "learner_reward": m.totals[me], "learner_won": float(scores[me] > best_other)}
+            )
 
 
 @lru_cache(maxsize=None)

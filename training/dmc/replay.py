@@ -48,7 +48,7 @@ class Replay:
 
     def _write(self, obs: SparseRows, at: np.ndarray, first: int) -> None:
         """Slot ``at[j]`` holds observation ``first + j`` for every j."""
-        starts = obs.starts[first:first + len(at) + 1]
+        starts = obs.starts[first : first + len(at) + 1]
         counts = np.diff(starts)
         if len(counts) and counts.max() > self.columns.shape[1]:
             self._widen(int(counts.max()))
@@ -64,7 +64,7 @@ class Replay:
         for name in ("columns", "values"):
             old = getattr(self, name)
             wider = np.zeros((len(old), width), old.dtype)  # untouched pages cost nothing until written
-            wider[:self.size, :old.shape[1]] = old[:self.size]  # slots from ``size`` on were never written
+            wider[: self.size, : old.shape[1]] = old[: self.size]  # slots from ``size`` on were never written
             setattr(self, name, wider)
 
     def _entries(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,15 +84,22 @@ class Replay:
         """``n`` random samples: (observations as a sparse CSR matrix, move rows, returns)."""
         idx = rng.integers(self.size, size=n)
         starts, columns, values = self._entries(idx)
-        obs = sparse_csr(parts=(torch.from_numpy(starts), torch.from_numpy(columns.astype(np.int64)),
-                                torch.from_numpy(values)), size=(n, self.obs_size))
+        obs = sparse_csr(
+            parts=(torch.from_numpy(starts), torch.from_numpy(columns.astype(np.int64)), torch.from_numpy(values)),
+            size=(n, self.obs_size),
+        )
         return obs, torch.from_numpy(self.rows[idx]), torch.from_numpy(self.returns[idx])
 
     def to_state(self, state: RunState) -> None:
         """The buffer into the run's state (the observations as their nonzero entries)."""
         starts, columns, values = self._entries(np.arange(self.size))
-        state.arrays = {"replay_obs_starts": starts, "replay_obs_columns": columns, "replay_obs_values": values,
-                        "replay_rows": self.rows[:self.size], "replay_returns": self.returns[:self.size]}
+        state.arrays = {
+            "replay_obs_starts": starts,
+            "replay_obs_columns": columns,
+            "replay_obs_values": values,
+            "replay_rows": self.rows[: self.size],
+            "replay_returns": self.returns[: self.size],
+        }
         state.learner["replay_next"] = self.next
 
     def from_state(self, state: RunState) -> None:
@@ -108,13 +115,16 @@ class Replay:
                     raise ValueError
                 obs = SparseRows.of_dense(obs)
             else:
-                obs = SparseRows.of_parts(self.obs_size, a["replay_obs_starts"], a["replay_obs_columns"],
-                                          a["replay_obs_values"])
+                obs = SparseRows.of_parts(
+                    self.obs_size, a["replay_obs_starts"], a["replay_obs_columns"], a["replay_obs_values"]
+                )
             if n > len(self.returns) or len(obs) != n or rows.shape != (n, self.rows.shape[1]):
                 raise ValueError
         except (KeyError, ValueError):
-            raise UserError("the resume state holds no replay buffer that fits this run (written by an older "
-                            "cardzoo?): start the run again") from None
+            raise UserError(
+                "the resume state holds no replay buffer that fits this run (written by an older "
+                "cardzoo?): start the run again"
+            ) from None
         self._write(obs, np.arange(n), 0)
         self.rows[:n], self.returns[:n] = rows, returns
         self.size, self.next = n, int(state.learner["replay_next"])

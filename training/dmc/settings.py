@@ -9,9 +9,22 @@ from typing import ClassVar
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.common.opponents import (
-    OPPONENTS_HELP, OPPONENTS_METAVAR, SELFPLAY_HELP, check_opponents, parse_opponents)
+    OPPONENTS_HELP,
+    OPPONENTS_METAVAR,
+    SELFPLAY_HELP,
+    check_opponents,
+    parse_opponents,
+)
 from cardzoo.training.common.settings import (
-    BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, DeviceSettings, setting)
+    BATCH_HELP,
+    MAX_MINUTES_HELP,
+    PLAYERS_HELP,
+    SEED_RANGE,
+    STEPS_HELP,
+    WORKERS_HELP,
+    DeviceSettings,
+    setting,
+)
 
 
 @dataclass
@@ -33,25 +46,48 @@ class DMCSettings(DeviceSettings):
     epsilon: float = setting(0.05, "exploration: share of random complete moves")
     selfplay: float = setting(0.5, SELFPLAY_HELP)
     opponents: dict | str = setting("rules", OPPONENTS_HELP, metavar=OPPONENTS_METAVAR, parse=parse_opponents)
-    returns: str = setting("match", "a choice's return runs to the match's end (match) or to its deal's end "
-                                    "(deal: games settled deal by deal, samsip)", choices=("match", "deal"))
-    imitate: int = setting(400, "warm start: bot-only matches whose moves the network learns first (0: none)",
-                           metavar="MATCHES")
-    imitate_from: str = setting("rules", "whose moves the --imitate warm start copies: the rule bot, the game's "
-                                         "stronger teacher player (samsip: its lookahead player), or the expert "
-                                         "(search over the --init checkpoint, else the shipped model: expert "
-                                         "iteration)", choices=("rules", "teacher", "expert"))
-    imitate_targets: str = setting("choice", "what the warm start fits: the imitated player's choice, or with "
-                                             "--imitate-from expert the search's value of every move it searched",
-                                   choices=("choice", "values"))
-    init: str = setting("", "start the network from this checkpoint's weights (same --hidden/--activation; the "
-                            "expert searches with it), e.g. a shipped model to improve on", metavar="CKPT")
-    expert_answer: str = setting("", "with --imitate-from expert, who plays the other seats in the search's "
-                                     "sampled deals: the game's scripted player or the model searched with",
-                                 choices=("scripted", "model"), unset="the game's own")
+    returns: str = setting(
+        "match",
+        "a choice's return runs to the match's end (match) or to its deal's end "
+        "(deal: games settled deal by deal, samsip)",
+        choices=("match", "deal"),
+    )
+    imitate: int = setting(
+        400, "warm start: bot-only matches whose moves the network learns first (0: none)", metavar="MATCHES"
+    )
+    imitate_from: str = setting(
+        "rules",
+        "whose moves the --imitate warm start copies: the rule bot, the game's "
+        "stronger teacher player (samsip: its lookahead player), or the expert "
+        "(search over the --init checkpoint, else the shipped model: expert "
+        "iteration)",
+        choices=("rules", "teacher", "expert"),
+    )
+    imitate_targets: str = setting(
+        "choice",
+        "what the warm start fits: the imitated player's choice, or with "
+        "--imitate-from expert the search's value of every move it searched",
+        choices=("choice", "values"),
+    )
+    init: str = setting(
+        "",
+        "start the network from this checkpoint's weights (same --hidden/--activation; the "
+        "expert searches with it), e.g. a shipped model to improve on",
+        metavar="CKPT",
+    )
+    expert_answer: str = setting(
+        "",
+        "with --imitate-from expert, who plays the other seats in the search's "
+        "sampled deals: the game's scripted player or the model searched with",
+        choices=("scripted", "model"),
+        unset="the game's own",
+    )
     imitate_epochs: int = 6
-    trust: float = setting(0.0, "trust margin written into the checkpoints: keep to the rule bot's move unless "
-                                "another move's Q is higher by more than this (0: none; as `cardzoo model trust`)")
+    trust: float = setting(
+        0.0,
+        "trust margin written into the checkpoints: keep to the rule bot's move unless "
+        "another move's Q is higher by more than this (0: none; as `cardzoo model trust`)",
+    )
     eval_every: int = setting(500_000, "samples between evaluations (and checkpoints)")
     eval_games: int = setting(200, "games per baseline at each evaluation, split over the player counts (0: none)")
     save_every: float = setting(120.0, "seconds between resumable saves")
@@ -61,19 +97,33 @@ class DMCSettings(DeviceSettings):
 
     NAME: ClassVar[str] = "DMC"
     TITLE: ClassVar[str] = "Deep Monte-Carlo move ranker (--algo dmc, the recipes' trainer; DouZero-style)"
-    RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "max_minutes",
-                                  "threads")
+    RESUMABLE: ClassVar[tuple] = (
+        "steps",
+        "workers",
+        "eval_every",
+        "eval_games",
+        "save_every",
+        "max_minutes",
+        "threads",
+    )
     RENAMED: ClassVar[dict] = {  # the flags and fields before the trainers shared --selfplay and --opponents
         "vs_rules": ("selfplay", lambda share: 1 - float(share), "--vs-rules X is --selfplay 1-X"),
         "opponent": ("opponents", str, "--opponent AGENT is --opponents AGENT"),
     }
     RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "eval_every",
-                                               "threads")},
+        **{
+            name: (1, None, "int")
+            for name in ("steps", "matches_per_worker", "batch", "minibatch", "eval_every", "threads")
+        },
         **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
-        "lr": (1e-12, 1, "num"), "reuse": (1e-9, None, "num"), "epsilon": (0, 1, "num"),
-        "selfplay": (0, 1, "num"), "save_every": (1e-9, None, "num"), "max_minutes": (0, None, "num"),
-        "trust": (0, 100, "num"), "seed": SEED_RANGE,
+        "lr": (1e-12, 1, "num"),
+        "reuse": (1e-9, None, "num"),
+        "epsilon": (0, 1, "num"),
+        "selfplay": (0, 1, "num"),
+        "save_every": (1e-9, None, "num"),
+        "max_minutes": (0, None, "num"),
+        "trust": (0, 100, "num"),
+        "seed": SEED_RANGE,
     }
 
     def __post_init__(self):
@@ -89,8 +139,10 @@ class DMCSettings(DeviceSettings):
         if self.imitate_from not in IMITATED:
             raise UserError(f"--imitate-from must be one of {', '.join(IMITATED)}, not {self.imitate_from!r}")
         if self.imitate_from == "teacher" and spec.teacher is None:
-            raise UserError(f"--imitate-from teacher: {self.game} has no teacher (no scripted player stronger than "
-                            f"its rule bot); imitate rules or expert")
+            raise UserError(
+                f"--imitate-from teacher: {self.game} has no teacher (no scripted player stronger than "
+                f"its rule bot); imitate rules or expert"
+            )
         if self.imitate_targets not in ("choice", "values"):
             raise UserError(f"--imitate-targets must be choice or values, not {self.imitate_targets!r}")
         if self.imitate_targets == "values" and self.imitate_from != "expert":

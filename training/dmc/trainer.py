@@ -59,8 +59,12 @@ class DMCRun(RunDir):
         s = self.s
         trust = {"trust": s.trust} if s.trust else {}
         earlier = {"started_from": state.learner["started_from"]} if state.learner.get("started_from") else {}
-        return {**super().meta(name, state, evaluation), **trust, **earlier,
-                "opponent_pool": f"{describe(s.selfplay, s.opponents)}; epsilon-greedy {s.epsilon}"}
+        return {
+            **super().meta(name, state, evaluation),
+            **trust,
+            **earlier,
+            "opponent_pool": f"{describe(s.selfplay, s.opponents)}; epsilon-greedy {s.epsilon}",
+        }
 
 
 def started_from(path: str) -> dict:
@@ -70,9 +74,16 @@ def started_from(path: str) -> dict:
     _, meta = load_checkpoint(path)
     before = meta.get("started_from") or {}
     own = {k: meta.get(k, 0) for k in ("training_steps", "training_matches", "training_minutes")}
-    return {"path": str(path), "name": meta.get("name", ""), "weights_sha256": meta.get("weights_sha256", ""),
-            **own, **{f"total_{k}": round(own[k] + before.get(f"total_{k}", 0), 1 if k == "training_minutes" else None)
-                      for k in own}}
+    return {
+        "path": str(path),
+        "name": meta.get("name", ""),
+        "weights_sha256": meta.get("weights_sha256", ""),
+        **own,
+        **{
+            f"total_{k}": round(own[k] + before.get(f"total_{k}", 0), 1 if k == "training_minutes" else None)
+            for k in own
+        },
+    }
 
 
 def start_from(net: MoveRankerNet, path: str, game: str) -> None:
@@ -83,11 +94,15 @@ def start_from(net: MoveRankerNet, path: str, game: str) -> None:
     if meta.get("game") != game:
         raise UserError(f"--init {path}: a {meta.get('game')} checkpoint, not a {game} one")
     if not isinstance(loaded, MoveRankerNet):
-        raise UserError(f"--init {path}: a {meta.get('architecture', 'policy')} network (PPO's or SB3's "
-                        f"trainer), not a move ranker; Deep Monte-Carlo starts from a DMC checkpoint")
+        raise UserError(
+            f"--init {path}: a {meta.get('architecture', 'policy')} network (PPO's or SB3's "
+            f"trainer), not a move ranker; Deep Monte-Carlo starts from a DMC checkpoint"
+        )
     if {k: v.shape for k, v in theirs.items()} != {k: v.shape for k, v in mine.items()}:
-        raise UserError(f"--init {path}: its layers differ from this run's (it has hidden layers "
-                        f"{meta.get('settings', {}).get('hidden')}); give its --hidden and --activation")
+        raise UserError(
+            f"--init {path}: its layers differ from this run's (it has hidden layers "
+            f"{meta.get('settings', {}).get('hidden')}); give its --hidden and --activation"
+        )
     net.load_state_dict(theirs)
 
 
@@ -183,15 +198,24 @@ class Learner:
     # ------------------------------------------------------------------ collection
     def collection(self, iteration: int) -> dict:
         """What a collection needs: the weights as they are now, and the opponents' weights."""
-        return {"iteration": iteration, "opponents": self.mix.drawn(),
-                "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}}
+        return {
+            "iteration": iteration,
+            "opponents": self.mix.drawn(),
+            "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()},
+        }
 
     def submit(self, c: dict) -> None:
         s, count = self.s, self.workers.count
         per_worker = -(-s.batch // max(s.workers, 1))
         opponents = c.get("opponents", s.opponents)  # a collection saved before they were part of it: the setting
-        self.workers.submit([DMCRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.selfplay,
-                                        s.returns, opponents) for w in range(count)])
+        self.workers.submit(
+            [
+                DMCRequest(
+                    c["weights"], (s.seed, c["iteration"], w), per_worker, s.epsilon, s.selfplay, s.returns, opponents
+                )
+                for w in range(count)
+            ]
+        )
 
     # ------------------------------------------------------------------ the loop
     def loop(self, state: RunState, limit: float, bar: Progress) -> None:
@@ -240,11 +264,11 @@ class Learner:
     def _report(self, state, rollouts, loss, steps, t_wait, t_learn, rate, bar) -> None:
         ema = state.learner["rules_ema"]
         decisions = sum(r.decisions for r in rollouts)
-        _log_iteration(self.runlog.writer, state, rate, loss, steps, t_wait, t_learn, decisions,
-                       self.versus)
+        _log_iteration(self.runlog.writer, state, rate, loss, steps, t_wait, t_learn, decisions, self.versus)
         log_traffic(self.runlog.writer, self.workers, state.decisions)
-        bar.update(state.decisions, loss=f"{loss:.3f}", **{f"vs_{self.versus}": f"{ema or 0:+.2f}"},
-                   samples_s=f"{rate:,.0f}")
+        bar.update(
+            state.decisions, loss=f"{loss:.3f}", **{f"vs_{self.versus}": f"{ema or 0:+.2f}"}, samples_s=f"{rate:,.0f}"
+        )
 
     # ------------------------------------------------------------------ evaluation
     def evaluate_async(self, path: Path, samples: int, seed: int) -> None:
@@ -281,8 +305,9 @@ class Learner:
         return final
 
 
-def train(settings: DMCSettings, resume: bool = False, progress: bool = True, log=print,
-          ray: str | None = None) -> Path:
+def train(
+    settings: DMCSettings, resume: bool = False, progress: bool = True, log=print, ray: str | None = None
+) -> Path:
     """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
     ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
     s = settings
@@ -296,9 +321,12 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
         start_from(net, s.init, s.game)
     run = DMCRun(Path(s.out), s, resume)
     collector_args = (s.game, s.players, s.variants, s.matches_per_worker, tuple(net_args))
-    with worker_group(s.workers, DMCCollector, collector_args, ray) as workers, \
-            Evaluator(s.game, max(s.eval_games // len(s.players), 10), s.variants,
-                      background=s.eval_games > 0) as evaluator:  # its process only when used
+    with (
+        worker_group(s.workers, DMCCollector, collector_args, ray) as workers,
+        Evaluator(
+            s.game, max(s.eval_games // len(s.players), 10), s.variants, background=s.eval_games > 0
+        ) as evaluator,
+    ):  # its process only when used
         learner = Learner(s, net, run, workers, evaluator, log)
         state = learner.start(resume)
         limit = 60 * s.max_minutes if s.max_minutes else math.inf  # total wall clock, warm start and resumes included
@@ -308,13 +336,24 @@ def train(settings: DMCSettings, resume: bool = False, progress: bool = True, lo
         finally:
             bar.close()
         final = learner.finish(state, limit)
-    log(f"final checkpoint: {final}  ({state.decisions:,} samples, {state.matches:,} matches, "
-        f"{state.wall() / 60:.1f} min of training)")
+    log(
+        f"final checkpoint: {final}  ({state.decisions:,} samples, {state.matches:,} matches, "
+        f"{state.wall() / 60:.1f} min of training)"
+    )
     return final
 
 
-def _log_iteration(writer, state: RunState, rate: float, loss: float, steps: int, t_wait: float, t_learn: float,
-                   decisions: int, versus: str) -> None:
+def _log_iteration(
+    writer,
+    state: RunState,
+    rate: float,
+    loss: float,
+    steps: int,
+    t_wait: float,
+    t_learn: float,
+    decisions: int,
+    versus: str,
+) -> None:
     step = state.decisions
     if steps:
         writer.add_scalar("loss/q_mse", loss, step)

@@ -45,8 +45,17 @@ class ImitationRequest:
     answer: str = ""  # who answers in the expert's sampled deals ("scripted" or "model"; imitate_from="expert")
 
 
-def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches: int, seed: int,
-                   returns: str = "match", imitate_from: str = "rules", model: str = "", answer: str = "") -> list:
+def imitation_task(
+    game: str,
+    players: tuple[int, ...],
+    variants: dict,
+    matches: int,
+    seed: int,
+    returns: str = "match",
+    imitate_from: str = "rules",
+    model: str = "",
+    answer: str = "",
+) -> list:
     """[(observation, candidate rows [K, F], index the bot chose, return-to-go, the expert's value of
     each candidate [K] (NaN where it did not search it; None for the other bots))] of bot-only
     matches (``CandidateRecord``'s choices), each match's seat by seat; the bots are rule bots,
@@ -55,10 +64,19 @@ def imitation_task(game: str, players: tuple[int, ...], variants: dict, matches:
     deals played by ``answer`` (default: the game's). With ``returns="deal"`` in a game settled
     deal by deal a choice's return ends with its deal."""
     deal_of = game_spec(game).deal_index if returns == "deal" else one_deal
-    played = play_recorded(game, variants, drawn_matches(players, matches, seed), Bots(game, imitate_from, model, answer),
-                           CandidateRecord(game), deal_of)
-    return [(o, rows, chosen, ret, values) for match in played
-            for _, (o, rows, chosen, values), ret in sorted(match, key=lambda kept: kept[0])]
+    played = play_recorded(
+        game,
+        variants,
+        drawn_matches(players, matches, seed),
+        Bots(game, imitate_from, model, answer),
+        CandidateRecord(game),
+        deal_of,
+    )
+    return [
+        (o, rows, chosen, ret, values)
+        for match in played
+        for _, (o, rows, chosen, values), ret in sorted(match, key=lambda kept: kept[0])
+    ]
 
 
 def warm_start(net, s, workers, log, parts_dir: Path) -> float:
@@ -66,15 +84,24 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
     returns (values), or to the expert's searched values (``--imitate-targets values``). Returns
     the seconds that earlier attempts of this run spent on the parts reused from ``parts_dir``."""
     parts = min(s.imitate, IMITATION_PARTS)  # exactly s.imitate matches
-    requests = [ImitationRequest(s.imitate // parts + (i < s.imitate % parts), s.seed * 7919 + i, s.returns,
-                                 s.imitate_from, s.init, s.expert_answer) for i in range(parts)]
+    requests = [
+        ImitationRequest(
+            s.imitate // parts + (i < s.imitate % parts),
+            s.seed * 7919 + i,
+            s.returns,
+            s.imitate_from,
+            s.init,
+            s.expert_answer,
+        )
+        for i in range(parts)
+    ]
     found = [load_part(parts_dir / f"part-{i}.safetensors", r) for i, r in enumerate(requests)]
     reused = sum(f[1] for f in found if f is not None)
     if any(f is not None for f in found):
         log(f"warm start: {sum(f is not None for f in found)} of {parts} parts reused from {parts_dir}")
     todo = [i for i in range(parts) if found[i] is None]
     for start in range(0, len(todo), workers.count):  # a few parts at a time: a slow teacher shows progress
-        chunk = todo[start:start + workers.count]
+        chunk = todo[start : start + workers.count]
         t0 = time.monotonic()
         answers = workers.map([requests[i] for i in chunk])
         seconds = (time.monotonic() - t0) / len(chunk)
@@ -87,8 +114,18 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
     samples = [x for part, _ in found for x in part]
     who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
     log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
-    fit(net.parameters(), len(samples), lambda idx: imitation_loss(net, [samples[i] for i in idx], s.imitate_targets),
-        epochs=s.imitate_epochs, batch_size=256, lr=3e-4, seed=s.seed, clip=1.0, who=who, log=log)
+    fit(
+        net.parameters(),
+        len(samples),
+        lambda idx: imitation_loss(net, [samples[i] for i in idx], s.imitate_targets),
+        epochs=s.imitate_epochs,
+        batch_size=256,
+        lr=3e-4,
+        seed=s.seed,
+        clip=1.0,
+        who=who,
+        log=log,
+    )
     return reused
 
 
@@ -150,10 +187,16 @@ def load_part(path: Path, request: ImitationRequest) -> tuple[list, float] | Non
         ends = np.cumsum(a["sizes"])
         starts = ends - a["sizes"]
         values = a.get("values")
-        samples = [(a["obs"][k], a["rows"][b:e], int(a["chosen"][k]), float(a["returns"][k]),
-                    None if values is None else values[b:e])
-                   for k, (b, e) in enumerate(zip(starts.tolist(), ends.tolist()))]
+        samples = [
+            (
+                a["obs"][k],
+                a["rows"][b:e],
+                int(a["chosen"][k]),
+                float(a["returns"][k]),
+                None if values is None else values[b:e],
+            )
+            for k, (b, e) in enumerate(zip(starts.tolist(), ends.tolist()))
+        ]
         return samples, float(meta.get("seconds", 0.0))
     except (SafetensorError, KeyError, ValueError, OSError):
         return None
-

@@ -40,9 +40,17 @@ def pair_seed(game: str, players: int, rules: str, a: Entrant, b: Entrant) -> in
     return int.from_bytes(digest[:8], "big") & 0x7FFFFFFFFFFFFFFF
 
 
-def play(con, game: str, players: int | None, games: int, options: dict | None = None, workers: int = 1,
-         sprt: SPRTBounds | None = None, ray: str | None = None,
-         say: Callable[[str], None] = print) -> int:
+def play(
+    con,
+    game: str,
+    players: int | None,
+    games: int,
+    options: dict | None = None,
+    workers: int = 1,
+    sprt: SPRTBounds | None = None,
+    ray: str | None = None,
+    say: Callable[[str], None] = print,
+) -> int:
     """Play every pair of the ladder's entrants that can sit at this game up to ``games`` matches
     (fewer where the SPRT decides); returns the number of matches played now."""
     module = game_module(game)
@@ -54,8 +62,10 @@ def play(con, game: str, players: int | None, games: int, options: dict | None =
     rules = json.dumps(config_dict(env.config), sort_keys=True)
     field = [e for e in entrants(con) if _can_sit(e, module, env.config, say)]
     if len(field) < 2:
-        raise UserError(f"the ladder has {len(field)} entrant(s) that can play {game} with {players} players; "
-                        f"add more with `cardzoo ladder add SPEC...`")
+        raise UserError(
+            f"the ladder has {len(field)} entrant(s) that can play {game} with {players} players; "
+            f"add more with `cardzoo ladder add SPEC...`"
+        )
     played = 0
     for a, b in itertools.combinations(field, 2):
         played += _play_pair(con, game, players, dict(options or {}), rules, a, b, games, workers, sprt, ray, say)
@@ -73,11 +83,31 @@ def _can_sit(e: Entrant, module, config, say) -> bool:
     return True
 
 
-def _play_pair(con, game, players, options, rules, a: Entrant, b: Entrant, games: int, workers: int,
-               sprt: SPRTBounds | None, ray: str | None, say) -> int:
+def _play_pair(
+    con,
+    game,
+    players,
+    options,
+    rules,
+    a: Entrant,
+    b: Entrant,
+    games: int,
+    workers: int,
+    sprt: SPRTBounds | None,
+    ray: str | None,
+    say,
+) -> int:
     sides = sides_for(game, players)
-    setup = Setup(game, players, options, (a.agent, b.agent), (a.name, b.name), sides,
-                  pair_seed(game, players, rules, a, b), False)
+    setup = Setup(
+        game,
+        players,
+        options,
+        (a.agent, b.agent),
+        (a.name, b.name),
+        sides,
+        pair_seed(game, players, rules, a, b),
+        False,
+    )
     set_size, tasks = schedule(games, 2, len(sides), None, True)
     stored = matches(con, game, players, rules, (a.id, b.id))
     watch = None
@@ -98,9 +128,23 @@ def _play_pair(con, game, players, options, rules, a: Entrant, b: Entrant, games
         nonlocal count
         seat_of = {seat: i for i, side in enumerate(sides) for seat in side}
         seats = [(a.id, b.id)[res.lineup[seat_of[s]]] for s in range(players)]
-        store_match(con, Match(game, players, rules, a.id, b.id, res.deal, res.index,
-                               episode_seed(setup.seed, res.deal), seats, list(res.seat_rewards),
-                               list(res.side_scores), res.steps))
+        store_match(
+            con,
+            Match(
+                game,
+                players,
+                rules,
+                a.id,
+                b.id,
+                res.deal,
+                res.index,
+                episode_seed(setup.seed, res.deal),
+                seats,
+                list(res.seat_rewards),
+                list(res.side_scores),
+                res.steps,
+            ),
+        )
         count += 1
         if watch is not None and watch.add(res):
             raise _Decided
@@ -153,15 +197,30 @@ def _table(key, ms: list[Match], by_id: dict, bootstrap: int, seed: int) -> dict
     anchor = next((pos[e] for e in ids if by_id[e].spec == "random"), 0)
     r = elo_ratings(total, anchor=anchor)
     lo, hi = bootstrap_ratings(deal_wins, anchor=anchor, samples=bootstrap, seed=seed)
-    rows = [{"entrant": by_id[e].name, "key": by_id[e].key, "matches": int(count[pos[e]]),
-             "score": _num(total[pos[e]].sum() / count[pos[e]]) if count[pos[e]] else None,
-             "rating": _num(r[pos[e]]), "rating_ci": [_num(lo[pos[e]]), _num(hi[pos[e]])]} for e in ids]
+    rows = [
+        {
+            "entrant": by_id[e].name,
+            "key": by_id[e].key,
+            "matches": int(count[pos[e]]),
+            "score": _num(total[pos[e]].sum() / count[pos[e]]) if count[pos[e]] else None,
+            "rating": _num(r[pos[e]]),
+            "rating_ci": [_num(lo[pos[e]]), _num(hi[pos[e]])],
+        }
+        for e in ids
+    ]
     rows.sort(key=lambda row: -(row["rating"] if row["rating"] is not None else -1e9))
     config = json.loads(rules)
     default = config_dict(game_module(game).raw_env(num_players=players).config)
     changed = {k: v for k, v in config.items() if default.get(k) != v}
-    return {"game": game, "players": players, "rules": config, "options": changed, "matches": len(ms),
-            "anchor": by_id[ids[anchor]].name, "entrants": rows}
+    return {
+        "game": game,
+        "players": players,
+        "rules": config,
+        "options": changed,
+        "matches": len(ms),
+        "anchor": by_id[ids[anchor]].name,
+        "entrants": rows,
+    }
 
 
 def _num(x) -> float | None:
@@ -173,11 +232,26 @@ def export(con, bootstrap: int = 200) -> dict:
     """The whole ladder as a JSON-ready dict: entrants, every match, the standings."""
     ents = entrants(con)
     return {
-        "format": "cardzoo-ladder", "version": 1,
+        "format": "cardzoo-ladder",
+        "version": 1,
         "entrants": [{"id": e.id, "key": e.key, "spec": e.spec, "sha256": e.sha256, "name": e.name} for e in ents],
-        "matches": [{"game": m.game, "players": m.players, "rules": json.loads(m.rules), "a": m.a, "b": m.b,
-                     "deal": m.deal, "seating": m.seating, "deal_seed": m.deal_seed, "seats": m.seats,
-                     "rewards": m.rewards, "scores": m.scores, "adjusted_rewards": m.adjusted_rewards,
-                     "steps": m.steps} for m in matches(con)],
+        "matches": [
+            {
+                "game": m.game,
+                "players": m.players,
+                "rules": json.loads(m.rules),
+                "a": m.a,
+                "b": m.b,
+                "deal": m.deal,
+                "seating": m.seating,
+                "deal_seed": m.deal_seed,
+                "seats": m.seats,
+                "rewards": m.rewards,
+                "scores": m.scores,
+                "adjusted_rewards": m.adjusted_rewards,
+                "steps": m.steps,
+            }
+            for m in matches(con)
+        ],
         "standings": standings(con, bootstrap=bootstrap),
     }

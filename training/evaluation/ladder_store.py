@@ -140,8 +140,9 @@ def _check_or_create(con: sqlite3.Connection, path: str, new: bool) -> None:
     if meta.get("format") != FORMAT:
         raise UserError(f"{path} is an SQLite database but not a cardzoo ladder")
     if meta.get("version") != str(VERSION):
-        raise UserError(f"{path} is a cardzoo ladder of format version {meta.get('version')}; this cardzoo "
-                        f"reads version {VERSION}")
+        raise UserError(
+            f"{path} is a cardzoo ladder of format version {meta.get('version')}; this cardzoo reads version {VERSION}"
+        )
     con.execute("PRAGMA journal_mode = WAL")
 
 
@@ -225,12 +226,32 @@ def store_match(con: sqlite3.Connection, m: Match) -> None:
     con.execute(
         "INSERT OR IGNORE INTO matches (game, players, rules, a, b, deal, seating, deal_seed, seats, rewards, "
         "scores, adjusted_rewards, steps, played) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (m.game, m.players, m.rules, m.a, m.b, m.deal, m.seating, m.deal_seed, json.dumps(m.seats),
-         json.dumps(m.rewards), json.dumps(m.scores), adjusted, m.steps, now))
+        (
+            m.game,
+            m.players,
+            m.rules,
+            m.a,
+            m.b,
+            m.deal,
+            m.seating,
+            m.deal_seed,
+            json.dumps(m.seats),
+            json.dumps(m.rewards),
+            json.dumps(m.scores),
+            adjusted,
+            m.steps,
+            now,
+        ),
+    )
 
 
-def matches(con: sqlite3.Connection, game: str | None = None, players: int | None = None,
-            rules: str | None = None, pair: tuple[int, int] | None = None) -> list[Match]:
+def matches(
+    con: sqlite3.Connection,
+    game: str | None = None,
+    players: int | None = None,
+    rules: str | None = None,
+    pair: tuple[int, int] | None = None,
+) -> list[Match]:
     """Stored matches, in (game, players, rules, pair, deal, seating) order, optionally only some."""
     where, args = [], []
     for column, value in (("game", game), ("players", players), ("rules", rules)):
@@ -240,13 +261,31 @@ def matches(con: sqlite3.Connection, game: str | None = None, players: int | Non
     if pair is not None:
         where.append("a = ? AND b = ?")
         args += list(pair)
-    sql = ("SELECT game, players, rules, a, b, deal, seating, deal_seed, seats, rewards, scores, steps, "
-           "adjusted_rewards FROM matches" + (" WHERE " + " AND ".join(where) if where else "") +
-           " ORDER BY game, players, rules, a, b, deal, seating")
+    sql = (
+        "SELECT game, players, rules, a, b, deal, seating, deal_seed, seats, rewards, scores, steps, "
+        "adjusted_rewards FROM matches"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY game, players, rules, a, b, deal, seating"
+    )
     out = []
     for r in con.execute(sql, args):
         adjusted = None if r[12] is None else json.loads(r[12])
         game, players, rules, a, b, deal, seating, deal_seed = r[:8]
-        out.append(Match(game, players, rules, a, b, deal, seating, deal_seed, json.loads(r[8]), json.loads(r[9]),
-                         json.loads(r[10]), r[11], adjusted))
+        out.append(
+            Match(
+                game,
+                players,
+                rules,
+                a,
+                b,
+                deal,
+                seating,
+                deal_seed,
+                json.loads(r[8]),
+                json.loads(r[9]),
+                json.loads(r[10]),
+                r[11],
+                adjusted,
+            )
+        )
     return out

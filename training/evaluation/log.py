@@ -13,16 +13,31 @@ from cardzoo.training.agents.jsontext import BadJSON, parse_json
 from cardzoo.training.evaluation.results import GameResult
 
 
-def log_key(game: str, players: int, config: dict, agents: list[str], base: list[int] | None, mode: str,
-            seed: int, tasks: int) -> dict:
+def log_key(
+    game: str, players: int, config: dict, agents: list[str], base: list[int] | None, mode: str, seed: int, tasks: int
+) -> dict:
     """What identifies a tournament in its log: a log of other settings is refused, not resumed."""
-    return {"game": game, "players": players, "options": config, "agents": agents, "base": base, "mode": mode,
-            "seed": seed, "tasks": tasks}
+    return {
+        "game": game,
+        "players": players,
+        "options": config,
+        "agents": agents,
+        "base": base,
+        "mode": mode,
+        "seed": seed,
+        "tasks": tasks,
+    }
 
 
 def _game_to_json(g: GameResult) -> dict:
-    return {"deal": g.deal, "index": g.index, "lineup": list(g.lineup), "seat_rewards": g.seat_rewards,
-            "side_scores": g.side_scores, "steps": g.steps}
+    return {
+        "deal": g.deal,
+        "index": g.index,
+        "lineup": list(g.lineup),
+        "seat_rewards": g.seat_rewards,
+        "side_scores": g.side_scores,
+        "steps": g.steps,
+    }
 
 
 def read_log(path: str, key: dict) -> list[GameResult]:
@@ -49,9 +64,16 @@ def read_log(path: str, key: dict) -> list[GameResult]:
                 if k == len(rest) - 1:
                     break  # the last line cut short by a crash: that game is played again
                 raise  # a damaged line with games after it: refused, so that rewriting the log loses none
-            games.append(GameResult(int(d["deal"]), int(d["index"]), tuple(d["lineup"]),
-                                    [float(x) for x in d["seat_rewards"]], [float(x) for x in d["side_scores"]],
-                                    int(d["steps"])))
+            games.append(
+                GameResult(
+                    int(d["deal"]),
+                    int(d["index"]),
+                    tuple(d["lineup"]),
+                    [float(x) for x in d["seat_rewards"]],
+                    [float(x) for x in d["side_scores"]],
+                    int(d["steps"]),
+                )
+            )
     except UserError:
         raise
     except BadJSON as e:

@@ -27,8 +27,18 @@ from cardzoo.training.agents.checkpoint import atomic_write_text, checkpoint_pat
 from cardzoo.training.agents.shipped import models_dirs, package_models_dir, shipped_model_file
 
 
-def measure(weights: str, game: str, counts: list[int], games: int, seed: int, field: list[str],
-            workers: int = 2, variants: dict | None = None, other_games: int = 200, ray: str | None = None) -> dict:
+def measure(
+    weights: str,
+    game: str,
+    counts: list[int],
+    games: int,
+    seed: int,
+    field: list[str],
+    workers: int = 2,
+    variants: dict | None = None,
+    other_games: int = 200,
+    ray: str | None = None,
+) -> dict:
     """Every tournament the card reports, as ``cardzoo eval --json`` reports: ``games`` head to head
     against the rule bot (the headline), ``other_games`` against random and in the ratings field
     (on the Ray cluster at ``ray`` when given)."""
@@ -45,20 +55,45 @@ def measure(weights: str, game: str, counts: list[int], games: int, seed: int, f
     for n in counts:
         per = {}
         for opponent, count in (("rules", games), ("random", other_games)):
-            res = run_tournament(game, [weights, opponent], players=n, games=count, seed=seed, workers=workers,
-                                 options=variants, progress=True, ray=ray)
+            res = run_tournament(
+                game,
+                [weights, opponent],
+                players=n,
+                games=count,
+                seed=seed,
+                workers=workers,
+                options=variants,
+                progress=True,
+                ray=ray,
+            )
             per[f"vs_{opponent}"] = res.report()
         extras = [f for f in field if plays(f, n)]
-        res = run_tournament(game, [weights, "rules", "random", *extras], players=n, games=other_games,
-                             seed=seed + 1, workers=workers, options=variants, progress=True, ray=ray)
+        res = run_tournament(
+            game,
+            [weights, "rules", "random", *extras],
+            players=n,
+            games=other_games,
+            seed=seed + 1,
+            workers=workers,
+            options=variants,
+            progress=True,
+            ray=ray,
+        )
         per["field"] = res.report()
         per["move_time"] = move_time(weights, game, n, seed=seed, variants=variants)
         out["per_players"][str(n)] = per
     return out
 
 
-def move_time(weights: str, game: str, players: int, matches: int = 10, seed: int = 0,
-              variants: dict | None = None, real_only: bool = False) -> dict:
+def move_time(
+    weights: str,
+    game: str,
+    players: int,
+    matches: int = 10,
+    seed: int = 0,
+    variants: dict | None = None,
+    real_only: bool = False,
+) -> dict:
     """Milliseconds per decision of the model (any agent spec) on one thread (``parallel.threads``),
     over ``matches`` matches in which it holds seat 0 against rule bots: mean, 99th percentile,
     count; ``real_only`` times only decisions with more than one legal action. For a searcher (the
@@ -94,8 +129,12 @@ def move_time(weights: str, game: str, players: int, matches: int = 10, seed: in
                     times.append(time.perf_counter() - start)
                 done = env.advance(action).done
     ms = np.array(times) * 1000
-    out = {"mean_ms": round(float(ms.mean()), 3), "p99_ms": round(float(np.percentile(ms, 99)), 3),
-           "decisions": len(ms), "matches": matches}
+    out = {
+        "mean_ms": round(float(ms.mean()), 3),
+        "p99_ms": round(float(np.percentile(ms, 99)), 3),
+        "decisions": len(ms),
+        "matches": matches,
+    }
     if hasattr(agents[0], "departures"):  # a searcher: how often its search overrode the model
         out.update(searched=agents[0].searches, departed=agents[0].departures)
     return out
@@ -110,8 +149,9 @@ def _ci(lo: float, hi: float, *, pct: bool = False) -> str:
     return f"[{lo:.1%}, {hi:.1%}]" if pct else f"[{lo:+.3f}, {hi:+.3f}]"
 
 
-def render_card(name: str, meta: dict, ev: dict, train_command: str, notes: str = "", probe: dict | None = None,
-                curve: bool = True) -> str:
+def render_card(
+    name: str, meta: dict, ev: dict, train_command: str, notes: str = "", probe: dict | None = None, curve: bool = True
+) -> str:
     """The model card, from the sidecar and the measurements only (and the probe's, when one was run)."""
     game = meta["game"]
     counts = [int(n) for n in ev["per_players"]]
@@ -153,15 +193,15 @@ Bradley–Terry ratings with random fixed at 0 (Elo scale, 95% bootstrap interva
 
 | players | agent | rating [95% CI] |
 |---:|---|---:|
-{chr(10).join(rating_rows) or '| – | – | – |'}
+{chr(10).join(rating_rows) or "| – | – | – |"}
 {_ratings_note(ev)}
 ## How it was trained
 
 * {_method(meta)}
 {_started_from(meta)}{_warm_start(meta)}* {_amount(meta)} in
-  {meta.get('training_minutes', '?')} minutes of wall clock on a 2-core machine, seed {meta.get('seed')};
+  {meta.get("training_minutes", "?")} minutes of wall clock on a 2-core machine, seed {meta.get("seed")};
   {_architecture(meta)},
-  default rules of `{meta['env']}`; every setting is in `models/{name}.json` (`settings`).
+  default rules of `{meta["env"]}`; every setting is in `models/{name}.json` (`settings`).
 * Command: {_command(train_command)}
 {speed_line}{_curve_line(name) if curve else ""}{_probe_section(probe)}
 ## Where it is still weak
@@ -181,10 +221,12 @@ def _table_rows(ev: dict, counts: list[int]) -> tuple[list[str], list[str], list
         rand_pair = per["vs_random"]["pairs"][0]
         head_rows.append(
             f"| {n} | {pair['games']} | **{pair['advantage']:+.3f}** {_ci(*pair['advantage_ci'])} | "
-            f"{me_rules['win_rate']:.1%} {_ci(*me_rules['win_ci'], pct=True)} |")
+            f"{me_rules['win_rate']:.1%} {_ci(*me_rules['win_ci'], pct=True)} |"
+        )
         base_rows.append(
             f"| {n} | {rand_pair['games']} | {rand_pair['advantage']:+.3f} {_ci(*rand_pair['advantage_ci'])} | "
-            f"{me_random['win_rate']:.1%} {_ci(*me_random['win_ci'], pct=True)} |")
+            f"{me_random['win_rate']:.1%} {_ci(*me_random['win_ci'], pct=True)} |"
+        )
         for ent in per["field"]["entrants"]:
             if "rating" in ent:
                 lo, hi = ent["rating_ci"]
@@ -195,10 +237,15 @@ def _table_rows(ev: dict, counts: list[int]) -> tuple[list[str], list[str], list
 def _speed_line(ev: dict, counts: list[int]) -> str:
     """The move timer's line, where the measurement timed the model's ``act``."""
     timed = [(n, ev["per_players"][str(n)].get("move_time")) for n in counts]
-    speed = "; ".join(f"{n} players {t['mean_ms']:.2f} ms (p99 {t['p99_ms']:.2f} ms, {t['decisions']:,} calls)"
-                      for n, t in timed if t)
-    return (f"* Time per `act` call on one thread, the model in seat 0 against "
-            f"rule bots, {timed[0][1]['matches']} matches per count: {speed}.\n" if speed else "")
+    speed = "; ".join(
+        f"{n} players {t['mean_ms']:.2f} ms (p99 {t['p99_ms']:.2f} ms, {t['decisions']:,} calls)" for n, t in timed if t
+    )
+    return (
+        f"* Time per `act` call on one thread, the model in seat 0 against "
+        f"rule bots, {timed[0][1]['matches']} matches per count: {speed}.\n"
+        if speed
+        else ""
+    )
 
 
 def _headline(ev: dict, counts: list[int]) -> tuple[str, str]:
@@ -206,16 +253,21 @@ def _headline(ev: dict, counts: list[int]) -> tuple[str, str]:
     pairs = [(n, ev["per_players"][str(n)]["vs_rules"]["pairs"][0]) for n in counts]
     headline = "; ".join(f"{n} players {p['advantage']:+.3f} {_ci(*p['advantage_ci'])}" for n, p in pairs)
     above = [n for n, p in pairs if p["advantage_ci"][0] > 0]
-    verdict = (f"clearly stronger than the rule bot at {', '.join(map(str, above))} players (95% interval above 0)"
-               if above else "not clearly stronger than the rule bot at any player count")
+    verdict = (
+        f"clearly stronger than the rule bot at {', '.join(map(str, above))} players (95% interval above 0)"
+        if above
+        else "not clearly stronger than the rule bot at any player count"
+    )
     return headline, verdict
 
 
 def _curve_line(name: str) -> str:
     """The learning curve's line (``curve``: the run left one; a warm start alone, or a run without
     evaluations, leaves none)."""
-    return (f"* Learning curve (the model's mean reward per match against each baseline during training):\n"
-            f"  ![learning curve]({name}.png)\n")
+    return (
+        f"* Learning curve (the model's mean reward per match against each baseline during training):\n"
+        f"  ![learning curve]({name}.png)\n"
+    )
 
 
 def _command(text: str) -> str:
@@ -231,14 +283,18 @@ def _probe_section(probe: dict | None) -> str:
     rows = []
     for target, who in (("model", "the model"), ("rules", "the rule bot")):
         r = probe["exploiters"][target]
-        rows.append(f"| {who} | {r['samples']:,} | {r['minutes']:g} | **{r['advantage']:+.3f}** "
-                    f"{_ci(*r['advantage_ci'])} | {r['win_rate']:.1%} {_ci(*r['win_ci'], pct=True)} |")
+        rows.append(
+            f"| {who} | {r['samples']:,} | {r['minutes']:g} | **{r['advantage']:+.3f}** "
+            f"{_ci(*r['advantage_ci'])} | {r['win_rate']:.1%} {_ci(*r['win_ci'], pct=True)} |"
+        )
     m, r = probe["exploiters"]["model"], probe["exploiters"]["rules"]
-    verdict = ("concedes less to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
-               if m["advantage_ci"][1] < r["advantage_ci"][0] else
-               "concedes more to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
-               if m["advantage_ci"][0] > r["advantage_ci"][1] else
-               "and the rule bot concede about as much to their exploiters (the intervals meet)")
+    verdict = (
+        "concedes less to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
+        if m["advantage_ci"][1] < r["advantage_ci"][0]
+        else "concedes more to its exploiter than the rule bot does to the same budget (the intervals do not meet)"
+        if m["advantage_ci"][0] > r["advantage_ci"][1]
+        else "and the rule bot concede about as much to their exploiters (the intervals meet)"
+    )
     if m["advantage_ci"][0] <= 0 and r["advantage_ci"][0] <= 0:
         verdict += "; neither exploiter is shown to beat its target in this budget (no interval lies above 0)"
     n = probe["players"]
@@ -288,8 +344,9 @@ def _warm_start_only(meta: dict) -> bool:
 
 def _method(meta: dict) -> str:
     if _warm_start_only(meta):
-        return (f"{meta.get('algorithm', '')}: this checkpoint is the run's warm start, "
-                "before any learning from returns.")
+        return (
+            f"{meta.get('algorithm', '')}: this checkpoint is the run's warm start, before any learning from returns."
+        )
     return f"{meta.get('algorithm', '')}; opponents: {meta.get('opponent_pool', '')}."
 
 
@@ -308,9 +365,11 @@ def _started_from(meta: dict) -> str:
     name = e.get("name") or e["path"]
     minutes = round(e["total_training_minutes"] + meta.get("training_minutes", 0), 1)
     steps = e["total_training_steps"] + meta.get("training_steps", 0)
-    return (f"* Continued from the weights of `{name}` (`{e['path']}` as it was then, weights sha256 "
-            f"{e['weights_sha256'][:12]}…: {e['training_steps']:,} learner decisions in {e['training_minutes']:g} "
-            f"minutes); in all {steps:,} learner decisions in {minutes:g} minutes of wall clock.\n")
+    return (
+        f"* Continued from the weights of `{name}` (`{e['path']}` as it was then, weights sha256 "
+        f"{e['weights_sha256'][:12]}…: {e['training_steps']:,} learner decisions in {e['training_minutes']:g} "
+        f"minutes); in all {steps:,} learner decisions in {minutes:g} minutes of wall clock.\n"
+    )
 
 
 def _warm_start(meta: dict) -> str:
@@ -318,13 +377,17 @@ def _warm_start(meta: dict) -> str:
     settings = meta.get("settings", {})
     if not settings.get("imitate"):
         return ""
-    who = {"teacher": "the game's teacher player (agent spec `teacher`)",
-           "expert": f"the expert (agent spec `expert`: search over {settings.get('init') or 'the shipped model'})"
-           }.get(settings.get("imitate_from"), "the rule bot")
+    who = {
+        "teacher": "the game's teacher player (agent spec `teacher`)",
+        "expert": f"the expert (agent spec `expert`: search over {settings.get('init') or 'the shipped model'})",
+    }.get(settings.get("imitate_from"), "the rule bot")
     if settings.get("init"):
         who += f", starting from the weights of {settings['init']}"
-    how = "fits its Q to the search's values of the moves searched by" if settings.get("imitate_targets") == "values" \
+    how = (
+        "fits its Q to the search's values of the moves searched by"
+        if settings.get("imitate_targets") == "values"
         else "imitates"
+    )
     return f"* Warm start: {how} {who} on {settings['imitate']:,} matches it played in every seat.\n"
 
 
@@ -334,8 +397,18 @@ def _architecture(meta: dict) -> str:
     return architecture_of(meta).describe(meta)
 
 
-def publish(checkpoint: str, name: str, games: int, seed: int, train_command: str, field: list[str],
-            notes: str = "", workers: int = 2, other_games: int = 200, ray: str | None = None) -> Path:
+def publish(
+    checkpoint: str,
+    name: str,
+    games: int,
+    seed: int,
+    train_command: str,
+    field: list[str],
+    notes: str = "",
+    workers: int = 2,
+    other_games: int = 200,
+    ray: str | None = None,
+) -> Path:
     _, meta = read_checkpoint(checkpoint)  # refuses a damaged file before anything is copied
     out = models_dirs()[0]  # CARDZOO_MODELS's first folder, else the shipped models
     out.mkdir(exist_ok=True)
@@ -348,8 +421,17 @@ def publish(checkpoint: str, name: str, games: int, seed: int, train_command: st
         shutil.copyfile(curve, out / f"{name}.png")
     else:  # no curve is better than an earlier model's
         (out / f"{name}.png").unlink(missing_ok=True)
-    ev = measure(str(out / f"{name}.safetensors"), meta["game"], meta["player_counts"], games, seed, field,
-                 workers, other_games=other_games, ray=ray)
+    ev = measure(
+        str(out / f"{name}.safetensors"),
+        meta["game"],
+        meta["player_counts"],
+        games,
+        seed,
+        field,
+        workers,
+        other_games=other_games,
+        ray=ray,
+    )
     ev.update(name=name, train_command=train_command, notes=notes)
     atomic_write_text(out / f"{name}.eval.json", json.dumps(ev, indent=1) + "\n")
     (out / f"{name}.probe.json").unlink(missing_ok=True)  # an earlier model's probe says nothing of this one
@@ -371,23 +453,36 @@ def rerender(name: str, folder: Path | None = None) -> str:
     meta = json.loads((folder / f"{name}.json").read_text())
     ev = json.loads((folder / f"{name}.eval.json").read_text())
     probe = folder / f"{name}.probe.json"
-    return render_card(name, meta, ev, ev["train_command"], ev.get("notes", ""),
-                       json.loads(probe.read_text()) if probe.is_file() else None,
-                       curve=(folder / f"{name}.png").is_file())
+    return render_card(
+        name,
+        meta,
+        ev,
+        ev["train_command"],
+        ev.get("notes", ""),
+        json.loads(probe.read_text()) if probe.is_file() else None,
+        curve=(folder / f"{name}.png").is_file(),
+    )
 
 
 def probe_table() -> str:
     """Every shipped model's exploitability probe (models/NAME.probe.json) as one table
     (docs/evaluation.md; tests keep them equal)."""
-    rows = [("| model | players | minutes each | exploiter of the model − the model [95% CI] | samples "
-             "| exploiter of the rule bot − the rule bot [95% CI] | samples |"), "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        (
+            "| model | players | minutes each | exploiter of the model − the model [95% CI] | samples "
+            "| exploiter of the rule bot − the rule bot [95% CI] | samples |"
+        ),
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for path in sorted(package_models_dir().glob("*.probe.json")):
         probe = json.loads(path.read_text())
         m, r = probe["exploiters"]["model"], probe["exploiters"]["rules"]
-        name = path.name[:-len(".probe.json")]
-        rows.append(f"| [{name}](../models/{name}.md) | {probe['players']} | {probe['minutes']:g} | "
-                    f"{m['advantage']:+.3f} {_ci(*m['advantage_ci'])} | {m['samples']:,} | "
-                    f"{r['advantage']:+.3f} {_ci(*r['advantage_ci'])} | {r['samples']:,} |")
+        name = path.name[: -len(".probe.json")]
+        rows.append(
+            f"| [{name}](../models/{name}.md) | {probe['players']} | {probe['minutes']:g} | "
+            f"{m['advantage']:+.3f} {_ci(*m['advantage_ci'])} | {m['samples']:,} | "
+            f"{r['advantage']:+.3f} {_ci(*r['advantage_ci'])} | {r['samples']:,} |"
+        )
     return "\n".join(rows)
 
 
@@ -395,8 +490,13 @@ def readme_table() -> str:
     """README's "Trained models" table, from every models/NAME.eval.json (tests keep them equal):
     a row per model and player count that the ``model`` agent plays with it (a count that a
     specialist such as ``siantappo-3p`` takes over is left out of the general model's rows)."""
-    rows = [("| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
-             "| wins vs random |"), "|---|---:|---:|---:|---:|"]
+    rows = [
+        (
+            "| model | players | vs the rule bot: model − rules reward per match [95% CI] | wins vs rules "
+            "| wins vs random |"
+        ),
+        "|---|---:|---:|---:|---:|",
+    ]
     for path in sorted(package_models_dir().glob("*.eval.json")):
         ev = json.loads(path.read_text())
         name = ev["name"]
@@ -405,7 +505,9 @@ def readme_table() -> str:
             if shipped_model_file(per["vs_rules"]["game"], int(n), [path.parent]) != weights:
                 continue
             pair = per["vs_rules"]["pairs"][0]
-            rows.append(f"| [{name}](models/{name}.md) | {n} | {pair['advantage']:+.3f} {_ci(*pair['advantage_ci'])} | "
-                        f"{per['vs_rules']['entrants'][0]['win_rate']:.1%} | "
-                        f"{per['vs_random']['entrants'][0]['win_rate']:.1%} |")
+            rows.append(
+                f"| [{name}](models/{name}.md) | {n} | {pair['advantage']:+.3f} {_ci(*pair['advantage_ci'])} | "
+                f"{per['vs_rules']['entrants'][0]['win_rate']:.1%} | "
+                f"{per['vs_random']['entrants'][0]['win_rate']:.1%} |"
+            )
     return "\n".join(rows)

@@ -18,8 +18,14 @@ from cardzoo.training.evaluation.schedule import Task
 from cardzoo.training.parallel.threads import keep_one_thread, one_thread
 
 
-def play_tasks(setup: Setup, runner: Runner, tasks: Sequence[Task], workers: int,
-               take: Callable[[GameResult], None], ray: str | None = None) -> bool:
+def play_tasks(
+    setup: Setup,
+    runner: Runner,
+    tasks: Sequence[Task],
+    workers: int,
+    take: Callable[[GameResult], None],
+    ray: str | None = None,
+) -> bool:
     """Play every task (in ``runner`` when ``workers == 1``, else in a pool of fresh runners, or on
     ``workers`` Ray actors of the cluster at ``ray``) and ``take`` each result in task order;
     returns True when Ctrl-C stopped it early."""
@@ -111,7 +117,7 @@ def _run_ray(setup: Setup, tasks, workers: int, take, address: str) -> bool:
     from cardzoo.training.parallel.ray_actors import RayWorkerGroup
 
     chunk = _chunk_size(len(tasks), workers)
-    chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]
+    chunks = [list(tasks[i : i + chunk]) for i in range(0, len(tasks), chunk)]
     with RayWorkerGroup(workers, GamePlayer, (setup, _checkpoint_files(setup)), address=address) as group:
         try:
             for results in group.imap(chunks):

@@ -13,9 +13,38 @@ import numpy as np
 
 Z95 = 1.959963984540054
 # Student t 0.975 quantiles for 1..30 degrees of freedom
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)
+_T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 
 ELO_SCALE = 400.0 / math.log(10.0)  # rating = 400 * log10(strength)
 
@@ -27,7 +56,7 @@ def t975(df: int) -> float:
     if df <= 30:
         return _T975[df - 1]
     z = Z95  # Cornish-Fisher expansion, accurate to ~1e-4 beyond 30 df
-    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
 def clustered_mean_ci(values, clusters) -> tuple[float, float, float]:
@@ -44,7 +73,7 @@ def clustered_mean_ci(values, clusters) -> tuple[float, float, float]:
     if g < 2:
         return mean, float("nan"), float("nan")
     sums = np.bincount(inv, weights=v - mean, minlength=g)
-    var = g / (g - 1) * float(np.sum(sums ** 2)) / v.size ** 2
+    var = g / (g - 1) * float(np.sum(sums**2)) / v.size**2
     half = t975(g - 1) * math.sqrt(var)
     return mean, mean - half, mean + half
 
@@ -100,8 +129,9 @@ def elo_ratings(wins, anchor: int = 0, prior: float = 0.5) -> np.ndarray:
     return (log_p - log_p[anchor]) * ELO_SCALE
 
 
-def bootstrap_ratings(deal_wins, anchor: int = 0, samples: int = 200, seed: int = 0,
-                      prior: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_ratings(
+    deal_wins, anchor: int = 0, samples: int = 200, seed: int = 0, prior: float = 0.5
+) -> tuple[np.ndarray, np.ndarray]:
     """95% percentile intervals of Elo-scale BT ratings, resampling whole deals.
 
     ``deal_wins`` has shape (deals, entrants, entrants). Returns (low, high) arrays.

@@ -71,8 +71,9 @@ def check_record(rec, where: str = "record") -> None:
     if missing:
         raise UserError(f"{where}: not a game record (missing {', '.join(map(repr, missing))})")
     if not isinstance(rec["moves"], list) or not all(
-            isinstance(m, dict) and isinstance(m.get("action"), int) for m in rec["moves"]):
-        raise UserError(f"{where}: 'moves' must be a list of {{\"seat\", \"action\", \"text\"}} objects")
+        isinstance(m, dict) and isinstance(m.get("action"), int) for m in rec["moves"]
+    ):
+        raise UserError(f'{where}: \'moves\' must be a list of {{"seat", "action", "text"}} objects')
     if not all(isinstance(m.get("seat", 0), int) and isinstance(m.get("cards", ""), str) for m in rec["moves"]):
         raise UserError(f"{where}: a move's 'seat' must be an integer and its 'cards' a text")
     if not isinstance(rec["seed"], int) or isinstance(rec["seed"], bool):
@@ -105,12 +106,12 @@ def play_moves(env, moves, on_move: Callable | None = None, to_the_end: bool = T
     for i, move in enumerate(moves):
         skip_dead_steps(env)
         if match_over(env):
-            raise UserError(f"move {i + 1}: the game is already over, but the record has "
-                             f"{len(moves) - i} more move(s)")
+            raise UserError(f"move {i + 1}: the game is already over, but the record has {len(moves) - i} more move(s)")
         seat = env.agent_seat[env.agent_selection]
         if "seat" in move and int(move["seat"]) != seat:
-            raise UserError(f"move {i + 1}: the record says player_{move['seat']} moves, "
-                             f"but it is player_{seat}'s turn")
+            raise UserError(
+                f"move {i + 1}: the record says player_{move['seat']} moves, but it is player_{seat}'s turn"
+            )
         action = int(move["action"])
         cards = move.get("cards")  # the exact cards where the id does not fix them (Siantappo suits)
         text = cards or (env.action_text(action) if 0 <= action < env.num_actions else str(action))
@@ -178,8 +179,7 @@ class WholeMoveWalker:
         self._start()
 
 
-def replay_record(rec: dict, render_mode: str | None = None, on_move: Callable | None = None,
-                  env=None) -> list[float]:
+def replay_record(rec: dict, render_mode: str | None = None, on_move: Callable | None = None, env=None) -> list[float]:
     """Replay a record; return the replayed rewards (ValueError if they differ from the record)."""
     check_record(rec)
     env = env if env is not None else env_from_header(rec, render_mode=render_mode)
@@ -192,6 +192,7 @@ def replay_record(rec: dict, render_mode: str | None = None, on_move: Callable |
 def check_rewards(replayed, recorded, tol: float = 1e-9) -> None:
     recorded = list(recorded.values()) if isinstance(recorded, dict) else list(recorded)
     if len(recorded) != len(replayed) or any(
-            not math.isclose(float(a), float(b), rel_tol=tol, abs_tol=tol) for a, b in zip(replayed, recorded)):
+        not math.isclose(float(a), float(b), rel_tol=tol, abs_tol=tol) for a, b in zip(replayed, recorded)
+    ):
         fmt = lambda xs: "[" + ", ".join(f"{float(x):+.4g}" for x in xs) + "]"  # noqa: E731
         raise UserError(f"replayed rewards {fmt(replayed)} differ from the recorded {fmt(recorded)}")

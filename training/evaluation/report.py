@@ -16,8 +16,23 @@ import numpy as np
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
-CSV_FIELDS = ("game", "players", "agent", "spec", "games", "mean_reward", "reward_ci_low", "reward_ci_high",
-              "wins", "win_rate", "win_ci_low", "win_ci_high", "rating", "rating_ci_low", "rating_ci_high")
+CSV_FIELDS = (
+    "game",
+    "players",
+    "agent",
+    "spec",
+    "games",
+    "mean_reward",
+    "reward_ci_low",
+    "reward_ci_high",
+    "wins",
+    "win_rate",
+    "win_ci_low",
+    "win_ci_high",
+    "rating",
+    "rating_ci_low",
+    "rating_ci_high",
+)
 
 
 def _fmt(x, spec="+.3f") -> str:
@@ -50,8 +65,10 @@ def _entrant_table(report: dict):
     from rich.table import Table
 
     g, n = report["game"], report["players"]
-    title = (f"{g}, {n} players — {report['games_played']} games "
-             f"({report['deals']} deals x {report['games_per_deal']} seatings), seed {report['seed']}")
+    title = (
+        f"{g}, {n} players — {report['games_played']} games "
+        f"({report['deals']} deals x {report['games_per_deal']} seatings), seed {report['seed']}"
+    )
     if report["interrupted"]:
         title += f" — INTERRUPTED after {report['games_played']} of {report['games_planned']} games"
     t = Table(title=title, title_justify="left")
@@ -64,9 +81,12 @@ def _entrant_table(report: dict):
         t.add_column("rating [95% CI]", justify="right", no_wrap=True)
     anchor = report["ratings"]["anchor"] if has_rating else None
     for ent in report["entrants"]:
-        row = [ent["name"], str(ent["games"]),
-               f"{_fmt(ent['mean_reward'], '+.2f')} {_ci(ent['reward_ci'], '+.2f')}",
-               f"{_fmt(ent['win_rate'], '.0%')} {_ci(ent['win_ci'], '.0%')}"]
+        row = [
+            ent["name"],
+            str(ent["games"]),
+            f"{_fmt(ent['mean_reward'], '+.2f')} {_ci(ent['reward_ci'], '+.2f')}",
+            f"{_fmt(ent['win_rate'], '.0%')} {_ci(ent['win_ci'], '.0%')}",
+        ]
         if has_rating:
             if ent["name"] == anchor:
                 row.append("0 (anchor)")
@@ -81,14 +101,23 @@ def _pairs_table(report: dict):
     from rich.table import Table
 
     p = Table(title="head to head (games both played)", title_justify="left")
-    columns: tuple[tuple[str, JustifyMethod], ...] = (("a", "left"), ("b", "left"), ("games", "right"),
-                                                      ("a − b reward [95% CI]", "right"), ("a ahead", "right"))
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("a", "left"),
+        ("b", "left"),
+        ("games", "right"),
+        ("a − b reward [95% CI]", "right"),
+        ("a ahead", "right"),
+    )
     for col, just in columns:
         p.add_column(col, justify=just, no_wrap=True)
     for pr in report["pairs"]:
-        p.add_row(pr["a"], pr["b"], str(pr["games"]),
-                  f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}",
-                  _fmt(pr["a_score"], ".0%"))
+        p.add_row(
+            pr["a"],
+            pr["b"],
+            str(pr["games"]),
+            f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}",
+            _fmt(pr["a_score"], ".0%"),
+        )
     return p
 
 
@@ -106,11 +135,12 @@ def render_ladder(report: dict) -> str:
         lo, hi = lohi or (None, None)
         return text if lo is None or hi is None else f"{text} [{lo:{spec}}{unit}, {hi:{spec}}{unit}]"
 
-    rows = ["| agent | rating [95% CI] | mean reward per match [95% CI] | win rate [95% CI] | games |",
-            "|---|---:|---:|---:|---:|"]
+    rows = [
+        "| agent | rating [95% CI] | mean reward per match [95% CI] | win rate [95% CI] | games |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for ent in sorted(report["entrants"], key=lambda e: -e["rating"]):
-        rating = ("0 (anchor)" if ent["name"] == anchor
-                  else cell(f"{ent['rating']:+.0f}", ent.get("rating_ci"), "+.0f"))
+        rating = "0 (anchor)" if ent["name"] == anchor else cell(f"{ent['rating']:+.0f}", ent.get("rating_ci"), "+.0f")
         reward = cell(f"{ent['mean_reward']:+.2f}", ent["reward_ci"], "+.2f")
         win = cell(f"{100 * ent['win_rate']:.1f}%", [100 * x for x in ent["win_ci"]], ".1f", "%")
         rows.append(f"| {ent['name']} | {rating} | {reward} | {win} | {ent['games']} |")
@@ -121,9 +151,11 @@ def render_ladder(report: dict) -> str:
 def print_sprt(sprt: dict) -> None:
     """One line: which hypothesis the SPRT accepted after how many games."""
     lo, hi = sprt["bounds"]
-    print(f"SPRT [{sprt['adv0']:+g}, {sprt['adv1']:+g}] alpha {sprt['alpha']:g} beta {sprt['beta']:g}: "
-          f"{sprt['verdict']} after {sprt['games']} games ({sprt['deals']} deals); "
-          f"LLR {sprt['llr']:+.3g} in [{lo:.2f}, {hi:.2f}]")
+    print(
+        f"SPRT [{sprt['adv0']:+g}, {sprt['adv1']:+g}] alpha {sprt['alpha']:g} beta {sprt['beta']:g}: "
+        f"{sprt['verdict']} after {sprt['games']} games ({sprt['deals']} deals); "
+        f"LLR {sprt['llr']:+.3g} in [{lo:.2f}, {hi:.2f}]"
+    )
 
 
 def write_json(report: dict, path: str) -> None:
@@ -138,15 +170,27 @@ def write_csv(report: dict, path: str) -> None:
         w.writerow(CSV_FIELDS)
         for ent in report["entrants"]:
             rci = ent.get("rating_ci") or (None, None)
-            row = [report["game"], report["players"], ent["name"], ent["spec"], ent["games"],
-                   ent["mean_reward"], *ent["reward_ci"], ent["wins"], ent["win_rate"], *ent["win_ci"],
-                   ent.get("rating"), *rci]
+            row = [
+                report["game"],
+                report["players"],
+                ent["name"],
+                ent["spec"],
+                ent["games"],
+                ent["mean_reward"],
+                *ent["reward_ci"],
+                ent["wins"],
+                ent["win_rate"],
+                *ent["win_ci"],
+                ent.get("rating"),
+                *rci,
+            ]
             w.writerow(["" if x is None else x for x in row])
 
 
 def write_plot(report: dict, path: str) -> None:
     """PNG: ratings with 95% intervals (field of >= 3), else mean reward with 95% intervals."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -169,8 +213,9 @@ def write_plot(report: dict, path: str) -> None:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
     ax.set_ylabel(label)
-    ax.set_title(f"{report['game']}, {report['players']} players, {report['games_played']} games "
-                 f"(95% intervals)", fontsize=10)
+    ax.set_title(
+        f"{report['game']}, {report['players']} players, {report['games_played']} games (95% intervals)", fontsize=10
+    )
     fig.tight_layout()
     fig.savefig(path, format="png")  # PNG whatever the file name says
     plt.close(fig)

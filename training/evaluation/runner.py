@@ -115,20 +115,23 @@ class Runner:
             agents.append(agent)
         return agents
 
-    def _record(self, deal: int, lineup: tuple[int, ...], moves: list, totals: list[float],
-                side_scores: list[float]) -> dict:
+    def _record(
+        self, deal: int, lineup: tuple[int, ...], moves: list, totals: list[float], side_scores: list[float]
+    ) -> dict:
         """The game record of the finished game (see ``cardzoo replay``)."""
         s = self.s
         best = max(side_scores)
         record = self.env.record_header()
-        record.update({
-            "moves": moves,
-            "rewards": totals,
-            "agents": [s.names[lineup[self.seat_side[seat]]] for seat in range(s.players)],
-            "winners": [seat for i, side in enumerate(s.sides) if side_scores[i] == best for seat in side],
-            "deal": deal,
-            "tournament_seed": s.seed,
-        })
+        record.update(
+            {
+                "moves": moves,
+                "rewards": totals,
+                "agents": [s.names[lineup[self.seat_side[seat]]] for seat in range(s.players)],
+                "winners": [seat for i, side in enumerate(s.sides) if side_scores[i] == best for seat in side],
+                "deal": deal,
+                "tournament_seed": s.seed,
+            }
+        )
         return record
 
     def _seat_scores(self, totals: list[float]) -> list[float]:

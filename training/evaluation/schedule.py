@@ -23,8 +23,9 @@ def sides_for(game: str, players: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(team) for team in game_spec(game).teams(players))
 
 
-def duplicate_set(deal: int, n_entrants: int, n_sides: int, base: Sequence[int] | None = None,
-                  rotate: bool = True) -> list[tuple[int, ...]]:
+def duplicate_set(
+    deal: int, n_entrants: int, n_sides: int, base: Sequence[int] | None = None, rotate: bool = True
+) -> list[tuple[int, ...]]:
     """The lineups (entrant index per side) that play deal ``deal``.
 
     * field of E entrants, S sides, E <= S: the field repeated around the table (entrant (i + k) mod E
@@ -35,6 +36,7 @@ def duplicate_set(deal: int, n_entrants: int, n_sides: int, base: Sequence[int] 
     * explicit seats (``base``): the given lineup in all its distinct rotations (or as given
       with ``rotate=False``).
     """
+
     def rotations(seq):
         out = []
         for r in range(n_sides if rotate else 1):
@@ -75,11 +77,13 @@ def _nth_combination(n: int, k: int, index: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def schedule(games: int, n_entrants: int, n_sides: int, base: Sequence[int] | None,
-             rotate: bool) -> tuple[int, list[Task]]:
+def schedule(
+    games: int, n_entrants: int, n_sides: int, base: Sequence[int] | None, rotate: bool
+) -> tuple[int, list[Task]]:
     """(games per deal, every task): ``games`` rounded up to whole duplicate sets, deal by deal."""
     set_size = len(duplicate_set(0, n_entrants, n_sides, base, rotate))
     n_deals = -(-int(games) // set_size)
-    tasks = [(d, i, lu) for d in range(n_deals)
-             for i, lu in enumerate(duplicate_set(d, n_entrants, n_sides, base, rotate))]
+    tasks = [
+        (d, i, lu) for d in range(n_deals) for i, lu in enumerate(duplicate_set(d, n_entrants, n_sides, base, rotate))
+    ]
     return set_size, tasks

@@ -52,8 +52,9 @@ class SPRTBounds:
             if not math.isfinite(getattr(self, name)):
                 raise UserError(f"SPRT {name} must be a finite number, got {getattr(self, name)}")
         if not self.adv0 < self.adv1:
-            raise UserError(f"SPRT needs adv0 < adv1 (H0: A's advantage is adv0, H1: it is adv1), "
-                            f"got {self.adv0} and {self.adv1}")
+            raise UserError(
+                f"SPRT needs adv0 < adv1 (H0: A's advantage is adv0, H1: it is adv1), got {self.adv0} and {self.adv1}"
+            )
         for name in ("alpha", "beta"):
             if not 0.0 < getattr(self, name) < 0.5:
                 raise UserError(f"SPRT {name} must be between 0 and 0.5, got {getattr(self, name)}")
@@ -95,7 +96,7 @@ def _decide(value: float, bounds: SPRTBounds) -> str | None:
 
 
 def verdict(values: Sequence[float] | np.ndarray, bounds: SPRTBounds) -> str | None:
-    """"H1", "H0", or None while undecided (and during the first ``MIN_DEALS`` deals)."""
+    """ "H1", "H0", or None while undecided (and during the first ``MIN_DEALS`` deals)."""
     if len(values) < MIN_DEALS:
         return None
     return _decide(llr(values, bounds), bounds)
@@ -108,7 +109,7 @@ def sequential(values: Sequence[float] | np.ndarray, bounds: SPRTBounds) -> tupl
     if x.size < MIN_DEALS:
         return None, int(x.size)
     n = np.arange(1, x.size + 1, dtype=float)
-    values_llr = llr_of(n, np.cumsum(x) / n, np.cumsum(x * x) / n, bounds)[MIN_DEALS - 1:]
+    values_llr = llr_of(n, np.cumsum(x) / n, np.cumsum(x * x) / n, bounds)[MIN_DEALS - 1 :]
     crossed = np.flatnonzero((values_llr >= bounds.upper) | (values_llr <= bounds.lower))
     if crossed.size == 0:
         return None, int(x.size)
@@ -158,14 +159,27 @@ class SPRTWatch:
         b = self.bounds
         x = np.asarray(self.values, dtype=float)
         a_name, b_name = names[self.a], names[self.b]
-        said = {"H1": f"{a_name} is stronger than {b_name} by {b.adv1:+g} per game (H1 accepted)",
-                "H0": f"{a_name} is not stronger than {b_name} by more than {b.adv0:+g} per game (H0 accepted)",
-                None: "undecided: the games ran out before the LLR crossed a bound"}[self.accepted]
-        return {"a": a_name, "b": b_name, "adv0": b.adv0, "adv1": b.adv1, "alpha": b.alpha, "beta": b.beta,
-                "accepted": self.accepted, "verdict": said, "games": self.games, "deals": len(self.values),
-                "llr": _finite(llr(self.values, b)), "bounds": [b.lower, b.upper],
-                "mean_advantage": float(x.mean()) if x.size else None,
-                "min_deals": MIN_DEALS}
+        said = {
+            "H1": f"{a_name} is stronger than {b_name} by {b.adv1:+g} per game (H1 accepted)",
+            "H0": f"{a_name} is not stronger than {b_name} by more than {b.adv0:+g} per game (H0 accepted)",
+            None: "undecided: the games ran out before the LLR crossed a bound",
+        }[self.accepted]
+        return {
+            "a": a_name,
+            "b": b_name,
+            "adv0": b.adv0,
+            "adv1": b.adv1,
+            "alpha": b.alpha,
+            "beta": b.beta,
+            "accepted": self.accepted,
+            "verdict": said,
+            "games": self.games,
+            "deals": len(self.values),
+            "llr": _finite(llr(self.values, b)),
+            "bounds": [b.lower, b.upper],
+            "mean_advantage": float(x.mean()) if x.size else None,
+            "min_deals": MIN_DEALS,
+        }
 
 
 def _finite(x: float) -> float:

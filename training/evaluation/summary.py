@@ -35,12 +35,24 @@ def summarize(res: TournamentResult) -> dict:
     if len(res.names) >= 3 and res.games:
         ratings = _add_ratings(res, entrants, t.deal_wins, total_w)
     return {
-        "game": res.game, "players": res.players, "config": res.config, "options": res.options,
-        "seed": res.seed, "mode": res.mode,
-        "sides": res.sides, "games_planned": res.planned, "games_played": len(res.games),
-        "deals": len(t.deals), "games_per_deal": res.set_size, "interrupted": res.interrupted,
-        "seconds": round(res.seconds, 3), "win_rule": game_spec(res.game).win_rule,
-        "entrants": entrants, "pairs": pairs, "ratings": ratings, "sprt": res.sprt,
+        "game": res.game,
+        "players": res.players,
+        "config": res.config,
+        "options": res.options,
+        "seed": res.seed,
+        "mode": res.mode,
+        "sides": res.sides,
+        "games_planned": res.planned,
+        "games_played": len(res.games),
+        "deals": len(t.deals),
+        "games_per_deal": res.set_size,
+        "interrupted": res.interrupted,
+        "seconds": round(res.seconds, 3),
+        "win_rule": game_spec(res.game).win_rule,
+        "entrants": entrants,
+        "pairs": pairs,
+        "ratings": ratings,
+        "sprt": res.sprt,
     }
 
 
@@ -91,12 +103,18 @@ def _entrant_rows(res: TournamentResult, t: _Tally) -> list[dict]:
         n = len(t.per_reward[i])
         mean, lo, hi = clustered_mean_ci(t.per_reward[i], t.per_deal[i])
         wlo, whi = wilson_ci(t.wins[i], n)
-        entrants.append({
-            "name": name, "spec": res.specs[i].text, "games": n,
-            "mean_reward": _num(mean), "reward_ci": [_num(lo), _num(hi)],
-            "wins": _num(t.wins[i]), "win_rate": _num(t.wins[i] / n if n else float("nan")),
-            "win_ci": [_num(wlo), _num(whi)],
-        })
+        entrants.append(
+            {
+                "name": name,
+                "spec": res.specs[i].text,
+                "games": n,
+                "mean_reward": _num(mean),
+                "reward_ci": [_num(lo), _num(hi)],
+                "wins": _num(t.wins[i]),
+                "win_rate": _num(t.wins[i] / n if n else float("nan")),
+                "win_ci": [_num(wlo), _num(whi)],
+            }
+        )
     return entrants
 
 
@@ -105,9 +123,16 @@ def _pair_rows(res: TournamentResult, t: _Tally, total_w: np.ndarray) -> list[di
     for (a, b), (diffs, dls) in sorted(t.pair_diff.items()):
         mean, lo, hi = clustered_mean_ci(diffs, dls)
         comps = total_w[a, b] + total_w[b, a]
-        pairs.append({"a": res.names[a], "b": res.names[b], "games": len(diffs),
-                      "advantage": _num(mean), "advantage_ci": [_num(lo), _num(hi)],
-                      "a_score": _num(total_w[a, b] / comps if comps else float("nan"))})
+        pairs.append(
+            {
+                "a": res.names[a],
+                "b": res.names[b],
+                "games": len(diffs),
+                "advantage": _num(mean),
+                "advantage_ci": [_num(lo), _num(hi)],
+                "a_score": _num(total_w[a, b] / comps if comps else float("nan")),
+            }
+        )
     return pairs
 
 
@@ -119,10 +144,13 @@ def _add_ratings(res: TournamentResult, entrants: list[dict], deal_wins: np.ndar
     for i, ent in enumerate(entrants):
         ent["rating"] = _num(r[i])
         ent["rating_ci"] = [_num(lo[i]), _num(hi[i])]
-    return {"method": "Bradley-Terry (MM fit) from pairwise results of every game",
-            "scale": "Elo: 400 * log10(strength); +400 = 10:1 odds in a head-to-head comparison",
-            "anchor": res.names[anchor], "prior": "one virtual draw per pair that met",
-            "interval": f"95% percentile bootstrap over deals ({res.bootstrap} resamples)"}
+    return {
+        "method": "Bradley-Terry (MM fit) from pairwise results of every game",
+        "scale": "Elo: 400 * log10(strength); +400 = 10:1 odds in a head-to-head comparison",
+        "anchor": res.names[anchor],
+        "prior": "one virtual draw per pair that met",
+        "interval": f"95% percentile bootstrap over deals ({res.bootstrap} resamples)",
+    }
 
 
 def _num(x) -> float | None:

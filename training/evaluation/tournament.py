@@ -45,11 +45,23 @@ from cardzoo.training.evaluation.sprt import SPRTBounds, SPRTWatch
 __all__ = ["GameResult", "TournamentResult", "run_tournament", "versus_baselines"]
 
 
-def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | None = None,
-                   games: int = 200, seed: int = 0, workers: int = 1, options: dict | None = None,
-                   seats: bool = False, rotate: bool = True, records: str | None = None,
-                   progress: bool = False, bootstrap: int = 200, log: str | None = None,
-                   ray: str | None = None, sprt: SPRTBounds | None = None) -> TournamentResult:
+def run_tournament(
+    game: str,
+    agents: Sequence[str | AgentSpec],
+    players: int | None = None,
+    games: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    options: dict | None = None,
+    seats: bool = False,
+    rotate: bool = True,
+    records: str | None = None,
+    progress: bool = False,
+    bootstrap: int = 200,
+    log: str | None = None,
+    ray: str | None = None,
+    sprt: SPRTBounds | None = None,
+) -> TournamentResult:
     """Play a tournament and return its games (``.report()`` for the statistics).
 
     ``agents`` is a field of entrants, or with ``seats=True`` one agent per side in seat order.
@@ -65,32 +77,63 @@ def run_tournament(game: str, agents: Sequence[str | AgentSpec], players: int | 
     game, players, options, specs = _check_arguments(game, agents, players, games, workers, options)
     sides = sides_for(game, players)
     names, entrant_specs, base, mode = _entrants(game, players, specs, sides, seats, rotate)
-    setup = Setup(game, players, options, tuple(entrant_specs), tuple(names), sides, int(seed),
-                  records is not None)
+    setup = Setup(game, players, options, tuple(entrant_specs), tuple(names), sides, int(seed), records is not None)
     runner = Runner(setup)  # validates the rule options
     runner.check_agents()  # and every agent spec, before any game starts
     set_size, tasks = schedule(games, len(names), len(sides), base, rotate)
-    result = TournamentResult(game, players, options, config_dict(runner.env.config), int(seed), names,
-                              entrant_specs, [list(sd) for sd in sides], set_size, len(tasks), mode=mode,
-                              bootstrap=bootstrap)
-    key = log_key(game, players, config_dict(runner.env.config), [sp.text for sp in entrant_specs], base, mode,
-                  int(seed), len(tasks))
+    result = TournamentResult(
+        game,
+        players,
+        options,
+        config_dict(runner.env.config),
+        int(seed),
+        names,
+        entrant_specs,
+        [list(sd) for sd in sides],
+        set_size,
+        len(tasks),
+        mode=mode,
+        bootstrap=bootstrap,
+    )
+    key = log_key(
+        game,
+        players,
+        config_dict(runner.env.config),
+        [sp.text for sp in entrant_specs],
+        base,
+        mode,
+        int(seed),
+        len(tasks),
+    )
     done = read_log(log, key) if log is not None else []
     result.games.extend(done)
     finished = {(g.deal, g.index) for g in done}
     tasks = [t for t in tasks if (t[0], t[1]) not in finished]
     workers = max(1, min(int(workers), max(len(tasks), 1)))  # on Ray too: no idle actors
     watch = _sprt_watch(sprt, names, sides, set_size, log)
-    _play(setup, runner, tasks, workers, result, done, records=records, log=log, key=key, progress=progress,
-          ray=ray, stop=watch.add if watch else None)
+    _play(
+        setup,
+        runner,
+        tasks,
+        workers,
+        result,
+        done,
+        records=records,
+        log=log,
+        key=key,
+        progress=progress,
+        ray=ray,
+        stop=watch.add if watch else None,
+    )
     if watch is not None:
         result.sprt = watch.report(names)
     result.games.sort(key=lambda g: (g.deal, g.index))
     return result
 
 
-def _check_arguments(game: str, agents: Sequence[str | AgentSpec], players: int | None, games: int,
-                     workers: int, options: dict | None) -> tuple[str, int, dict, list[AgentSpec]]:
+def _check_arguments(
+    game: str, agents: Sequence[str | AgentSpec], players: int | None, games: int, workers: int, options: dict | None
+) -> tuple[str, int, dict, list[AgentSpec]]:
     """The game's name, the player count, the rule options and the parsed agent specs, or a
     UserError that says what is wrong."""
     module = game_module(game)
@@ -119,8 +162,10 @@ def _entrants(game: str, players: int, specs: list[AgentSpec], sides, seats: boo
     if not seats:
         return _field_names(specs), specs, None, "field"
     if len(specs) != n_sides:
-        raise UserError(f"{game} with {players} players has {n_sides} seats{team}; "
-                        f"got {len(specs)} agent(s): {','.join(sp.text for sp in specs)}")
+        raise UserError(
+            f"{game} with {players} players has {n_sides} seats{team}; "
+            f"got {len(specs)} agent(s): {','.join(sp.text for sp in specs)}"
+        )
     keys, base, entrant_specs = [], [], []
     for sp in specs:  # the same agent on several seats is one entrant
         key = (sp.kind, sp.path, sp.seed, sp.budget)
@@ -145,9 +190,20 @@ class _Decided(Exception):
     """Raised from a game's callback when the SPRT has decided: stop playing."""
 
 
-def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result: TournamentResult,
-          done: list[GameResult], records: str | None, log: str | None, key: dict, progress: bool,
-          ray: str | None = None, stop: Callable[[GameResult], bool] | None = None) -> None:
+def _play(
+    setup: Setup,
+    runner: Runner,
+    tasks: list[Task],
+    workers: int,
+    result: TournamentResult,
+    done: list[GameResult],
+    records: str | None,
+    log: str | None,
+    key: dict,
+    progress: bool,
+    ray: str | None = None,
+    stop: Callable[[GameResult], bool] | None = None,
+) -> None:
     """Play the remaining tasks into ``result``; every finished game goes to the records file and the
     log as it comes. Sets ``result.interrupted`` on Ctrl-C and ``result.seconds``; ends early once
     ``stop`` (called with every game in task order) says so."""
@@ -157,6 +213,7 @@ def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result:
     bar = _progress_bar(len(tasks) + len(done), f"{setup.game} {setup.players}p", progress)
     bar.update(len(done))
     try:
+
         def take(res: GameResult) -> None:
             result.games.append(res)
             if out is not None:
@@ -182,14 +239,30 @@ def _play(setup: Setup, runner: Runner, tasks: list[Task], workers: int, result:
         result.seconds = time.perf_counter() - t0
 
 
-def versus_baselines(agent: str, game: str, players: int, games: int, seed: int, options: dict | None = None,
-                     workers: int = 1, progress: bool = False) -> dict:
+def versus_baselines(
+    agent: str,
+    game: str,
+    players: int,
+    games: int,
+    seed: int,
+    options: dict | None = None,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict:
     """How one agent fares against the rule bot and against random: per baseline, a two-entrant
     tournament; returns {baseline: {games, mean_reward, reward_ci, win_rate, win_ci}}."""
     out = {}
     for baseline in ("rules", "random"):
-        res = run_tournament(game, [agent, baseline], players=players, games=games, seed=seed, workers=workers,
-                             options=options, progress=progress)
+        res = run_tournament(
+            game,
+            [agent, baseline],
+            players=players,
+            games=games,
+            seed=seed,
+            workers=workers,
+            options=options,
+            progress=progress,
+        )
         me = res.report()["entrants"][0]
         out[baseline] = {k: me[k] for k in ("games", "mean_reward", "reward_ci", "win_rate", "win_ci")}
     return out
@@ -200,7 +273,7 @@ def _field_names(specs: Sequence[AgentSpec]) -> list[str]:
     names = []
     for i, lab in enumerate(labels):
         if labels.count(lab) > 1:
-            lab = f"{lab}#{labels[:i + 1].count(lab)}"
+            lab = f"{lab}#{labels[: i + 1].count(lab)}"
         names.append(lab)
     return names
 
@@ -217,4 +290,5 @@ def _progress_bar(total: int, desc: str, enabled: bool):
     if not enabled:
         return _NoBar()
     from tqdm import tqdm
+
     return tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True, smoothing=0.1)

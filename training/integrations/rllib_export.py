@@ -32,8 +32,10 @@ def _linear_layers(state: dict[str, torch.Tensor], prefix: str) -> list[tuple[to
     for i in indices:
         weight, bias = state.get(f"{prefix}{i}.weight"), state.get(f"{prefix}{i}.bias")
         if weight is None or bias is None or weight.dim() != 2:
-            raise ExportError(f"{prefix}{i} is not a Linear layer (layer norm or another module?); "
-                              "export needs a plain MLP (fcnet_use_layernorm=False)")
+            raise ExportError(
+                f"{prefix}{i} is not a Linear layer (layer norm or another module?); "
+                "export needs a plain MLP (fcnet_use_layernorm=False)"
+            )
         layers.append((weight, bias))
     return layers
 
@@ -42,13 +44,15 @@ def actor_state_dict(rllib_state: dict[str, torch.Tensor]) -> tuple[dict[str, to
     """RLlib PPO module weights -> (``MaskedPolicyNet`` state dict, hidden sizes)."""
     prefix = next((p for p in ENCODER_PREFIXES if any(k.startswith(p) for k in rllib_state)), None)
     if prefix is None:
-        raise ExportError("no MLP actor encoder in the module (expected keys "
-                          f"{ENCODER_PREFIXES[0]}* or {ENCODER_PREFIXES[1]}*)")
+        raise ExportError(
+            f"no MLP actor encoder in the module (expected keys {ENCODER_PREFIXES[0]}* or {ENCODER_PREFIXES[1]}*)"
+        )
     encoder = _linear_layers(rllib_state, prefix)
     head = _linear_layers(rllib_state, PI_PREFIX)
     if len(head) != 1:
-        raise ExportError(f"the pi head has {len(head)} Linear layers; export needs exactly one "
-                          "(model_config head_fcnet_hiddens=[])")
+        raise ExportError(
+            f"the pi head has {len(head)} Linear layers; export needs exactly one (model_config head_fcnet_hiddens=[])"
+        )
     out: dict[str, torch.Tensor] = {}
     for i, (w, b) in enumerate(encoder):
         out[f"policy_net.{2 * i}.weight"] = w
@@ -76,8 +80,12 @@ def greedy_actions(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 def rllib_logits(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The masked action logits RLlib's action-masking module computes for a batch."""
-    batch = {"obs": {"observations": torch.as_tensor(observations, dtype=torch.float32),
-                     "action_mask": torch.as_tensor(masks, dtype=torch.float32)}}
+    batch = {
+        "obs": {
+            "observations": torch.as_tensor(observations, dtype=torch.float32),
+            "action_mask": torch.as_tensor(masks, dtype=torch.float32),
+        }
+    }
     with torch.no_grad():
         return module.forward_inference(batch)["action_dist_inputs"].cpu().numpy()
 

@@ -32,8 +32,10 @@ from cardzoo.training.common.settings import SEED_RANGE, TrainerSettings, settin
 
 POLICY_ID = "shared"
 ACTIVATION = "tanh"
-INSTALL_HINT = ('RLlib is not installed: pip install -e ".[rllib]" (or `make integrations-venv` and use '
-                ".venv-integrations/bin/python); see docs/integrations.md")
+INSTALL_HINT = (
+    'RLlib is not installed: pip install -e ".[rllib]" (or `make integrations-venv` and use '
+    ".venv-integrations/bin/python); see docs/integrations.md"
+)
 
 
 @dataclass
@@ -58,8 +60,9 @@ class RLlibSettings(TrainerSettings):
     variants: dict = field(default_factory=dict)
 
     NAME: ClassVar[str] = "RLlib"
-    TITLE: ClassVar[str] = ("RLlib on Ray (--algo rllib): multi-agent PPO; pip install -e '.[rllib]', "
-                            "see docs/integrations.md")
+    TITLE: ClassVar[str] = (
+        "RLlib on Ray (--algo rllib): multi-agent PPO; pip install -e '.[rllib]', see docs/integrations.md"
+    )
     RANGES: ClassVar[dict] = {
         **dict.fromkeys(("env_runners", "eval_games", "verify_matches"), (0, None, "int")),
         **dict.fromkeys(("iterations", "batch", "minibatch", "epochs"), (1, None, "int")),
@@ -110,20 +113,31 @@ def ppo_config(settings: RLlibSettings):
 
     from cardzoo.training.integrations.rllib_env import register_env
 
-    model = {"fcnet_hiddens": list(settings.hidden), "fcnet_activation": ACTIVATION,
-             "head_fcnet_hiddens": [], "vf_share_layers": False}  # export needs exactly this shape
+    model = {
+        "fcnet_hiddens": list(settings.hidden),
+        "fcnet_activation": ACTIVATION,
+        "head_fcnet_hiddens": [],
+        "vf_share_layers": False,
+    }  # export needs exactly this shape
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(register_env(settings.game), env_config=settings.env_config())
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=_shared_policy)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            POLICY_ID: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
-        .env_runners(num_env_runners=settings.env_runners, num_envs_per_env_runner=1,
-                     sample_timeout_s=SAMPLE_TIMEOUT_S)
-        .training(lr=settings.learning_rate, gamma=settings.gamma, entropy_coeff=settings.entropy,
-                  train_batch_size_per_learner=settings.batch, minibatch_size=settings.minibatch,
-                  num_epochs=settings.epochs)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={POLICY_ID: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}
+            )
+        )
+        .env_runners(num_env_runners=settings.env_runners, num_envs_per_env_runner=1, sample_timeout_s=SAMPLE_TIMEOUT_S)
+        .training(
+            lr=settings.learning_rate,
+            gamma=settings.gamma,
+            entropy_coeff=settings.entropy,
+            train_batch_size_per_learner=settings.batch,
+            minibatch_size=settings.minibatch,
+            num_epochs=settings.epochs,
+        )
         .debugging(seed=settings.seed, log_level="ERROR")
     )
 
@@ -135,8 +149,13 @@ def start_ray(address: str, env_runners: int, num_cpus: int | None = None) -> No
     if ray.is_initialized():
         return
     if address == "local":  # a Ray of its own, whatever cluster RAY_ADDRESS or `ray start` left on this machine
-        ray.init(address="local", num_cpus=num_cpus or env_runners + 1, include_dashboard=False,
-                 log_to_driver=False, logging_level=logging.ERROR)
+        ray.init(
+            address="local",
+            num_cpus=num_cpus or env_runners + 1,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
         return
     import os
 
@@ -171,8 +190,11 @@ def scalars(result: dict) -> dict[str, float]:
 
 
 def env_steps(result: dict) -> int:
-    return int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime")
-               or result.get("num_env_steps_sampled_lifetime") or 0)
+    return int(
+        result.get("env_runners", {}).get("num_env_steps_sampled_lifetime")
+        or result.get("num_env_steps_sampled_lifetime")
+        or 0
+    )
 
 
 def export(algo, settings: RLlibSettings, path: Path, steps: int, evaluation: dict | None = None) -> Path:
@@ -206,12 +228,17 @@ def verify_export(algo, weights: Path, settings: RLlibSettings) -> int:
     from cardzoo.training.integrations.rllib_export import play_and_compare
 
     net, _ = load_checkpoint(weights)
-    decisions, differ = play_and_compare(algo.get_module(POLICY_ID), net,
-                                         {"game": settings.game, **settings.env_config()},
-                                         settings.verify_matches, settings.seed)
+    decisions, differ = play_and_compare(
+        algo.get_module(POLICY_ID),
+        net,
+        {"game": settings.game, **settings.env_config()},
+        settings.verify_matches,
+        settings.seed,
+    )
     if differ:
-        raise RuntimeError(f"export check failed: the checkpoint differs from RLlib's choice on "
-                           f"{differ} of {decisions} decisions")
+        raise RuntimeError(
+            f"export check failed: the checkpoint differs from RLlib's choice on {differ} of {decisions} decisions"
+        )
     return decisions
 
 
@@ -247,28 +274,42 @@ def train_rllib(settings: RLlibSettings, log=print) -> Path:
                 writer.add_scalar(tag, value, steps)
             progress.write(json.dumps({"iteration": i, "decisions": steps, **values}) + "\n")
             progress.flush()
-            log(f"iteration {i}/{settings.iterations}: {steps} decisions, "
+            log(
+                f"iteration {i}/{settings.iterations}: {steps} decisions, "
                 f"episode length {values.get('rollout/episode_len_mean', float('nan')):.0f}, "
-                f"{values.get('time/iteration_s', float('nan')):.1f} s")
+                f"{values.get('time/iteration_s', float('nan')):.1f} s"
+            )
         if steps == 0:
-            raise UserError(f"RLlib sampled no decisions in {settings.iterations} iterations (its env runners "
-                            f"never answered within {SAMPLE_TIMEOUT_S:.0f} s); nothing was exported")
+            raise UserError(
+                f"RLlib sampled no decisions in {settings.iterations} iterations (its env runners "
+                f"never answered within {SAMPLE_TIMEOUT_S:.0f} s); nothing was exported"
+            )
         algo.save_to_path(str((out / "rllib_checkpoint").resolve()))
         final = export(algo, settings, out / "final", steps)
         checked = verify_export(algo, final, settings)
-        log(f"export checked: the checkpoint makes RLlib's choice on all {checked} decisions "
-            f"of {settings.verify_matches} matches")
+        log(
+            f"export checked: the checkpoint makes RLlib's choice on all {checked} decisions "
+            f"of {settings.verify_matches} matches"
+        )
         if settings.eval_games:
             from cardzoo.training.evaluation.tournament import versus_baselines
 
-            evaluation = versus_baselines(str(final), settings.game, settings.players, settings.eval_games,
-                                          settings.seed, options=settings.variants or None)
+            evaluation = versus_baselines(
+                str(final),
+                settings.game,
+                settings.players,
+                settings.eval_games,
+                settings.seed,
+                options=settings.variants or None,
+            )
             final = export(algo, settings, out / "final", steps, evaluation)
             for baseline, r in evaluation.items():
                 writer.add_scalar(f"eval/{baseline}_mean_reward", r["mean_reward"], steps)
                 writer.add_scalar(f"eval/{baseline}_win_rate", r["win_rate"], steps)
-                log(f"vs {baseline}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.1%} "
-                    f"({r['games']} games)")
+                log(
+                    f"vs {baseline}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.1%} "
+                    f"({r['games']} games)"
+                )
         log(f"checkpoint: {final}")
         return final
     finally:
@@ -286,9 +327,18 @@ def rllib_train_speed(game: str, players: int, decisions: int, env_runners: int)
     """
     import ray
 
-    settings = RLlibSettings(game=game, players=players, env_runners=env_runners, iterations=1,
-                             batch=min(int(decisions), 4000), minibatch=min(256, int(decisions)),
-                             epochs=4, eval_games=0, verify_matches=0, out="unused")
+    settings = RLlibSettings(
+        game=game,
+        players=players,
+        env_runners=env_runners,
+        iterations=1,
+        batch=min(int(decisions), 4000),
+        minibatch=min(256, int(decisions)),
+        epochs=4,
+        eval_games=0,
+        verify_matches=0,
+        out="unused",
+    )
     started = not ray.is_initialized()
     try:  # Ray is shut down even when RLlib fails to load or build (its extras not installed)
         start_ray("local", env_runners)

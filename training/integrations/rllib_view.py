@@ -54,10 +54,12 @@ class RLlibView:
         self.aec = make_game_env(config or {})
         self.possible_agents = list(self.aec.possible_agents)
         self.agents: list[str] = []
-        one = spaces.Dict({
-            OBS_KEY: self.aec.observation_space(self.possible_agents[0])["observation"],
-            MASK_KEY: spaces.Box(0.0, 1.0, (self.aec.num_actions,), np.float32),
-        })
+        one = spaces.Dict(
+            {
+                OBS_KEY: self.aec.observation_space(self.possible_agents[0])["observation"],
+                MASK_KEY: spaces.Box(0.0, 1.0, (self.aec.num_actions,), np.float32),
+            }
+        )
         act = self.aec.action_space(self.possible_agents[0])
         self.observation_spaces = dict.fromkeys(self.possible_agents, one)
         self.action_spaces = dict.fromkeys(self.possible_agents, act)

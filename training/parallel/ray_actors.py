@@ -101,8 +101,15 @@ class RayWorkerGroup:
     worker order (a node's own resource pins its actor there; a restarted actor asks for the
     same); None spreads the actors over the nodes."""
 
-    def __init__(self, n: int, factory: Callable, args: tuple, address: str | None = None, cpus: float = 1,
-                 resources: list[dict] | None = None):
+    def __init__(
+        self,
+        n: int,
+        factory: Callable,
+        args: tuple,
+        address: str | None = None,
+        cpus: float = 1,
+        resources: list[dict] | None = None,
+    ):
         if resources is not None and len(resources) != n:
             raise ValueError(f"{len(resources)} resource sets for {n} actors")
         if n < 1:
@@ -117,8 +124,10 @@ class RayWorkerGroup:
         # the factory and its arguments (a tournament's checkpoint files) are put once and passed by
         # reference with every call: every actor, restarted ones too, builds from that one copy
         self._packed = [ray.put((factory, args))]
-        self.actors = [host.options(num_cpus=cpus, resources=r, scheduling_strategy="SPREAD").remote()
-                       for r in resources or [{}] * n]
+        self.actors = [
+            host.options(num_cpus=cpus, resources=r, scheduling_strategy="SPREAD").remote()
+            for r in resources or [{}] * n
+        ]
         self.n = n
         self.sent = self.received = 0
         self._pending: list = []
@@ -161,8 +170,10 @@ class RayWorkerGroup:
         except ray.exceptions.RayTaskError as e:
             raise RuntimeError(f"a rollout worker failed:\n{e}") from None
         except ray.exceptions.RayActorError as e:
-            raise UserError(f"a Ray worker was lost and could not be replaced ({_first_line(e)}); the work "
-                            "stopped — a training run continues from its last save with --resume") from None
+            raise UserError(
+                f"a Ray worker was lost and could not be replaced ({_first_line(e)}); the work "
+                "stopped — a training run continues from its last save with --resume"
+            ) from None
         self.received += sum(payload_bytes(r) for r in out)
         return out
 

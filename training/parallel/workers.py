@@ -148,10 +148,10 @@ class WorkerGroup:
         self._check_started()
         out = []
         for start in range(0, len(requests), self.n):
-            batch = requests[start:start + self.n]
+            batch = requests[start : start + self.n]
             for conn, request in zip(self.conns, batch):
                 conn.send(request)
-            out += [self._receive(conn) for conn in self.conns[:len(batch)]]
+            out += [self._receive(conn) for conn in self.conns[: len(batch)]]
         return out
 
     def collect(self, requests: list) -> list:

@@ -31,8 +31,8 @@ def critic_input(env, seat: int, out: np.ndarray) -> None:
     match does not have (so one critic serves every player count of a run)."""
     size, n = env.obs_size, env.num_players
     for k in range(n):
-        out[k * size:(k + 1) * size] = env.encode_seat((seat + k) % n)
-    out[n * size:] = 0.0
+        out[k * size : (k + 1) * size] = env.encode_seat((seat + k) % n)
+    out[n * size :] = 0.0
 
 
 class ActorCritic(MaskedPolicyNet):
@@ -61,8 +61,9 @@ class ActorCritic(MaskedPolicyNet):
 
     def actor_state(self) -> dict[str, torch.Tensor]:
         """The weights a ``MaskedPolicyNet`` checkpoint holds (the value head left out)."""
-        return {k: v.detach().clone().contiguous() for k, v in self.state_dict().items()
-                if not k.startswith("value_net.")}
+        return {
+            k: v.detach().clone().contiguous() for k, v in self.state_dict().items() if not k.startswith("value_net.")
+        }
 
     def actor(self) -> MaskedPolicyNet:
         net = MaskedPolicyNet(self.obs_size, self.num_actions, self.hidden, self.activation)

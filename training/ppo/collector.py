@@ -130,8 +130,9 @@ class Collector:
         for sid, state in request.snapshots.items():
             if sid not in self.snapshot_nets:
                 net = self.make_net()  # a snapshot is an actor checkpoint: its value head stays unused
-                missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in state.items()},
-                                                          strict=False)
+                missing, unexpected = net.load_state_dict(
+                    {k: torch.as_tensor(v) for k, v in state.items()}, strict=False
+                )
                 if unexpected or any(not k.startswith("value_net.") for k in missing):
                     raise UserError(f"snapshot {sid} does not fit the network ({missing or unexpected})")
                 net.eval()
@@ -273,12 +274,19 @@ class Collector:
             return np.zeros((0,) if width is None else (0, width), dtype)
 
         return Rollout(
-            obs=cat("obs", np.float32, self.obs_size), masks=cat("masks", bool, self.num_actions),
-            actions=cat("actions", np.int64), logprobs=cat("logprobs", np.float32),
-            values=cat("values", np.float32), rewards=np.asarray(c.rewards, np.float32),
-            dones=np.asarray(c.dones, bool), streams=np.asarray(c.streams, np.int64),
-            decisions=c.decisions, moves=c.moves, matches=c.finished,
-            critic_obs=cat("critic", np.float32, self.critic_size) if self.critic_size else None)
+            obs=cat("obs", np.float32, self.obs_size),
+            masks=cat("masks", bool, self.num_actions),
+            actions=cat("actions", np.int64),
+            logprobs=cat("logprobs", np.float32),
+            values=cat("values", np.float32),
+            rewards=np.asarray(c.rewards, np.float32),
+            dones=np.asarray(c.dones, bool),
+            streams=np.asarray(c.streams, np.int64),
+            decisions=c.decisions,
+            moves=c.moves,
+            matches=c.finished,
+            critic_obs=cat("critic", np.float32, self.critic_size) if self.critic_size else None,
+        )
 
     def _result(self, m: _Match) -> dict:
         """How the learner fared in a finished match (against an opponent, not in self-play)."""

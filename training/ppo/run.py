@@ -14,8 +14,12 @@ class PPORun(RunDir):
 
     def meta(self, name: str, state: RunState, evaluation: dict) -> dict:
         s = self.s
-        return {**super().meta(name, state, evaluation), "hidden": list(s.hidden), "activation": s.activation,
-                "opponent_pool": describe(s.selfplay, s.opponents)}
+        return {
+            **super().meta(name, state, evaluation),
+            "hidden": list(s.hidden),
+            "activation": s.activation,
+            "opponent_pool": describe(s.selfplay, s.opponents),
+        }
 
     def exported(self, net):
         return net.actor()

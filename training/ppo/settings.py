@@ -11,7 +11,16 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.common.opponents import OPPONENTS_HELP, OPPONENTS_METAVAR, SELFPLAY_HELP, parse_opponents
 from cardzoo.training.common.settings import (
-    BATCH_HELP, MAX_MINUTES_HELP, PLAYERS_HELP, SEED_RANGE, STEPS_HELP, WORKERS_HELP, DeviceSettings, setting)
+    BATCH_HELP,
+    MAX_MINUTES_HELP,
+    PLAYERS_HELP,
+    SEED_RANGE,
+    STEPS_HELP,
+    WORKERS_HELP,
+    DeviceSettings,
+    setting,
+)
+
 
 @dataclass
 class PPOSettings(DeviceSettings):
@@ -38,8 +47,9 @@ class PPOSettings(DeviceSettings):
     max_grad_norm: float = setting(0.5, "gradient clipping")
     target_kl: float = setting(0.05, "stop an iteration's epochs early past this approximate KL (0: off)")
     selfplay: float = setting(0.7, SELFPLAY_HELP)
-    opponents: dict | str = setting({"snapshot": 0.5, "rules": 0.4, "random": 0.1}, OPPONENTS_HELP,
-                                    metavar=OPPONENTS_METAVAR, parse=parse_opponents)
+    opponents: dict | str = setting(
+        {"snapshot": 0.5, "rules": 0.4, "random": 0.1}, OPPONENTS_HELP, metavar=OPPONENTS_METAVAR, parse=parse_opponents
+    )
     snapshot_every: int = setting(200_000, "decisions between frozen snapshots added to the pool")
     max_snapshots: int = setting(8, "snapshots kept in the pool")
     eval_every: int = setting(250_000, "decisions between evaluations (and checkpoints)")
@@ -47,25 +57,54 @@ class PPOSettings(DeviceSettings):
     save_every: float = setting(120.0, "seconds between resumable saves")
     max_minutes: float = setting(0.0, MAX_MINUTES_HELP)
     imitate: int = setting(0, "warm start: clone the rule bot on this many bot-only matches first", metavar="MATCHES")
-    critic: str = setting("seat", "the value's input: seat (its own observation) or perfect (every seat's, during "
-                                  "training only: PerfectDou's critic; the exported actor sees its seat alone)",
-                          choices=("seat", "perfect"))
+    critic: str = setting(
+        "seat",
+        "the value's input: seat (its own observation) or perfect (every seat's, during "
+        "training only: PerfectDou's critic; the exported actor sees its seat alone)",
+        choices=("seat", "perfect"),
+    )
     threads: int = setting(1, "torch threads of the learner")  # more only fight the rollout workers for cores
     variants: dict = field(default_factory=dict)
 
     NAME: ClassVar[str] = "PPO"
     TITLE: ClassVar[str] = "PPO trainer (--algo ppo): batched self-play PPO"
     # Settings that may differ when a run is resumed (everything else must match).
-    RESUMABLE: ClassVar[tuple] = ("steps", "workers", "eval_every", "eval_games", "save_every", "threads",
-                                  "max_minutes")
+    RESUMABLE: ClassVar[tuple] = (
+        "steps",
+        "workers",
+        "eval_every",
+        "eval_games",
+        "save_every",
+        "threads",
+        "max_minutes",
+    )
     RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "matches_per_worker", "batch", "minibatch", "epochs",
-                                               "snapshot_every", "eval_every", "max_snapshots")},
+        **{
+            name: (1, None, "int")
+            for name in (
+                "steps",
+                "matches_per_worker",
+                "batch",
+                "minibatch",
+                "epochs",
+                "snapshot_every",
+                "eval_every",
+                "max_snapshots",
+            )
+        },
         **{name: (0, None, "int") for name in ("workers", "eval_games", "imitate", "threads")},
-        "lr": (0, 1, "num"), "gamma": (0, 1, "num"), "gae_lambda": (0, 1, "num"), "clip": (0, 10, "num"),
-        "ent_coef": (0, 10, "num"), "vf_coef": (0, 100, "num"), "max_grad_norm": (0, 1e6, "num"),
-        "target_kl": (0, 1e6, "num"), "selfplay": (0, 1, "num"), "save_every": (0, 1e7, "num"),
-        "max_minutes": (0, 1e7, "num"), "seed": SEED_RANGE,
+        "lr": (0, 1, "num"),
+        "gamma": (0, 1, "num"),
+        "gae_lambda": (0, 1, "num"),
+        "clip": (0, 10, "num"),
+        "ent_coef": (0, 10, "num"),
+        "vf_coef": (0, 100, "num"),
+        "max_grad_norm": (0, 1e6, "num"),
+        "target_kl": (0, 1e6, "num"),
+        "selfplay": (0, 1, "num"),
+        "save_every": (0, 1e7, "num"),
+        "max_minutes": (0, 1e7, "num"),
+        "seed": SEED_RANGE,
     }
 
     def __post_init__(self):
@@ -94,8 +133,9 @@ class PPOSettings(DeviceSettings):
 
         probe = game_spec(self.game).module.raw_env(num_players=self.players[0], **self.variants)
         critic_size = max(self.players) * probe.obs_size if self.critic == "perfect" else 0
-        return functools.partial(ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation,
-                                 critic_size)
+        return functools.partial(
+            ActorCritic, probe.obs_size, probe.num_actions, self.hidden, self.activation, critic_size
+        )
 
     def collector_args(self) -> tuple:
         return (self.game, self.players, self.variants, self.matches_per_worker, self.net_factory())

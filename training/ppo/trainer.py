@@ -83,7 +83,7 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
         order = rng.permutation(n)
         kls = []
         for start in range(0, n, s.minibatch):
-            idx = torch.from_numpy(order[start:start + s.minibatch]).to(device)
+            idx = torch.from_numpy(order[start : start + s.minibatch]).to(device)
             logits, value = net(obs[idx], None if critic_obs is None else critic_obs[idx])
             logits = logits.masked_fill(~masks[idx], -1e9)
             logp_all = torch.log_softmax(logits, dim=1)
@@ -94,7 +94,9 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
             log_ratio = logp - old_logp[idx]
             ratio = log_ratio.exp()
             adv = adv_all[idx]
-            adv = (adv - adv.mean()) / (adv.std(correction=0) + 1e-8)  # population std: a 1-sample minibatch gives 0, not NaN
+            adv = (adv - adv.mean()) / (
+                adv.std(correction=0) + 1e-8
+            )  # population std: a 1-sample minibatch gives 0, not NaN
             policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - s.clip, 1 + s.clip)).mean()
             value_loss = 0.5 * (value - returns[idx]).pow(2).mean()
             loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy
@@ -115,8 +117,9 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
             break
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     var = float(np.var(batch["returns"]))
-    out["explained_variance"] = float("nan") if var == 0 else 1 - float(
-        np.var(batch["returns"] - batch["values"])) / var
+    out["explained_variance"] = (
+        float("nan") if var == 0 else 1 - float(np.var(batch["returns"] - batch["values"])) / var
+    )
     out["epochs"] = epochs_run
     return out
 
@@ -129,14 +132,19 @@ def merge(rollouts: list[Rollout]) -> Rollout:
         streams.append(r.streams + offset)
         offset += int(r.streams.max()) + 1 if len(r.streams) else 0
     return Rollout(
-        obs=np.concatenate([r.obs for r in rollouts]), masks=np.concatenate([r.masks for r in rollouts]),
+        obs=np.concatenate([r.obs for r in rollouts]),
+        masks=np.concatenate([r.masks for r in rollouts]),
         actions=np.concatenate([r.actions for r in rollouts]),
         logprobs=np.concatenate([r.logprobs for r in rollouts]),
-        values=np.concatenate([r.values for r in rollouts]), rewards=np.concatenate([r.rewards for r in rollouts]),
-        dones=np.concatenate([r.dones for r in rollouts]), streams=np.concatenate(streams),
-        decisions=sum(r.decisions for r in rollouts), moves=sum(r.moves for r in rollouts),
+        values=np.concatenate([r.values for r in rollouts]),
+        rewards=np.concatenate([r.rewards for r in rollouts]),
+        dones=np.concatenate([r.dones for r in rollouts]),
+        streams=np.concatenate(streams),
+        decisions=sum(r.decisions for r in rollouts),
+        moves=sum(r.moves for r in rollouts),
         matches=[m for r in rollouts for m in r.matches],
-        critic_obs=None if rollouts[0].critic_obs is None else np.concatenate([r.critic_obs for r in rollouts]))
+        critic_obs=None if rollouts[0].critic_obs is None else np.concatenate([r.critic_obs for r in rollouts]),
+    )
 
 
 # ------------------------------------------------------------------------------- 4. the loop
@@ -180,23 +188,32 @@ class Learner:
         """The rest of the set-up, made while the first collection runs (the optimizer's
         construction imports torch._dynamo, tensorboard's writer its own stack: both slow)."""
         self.optimizer = self.optimizer or _adam(self.net, self.s)
-        self.runlog = RunLog(self.run.out, self.s.game, self.s.players, self.log,
-                             purge_step=state.decisions if resume else None)
+        self.runlog = RunLog(
+            self.run.out, self.s.game, self.s.players, self.log, purge_step=state.decisions if resume else None
+        )
 
     # ------------------------------------------------------------------ collection
     def collection(self, iteration: int) -> dict:
         """What a collection needs: the weights as they are now, and the opponent mix."""
         opponents, snapshots = self.mix.request_parts(self.run.pool_dir)
-        return {"iteration": iteration, "opponents": opponents, "snapshots": sorted(snapshots),
-                "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}}
+        return {
+            "iteration": iteration,
+            "opponents": opponents,
+            "snapshots": sorted(snapshots),
+            "weights": {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()},
+        }
 
     def submit(self, c: dict) -> None:
         s = self.s
         per_worker = -(-s.batch // max(s.workers, 1))
         _, snapshots = self.mix.request_parts(self.run.pool_dir)
         snaps = {sid: snapshots[sid] for sid in c["snapshots"]}
-        self.workers.submit([CollectRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.selfplay,
-                                            c["opponents"], snaps) for w in range(self.workers.count)])
+        self.workers.submit(
+            [
+                CollectRequest(c["weights"], (s.seed, c["iteration"], w), per_worker, s.selfplay, c["opponents"], snaps)
+                for w in range(self.workers.count)
+            ]
+        )
 
     # ------------------------------------------------------------------ the loop
     def loop(self, state: RunState, limit: float, bar: Progress) -> None:
@@ -250,9 +267,16 @@ class Learner:
             for g in self.optimizer.param_groups:
                 g["lr"] = s.lr * max(0.0, 1 - state.decisions / s.steps)
         adv, ret = stream_advantages(rollout, s.gamma, s.gae_lambda)
-        batch = {"obs": rollout.obs, "critic_obs": rollout.critic_obs, "masks": rollout.masks,
-                 "actions": rollout.actions, "logprobs": rollout.logprobs, "values": rollout.values,
-                 "advantages": adv, "returns": ret}
+        batch = {
+            "obs": rollout.obs,
+            "critic_obs": rollout.critic_obs,
+            "masks": rollout.masks,
+            "actions": rollout.actions,
+            "logprobs": rollout.logprobs,
+            "values": rollout.values,
+            "advantages": adv,
+            "returns": ret,
+        }
         rng = np.random.default_rng(np.random.SeedSequence([s.seed, state.iteration, 1 << 20]))
         stats = ppo_update(self.net, self.optimizer, batch, s, rng) if len(adv) else {}
         state.iteration += 1
@@ -266,8 +290,12 @@ class Learner:
         writer = self.runlog.writer
         _log_iteration(writer, state, stats, rollout, self.mix, rate, t_collect, t_learn, self.optimizer)
         log_traffic(writer, self.workers, state.decisions)
-        bar.update(state.decisions, dec_s=f"{rate:,.0f}", kl=f"{stats.get('approx_kl', 0):.3f}",
-                   ent=f"{stats.get('entropy', 0):.2f}")
+        bar.update(
+            state.decisions,
+            dec_s=f"{rate:,.0f}",
+            kl=f"{stats.get('approx_kl', 0):.3f}",
+            ent=f"{stats.get('entropy', 0):.2f}",
+        )
 
     def _on_the_way(self, state: RunState) -> None:
         """A snapshot into the opponent pool every ``snapshot_every`` decisions, an evaluation
@@ -290,8 +318,13 @@ class Learner:
         base = s.seed * 1_000_003 + (1 << 30 if final else 0)
         seeds = {n: base + (len(state.evals) + i) * 7919 + n for i, n in enumerate(s.players)}
         result = self.evaluator(path, seeds)
-        self.runlog.evaluation(state, state.decisions, result, unit="decisions",
-                               note=f"model's mean reward per match, {self.evaluator.games} games")
+        self.runlog.evaluation(
+            state,
+            state.decisions,
+            result,
+            unit="decisions",
+            note=f"model's mean reward per match, {self.evaluator.games} games",
+        )
         return {f"{n}p": r for n, r in result.items()} if len(s.players) > 1 else result[s.players[0]]
 
     def save(self, state: RunState) -> None:
@@ -307,8 +340,9 @@ class Learner:
         return final
 
 
-def train(settings: PPOSettings, resume: bool = False, progress: bool = True, log=print,
-          ray: str | None = None) -> Path:
+def train(
+    settings: PPOSettings, resume: bool = False, progress: bool = True, log=print, ray: str | None = None
+) -> Path:
     """Train (or continue) the run in ``settings.out``; returns the final checkpoint's path.
     ``ray``: collect on the Ray cluster at that address ("" for this machine's) instead of here."""
     s = settings
@@ -330,8 +364,10 @@ def train(settings: PPOSettings, resume: bool = False, progress: bool = True, lo
         finally:
             bar.close()
     final = learner.finish(state)
-    log(f"final checkpoint: {final}  ({state.decisions:,} decisions, {state.matches:,} matches, "
-        f"{state.elapsed_hint(run)})")
+    log(
+        f"final checkpoint: {final}  ({state.decisions:,} decisions, {state.matches:,} matches, "
+        f"{state.elapsed_hint(run)})"
+    )
     return final
 
 

@@ -13,8 +13,9 @@ import torch
 from cardzoo.training.common.imitation import accuracy, action_samples, fit, numbered_matches
 
 
-def clone_rule_bot(net, game: str, players, variants: dict, matches: int, seed: int = 0, epochs: int = 8,
-                   log=print) -> float:
+def clone_rule_bot(
+    net, game: str, players, variants: dict, matches: int, seed: int = 0, epochs: int = 8, log=print
+) -> float:
     """Fit the ``ActorCritic`` ``net`` to the rule bot; returns how often its best action is the bot's."""
     obs, masks, actions, returns = action_samples(game, variants, numbered_matches(players, matches, seed))
     o_all, m_all = torch.from_numpy(obs), torch.from_numpy(masks)

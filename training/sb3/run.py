@@ -28,8 +28,16 @@ class SB3Run(RunDir):
         """The sidecar of a checkpoint of the actor, at ``state.decisions`` steps of SB3's learner."""
         s = self.s
         return {
-            "name": name, "game": s.game, "env": self.probe.metadata["name"], "config": config_dict(self.probe.config),
-            "player_counts": [s.players], "hidden": list(s.hidden), "activation": "tanh",
-            "training_steps": int(state.decisions), "algorithm": self.ALGORITHM,
-            "opponent_pool": "rule bot, random, frozen snapshots", "seed": s.seed, "evaluation": evaluation or {},
+            "name": name,
+            "game": s.game,
+            "env": self.probe.metadata["name"],
+            "config": config_dict(self.probe.config),
+            "player_counts": [s.players],
+            "hidden": list(s.hidden),
+            "activation": "tanh",
+            "training_steps": int(state.decisions),
+            "algorithm": self.ALGORITHM,
+            "opponent_pool": "rule bot, random, frozen snapshots",
+            "seed": s.seed,
+            "evaluation": evaluation or {},
         }

@@ -22,19 +22,26 @@ class SB3Settings(DeviceSettings):
     hidden: tuple[int, ...] = (256, 256)
     learning_rate: float = setting(3e-4, "learning rate", flag="lr")
     ent_coef: float = setting(0.01, "entropy coefficient", flag="ent")
-    opponents: dict | str = setting({"rules": 0.4, "random": 0.1, "snapshot": 0.5},
-                                    "who plays the other seats, one drawn per episode: KIND=WEIGHT,... of snapshot "
-                                    "(the learner's frozen snapshots), rules, random (fixed weights)",
-                                    metavar=OPPONENTS_METAVAR, parse=parse_opponents)
+    opponents: dict | str = setting(
+        {"rules": 0.4, "random": 0.1, "snapshot": 0.5},
+        "who plays the other seats, one drawn per episode: KIND=WEIGHT,... of snapshot "
+        "(the learner's frozen snapshots), rules, random (fixed weights)",
+        metavar=OPPONENTS_METAVAR,
+        parse=parse_opponents,
+    )
     n_steps: int = 512  # per env per PPO update
     batch_size: int = 256
     snapshot_every: int = 0  # steps between snapshots into the pool; 0: at each evaluation (eval_every)
     eval_every: int = setting(25_000, "steps between evaluations, checkpoints and opponent pool snapshots")
     eval_games: int = setting(60, "games per baseline at each evaluation (0: none)")
-    imitation_matches: int = setting(0, "warm start: clone the rule bot on this many bot-only matches first",
-                                     flag="imitate", metavar="MATCHES")
-    value_warmup: int = setting(0, "steps at the start that train only the value net, the actor frozen (useful "
-                                   "after --imitate)", metavar="STEPS")
+    imitation_matches: int = setting(
+        0, "warm start: clone the rule bot on this many bot-only matches first", flag="imitate", metavar="MATCHES"
+    )
+    value_warmup: int = setting(
+        0,
+        "steps at the start that train only the value net, the actor frozen (useful after --imitate)",
+        metavar="STEPS",
+    )
     variants: dict = field(default_factory=dict)
 
     NAME: ClassVar[str] = "SB3"
@@ -43,7 +50,9 @@ class SB3Settings(DeviceSettings):
     RANGES: ClassVar[dict] = {
         **{name: (1, None, "int") for name in ("steps", "envs", "n_steps", "batch_size", "eval_every")},
         **{name: (0, None, "int") for name in ("eval_games", "imitation_matches", "value_warmup", "snapshot_every")},
-        "learning_rate": (0, None, "num"), "ent_coef": (0, None, "num"), "seed": SEED_RANGE,
+        "learning_rate": (0, None, "num"),
+        "ent_coef": (0, None, "num"),
+        "seed": SEED_RANGE,
     }
 
     def __post_init__(self):

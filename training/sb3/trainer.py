@@ -103,8 +103,12 @@ def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
     pool = OpponentPool(settings.game, run_dir.probe.config, weights=dict(settings.opponents), seed=settings.seed)
     if resume:
         reload_pool(pool, run_dir.pool_dir)
-    vec = DummyVecEnv([partial(SelfPlayEnv, settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
-                       for i in range(settings.envs)])
+    vec = DummyVecEnv(
+        [
+            partial(SelfPlayEnv, settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
+            for i in range(settings.envs)
+        ]
+    )
     return _Run(settings, run_dir, pool, vec, Evaluator(settings.game, settings.eval_games, settings.variants), log)
 
 
@@ -116,8 +120,9 @@ def build_or_resume_model(run: _Run, resume: bool):
     settings, out = run.settings, run.out
     if resume:
         # SB3's model.zip is unpickled here: --resume trusts the run directory (see --help).
-        model = MaskablePPO.load(out / "model.zip", env=run.vec, tensorboard_log=str(out / "tb"),
-                                 device=settings.torch_device())
+        model = MaskablePPO.load(
+            out / "model.zip", env=run.vec, tensorboard_log=str(out / "tb"), device=settings.torch_device()
+        )
         streams_path = out / "streams.json"
         if streams_path.is_file():  # continue the episode and opponent streams where they were
             streams = read_json(streams_path, limit=(settings.envs + 1) * MAX_STREAM_JSON)
@@ -127,16 +132,30 @@ def build_or_resume_model(run: _Run, resume: bool):
         run.log(f"resuming {out} at step {model.num_timesteps}")
         return model
     model = MaskablePPO(
-        "MlpPolicy", run.vec, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
-        batch_size=settings.batch_size, gamma=0.995, ent_coef=settings.ent_coef, seed=settings.seed, verbose=0,
-        tensorboard_log=str(out / "tb"), device=settings.torch_device(),
+        "MlpPolicy",
+        run.vec,
+        learning_rate=settings.learning_rate,
+        n_steps=settings.n_steps,
+        batch_size=settings.batch_size,
+        gamma=0.995,
+        ent_coef=settings.ent_coef,
+        seed=settings.seed,
+        verbose=0,
+        tensorboard_log=str(out / "tb"),
+        device=settings.torch_device(),
         policy_kwargs=dict(net_arch=dict(pi=list(settings.hidden), vf=list(settings.hidden))),
     )
     if settings.imitation_matches:
         from cardzoo.training.sb3.warm_start import clone_rule_bot
 
-        accuracy = clone_rule_bot(model.policy, settings.game, settings.env_kwargs(),
-                                  settings.imitation_matches, seed=settings.seed, log=run.log)
+        accuracy = clone_rule_bot(
+            model.policy,
+            settings.game,
+            settings.env_kwargs(),
+            settings.imitation_matches,
+            seed=settings.seed,
+            log=run.log,
+        )
         run.log(f"warm start: the policy picks the rule bot's move {accuracy:.0%} of the time")
     return model
 
@@ -209,9 +228,11 @@ class _PeriodicHooks:
             for base, r in result.items():
                 self.logger.record(f"eval/mean_reward_vs_{base}", r["mean_reward"])
                 self.logger.record(f"eval/win_rate_vs_{base}", r["win_rate"])
-            self.run.log(f"step {t}: vs rules {result['rules']['mean_reward']:+.3f} "
-                         f"(win {result['rules']['win_rate']:.0%}), vs random {result['random']['mean_reward']:+.3f} "
-                         f"(win {result['random']['win_rate']:.0%})")
+            self.run.log(
+                f"step {t}: vs rules {result['rules']['mean_reward']:+.3f} "
+                f"(win {result['rules']['win_rate']:.0%}), vs random {result['random']['mean_reward']:+.3f} "
+                f"(win {result['random']['win_rate']:.0%})"
+            )
 
 
 @cache
@@ -240,8 +261,9 @@ def finish_run(run: _Run, model) -> Path:
         export(model, run, "final", evaluation)
     run.log(f"final checkpoint: {final}  (steps {model.num_timesteps})")
     for base, r in evaluation.items():
-        run.log(f"  vs {base}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.0%} "
-                f"over {r['games']} games")
+        run.log(
+            f"  vs {base}: mean reward {r['mean_reward']:+.3f}, win rate {r['win_rate']:.0%} over {r['games']} games"
+        )
     return final
 
 
@@ -256,8 +278,13 @@ def train(settings: SB3Settings, resume: bool = False, progress: bool = True, lo
     remaining = settings.steps - model.num_timesteps
     if remaining > 0:
         try:
-            model.learn(total_timesteps=remaining, callback=periodic_callback(run, model, frozen),
-                        reset_num_timesteps=not resume, progress_bar=progress, tb_log_name="ppo")
+            model.learn(
+                total_timesteps=remaining,
+                callback=periodic_callback(run, model, frozen),
+                reset_num_timesteps=not resume,
+                progress_bar=progress,
+                tb_log_name="ppo",
+            )
         except KeyboardInterrupt:
             log("interrupted: saving the run so it can be resumed with --resume")
             save_run(run, model)

@@ -10,8 +10,9 @@ import torch
 from cardzoo.training.common.imitation import accuracy, action_samples, fit, numbered_matches
 
 
-def clone_rule_bot(policy, game: str, env_kwargs: dict, matches: int, epochs: int = 4, seed: int = 0,
-                   log=print) -> float:
+def clone_rule_bot(
+    policy, game: str, env_kwargs: dict, matches: int, epochs: int = 4, seed: int = 0, log=print
+) -> float:
     """Train ``policy``'s actor to imitate the rule bot in the env of ``env_kwargs``; returns how
     often its best action is the bot's."""
     variants = dict(env_kwargs)
