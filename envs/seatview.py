@@ -20,6 +20,7 @@ table of ``cardzoo serve``) draws any game with no per-game code::
     scores       {title, columns, rows}
     summary      {key, title, columns, rows, lines} of the last finished round/deal/hand, or None
     result       {title, lines, columns, rows} once the match is over, else None
+    direction    "clockwise" (the next player sits on the left) or "anticlockwise" (Sam Sip, P1)
     sitting_out  "round" while the seat has no part in the rest of the round (Siantappo: gone out),
                  "match" once it is out of the match (a table sets it: Sam Sip's knocked out), else None
 
@@ -216,6 +217,7 @@ def base_view(env, seat: int | None, title: str) -> dict:
         "summary": None,
         "result": None,
         "sitting_out": None,
+        "direction": "clockwise",
     }
 
 

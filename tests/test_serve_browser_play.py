@@ -229,6 +229,11 @@ def test_the_lobby_speaks_to_players(browser):
         assert [o.text for o in deal.options] == ["all 52 cards", "13 each, the rest aside (up to 4 players)"]
         assert not browser.find_element(By.NAME, "opt-reward").is_displayed()  # under Advanced, closed
         assert not browser.find_element(By.NAME, "opt-trick_history").is_displayed()
+        browser.find_element(By.CSS_SELECTOR, "#advanced > summary").click()
+        for width, height in ((1280, 900), (390, 844)):  # the long choices never widen the form
+            browser.set_window_size(width, height)
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        browser.set_window_size(1280, 900)
         deal.select_by_value("13each")
         browser.find_element(By.ID, "deal").click()
         WebDriverWait(browser, 10).until(
@@ -331,4 +336,41 @@ def test_a_replay_shows_every_hand_and_jumps_to_a_round(browser, tmp_path):
         WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay-pos").text == "52 / 94")
         assert "Round 2 of 2" in browser.find_element(By.ID, "info").text
         browser.save_screenshot(str(tmp_path / "replay.png"))
+    no_console_errors(browser)
+
+
+SEATS_AROUND = """
+    const felt = document.getElementById('felt').getBoundingClientRect();
+    const at = {};
+    for (const s of document.querySelectorAll('#opponents .seat')) {
+      const r = s.getBoundingClientRect();
+      at[s.dataset.seat] = r.right <= felt.left ? 'left' : r.left >= felt.right ? 'right'
+        : r.bottom <= felt.top ? 'across' : 'elsewhere';
+    }
+    return at;
+"""
+
+
+def test_the_others_sit_around_the_table_and_a_played_card_comes_from_its_seat(browser):
+    """As found: opponents sat in a row above you. Siantappo 4 players (clockwise: the next on
+    your left, across, the last on your right); Sam Sip 4 players plays anticlockwise (the next on
+    your right). A phone seats them in a row above the table."""
+    from tests.test_serve_browser import play_one_move
+
+    with LiveServer() as server:
+        deal(browser, server, "siantappo", 4, 42)
+        assert browser.execute_script(SEATS_AROUND) == {"1": "left", "2": "across", "3": "right"}
+        play_one_move(browser)
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+        fresh = browser.find_elements(By.CSS_SELECTOR, "#felt .card.fresh")
+        moved = browser.execute_script(
+            "return [...document.querySelectorAll('#felt .card.fresh')].map((c) => c.style.getPropertyValue('--from-x'))"
+        )
+        assert fresh and all(moved), moved  # each comes from the seat that played it
+        assert {c.value_of_css_property("animation-name") for c in fresh} == {"arrive"}
+        browser.set_window_size(390, 844)
+        assert set(browser.execute_script(SEATS_AROUND).values()) == {"across"}
+        browser.set_window_size(1280, 900)
+        deal(browser, server, "samsip", 4, 0)
+        assert browser.execute_script(SEATS_AROUND) == {"1": "right", "2": "across", "3": "left"}
     no_console_errors(browser)

@@ -38,6 +38,7 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     g = _engine(env)
     r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
+    v["direction"] = "anticlockwise"  # P1: the next player sits on the right
     v["status"] = f"Hand {g.hand_no}" + (" · match over" if g.done else "")
     v["facts"] = [["stake", str(g.stake)], ["stock", str(len(g.stock))], ["dealer", r.name(g.dealer)]]
     v["players"] = [_player(g, s, r) for s in range(g.n)]

@@ -553,12 +553,24 @@ function seatBox(v, p) {
   return box;
 }
 
+// The others sit around the table as at a card table: in play order after the viewer, the next
+// on the left (on the right where play goes anticlockwise, Sam Sip), the last on the other side,
+// the rest across (one across with two players). A phone seats them in one row above the table.
 function renderOpponents(v) {
   const box = $("#opponents");
-  box.replaceChildren();
   const n = v.players.length;
-  // seats in play order, starting after the viewer
-  for (let k = 1; k < n; k++) box.append(seatBox(v, v.players[(v.seat + k) % n]));
+  const others = [];
+  for (let k = 1; k < n; k++) others.push(v.players[(v.seat + k) % n]);
+  if (v.direction === "anticlockwise") others.reverse();  // seen from the viewer: left to right
+  const left = others.length >= 2 ? others.slice(0, 1) : [];
+  const right = others.length >= 2 ? others.slice(-1) : [];
+  const across = others.slice(left.length, others.length - right.length);
+  const side = (cls, seats) => {
+    const wrap = el("div", "seats " + cls);
+    for (const p of seats) wrap.append(seatBox(v, p));
+    return wrap;
+  };
+  box.replaceChildren(side("at-left", left), side("at-across", across), side("at-right", right));
 }
 
 function toggleSelect(id) {
@@ -589,6 +601,22 @@ function renderFelt(v) {
   if (taken) { void box.offsetWidth; box.classList.add("taken"); }
   for (const zone of v.table) box.append(zoneEl(zone, fresh));
   renderLastLook(v, box);
+  travelFrom(v, box);
+}
+
+// A card just played travels to the table from the seat that played it (CSS animates it from
+// --from-x/--from-y; with reduced motion nothing moves): the seat of the newest log entry.
+function travelFrom(v, box) {
+  const last = v.log.length ? v.log[v.log.length - 1] : null;
+  if (!last) return;
+  const from = last.seat === v.seat ? $("#hand") : document.querySelector(`#opponents .seat[data-seat="${last.seat}"]`);
+  if (!from) return;
+  const a = from.getBoundingClientRect();
+  for (const card of box.querySelectorAll(".card.fresh")) {
+    const b = card.getBoundingClientRect();
+    card.style.setProperty("--from-x", `${Math.round(a.left + a.width / 2 - (b.left + b.width / 2))}px`);
+    card.style.setProperty("--from-y", `${Math.round(a.top + a.height / 2 - (b.top + b.height / 2))}px`);
+  }
 }
 
 // A look back at the last trick (Siantappo) or capture (Suipi): the view's "last" zone, shown
