@@ -363,9 +363,8 @@ def test_the_others_sit_around_the_table_and_a_played_card_comes_from_its_seat(b
         play_one_move(browser)
         WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
         fresh = browser.find_elements(By.CSS_SELECTOR, "#felt .card.fresh")
-        moved = browser.execute_script(
-            "return [...document.querySelectorAll('#felt .card.fresh')].map((c) => c.style.getPropertyValue('--from-x'))"
-        )
+        script = "return [...document.querySelectorAll('#felt .card.fresh')]"
+        moved = browser.execute_script(script + ".map((c) => c.style.getPropertyValue('--from-x'))")
         assert fresh and all(moved), moved  # each comes from the seat that played it
         assert {c.value_of_css_property("animation-name") for c in fresh} == {"arrive"}
         browser.set_window_size(390, 844)
