@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 BUGS = [
     ("sam1", "P9 A pairs with 8", "envs/samsip/engine.py", "min(c[0], c[8])", "min(c[0], c[7])"),
-    ("sam2", "P9 10+10 not a pair", "envs/samsip/engine.py", "+ (c[9] >> 1) ", ""),
+    ("sam2", "P9 10+10 not a pair", "envs/samsip/engine.py", "        + (c[9] >> 1)\n", ""),
     (
         "sam3",
         "P11a one turn late",
@@ -70,8 +70,8 @@ BUGS = [
         "sam10",
         "P5 void hand: next dealer",
         "envs/samsip/engine.py",
-        "        return self._end_hand(HandResult(self.hand_no, None, WIN_NONE,",
-        "        self.dealer = self.next_active(self.dealer)\n        return self._end_hand(HandResult(self.hand_no, None, WIN_NONE,",
+        "        return self._end_hand(\n            HandResult(self.hand_no, None, WIN_NONE,",
+        "        self.dealer = self.next_active(self.dealer)\n        return self._end_hand(\n            HandResult(self.hand_no, None, WIN_NONE,",
     ),
     (
         "sia1",
