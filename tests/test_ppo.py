@@ -111,6 +111,7 @@ def test_the_perfect_critic_reads_every_seat_and_the_actor_its_own(game, counts)
     weights = {k: v.numpy() for k, v in c.learner.state_dict().items()}
     rollout = c.collect(CollectRequest(weights, (3, 0, 0), 200, 1.0, {}))
     size, most = c.obs_size, max(counts)
+    assert rollout.critic_obs is not None
     assert rollout.critic_obs.shape == (len(rollout.actions), most * size)
     assert np.array_equal(rollout.critic_obs[:, :size], rollout.obs)
     seats = (rollout.critic_obs.reshape(len(rollout.actions), most, size) != 0).any(axis=2).sum(axis=1)

@@ -120,9 +120,9 @@ class ExpertAgent:
         base = 0 if self._seed is None else self._seed
         self.bots = [self._player(self._config, seed=base * 16 + i) for i in range(self._config.num_players)]
         self.model.reset()
-        self._plan = None  # (the action ids still to play of the chosen complete move)
-        self._chosen = None  # the last complete move chosen afresh
-        self.searched = {}  # the last search's values (expert iteration's value targets)
+        self._plan: tuple[int, ...] | None = None  # (the action ids still to play of the chosen complete move)
+        self._chosen: tuple[int, ...] | None = None  # the last complete move chosen afresh
+        self.searched: dict = {}  # the last search's values (expert iteration's value targets)
 
     def planned_move(self) -> tuple | None:
         """The complete move of the last fresh choice, sub-steps played before it included (a new
@@ -163,9 +163,9 @@ class ExpertAgent:
 
     def _play(self, done: tuple, rest: tuple) -> int:
         """Play the first of ``rest``, the remainder of the complete move ``done + rest``."""
-        self._chosen = tuple(int(a) for a in done + tuple(rest))
-        self._plan = self._chosen[len(done) + 1 :]
-        return self._chosen[len(done)]
+        chosen = self._chosen = tuple(int(a) for a in done + tuple(rest))
+        self._plan = chosen[len(done) + 1 :]
+        return chosen[len(done)]
 
     def leaf_values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
         """Each move's leaf value in each determinization [samples, moves]; the model values every

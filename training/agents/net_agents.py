@@ -79,8 +79,8 @@ class RankerAgent:
         self.name = self.meta.get("name", "checkpoint")
         self.rng = np.random.default_rng(seed)
         self.epsilon, self.record = epsilon, record
-        self._plan = None  # (seat-state signature, action ids of the chosen move)
-        self._rest = ()  # the sub-steps of the plan after the one last returned
+        self._plan: tuple | None = None  # (seat-state signature, action ids of the chosen move)
+        self._rest: tuple[int, ...] = ()  # the sub-steps of the plan after the one last returned
 
     def reset(self) -> None:
         self._plan = None
@@ -107,6 +107,7 @@ class RankerAgent:
     def act(self, observation, action_mask) -> int:
         move, pending = self.prepare(observation, action_mask)
         if pending is None:
+            assert move is not None  # prepare's contract: a move, or what it needs
             return move
         return self.finish(pending, self.net.scores(pending[0], pending[1]))
 

@@ -13,6 +13,8 @@ checks that both choose the same moves. A new architecture is a new class in ``A
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from cardzoo.envs.errors import UserError
@@ -87,7 +89,7 @@ class PolicyMLP(_Arrays):
         return cls.parameter_shapes(meta["obs_size"], meta["num_actions"], meta["hidden"])
 
     @classmethod
-    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> "PolicyMLP":
+    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> PolicyMLP:
         return cls(state, meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
 
     def sidecar_fields(self) -> dict:
@@ -95,7 +97,8 @@ class PolicyMLP(_Arrays):
 
     @staticmethod
     def describe(meta: dict) -> str:
-        return f"MLP {meta['hidden']} ({meta['activation']}), observation {meta['obs_size']}, {meta['num_actions']} actions"
+        shape = f"observation {meta['obs_size']}, {meta['num_actions']} actions"
+        return f"MLP {meta['hidden']} ({meta['activation']}), {shape}"
 
     def agent(self, meta: dict, config=None, seed: int | None = None) -> PolicyAgent:
         return PolicyAgent(self, meta, seed)
@@ -165,7 +168,7 @@ class RankerMLP(_Arrays):
             "obs_in.bias": (hidden[0],),
             "move_in.weight": (hidden[0], move_features),
         }
-        for i, (a, b) in enumerate(zip(hidden, hidden[1:])):
+        for i, (a, b) in enumerate(itertools.pairwise(hidden)):
             shapes[f"trunk.{2 * i + 1}.weight"] = (b, a)
             shapes[f"trunk.{2 * i + 1}.bias"] = (b,)
         shapes["q_out.weight"] = (1, hidden[-1])
@@ -177,7 +180,7 @@ class RankerMLP(_Arrays):
         return cls.parameter_shapes(meta["obs_size"], meta["move_features"], meta["hidden"])
 
     @classmethod
-    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> "RankerMLP":
+    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> RankerMLP:
         return cls(
             state, meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"], meta["num_actions"]
         )

@@ -40,7 +40,7 @@ class MaskedPolicyNet(nn.Module):
 
     # ---------------------------------------------------------------- as a checkpoint (numpy_nets.PolicyMLP: the rest)
     @classmethod
-    def from_meta(cls, meta: dict) -> "MaskedPolicyNet":
+    def from_meta(cls, meta: dict) -> MaskedPolicyNet:
         return cls(meta["obs_size"], meta["num_actions"], meta["hidden"], meta["activation"])
 
     sidecar_fields = PolicyMLP.sidecar_fields

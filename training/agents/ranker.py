@@ -13,6 +13,7 @@ computed once per decision and added to every candidate's.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -33,7 +34,9 @@ def sparse_csr(dense: torch.Tensor | None = None, *, parts: tuple = (), size: tu
         warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta", UserWarning)
         if dense is not None:
             return dense.to_sparse_csr()
-        return torch.sparse_csr_tensor(*parts, size=size, check_invariants=False)  # callers build them well formed
+        crow, col, values = parts
+        # callers build them well formed
+        return torch.sparse_csr_tensor(crow, col, values, size=size, check_invariants=False)
 
 
 class MoveRankerNet(nn.Module):
@@ -51,9 +54,9 @@ class MoveRankerNet(nn.Module):
         self.obs_in = nn.Linear(obs_size, hidden[0])
         self.move_in = nn.Linear(move_features, hidden[0], bias=False)
         layers: list[nn.Module] = [ACTIVATIONS[activation]()]
-        for a, b in zip(hidden, hidden[1:]):
+        for a, b in itertools.pairwise(hidden):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]  # RankerMLP.parameter_shapes names this layout
-        self.trunk = nn.Sequential(*layers)
+        self.trunk: nn.Sequential = nn.Sequential(*layers)
         self.q_out = nn.Linear(hidden[-1], 1)
         self.obs_size, self.move_features = obs_size, move_features
         self.num_actions = num_actions  # the env's action count, kept so a checkpoint can be matched to it
@@ -61,7 +64,7 @@ class MoveRankerNet(nn.Module):
 
     # ---------------------------------------------------------------- as a checkpoint (numpy_nets.RankerMLP: the rest)
     @classmethod
-    def from_meta(cls, meta: dict) -> "MoveRankerNet":
+    def from_meta(cls, meta: dict) -> MoveRankerNet:
         return cls(meta["obs_size"], meta["move_features"], meta["hidden"], meta["activation"], meta["num_actions"])
 
     sidecar_fields = RankerMLP.sidecar_fields  # the same fields, from the same attributes
@@ -104,8 +107,8 @@ class MoveRankerNet(nn.Module):
         device = self.obs_in.weight.device  # the inputs go where the network is (the expert's ``device``)
         sizes = np.fromiter((len(m) for m in moves), np.int64, len(moves))
         rows_of = torch.from_numpy(np.repeat(np.arange(len(moves)), sizes)).to(device)
-        observations = torch.as_tensor(observations, dtype=torch.float32, device=device)
-        obs_part = self.obs_in(observations).index_select(0, rows_of)
+        obs = torch.as_tensor(observations, dtype=torch.float32, device=device)
+        obs_part = self.obs_in(obs).index_select(0, rows_of)
         q = self._q(obs_part, torch.as_tensor(np.concatenate(moves), device=device))
         return q.cpu().numpy(), np.concatenate([[0], np.cumsum(sizes)[:-1]])
 
@@ -117,7 +120,7 @@ class MoveRankerNet(nn.Module):
         if self.activation != "relu":
             return self.q_out(self.trunk(hidden)).squeeze(-1)
         hidden.relu_()
-        for layer in self.trunk[1::2]:
+        for layer in self.trunk[1::2]:  # type: ignore[attr-defined]  # a slice of a Sequential is one
             hidden = torch.addmm(layer.bias, hidden, layer.weight.t()).relu_()
         return torch.addmv(self.q_out.bias, hidden, self.q_out.weight[0])
 

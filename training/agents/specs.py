@@ -200,6 +200,7 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
             )
         return teacher(config, seed=seed)
     if spec.kind == "checkpoint":
+        assert spec.path is not None  # parsed with its path
         return load_checkpoint_agent(spec.path, config=config, seed=seed)
     if spec.kind == "expert":
         from cardzoo.training.agents.expert import DEFAULT_SAMPLES, ExpertAgent

@@ -18,8 +18,8 @@ Every trainer's warm start (``--imitate``) is the same two steps, whatever netwo
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import torch
@@ -77,7 +77,9 @@ class Bots:
         if self.kind == "rules":
             return self.spec.rule_bot(config, seed=seed)
         if self.kind == "teacher":
-            return self.spec.teacher(config, seed=seed)
+            teacher = self.spec.teacher
+            assert teacher is not None  # the settings refuse a teacher where the game has none
+            return teacher(config, seed=seed)
         from cardzoo.training.agents.expert import ExpertAgent
         from cardzoo.training.agents.networks import load_torch_agent
         from cardzoo.training.agents.shipped import shipped_model_path

@@ -134,9 +134,10 @@ class OpponentMix:
 
     def __init__(self, base: dict | str, max_snapshots: int = 8):
         self.agent = base if isinstance(base, str) else ""
+        weights = {} if isinstance(base, str) else base
         if not self.agent:
-            check_weights(base)
-        self.base = {k: 0.0 if self.agent else float(base.get(k, 0.0)) for k in KINDS}
+            check_weights(weights)
+        self.base = {k: float(weights.get(k, 0.0)) for k in KINDS}
         self.max_snapshots = max_snapshots
         self.snapshots: list[str] = []  # ids, oldest first
         self.stats: dict[str, list[float]] = {}  # label -> [reward ema, win ema, |reward| ema, count]

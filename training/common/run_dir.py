@@ -199,7 +199,7 @@ class RunDir:
     # a trainer that keeps work of its own before its first save (the DMC warm start's parts) may
     # --resume a run stopped before that save: it starts over with the run's settings, reusing that work
     RESUMES_UNSAVED = False
-    FOLDERS = ("state", "pool", "checkpoints")  # made in OUT
+    FOLDERS: tuple[str, ...] = ("state", "pool", "checkpoints")  # made in OUT
     SNAPSHOT = "d{}"  # a pool snapshot's name, from the decisions it was taken at
 
     def __init__(self, out: Path, settings, resume: bool):

@@ -26,7 +26,8 @@ matches whose real choices keep all their candidates' rows and which one the bot
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
+from typing import Any
 
 import numpy as np
 import torch
@@ -79,7 +80,7 @@ class SparseRows:
         self._values.append(matrix[at, columns].astype(np.float32))
         self._counts.append(np.bincount(at, minlength=len(matrix)))
 
-    def close(self) -> "SparseRows":
+    def close(self) -> SparseRows:
         """Pack the appended rows (call once, after the last ``append`` or ``extend``)."""
         if self._columns:
             self.starts = np.concatenate([[0], np.cumsum(np.concatenate(self._counts))]).astype(np.int64)
@@ -88,14 +89,14 @@ class SparseRows:
         return self
 
     @classmethod
-    def of_dense(cls, matrix: np.ndarray) -> "SparseRows":
+    def of_dense(cls, matrix: np.ndarray) -> SparseRows:
         """The rows of a dense [N, width] matrix (the same entries ``append`` would keep)."""
         at, columns = np.nonzero(matrix)
         counts = np.bincount(at, minlength=len(matrix))
         return cls.of_parts(matrix.shape[1], np.concatenate([[0], np.cumsum(counts)]), columns, matrix[at, columns])
 
     @classmethod
-    def of_parts(cls, width: int, starts: np.ndarray, columns: np.ndarray, values: np.ndarray) -> "SparseRows":
+    def of_parts(cls, width: int, starts: np.ndarray, columns: np.ndarray, values: np.ndarray) -> SparseRows:
         """Rows from their saved parts; ValueError unless they describe rows of ``width`` entries."""
         starts, columns, values = np.asarray(starts), np.asarray(columns), np.asarray(values)
         if (
@@ -164,6 +165,18 @@ class _Match:
         "moves",
         "opponent",
     )
+    env: Any  # the game's raw engine
+    reader: Any  # its whole-moves reader
+    bots: list  # per seat: None for a learner seat, else the opponent agent
+    mine: list[bool]
+    queued: list[tuple]
+    parted: list
+    totals: list[float]
+    ends: dict[int, list[float]]
+    deal: int
+    samples: list[tuple]
+    moves: int
+    opponent: str | None  # None in self-play
 
 
 class _Collection:
@@ -222,14 +235,15 @@ class DMCCollector:
             self.tables[slot, n] = (env, whole_moves_reader(self.game, env.config))
         return self.tables[slot, n]
 
-    def _new_match(self, slot: int, c: "_Collection") -> _Match:
+    def _new_match(self, slot: int, c: _Collection) -> _Match:
         m, rng = _Match(), c.rng
         n = int(rng.choice(self.player_counts))
         m.env, m.reader = self._table(slot, n)
-        m.opponent, mine = c.draw.draw(rng, self.spec.teams(n))
+        label, mine = c.draw.draw(rng, self.spec.teams(n))
+        m.opponent = label
         m.mine = [s in mine for s in range(n)]
         m.bots = [
-            None if m.mine[s] else self.opponents.make(m.opponent, m.env.config, int(rng.integers(2**31)))
+            None if label is None or m.mine[s] else self.opponents.make(label, m.env.config, int(rng.integers(2**31)))
             for s in range(n)
         ]
         m.env.begin(int(rng.integers(2**63 - 1)))
@@ -255,7 +269,8 @@ class DMCCollector:
         c.matches = [self._new_match(i, c) for i in range(self.num_matches)]
         running = list(range(self.num_matches))
         while running:
-            queued, frozen = [], []
+            queued: list[tuple] = []
+            frozen: list[int] = []
             for i in running:
                 self._run_up(c, i, queued, frozen)
             self._read(c, queued)
@@ -273,14 +288,14 @@ class DMCCollector:
             matches=c.results,
         )
 
-    def _run_up(self, c: "_Collection", i: int, queued: list, frozen: list) -> None:
+    def _run_up(self, c: _Collection, i: int, queued: list, frozen: list) -> None:
         """Play match slot ``i`` until a choice waits for a network (queued) or the slot is done."""
         while True:
             action = self._decide(c, c.matches[i], i, queued, frozen)
             if action is None or not self._step(c, i, action):
                 return
 
-    def _decide(self, c: "_Collection", m: _Match, i: int, queued: list, frozen: list) -> int | None:
+    def _decide(self, c: _Collection, m: _Match, i: int, queued: list, frozen: list) -> int | None:
         """The acting seat's move when it needs no network (forced, the rest of a chosen composed
         move, a bot's, explored); else None, with the choice queued: the learner's as (match slot,
         observation, candidate sequences, rows, prefix length), a frozen checkpoint opponent's as
@@ -319,7 +334,7 @@ class DMCCollector:
         c.unread.append((m.reader, read_state(m.reader, env.engine, seat, obs).view, ids, len(m.mine)))
         return self._choose(c, m, i, seat, queued, obs, [(a,) for a in ids], len(c.unread) - 1, 0)
 
-    def _composed_turn(self, c: "_Collection", m: _Match, i: int, seat: int, queued: list) -> int | None:
+    def _composed_turn(self, c: _Collection, m: _Match, i: int, seat: int, queued: list) -> int | None:
         """A learner seat's move in a game that composes moves in sub-steps (Suipi), as
         ``_decide``'s: its complete moves are read from its view once, at the move's first
         sub-step, without asking the env for its legal ids. The sub-steps that every move starts
@@ -345,7 +360,7 @@ class DMCCollector:
         return self._choose(c, m, i, seat, queued, obs, seqs, rows, k)
 
     def _choose(
-        self, c: "_Collection", m: _Match, i: int, seat: int, queued: list, obs, seqs: list, rows, k: int
+        self, c: _Collection, m: _Match, i: int, seat: int, queued: list, obs, seqs: list, rows, k: int
     ) -> int | None:
         """A learner's choice among ``seqs`` (sub-step ``k`` on; ``rows``: their feature rows, or
         the index of the round's unread rows that will hold them): explored at once with
@@ -363,7 +378,7 @@ class DMCCollector:
         return None
 
     @staticmethod
-    def _read(c: "_Collection", queued: list) -> None:
+    def _read(c: _Collection, queued: list) -> None:
         """The feature rows of the round's choices left unread, one ``features_many`` call per
         player count (the match slots' readers of one count are alike: a row is a function of the
         observation and the legal moves; Sam Sip's completion chances are solved for all of them
@@ -394,7 +409,7 @@ class DMCCollector:
         m.queued[seat] = tuple(int(a) for a in seq[k + 1 :])
         return int(seq[k])
 
-    def _step(self, c: "_Collection", i: int, action: int) -> bool:
+    def _step(self, c: _Collection, i: int, action: int) -> bool:
         """Play ``action`` in match slot ``i``; False when the slot is done (its match over and no
         new one started, enough samples being collected)."""
         m = c.matches[i]
@@ -409,7 +424,7 @@ class DMCCollector:
         c.matches[i] = self._new_match(i, c)
         return True
 
-    def _score(self, c: "_Collection", queued: list, chosen: dict) -> None:
+    def _score(self, c: _Collection, queued: list, chosen: dict) -> None:
         """One forward pass over the candidates of every queued choice; each plays its best."""
         if not queued:
             return
@@ -440,7 +455,7 @@ class DMCCollector:
                 m.queued[m.env.acting_seat] = _rest_of_move(agent)
 
     @staticmethod
-    def _record(c: "_Collection", m: _Match, seat: int, row) -> None:
+    def _record(c: _Collection, m: _Match, seat: int, row) -> None:
         """A sample of ``seat``'s choice ``row`` (the caller has appended its observation to ``c.obs``)."""
         m.samples.append((len(c.returns), seat, m.totals[seat], m.deal))
         c.rows.append(row)
@@ -459,7 +474,7 @@ class DMCCollector:
         m.deal = now
         return over
 
-    def _settle(self, c: "_Collection", m: _Match) -> None:
+    def _settle(self, c: _Collection, m: _Match) -> None:
         """A finished match: its samples' returns, and how the learner fared against its opponent."""
         for index, seat, total, deal in m.samples:
             c.returns[index] = m.ends[deal][seat] - total
@@ -473,7 +488,7 @@ class DMCCollector:
             )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _any_action(num_actions: int) -> np.ndarray:
     """An action mask that allows every id: the first sub-step's candidates are all the moves."""
     mask = np.ones(num_actions, bool)

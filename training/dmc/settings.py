@@ -111,11 +111,10 @@ class DMCSettings(DeviceSettings):
         "opponent": ("opponents", str, "--opponent AGENT is --opponents AGENT"),
     }
     RANGES: ClassVar[dict] = {
-        **{
-            name: (1, None, "int")
-            for name in ("steps", "matches_per_worker", "batch", "minibatch", "eval_every", "threads")
-        },
-        **{name: (0, None, "int") for name in ("workers", "imitate", "eval_games")},
+        **dict.fromkeys(
+            ("steps", "matches_per_worker", "batch", "minibatch", "eval_every", "threads"), (1, None, "int")
+        ),
+        **dict.fromkeys(("workers", "imitate", "eval_games"), (0, None, "int")),
         "lr": (1e-12, 1, "num"),
         "reuse": (1e-9, None, "num"),
         "epsilon": (0, 1, "num"),

@@ -18,9 +18,9 @@ Read top to bottom:
    worker), and learning takes a fixed number of steps per iteration, so a seeded run reproduces.
 4. Evaluation against the rule bot and random (every trainer's, ``cardzoo.training.common.evaluator``:
    duplicate deals, greedy) runs in a process of its own, so it stalls neither learning nor
-   collection (the warm-started network is evaluated too, at 0 samples). The state (network, Adam, the replay buffer, the collection in flight) is
-   saved atomically every ``save_every`` seconds at an iteration boundary, and ``--resume``
-   continues exactly where the save left off.
+   collection (the warm-started network is evaluated too, at 0 samples). The state (network, Adam,
+   the replay buffer, the collection in flight) is saved atomically every ``save_every`` seconds
+   at an iteration boundary, and ``--resume`` continues exactly where the save left off.
 
 Run directory layout as every trainer's (``cardzoo.training.common.run_dir``).
 """
@@ -44,11 +44,11 @@ from cardzoo.training.common.opponents import OpponentMix, describe
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunDir, RunState, load_run_state, save_run_state
 from cardzoo.training.common.run_log import RunLog
-from cardzoo.training.parallel.workers import log_traffic, worker_group
 from cardzoo.training.dmc.collector import DMCCollector, DMCRequest
 from cardzoo.training.dmc.replay import Replay
 from cardzoo.training.dmc.settings import DMCSettings
 from cardzoo.training.dmc.warm_start import warm_start
+from cardzoo.training.parallel.workers import log_traffic, worker_group
 
 
 class DMCRun(RunDir):
@@ -236,9 +236,9 @@ class Learner:
                 self.mix.record([m for r in rollouts for m in r.matches])
                 n = sum(len(r.returns) for r in rollouts)
                 more = state.decisions + n < s.steps and state.wall() < limit
-                state.inflight = self.collection(state.iteration + 1) if more else None
-                if more:
-                    self.submit(state.inflight)
+                state.inflight = ahead = self.collection(state.iteration + 1) if more else None
+                if ahead is not None:
+                    self.submit(ahead)
                 else:
                     self.workers.stop()
                 absorb(state, self.replay, rollouts)

@@ -111,7 +111,7 @@ def warm_start(net, s, workers, log, parts_dir: Path) -> float:
         played = sum(requests[i].matches for i in range(parts) if found[i] is not None)
         if played < s.imitate:
             log(f"warm start: {played}/{s.imitate} matches played")
-    samples = [x for part, _ in found for x in part]
+    samples = [x for f in found if f is not None for x in f[0]]  # every part is found by now
     who = {"rules": "rule bot"}.get(s.imitate_from, s.imitate_from)
     log(f"warm start: {len(samples):,} {who.replace(' ', '-')} choices from {s.imitate} matches")
     fit(
@@ -181,7 +181,7 @@ def load_part(path: Path, request: ImitationRequest) -> tuple[list, float] | Non
             meta = f.metadata() or {}
             if meta.get("request") != json.dumps(asdict(request), sort_keys=True):
                 return None
-            a = {k: f.get_tensor(k) for k in f.keys()}
+            a = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safetensors handles iterate only by keys()
         if not len(a["sizes"]):
             return [], float(meta.get("seconds", 0.0))
         ends = np.cumsum(a["sizes"])

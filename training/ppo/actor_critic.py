@@ -40,6 +40,7 @@ class ActorCritic(MaskedPolicyNet):
         """``critic_size`` 0: the seat critic; else the perfect critic over inputs of that size."""
         super().__init__(obs_size, num_actions, list(hidden), activation)
         self.critic_size = critic_size
+        self.value_net: nn.Module
         if not critic_size:
             self.value_net = nn.Linear(hidden[-1] if hidden else obs_size, 1)
         else:

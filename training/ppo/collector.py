@@ -20,6 +20,7 @@ between processes (so a Ray actor could host a ``Collector`` just as well).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -65,18 +66,26 @@ class Rollout:
 
 class _Match:
     __slots__ = ("env", "controllers", "agents", "pending", "totals", "opponent", "moves", "streams")
+    env: Any  # the game's raw engine
+    controllers: list[str | None]  # per seat: LEARNER, a snapshot's label, or None (an agent)
+    agents: dict[int, Any]  # seat -> its opponent agent
+    pending: dict[int, int]  # seat -> row of its last sampled decision
+    totals: list[float]
+    opponent: str
+    moves: int
+    streams: dict[int, int]
 
 
 class _Collection:
     """One collection in progress: its matches and what it has recorded so far (the rows of the
     learner's decisions, their rewards, dones and streams, the finished matches)."""
 
-    def __init__(self, collector: "Collector", request: CollectRequest):
+    def __init__(self, collector: Collector, request: CollectRequest):
         self.request = request
         self.rng = np.random.default_rng(np.random.SeedSequence(list(request.seed)))
         self.draw = OpponentDraw(request.selfplay, request.opponents)
         self.matches = [collector._new_match(i, self.rng, self.draw) for i in range(collector.num_matches)]
-        self.cols = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values", "critic")}
+        self.cols: dict[str, list] = {k: [] for k in ("obs", "masks", "actions", "logprobs", "values", "critic")}
         self.rewards: list[float] = []
         self.dones: list[bool] = []
         self.streams: list[int] = []
@@ -154,6 +163,7 @@ class Collector:
         for seat in range(n):
             if seat in mine:
                 continue
+            assert label is not None  # self-play (no label) leaves no opponent seat
             if label.startswith("snapshot:"):
                 m.controllers[seat] = label  # a snapshot, answered in a batch
             else:

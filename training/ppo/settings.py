@@ -79,9 +79,8 @@ class PPOSettings(DeviceSettings):
         "max_minutes",
     )
     RANGES: ClassVar[dict] = {
-        **{
-            name: (1, None, "int")
-            for name in (
+        **dict.fromkeys(
+            (
                 "steps",
                 "matches_per_worker",
                 "batch",
@@ -90,9 +89,10 @@ class PPOSettings(DeviceSettings):
                 "snapshot_every",
                 "eval_every",
                 "max_snapshots",
-            )
-        },
-        **{name: (0, None, "int") for name in ("workers", "eval_games", "imitate", "threads")},
+            ),
+            (1, None, "int"),
+        ),
+        **dict.fromkeys(("workers", "eval_games", "imitate", "threads"), (0, None, "int")),
         "lr": (0, 1, "num"),
         "gamma": (0, 1, "num"),
         "gae_lambda": (0, 1, "num"),

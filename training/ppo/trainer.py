@@ -25,14 +25,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cardzoo.training.ppo.actor_critic import ActorCritic
-from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.common.evaluator import Evaluator
 from cardzoo.training.common.opponents import OpponentMix
 from cardzoo.training.common.progress import Progress
 from cardzoo.training.common.run_dir import RunState, load_run_state, save_run_state
 from cardzoo.training.common.run_log import RunLog
 from cardzoo.training.parallel.workers import log_traffic, worker_group
+from cardzoo.training.ppo.actor_critic import ActorCritic
+from cardzoo.training.ppo.collector import Collector, CollectRequest, Rollout
 from cardzoo.training.ppo.run import PPORun
 from cardzoo.training.ppo.settings import PPOSettings
 
@@ -60,8 +60,8 @@ def stream_advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.nd
         delta = rewards[t] + gamma * nv - values[t]
         adv[t] = a = delta + gamma * lam * na
         next_value[s], next_adv[s] = values[t], a
-    adv = np.asarray(adv, np.float32)
-    return adv, adv + rollout.values
+    advantages = np.asarray(adv, np.float32)
+    return advantages, advantages + rollout.values
 
 
 # ------------------------------------------------------------------------------- 3. the update
@@ -77,7 +77,13 @@ def ppo_update(net: ActorCritic, optimizer, batch: dict, s: PPOSettings, rng: np
     critic_obs = None if batch.get("critic_obs") is None else tensor("critic_obs")
     masks, actions, old_logp = tensor("masks"), tensor("actions"), tensor("logprobs")
     adv_all, returns = tensor("advantages"), tensor("returns")
-    stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
+    stats: dict[str, list[float]] = {
+        "policy_loss": [],
+        "value_loss": [],
+        "entropy": [],
+        "approx_kl": [],
+        "clip_fraction": [],
+    }
     epochs_run = 0
     for _ in range(s.epochs):
         order = rng.permutation(n)
@@ -160,8 +166,8 @@ class Learner:
     def __init__(self, s: PPOSettings, run: PPORun, workers, log):
         self.s, self.run, self.workers, self.log = s, run, workers, log
         self.net = s.net_factory()()
-        self.optimizer = None  # made while the first collection runs (see ``begin``)
-        self.runlog = None  # the RunLog, made there too
+        self.optimizer: torch.optim.Optimizer  # made by ``start`` on resume, else while the first collection runs
+        self.runlog: RunLog  # made while the first collection runs (see ``begin``)
         self.mix = OpponentMix(s.opponents, s.max_snapshots)
         self.evaluator = Evaluator(s.game, max(s.eval_games // len(s.players), 10), s.variants)
 
@@ -187,7 +193,8 @@ class Learner:
     def begin(self, state: RunState, resume: bool) -> None:
         """The rest of the set-up, made while the first collection runs (the optimizer's
         construction imports torch._dynamo, tensorboard's writer its own stack: both slow)."""
-        self.optimizer = self.optimizer or _adam(self.net, self.s)
+        if not resume:  # ``start`` made it from the saved state
+            self.optimizer = _adam(self.net, self.s)
         self.runlog = RunLog(
             self.run.out, self.s.game, self.s.players, self.log, purge_step=state.decisions if resume else None
         )
@@ -233,9 +240,9 @@ class Learner:
                 at_boundary = False
                 self.mix.record(rollout.matches)
                 more = state.decisions + rollout.decisions < s.steps and not out_of_time
-                state.inflight = self.collection(state.iteration + 1) if more else None
-                if more:
-                    self.submit(state.inflight)
+                state.inflight = ahead = self.collection(state.iteration + 1) if more else None
+                if ahead is not None:
+                    self.submit(ahead)
                 else:  # no more rollouts: the workers exit, and the last update takes their cores
                     self.workers.stop()
                     torch.set_num_threads(min(os.cpu_count() or 1, max(s.threads, 1) + s.workers))
@@ -380,7 +387,7 @@ def _log_iteration(writer, state, stats, rollout, mix, rate, t_collect, t_learn,
     writer.add_scalar("speed/collect_s", t_collect, step)
     writer.add_scalar("speed/learn_s", t_learn, step)
     writer.add_scalar("train/samples_per_iteration", len(rollout.actions), step)
-    for label, (reward, won, count) in mix.summary().items():
+    for label, (reward, won, _count) in mix.summary().items():
         writer.add_scalar(f"pool/{label}/learner_reward", reward, step)
         writer.add_scalar(f"pool/{label}/learner_win_rate", won, step)
         writer.add_scalar(f"pool/{label}/weight", mix.weights().get(label, 0.0), step)

@@ -9,6 +9,7 @@ the end — including what happens during the opponents' moves, so a loser does 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -25,18 +26,18 @@ def team_of(game: str, num_players: int, seat: int) -> list[int]:
 class SelfPlayEnv(gym.Env):
     """gymnasium.Env with ``action_masks()`` for sb3-contrib's MaskablePPO."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": []}  # noqa: RUF012 - gymnasium.Env declares it per instance
 
     def __init__(self, game: str, env_kwargs: dict, pool: OpponentPool, seed: int = 0):
         self.module = game_module(game)
         self.game = self.module.GAME
         self.aec = self.module.raw_env(**env_kwargs)
         self.pool = pool
-        self.observation_space = gym.spaces.Box(-1.0, 1.0, (self.aec.obs_size,), np.float32)
-        self.action_space = gym.spaces.Discrete(self.aec.num_actions)
+        self.observation_space: gym.spaces.Box = gym.spaces.Box(-1.0, 1.0, (self.aec.obs_size,), np.float32)
+        self.action_space: gym.spaces.Discrete = gym.spaces.Discrete(self.aec.num_actions)
         self._rng = random.Random(seed)
         self.learner_seats: list[int] = []
-        self.opponents: dict[int, object] = {}
+        self.opponents: dict[int, Any] = {}  # seat -> the agent drawn for this episode
 
     def reset(self, seed: int | None = None, options=None):
         super().reset(seed=seed)
@@ -46,7 +47,7 @@ class SelfPlayEnv(gym.Env):
         self.learner_seats = team_of(self.game, n, self._rng.randrange(n))
         self.opponents = {s: self.pool.draw() for s in range(n) if s not in self.learner_seats}
         self.aec.reset(seed=self._rng.getrandbits(63))
-        reward, done = self._play_opponents()
+        _, done = self._play_opponents()
         if done:  # cannot normally happen: every game gives each seat a decision
             return self.reset()
         return self._obs(), {}

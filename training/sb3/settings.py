@@ -48,8 +48,8 @@ class SB3Settings(DeviceSettings):
     TITLE: ClassVar[str] = "SB3 trainer (--algo sb3): sb3-contrib's MaskablePPO on one seat"
     RESUMABLE: ClassVar[tuple] = ("steps", "eval_every", "eval_games", "snapshot_every")
     RANGES: ClassVar[dict] = {
-        **{name: (1, None, "int") for name in ("steps", "envs", "n_steps", "batch_size", "eval_every")},
-        **{name: (0, None, "int") for name in ("eval_games", "imitation_matches", "value_warmup", "snapshot_every")},
+        **dict.fromkeys(("steps", "envs", "n_steps", "batch_size", "eval_every"), (1, None, "int")),
+        **dict.fromkeys(("eval_games", "imitation_matches", "value_warmup", "snapshot_every"), (0, None, "int")),
         "learning_rate": (0, None, "num"),
         "ent_coef": (0, None, "num"),
         "seed": SEED_RANGE,

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import torch
 
@@ -78,7 +79,7 @@ class _Run:
     settings: SB3Settings
     run_dir: SB3Run
     pool: OpponentPool
-    vec: object  # the DummyVecEnv of SelfPlayEnv views the learner plays in
+    vec: Any  # the DummyVecEnv of SelfPlayEnv views the learner plays in
     evaluator: Evaluator
     log: Callable[[str], None]
 
@@ -100,6 +101,7 @@ def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
     # Batches here are small (a few observations per step, 256 per update): more threads only
     # fight the environments for the cores.
     torch.set_num_threads(1)
+    assert isinstance(settings.opponents, dict)  # SB3Settings.check refuses a single agent
     pool = OpponentPool(settings.game, run_dir.probe.config, weights=dict(settings.opponents), seed=settings.seed)
     if resume:
         reload_pool(pool, run_dir.pool_dir)
@@ -192,6 +194,9 @@ class _PeriodicHooks:
 
     SB3's BaseCallback is mixed in by ``periodic_callback`` on first use, so importing this module
     does not import SB3; ``self.model`` and ``self.logger`` come from it."""
+
+    model: Any
+    logger: Any
 
     def __init__(self, run: _Run, model, frozen: bool):
         super().__init__()
