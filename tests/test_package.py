@@ -212,6 +212,18 @@ def test_the_trainers_do_not_import_each_other():
             assert not any(d.startswith(trainer) for d in deps), f"{name} imports {trainer}"
 
 
+def test_the_browser_reads_typed_moves_without_the_terminal_view():
+    """The browser's "why not?" reads a selection as typed (``cardzoo.scripts.typed_moves``, which
+    the terminal's prompt reads too): the server's match imports no terminal view, and neither does
+    the readers' folder."""
+    match = {m for m in GRAPH["cardzoo.scripts.serve.match"] if m.startswith("cardzoo.scripts.")}
+    assert "cardzoo.scripts.typed_moves" in match
+    assert not [m for m in match if m.startswith("cardzoo.scripts.play")]
+    readers = [name for name in GRAPH if name.startswith("cardzoo.scripts.typed_moves")]
+    assert len(readers) == 4
+    assert not [m for r in readers for m in GRAPH[r] if m.startswith(("cardzoo.scripts.play", "cardzoo.scripts.serve"))]
+
+
 def test_play_eval_and_serve_import_no_trainer():
     """Everything `cardzoo eval`, `play`, `serve` and `replay` reach, imports included."""
     roots = [

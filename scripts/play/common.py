@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from types import ModuleType
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from cardzoo.envs.cards import RANK_NAMES
 from cardzoo.envs.seatview import Reader, known_facts, ordinal, place_names, said  # noqa: F401  (views import them)
+from cardzoo.scripts.typed_moves import Move, read_move
 
 CARD_RE = re.compile(r"(10|[2-9AJQK])([♠♣♦♥])|\bJk\b")
 RED_SUITS = "♦♥"
-# a rank without a suit, as typed: `8`, `10`, `t`, `q`, `a` / `1` (ace) — a bare number is a rank
-RANK_WORDS = {name.lower(): r for r, name in enumerate(RANK_NAMES)}
-RANK_WORDS.update({"t": 9, "1": 0, "ace": 0, "jack": 10, "queen": 11, "king": 12})
-RANK_WORDS.update(
-    {w: r for r, w in enumerate(("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=1)}
-)  # the words a player says: `ten`, `seven`
 
 
 def card_text(text: str, base_style: str = "") -> Text:
@@ -40,17 +34,6 @@ def card_text(text: str, base_style: str = "") -> Text:
         pos = m.end()
     out.append(text[pos:])
     return out
-
-
-@dataclass(frozen=True)
-class Move:
-    """One complete move chosen by a person: its action ids, the text shown and recorded, and
-    ``cards``: the exact cards for ``env.play`` where the ids alone do not fix them (Siantappo
-    suits), else None."""
-
-    ids: tuple[int, ...]
-    text: str
-    cards: str | None = None
 
 
 class Seats:
@@ -94,7 +77,7 @@ class GameView:
 
     title = ""
     rules_text = ""
-    facts = None  # the game's envs view module: ``move_facts`` and ``word``, the browser log's own
+    facts: ModuleType | None = None  # the game's envs view module: ``move_facts`` and ``word``, the browser log's own
     move_hint = "type a move; ? for help"  # shown in the prompt: keep the prompt within 70 columns
     show_deal = False  # draw the table when a deal begins and bots move before any person
 
@@ -103,6 +86,7 @@ class GameView:
         self.seats = seats
         self.show_rewards = show_rewards
         self.reveal = reveal
+        self._before: dict = {}  # the table before the move being shown (``snapshot``)
 
     # ---------------------------------------------------------------- display
     def table(self, viewer: int | None):
@@ -128,12 +112,17 @@ class GameView:
     def move_facts(self, before, seat: int, ids: tuple[int, ...], text: str, viewer: int | None) -> list[dict]:
         """The move's facts (the game's ``move_facts``: what the browser's log words too) as
         ``viewer`` may know them (all of them in a replay that reveals every hand)."""
-        facts = self.facts.move_facts(self.env, before, seat, ids, text)
+        facts = self._facts().move_facts(self.env, before, seat, ids, text)
         return facts if self.reveal else known_facts(facts, viewer)
 
     def words(self, fact: dict) -> str:
         """One fact in the game's words (``word``), for this screen's reader."""
-        return self.facts.word(fact, self.reader)
+        return self._facts().word(fact, self.reader)
+
+    def _facts(self) -> ModuleType:
+        if self.facts is None:
+            raise NotImplementedError(f"{type(self).__name__} has no facts module (envs/<game>/view.py)")
+        return self.facts
 
     def after_move(
         self, before, seat: int, ids: tuple[int, ...], rewards: dict[int, float], viewer: int | None = None
@@ -160,18 +149,12 @@ class GameView:
 
     # ------------------------------------------------------------------ input
     def parse(self, text: str, seat: int) -> Move:
-        """Turn what a person typed into one complete legal move.
+        """Turn what a person typed into one complete legal move (``cardzoo.scripts.typed_moves``,
+        which the browser's "why not?" reads too).
 
         Raises ValueError (IllegalMoveError is one) with a message for the person.
         """
-        ids = tuple(self.env.parse_move(text))
-        return Move(ids, self._full_text(ids))
-
-    def _full_text(self, ids: tuple[int, ...]) -> str:
-        for move_ids, text in self.env.full_moves():
-            if tuple(move_ids) == ids:
-                return text
-        return " ".join(self.env.action_text(a) for a in ids)
+        return read_move(self.env, text, seat)
 
     # ---------------------------------------------------------------- helpers
     def rewards_table(self, totals: Sequence[float], title: str = "Rewards (RL)") -> Table:

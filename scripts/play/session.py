@@ -17,8 +17,9 @@ from cardzoo.envs.cards import card_str
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.seatview import deal_match, match_over, skip_dead_steps
 from cardzoo.scripts import hints, takeback
-from cardzoo.scripts.play.common import GameView, Move, Seats, card_text
+from cardzoo.scripts.play.common import GameView, Seats, card_text
 from cardzoo.scripts.play.lines import Leave, LineReader, clip_echo
+from cardzoo.scripts.typed_moves import Move
 from cardzoo.training.agents.specs import agent_move, load_adviser
 
 QUIT_WORDS = {"quit", "exit", "q", ":q", "bye"}
@@ -47,7 +48,8 @@ class PlaySession:
         agents: Sequence,
         console: Console,
         stdin=None,
-        seed: int | None = None,
+        *,
+        seed: int,
         save: str | None = None,
         delay: float = 0.0,
         auto_pass: bool = False,

@@ -12,7 +12,7 @@ from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
 from cardzoo.envs.siantappo.env import SQUEAL
 from cardzoo.envs.siantappo.view import place_now
-from cardzoo.scripts.play.common import GameView, Move, card_text, compact_table, group, ordinal, place_names, titled
+from cardzoo.scripts.play.common import GameView, card_text, compact_table, group, ordinal, place_names, titled
 
 RULES = (
     rules_summary("siantappo")
@@ -193,11 +193,3 @@ class SiantappoView(GameView):
                 Text(verdict, style="bold green"),
             )
         ]
-
-    # ------------------------------------------------------------------ input
-    def parse(self, text, seat):
-        action, keys = self.env.typed_move(text.strip())
-        if not keys or self.eng.phase == SWAP:
-            return Move((action,), self.env.action_text(action))
-        shown = keys_str(keys)
-        return Move((action,), shown, cards=self.env.chosen_cards((action,), shown))

@@ -21,8 +21,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.seatview import deal_match, log_line, match_over, skip_dead_steps
 from cardzoo.scripts import hints, takeback
-from cardzoo.scripts.play.common import Seats
-from cardzoo.scripts.play.views import view_class
+from cardzoo.scripts.typed_moves import read_move
 from cardzoo.training.agents.specs import agent_move, load_adviser, make_agent, seat_label
 
 if TYPE_CHECKING:
@@ -170,8 +169,9 @@ class Match:
 
     def why(self, seat: int, version, things: Sequence[str]) -> str:
         """Why no legal move uses the selected ``things`` (hand cards, Suipi floor items), naming
-        the rule (docs/rules): the terminal view reads them as typed (the same refusals as `cardzoo
-        play`). MoveRefused when it is not the seat's turn or the table has changed."""
+        the rule (docs/rules): they are read as typed (``cardzoo.scripts.typed_moves``: the same
+        refusals as `cardzoo play`). MoveRefused when it is not the seat's turn or the table has
+        changed."""
         if self.over or self.failed or self.acting() != seat:
             raise MoveRefused("a reason is for a selection on your own turn")
         if version != self.version:
@@ -186,9 +186,8 @@ class Match:
             + [t.removeprefix("build:") for t in things if t.startswith("build:")]
         )
         text = " ".join(w.split("#")[0] for w in words)  # Sam Sip's second joker "Jk#2" is a joker
-        view = view_class(self.game)(self.env, Seats(self.specs))
         try:
-            move = view.parse(text, seat)
+            move = read_move(self.env, text, seat)
         except ValueError as e:  # IllegalMoveError: the reason, with its rule
             return str(getattr(e, "reason", e)).splitlines()[0]
         return f"that is `{move.text}`: select its cards as the move lists them"
