@@ -76,6 +76,12 @@ def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> None:
         raise ConfigError(f"{name} must be one of {', '.join(map(shown, allowed))}, got {shown(value)}")
 
 
+def check_choices(config) -> None:
+    """``check_choice`` for every option the config class lists in its ``CHOICES``."""
+    for name, allowed in type(config).CHOICES.items():
+        check_choice(name, getattr(config, name), allowed)
+
+
 def build_config(cls, game: str, **options):
     """Build a config dataclass, turning unknown keys into a ConfigError that lists the known ones."""
     known = [f.name for f in dataclasses.fields(cls)]

@@ -161,7 +161,7 @@ def run(args) -> int:
     if args.games is None:
         args.games = SPRT_GAMES if sprt else 200
     check_numbers(args)
-    options = parse_options(args.option)
+    options = parse_options(args.option, args.game)
     for flag, path in (
         ("--json", args.json),
         ("--csv", args.csv),

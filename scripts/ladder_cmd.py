@@ -99,7 +99,7 @@ def _play(args, path: str) -> int:
         if not 1 <= value <= hi:
             raise UserError(f"{flag} must be 1..{hi:,}, got {value}")
     sprt = sprt_bounds_of(args)
-    options = parse_options(args.option)
+    options = parse_options(args.option, args.game)
     with contextlib.closing(ladder_store.open_ladder(path, create=False)) as con, ray_session_of(args):
         played = ladder.play(
             con, args.game, args.players, args.games, options=options, workers=args.workers, sprt=sprt, ray=args.ray

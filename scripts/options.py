@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import os
 import re
 
 from cardzoo.envs.errors import UserError
-from cardzoo.training.agents.jsontext import BadJSON, parse_json
 
 
 def add_option_flag(parser, example: str = "rounds=1") -> None:
@@ -64,12 +65,20 @@ def check_output_file(path: str, flag: str) -> None:
         raise UserError(f"{flag} {path}: cannot write there ({e.strerror or e})") from None
 
 
-def parse_options(items) -> dict:
-    """KEY=VALUE strings -> config keywords (values as JSON where they parse: 1, true, [8,4]).
+def parse_options(items, game: str) -> dict:
+    """KEY=VALUE strings -> ``game``'s config keywords, each value read as its option's type:
 
-    A value that starts like JSON (a number, ``[`` or ``{``) must be JSON the shared reader takes
-    (``cardzoo.training.agents.jsontext``: nested at most 32 deep, numbers Python converts); any
-    other text is a string. The player count is ``--players``, never a rule option."""
+    a yes/no option takes true/false (yes/no, on/off, 1/0); a number takes a whole number; a
+    list of round sizes takes ``8,4`` or ``[8,4]``; an option with a few values (the config's
+    ``CHOICES``) takes one of them. Anything else is a one-line UserError that names the option
+    and what it takes; the config then checks ranges and combinations. The player count is
+    ``--players``, never a rule option. The same reader serves play, eval, train, ladder and
+    the browser's new-game form."""
+    from cardzoo.envs.registry import game_spec
+
+    spec = game_spec(game)
+    config = spec.module.Config
+    defaults = {f.name: f.default for f in dataclasses.fields(config) if f.name != "num_players"}
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -78,25 +87,50 @@ def parse_options(items) -> dict:
             raise UserError(f"--option {_brief(item)!r} must look like KEY=VALUE, e.g. rounds=1")
         if key in NOT_RULES:
             raise UserError(f"--option {_brief(key)}: {NOT_RULES[key]}")
-        value = value.strip()
-        try:
-            parsed = parse_json(value)
-        except BadJSON as e:
-            if _JSON_START.match(value):
-                raise UserError(f"--option {_brief(key)}: the value {_brief(value)!r} is {e}") from None
-            parsed = {"True": True, "False": False}.get(value, value)
-        out[key] = tuple(parsed) if isinstance(parsed, list) else parsed
+        if key not in defaults:
+            close = difflib.get_close_matches(key, list(defaults), n=1)
+            meant = f" (did you mean {close[0]}?)" if close else ""
+            raise UserError(
+                f"--option {_brief(key)}: unknown option for {spec.name}{meant}; options are: {', '.join(defaults)}"
+            )
+        out[key] = read_value(key, value.strip(), defaults[key], config.CHOICES.get(key))
     return out
 
 
+def read_value(key: str, text: str, default, choices: tuple | None):
+    """``text`` as option ``key``'s value: the type of its ``default``, one of its ``choices``."""
+    if choices is not None:
+        found = [c for c in choices if str(c).lower() == text.lower()]
+        if not found:
+            raise UserError(
+                f"--option {key}: {_brief(text)!r} is not one of its values: {', '.join(map(str, choices))}"
+            )
+        return found[0]
+    if isinstance(default, bool):
+        if text.lower() not in _BOOLS:
+            raise UserError(f"--option {key}: {_brief(text)!r} is not true or false (yes/no, on/off, 1/0 work too)")
+        return _BOOLS[text.lower()]
+    if isinstance(default, int):
+        if not _INT.fullmatch(text):
+            raise UserError(f"--option {key}: {_brief(text)!r} is not a whole number (e.g. {key}={default})")
+        return int(text)
+    if isinstance(default, tuple):
+        parts = text.strip("[]() ").replace(",", " ").split()
+        if not parts or not all(_INT.fullmatch(p) for p in parts) or len(parts) > MAX_LIST:
+            example = ",".join(map(str, default))
+            raise UserError(f"--option {key}: {_brief(text)!r} is not a list of whole numbers (e.g. {key}={example})")
+        return tuple(int(p) for p in parts)
+    return text
+
+
+_BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+_INT = re.compile(r"[-+]?\d{1,12}")
+MAX_LIST = 64  # numbers in a list option (the longest list a rule takes is a few round sizes)
 # keywords the envs take beside their rule options, refused after -o with what to do instead
 NOT_RULES = {
     "num_players": "give the number of players with --players, not as a rule option",
     "render_mode": "not a rule option (the command chooses how to show the game)",
 }
-# JSON that failed to parse is an error only where text was plainly meant as JSON: a list, an object
-# or a number (`[8,4`, `1.2.3`); a word that starts with a digit (`13each`) is text
-_JSON_START = re.compile(r"\s*([\[{]|[-+]?[\d.]+([eE][-+]?[\d.]*)?\s*$)")
 
 
 def _brief(text: str, limit: int = 40) -> str:

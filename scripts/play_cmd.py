@@ -106,7 +106,7 @@ def build_session(args, stdin=None, console: Console | None = None) -> PlaySessi
             f"{game} is played by {', '.join(map(str, counts[:-1]))} or {counts[-1]} players, not {args.players}"
         )
     specs, players = parse_seats(args.seats, args.players, DEFAULT_PLAYERS[game], PLAYER_COUNTS[game])
-    options = parse_options(args.option)
+    options = parse_options(args.option, args.game)
     env = module.raw_env(num_players=players, **options)
     if args.save:
         check_output_file(args.save, "--save")

@@ -106,7 +106,7 @@ def run(args) -> int:
     _refuse_others_flags(algo, given, bool(recipe))
     fields = settings_fields(cls, given)
     if args.option:
-        fields["variants"] = parse_options(args.option)
+        fields["variants"] = parse_options(args.option, args.game)
     if algo == "rllib":
         return _run_rllib(args, fields)
     settings = _settings(args, algo, fields, recipe)

@@ -265,19 +265,22 @@ def test_the_player_count_as_a_rule_option_is_refused_pointing_to_players(argv, 
     assert not list(tmp_path.iterdir())  # train made no run directory
 
 
-@pytest.mark.parametrize("value, why", [(DEEP, "nested 3000 levels deep"), ("9" * 5000, "more than 4,300 digits")])
+@pytest.mark.parametrize("value", [DEEP, "9" * 5000])
 @pytest.mark.parametrize(
-    "command",
-    [["eval", "suipi", "--agents", "rules,random"], ["play", "siantappo"], ["train", "suipi", "--steps", "1"]],
+    "command, key",
+    [
+        (["eval", "suipi", "--agents", "rules,random"], "match_deals"),
+        (["play", "siantappo"], "rounds"),
+        (["train", "suipi", "--steps", "1"], "match_deals"),
+    ],
 )
-def test_a_rule_option_the_json_parser_cannot_take_is_one_short_line(
-    command, value, why, tmp_path, monkeypatch, capsys
-):
-    """As found: RecursionError, and ValueError (Python's int-string limit), from scripts/options.py."""
+def test_a_rule_option_that_is_no_number_is_one_short_line(command, key, value, tmp_path, monkeypatch, capsys):
+    """As found: RecursionError, and ValueError (Python's int-string limit), from scripts/options.py;
+    a number option reads a whole number and nothing else now."""
     monkeypatch.chdir(tmp_path)
-    assert cli.main([*command, "-o", f"rounds={value}"]) == 2
+    assert cli.main([*command, "-o", f"{key}={value}"]) == 2
     err = _one_line(capsys, command[0])
-    assert why in err and len(err) < 300
+    assert f"--option {key}: " in err and "is not a whole number" in err and len(err) < 300
     assert not list(tmp_path.iterdir())
 
 
@@ -417,3 +420,43 @@ def test_play_refuses_zero_players(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert cli.main(["play", "siantappo", "--players", "0"]) == 2
     assert "siantappo is played by 3, 4, 5 or 6 players, not 0" in _one_line(capsys, "play")
+
+
+@pytest.mark.parametrize(
+    "command", [["play", "suipi"], ["eval", "suipi", "--agents", "rules,random"], ["train", "suipi", "--steps", "1"]]
+)
+@pytest.mark.parametrize(
+    "option, said",
+    [
+        ("floor_dup_rule=spades", "--option floor_dup_rule: 'spades' is not one of its values: spade, lower_value, "),
+        ("forced_capture=maybe", "--option forced_capture: 'maybe' is not true or false"),
+        ("match_deals=two", "--option match_deals: 'two' is not a whole number (e.g. match_deals=0)"),
+        ("deal_sizes_2p=12,x", "--option deal_sizes_2p: '12,x' is not a list of whole numbers (e.g. "),
+        ("dael=all", "--option dael: unknown option for suipi"),
+    ],
+)
+def test_a_rule_option_is_read_as_its_declared_type(command, option, said, tmp_path, monkeypatch, capsys):
+    """Issue 60: `-o deal=13each` was read as text whatever the option; each option is read as
+    its type, its choices named when the value is none of them, the same in every command."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main([*command, "-o", option]) == 2
+    assert said in _one_line(capsys, command[0])
+    assert not list(tmp_path.iterdir())
+
+
+def test_rule_options_take_the_words_a_player_types():
+    from cardzoo.scripts.options import parse_options
+    from cardzoo.scripts.serve.catalog import read_options
+
+    typed = ["forced_capture=yes", "deal_sizes_2p=12,12", "point_game=23", "floor_dup_rule=Point_Card"]
+    expected = {"forced_capture": True, "deal_sizes_2p": (12, 12), "point_game": 23, "floor_dup_rule": "point_card"}
+    assert parse_options(typed, "suipi") == expected
+    assert parse_options(["deal=13each", "swap-second-with=third", "starter_card=3s"], "siantappo") == {
+        "deal": "13each",
+        "swap_second_with": "third",
+        "starter_card": "3s",
+    }
+    assert read_options("suipi", {"deal_sizes_2p": "12,12", "break_ties": "no"}) == {
+        "deal_sizes_2p": (12, 12),
+        "break_ties": False,
+    }

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int, plain_fields
+from cardzoo.envs.config import ConfigError, check_bool, check_choices, check_int, plain_fields
 
 DECK_SIZE = 55  # 52 standard cards and 3 jokers
 HAND_SIZE = 5
@@ -34,20 +35,26 @@ class SamSipConfig:
     max_reshuffles: int = 5  # P11a: with on_stock_empty="reshuffle", an empty stock after this many voids the hand
     reward: str = "stake"  # 2.6: "stake" (dchips/(stake*(n_active-1))), "bankroll" (dchips/B), "rank"
 
+    # the options that take one of a few values (the command line reads them against these)
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        "stake_progression": ("double", "linear"),
+        "joker_indicator": ("two_jokers", "redraw"),
+        "wild_scheme": ("indicator", "khi"),
+        "on_stock_empty": ("void", "reshuffle"),
+        "elimination_tiebreak": ("tie", "balance"),
+        "reward": ("stake", "bankroll", "rank"),
+    }
+
     def __post_init__(self):
         plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_int("num_players", self.num_players, 2, 6)
         check_int("bankroll", self.bankroll, 1, 10**9)
         check_int("base_stake", self.base_stake, 1, self.bankroll)
-        check_choice("stake_progression", self.stake_progression, ("double", "linear"))
-        check_choice("joker_indicator", self.joker_indicator, ("two_jokers", "redraw"))
+        check_choices(self)
         check_bool("wild_in_specials", self.wild_in_specials)
         check_int("special_multiplier", self.special_multiplier, 1, 100)
-        check_choice("wild_scheme", self.wild_scheme, ("indicator", "khi"))
-        check_choice("on_stock_empty", self.on_stock_empty, ("void", "reshuffle"))
         check_bool("auto_declare", self.auto_declare)
         check_int("max_hands", self.max_hands, 1, 10**6)
-        check_choice("elimination_tiebreak", self.elimination_tiebreak, ("tie", "balance"))
         check_int("first_dealer", self.first_dealer, -1, self.num_players - 1)
         check_int("stall_turns", self.stall_turns, 0, 10**6)
         if 0 < self.stall_turns < self.num_players:
@@ -56,7 +63,6 @@ class SamSipConfig:
                 f"({self.num_players}), got {self.stall_turns}"
             )
         check_int("max_reshuffles", self.max_reshuffles, 0, 1000)
-        check_choice("reward", self.reward, ("stake", "bankroll", "rank"))
 
 
 # Sample values of every variant (the variants table of docs/samsip.md), for fuzzing and tools.

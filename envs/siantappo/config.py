@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cardzoo.envs.cards import parse_card
-from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int, plain_fields
+from cardzoo.envs.config import ConfigError, check_bool, check_choices, check_int, plain_fields
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,13 @@ class SiantappoConfig:
     reward: str = "place"  # "place": (n+1-2*place)/(n-1); "pig": loser -1, others +1/(n-1)
     trick_history: bool = False  # observation: also the trick of every card played this round (3.7)
 
+    # the options that take one of a few values (the command line reads them against these)
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        "deal": ("all", "13each"),
+        "swap_second_with": ("n-1", "third"),
+        "reward": ("place", "pig"),
+    }
+
     def __post_init__(self):
         plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_int("num_players", self.num_players, 3, 6)
@@ -40,11 +48,9 @@ class SiantappoConfig:
             "trick_history",
         ):
             check_bool(flag, getattr(self, flag))
-        check_choice("deal", self.deal, ("all", "13each"))
+        check_choices(self)
         if self.deal == "13each" and self.num_players > 4:
             raise ConfigError(f"deal='13each' needs num_players <= 4, got {self.num_players}")
-        check_choice("swap_second_with", self.swap_second_with, ("n-1", "third"))
-        check_choice("reward", self.reward, ("place", "pig"))
         try:
             starter = parse_card(str(self.starter_card))
         except ValueError:

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
-from cardzoo.envs.config import ConfigError, check_bool, check_choice, check_int, integer, plain_fields, shown
+from cardzoo.envs.config import (
+    ConfigError,
+    check_bool,
+    check_choice,
+    check_choices,
+    check_int,
+    integer,
+    plain_fields,
+    shown,
+)
 
 FLOOR_DUP_RULES = ("spade", "lower_value", "point_card", "no_point_cards")
 SUM_GROUP_SIZES = ("at_least_2", "exactly_2")
@@ -49,14 +59,20 @@ class SuipiConfig:
     target_score: int = 0  # 0 = off; else play until a side reaches it (and leads)
     break_ties: bool = False  # keep dealing while the match is tied
 
+    # the options that take one of a few values (the command line reads them against these)
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        "point_game": (POINT_GAME_PLAIN, POINT_GAME_COURTS),
+        "floor_dup_rule": FLOOR_DUP_RULES,
+        "sum_group_size": SUM_GROUP_SIZES,
+    }
+
     def __post_init__(self):
         plain_fields(self)  # numpy integers are integers (envs/config.py)
         check_choice("num_players", self.num_players, (2, 3, 4))
-        check_choice("point_game", self.point_game, (POINT_GAME_PLAIN, POINT_GAME_COURTS))
+        check_choices(self)
         object.__setattr__(self, "deal_sizes_2p", _check_sizes("deal_sizes_2p", self.deal_sizes_2p, 24))
         object.__setattr__(self, "deal_sizes_3p", _check_sizes("deal_sizes_3p", self.deal_sizes_3p, 16))
         object.__setattr__(self, "deal_sizes_4p", _check_sizes("deal_sizes_4p", self.deal_sizes_4p, 12))
-        check_choice("floor_dup_rule", self.floor_dup_rule, FLOOR_DUP_RULES)
         for name in (
             "unique_floor_during_play",
             "forced_capture",
@@ -67,7 +83,6 @@ class SuipiConfig:
             "break_ties",
         ):
             check_bool(name, getattr(self, name))
-        check_choice("sum_group_size", self.sum_group_size, SUM_GROUP_SIZES)
         check_int("max_owned_builds", self.max_owned_builds, 0, 13)
         check_int("match_deals", self.match_deals, 0, MAX_DEALS)
         check_int("target_score", self.target_score, 0, 10_000)

@@ -152,7 +152,7 @@ def read_options(game: str, raw) -> dict:
     """Rule options from the form ({name: value}) as config keywords; UserError if malformed or
     outside what a web client may ask for (``WEB_OPTION_RANGES``; the config checks the rest).
 
-    Text values are read like `-o KEY=VALUE` on the command line (JSON where it parses)."""
+    Text values are read like `-o KEY=VALUE` on the command line (as the option's type)."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -165,7 +165,7 @@ def read_options(game: str, raw) -> dict:
         if isinstance(value, str):
             if len(value) > MAX_OPTION_TEXT:
                 raise UserError(f"option {key}: value too long")
-            out.update(parse_options([f"{key}={value}"]))
+            out.update(parse_options([f"{key}={value}"], game))
         elif isinstance(value, (bool, int, float)):
             out[key] = value
         elif isinstance(value, list) and len(value) <= 20 and all(isinstance(x, int) for x in value):
