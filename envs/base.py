@@ -423,6 +423,13 @@ class CardGameEnv(AECEnv):
         for action in self.parse_move(text):
             self.step(action)
 
+    def rule_class(self, ids) -> tuple:
+        """A key shared by the complete moves (``full_moves`` ids) the rules cannot tell apart, so
+        a hint ranks them as one: every move is its own class here. A game where different cards
+        play alike says so (Suipi: a 4♦ and a 4♣ when neither is a spade nor a point card);
+        Siantappo's suits rank and Sam Sip's make a flush, so theirs keep this."""
+        return ("move", tuple(ids))
+
     def play_whole(self, ids, cards: str | None = None) -> str | None:
         """Play one complete move (``ids``, one of ``full_moves``). ``cards`` are the cards the
         player chose for it (text, ``"9♦ 10♥ J♦"``); they go down exactly where the rules leave that

@@ -162,3 +162,32 @@ def test_replay_step_goes_back_and_jumps_to_a_round(tmp_path):
     assert "[52/94] the table after move 52" in text and "[53/94] player_3 (rules) plays:" in text  # round 2
     assert "[3/94] the table after move 3" in text and "j N (the start of round N, 1..2)" in text
     assert "stopped after move 3 of 94" in text
+
+
+def test_a_hint_names_moves_the_rules_treat_alike_together_with_one_label():
+    """As found: two cards the rules treat alike got different numbers (4♦ −0.29, 4♣ −0.64).
+    Suipi seed 11: you hold 4♣ and 4♥ (neither a spade nor a point card) and a 4♦ lies on the
+    floor; building 4 on it with either is one move to the rules, and the hint says so."""
+    _rc, text = run_play(["suipi", "--seed", "11", "-o", "match_deals=1"], ["hint", "quit", "y"])
+    line = " ".join(text[text.index("hint: ") :].split("(the model's ranking")[0].split())
+    best = line.split(" — its best")[0]
+    assert re.fullmatch(
+        r"hint: the model would play #\d+ 4(♣|♥) build 4 on 4♦ or #\d+ 4(♣|♥) build 4 on 4♦ \(alike\)", best
+    )
+    assert "4♣ build 4" in best and "4♥ build 4" in best
+    assert line.count("4♣ build 4 on 4♦") == 1  # one entry, never ranked apart
+
+
+def test_a_hint_entry_is_worth_the_best_of_the_moves_alike():
+    """The ranking's own rule (scripts/hints.py): moves of one rule class are one entry with the
+    best member's value; the others come after it in ``alike``."""
+    from cardzoo.scripts import hints
+
+    advice = [((1,), 0.9), ((2,), 0.5), ((3,), 0.1), ((4,), 0.45)]  # 1 and 3 alike, 2 and 4 alike
+    texts = {(1,): "4♦ drop", (2,): "9♠ take 9♥", (3,): "4♣ drop", (4,): "9♠ take 9♣"}
+    got = hints.ranked(advice, "Q", texts, alike=lambda ids: ids[0] % 2)
+    assert [(m["text"], m["label"], [a["text"] for a in m["alike"]]) for m in got] == [
+        ("4♦ drop", "best", ["4♣ drop"]),
+        ("9♠ take 9♥", "risky", ["9♠ take 9♣"]),
+    ]
+    assert [m["rank"] for m in got] == [1, 2]

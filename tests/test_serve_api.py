@@ -608,7 +608,7 @@ def test_a_hint_names_legal_moves_of_the_seat_on_its_turn_and_changes_nothing(cl
         assert all(tuple(m["ids"]) in legal and m["text"] == legal[tuple(m["ids"])] for m in hint["moves"])
         assert [m["rank"] for m in hint["moves"]] == list(range(1, len(hint["moves"]) + 1))
         assert hint["moves"][0]["label"] == "best" and "from your cards" in hint["note"]
-        assert all(set(m) == {"ids", "text", "rank", "label"} for m in hint["moves"])  # words, no RL numbers
+        assert all(set(m) == {"ids", "text", "rank", "label", "alike"} for m in hint["moves"])  # words, no RL numbers
         assert state_of(match) == before
         for msg, reason in (
             (dict(type="hint"), "needs the version"),

@@ -373,3 +373,29 @@ def test_the_others_sit_around_the_table_and_a_played_card_comes_from_its_seat(b
         deal(browser, server, "samsip", 4, 0)
         assert browser.execute_script(SEATS_AROUND) == {"1": "right", "2": "across", "3": "left"}
     no_console_errors(browser)
+
+
+def test_a_hint_marks_the_moves_the_rules_treat_alike_with_one_label(browser):
+    """As found: two moves the rules treat alike got different hint labels. Suipi seed 11: you
+    hold 4♣ and 4♥ and a 4♦ lies on the floor; the hint names both builds of 4 as one entry
+    (alike), outlines both buttons and marks both cards."""
+    import re
+
+    with LiveServer() as server:
+        deal(browser, server, "suipi", 2, 11)
+        assert {"4♣", "4♥"} <= set(hand(browser))
+        browser.find_element(By.CSS_SELECTOR, "#moves button.hint-button").click()
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "hint-line").is_displayed())
+        line = browser.find_element(By.ID, "hint-line").text
+        best = line.split(" — its best")[0]
+        assert re.fullmatch(r"Hint: the model would play 4(♣|♥) build 4 on 4♦ or 4(♣|♥) build 4 on 4♦ \(alike\)", best)
+        assert "4♣ build 4" in best and "4♥ build 4" in best and line.count("4♣ build 4 on 4♦") == 1
+        marked = {c.get_attribute("data-id") for c in browser.find_elements(By.CSS_SELECTOR, "#hand .card.hinted")}
+        assert {"4♣", "4♥"} <= marked
+        for b in browser.find_elements(By.CSS_SELECTOR, "#moves button"):
+            if b.text == "Show all":
+                b.click()
+                break
+        hinted = sorted(b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move.hinted"))
+        assert hinted == ["4♣ build 4 on 4♦", "4♥ build 4 on 4♦"]
+    no_console_errors(browser)

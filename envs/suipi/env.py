@@ -10,9 +10,9 @@ from cardzoo.envs.cards import card_str, cards_str, parse_card
 from cardzoo.envs.config import ConfigError, build_config
 from cardzoo.envs.suipi import actions
 from cardzoo.envs.suipi import encoding as enc
-from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, DROP, REP, item_str, move_text
+from cardzoo.envs.suipi.actions import BUILD, CAPTURE, CARDS, DROP, OWNER, REP, item_str, move_text
 from cardzoo.envs.suipi.config import SuipiConfig
-from cardzoo.envs.suipi.engine import SuipiEngine
+from cardzoo.envs.suipi.engine import IS_SPADE, SuipiEngine, card_points
 
 _VERBS = {
     "take": CAPTURE,
@@ -94,6 +94,27 @@ class SuipiEnv(CardGameEnv):
         out = [(seq[k:], move_text(self.engine.floor, mv)) for seq, mv in full.items() if seq[:k] == pre]
         out.sort(key=lambda t: t[0])
         return out
+
+    def rule_class(self, ids) -> tuple:
+        """Moves the rules cannot tell apart share a class: the same kind of move with cards of
+        one rank that are alike for S16 (both spades or neither, the same card points), taking
+        the same floor items (a loose card by its class, a build itself). 4♦ and 4♣ are alike;
+        4♠ (a spade) and 10♦ (2 points) are each their own."""
+        ids = tuple(ids)
+        if self._prefix() or len(ids) < 2:  # a move begun: its completions differ in what they add
+            return super().rule_class(ids)
+        points = card_points(self.config)
+
+        def card(c: int) -> tuple:
+            return (c >> 2, IS_SPADE[c], points[c])
+
+        items = {it[REP]: it for it in self.engine.floor}
+        floor = []
+        for a in ids[1:-1]:
+            it = items.get(a - actions.ITEM0)
+            loose = it is not None and it[OWNER] < 0 and len(it[CARDS]) == 1
+            floor.append(("card", *card(it[CARDS][0])) if loose else ("item", a))
+        return ("suipi", card(ids[0]), tuple(sorted(floor)), ids[-1])
 
     def _parse_move(self, text: str) -> tuple[int, ...]:
         """Turn ``5♣ take 3♦+2♠`` / ``2♥ build 10 on 8♠`` / ``J♣ drop`` into action ids."""

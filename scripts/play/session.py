@@ -358,7 +358,8 @@ class PlaySession:
     def _hint(self, moves) -> None:
         """`hint`: the game's model's ranking of the moves here (``model``, as for --seats), from
         the acting seat's own observation — its hand and the public table only — in words (best,
-        about as good, fine, risky: scripts/hints.py), each with its number in the list."""
+        about as good, fine, risky: scripts/hints.py), each with its number in the list; moves the
+        rules treat alike (``env.rule_class``) are named together, with one label."""
         con = self.console
         adviser = self._adviser()
         if adviser is None:
@@ -369,16 +370,22 @@ class PlaySession:
         advice = adviser.advise(obs["observation"], obs["action_mask"])
         texts = {tuple(ids): t for ids, t in moves}
         number = {tuple(ids): k for k, (ids, _) in enumerate(moves, 1)}
-        ranking = hints.ranked(advice, getattr(adviser, "advice_unit", "p"), texts)
+        ranking = hints.ranked(advice, getattr(adviser, "advice_unit", "p"), texts, alike=env.rule_class)
         if not ranking:
             con.print(Text("no hint: the model has no move to suggest here", style="yellow"))
             return
 
-        def named(m) -> Text:
+        def one(m) -> Text:
             text = m["text"] or " ".join(env.action_text(a) for a in m["ids"])
             return Text.assemble(
                 (f"#{number[tuple(m['ids'])]} ", "dim") if tuple(m["ids"]) in number else "", card_text(text)
             )
+
+        def named(m) -> Text:  # with the moves the rules treat alike: `#3 4♦ drop or #5 4♣ drop (alike)`
+            out = one(m)
+            for other in m["alike"]:
+                out.append_text(Text.assemble(" or ", one(other)))
+            return out.append(" (alike)", style="dim") if m["alike"] else out
 
         best = ranking[0]
         con.print(Text.assemble(("hint: ", "bold"), "the model would play ", named(best), (" — its best", "dim")))

@@ -162,7 +162,7 @@ class Match:
         obs = self.env.observe(self.env.agent_selection)
         advice = self.adviser.advise(obs["observation"], obs["action_mask"])
         texts = {tuple(i): t for i, t in self.env.full_moves()}
-        moves = hints.ranked(advice, getattr(self.adviser, "advice_unit", "p"), texts)
+        moves = hints.ranked(advice, getattr(self.adviser, "advice_unit", "p"), texts, alike=self.env.rule_class)
         if not moves:
             raise MoveRefused("no hint: the model has no move to suggest here")
         return {"type": "hint", "version": self.version, "moves": moves, "note": hints.NOTE}

@@ -792,14 +792,23 @@ function whyNot(v, sel) {
 }
 
 // Hint: what the game's model would play here (asked of the server, from this seat's information).
+// An entry is one move, or several the rules treat alike (its "alike": Suipi's 4♦ and 4♣), one label.
 function hintFor(m) {
   const h = state.hint;
   if (!h || !state.view || h.version !== state.view.version) return -1;
-  return h.moves.findIndex((x) => x.ids.join(",") === m.ids.join(","));
+  const key = m.ids.join(",");
+  return h.moves.findIndex((x) => [x, ...(x.alike || [])].some((y) => y.ids.join(",") === key));
+}
+
+// An entry's words: `4♦ drop or 4♣ drop (alike)`.
+function hintWords(m, parent) {
+  cardText(m.text, parent);
+  for (const other of m.alike || []) { parent.append(" or "); cardText(other.text, parent); }
+  if ((m.alike || []).length) parent.append(" (alike)");
 }
 
 // The hint's words go under the move buttons, on a line of their own (the buttons keep their room);
-// the cards of the model's best move are marked where they lie (hand and table): `hintedThings`.
+// the cards of the model's best move (and of those alike) are marked where they lie: `hintedThings`.
 function renderHint(v, box) {
   const h = state.hint && state.hint.version === v.version ? state.hint : null;
   const line = $("#hint-line");
@@ -816,11 +825,11 @@ function renderHint(v, box) {
     return;
   }
   line.append(el("b", "", "Hint: "), "the model would play ");
-  cardText(h.moves[0].text, line);
+  hintWords(h.moves[0], line);
   line.append(" — its best");
   if (h.moves.length > 1) {
     line.append(el("br"), "then: ");
-    h.moves.slice(1).forEach((m, i) => { if (i) line.append("; "); cardText(m.text, line); line.append(` (${m.label})`); });
+    h.moves.slice(1).forEach((m, i) => { if (i) line.append("; "); hintWords(m, line); line.append(` (${m.label})`); });
   }
   line.append(el("br"), el("small", "", `(${h.note})`));
 }
@@ -828,8 +837,9 @@ function renderHint(v, box) {
 function hintedThings(v) {
   const h = state.hint;
   if (!h || h.version !== v.version || state.mode !== "play" || !v.your_turn) return new Set();
-  const best = v.moves.find((m) => m.ids.join(",") === h.moves[0].ids.join(","));
-  return new Set(best ? best.cards : []);
+  // the best entry's cards: every move of it where the rules treat several alike
+  const best = [h.moves[0], ...(h.moves[0].alike || [])].map((x) => x.ids.join(","));
+  return new Set(v.moves.filter((m) => best.includes(m.ids.join(","))).flatMap((m) => m.cards));
 }
 
 // Out (of the round: Siantappo, gone out; of the match: Sam Sip, knocked out): the others play on,
