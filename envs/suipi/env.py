@@ -112,8 +112,10 @@ class SuipiEnv(CardGameEnv):
         floor = []
         for a in ids[1:-1]:
             it = items.get(a - actions.ITEM0)
-            loose = it is not None and it[OWNER] < 0 and len(it[CARDS]) == 1
-            floor.append(("card", *card(it[CARDS][0])) if loose else ("item", a))
+            if it is not None and it[OWNER] < 0 and len(it[CARDS]) == 1:  # a loose card: its class
+                floor.append(("card", *card(it[CARDS][0])))
+            else:  # a build: itself
+                floor.append(("item", a))
         return ("suipi", card(ids[0]), tuple(sorted(floor)), ids[-1])
 
     def _parse_move(self, text: str) -> tuple[int, ...]:
