@@ -27,6 +27,7 @@ LAYERS = [
     ("root", ["cardzoo"]),  # the package root: its version, and the envs loaded lazily by name
     ("envs", ["cardzoo.envs"]),
     ("agents", ["cardzoo.training.agents"]),
+    ("public agents", ["cardzoo.agents"]),  # cardzoo.agents.load: the agents above for your own loop
     ("vector", ["cardzoo.vector"]),  # many tables at once: games and agents only, nothing that trains
     ("parallel", ["cardzoo.training.parallel"]),
     ("evaluation", ["cardzoo.training.evaluation"]),
@@ -382,6 +383,7 @@ def test_every_warm_start_fits_through_the_one_imitation_loop():
 # What only the `train` extra brings (pyproject.toml): the core commands import none of it.
 TRAINING_STACK = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard")
 CORE_ROOTS = [
+    "cardzoo.agents",
     "cardzoo.scripts.eval_cmd",
     "cardzoo.scripts.play_cmd",
     "cardzoo.scripts.replay_cmd",
