@@ -399,3 +399,62 @@ def test_a_hint_marks_the_moves_the_rules_treat_alike_with_one_label(browser):
         hinted = sorted(b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move.hinted"))
         assert hinted == ["4♣ build 4 on 4♦", "4♥ build 4 on 4♦"]
     no_console_errors(browser)
+
+
+# Where each card that just came onto the felt starts its travel (its animation held at time 0),
+# and the centre of the seat that played it (the hand for your own cards): both in page pixels.
+TRAVEL_START = """
+    const centre = (r) => [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
+    return [...document.querySelectorAll('#felt .card.fresh')].map((c) => {
+      const a = c.getAnimations()[0];
+      if (!a) return null;
+      a.pause();
+      a.currentTime = 0;
+      return centre(c.getBoundingClientRect());
+    });
+"""
+SEAT_CENTRE = """
+    const s = document.querySelector(arguments[0]);
+    const r = s.getBoundingClientRect();
+    return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
+"""
+
+
+def slow_arrivals(browser):
+    """Every animation at a thousandth of its speed (the DevTools protocol: the page's policy
+    allows no inline style), so a card's travel can be looked at."""
+    browser.execute_cdp_cmd("Animation.enable", {})
+    browser.execute_cdp_cmd("Animation.setPlaybackRate", {"playbackRate": 0.001})
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 900)])
+def test_a_played_card_starts_its_travel_at_the_seat_that_played_it(browser, size):
+    """As found: on a phone (390x844) a played card did not travel from its seat; the offset was
+    measured while the animation's first frame had already moved the card (22px off, at every
+    size). Siantappo seed 42: you play 3♣ (it comes from your hand), player_3's J♠ from its seat;
+    with reduced motion nothing moves."""
+    browser.set_window_size(*size)
+    with LiveServer() as server:
+        deal(browser, server, "siantappo", 4, 42)
+        browser.execute_script("localStorage.setItem('cardzoo.pace', '1500')")
+        browser.get(browser.current_url.replace("?pace=0", ""))  # the bots' moves shown 1.5 s apart
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+        slow_arrivals(browser)
+        version = int(body(browser, "version"))
+        select(browser, "3♣")
+        browser.find_element(By.CSS_SELECTOR, "#moves button.move.exact").click()
+        WebDriverWait(browser, WAIT).until(lambda d: int(body(d, "version")) == version + 1)
+        [(x, y)] = browser.execute_script(TRAVEL_START)  # from its place in your hand, the lowest card's
+        hand = browser.find_element(By.ID, "hand").rect
+        first = browser.find_element(By.CSS_SELECTOR, "#hand .card").rect  # 3♦, beside where 3♣ was
+        assert hand["x"] <= x <= first["x"] + 2 * first["width"] and hand["y"] <= y <= hand["y"] + hand["height"]
+        WebDriverWait(browser, WAIT).until(lambda d: settled(d) and body(d, "turn") == "you")
+        assert browser.find_element(By.ID, "log").text.splitlines()[-1].startswith("player_3: J♠")
+        assert browser.execute_script(TRAVEL_START) == [
+            browser.execute_script(SEAT_CENTRE, "#opponents .seat[data-seat='3']")
+        ]
+        browser.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+        )
+        assert browser.execute_script(TRAVEL_START) == [None]  # reduced motion: nothing moves
+    no_console_errors(browser)

@@ -605,17 +605,23 @@ function renderFelt(v) {
 }
 
 // A card just played travels to the table from the seat that played it (CSS animates it from
-// --from-x/--from-y; with reduced motion nothing moves): the seat of the newest log entry.
+// --from-x/--from-y; with reduced motion nothing moves): the seat of the newest log entry, or for
+// your own card the place it had in your hand (the hand is drawn again after the felt).
 function travelFrom(v, box) {
   const last = v.log.length ? v.log[v.log.length - 1] : null;
   if (!last) return;
-  const from = last.seat === v.seat ? $("#hand") : document.querySelector(`#opponents .seat[data-seat="${last.seat}"]`);
-  if (!from) return;
-  const a = from.getBoundingClientRect();
+  const seat = last.seat === v.seat ? $("#hand") : document.querySelector(`#opponents .seat[data-seat="${last.seat}"]`);
+  if (!seat) return;
   for (const card of box.querySelectorAll(".card.fresh")) {
+    const own = last.seat === v.seat ? seat.querySelector(`.card[data-id="${CSS.escape(card.title)}"]`) : null;
+    const a = (own || seat).getBoundingClientRect();
+    // measured where it lands, not where the animation's first frame has already moved it (that
+    // put it 22px off its seat); the animation then starts again, from the seat
+    card.classList.remove("fresh");
     const b = card.getBoundingClientRect();
     card.style.setProperty("--from-x", `${Math.round(a.left + a.width / 2 - (b.left + b.width / 2))}px`);
     card.style.setProperty("--from-y", `${Math.round(a.top + a.height / 2 - (b.top + b.height / 2))}px`);
+    card.classList.add("fresh");
   }
 }
 
