@@ -3,8 +3,8 @@
 Without ``--algo`` a game trains by its recipe (``cardzoo.training.recipes``: for all three games a
 warm-started Deep Monte-Carlo move ranker, ``cardzoo.training.dmc.trainer``, sized to beat the rule
 bot within 15 minutes on 2 cores). ``--algo ppo`` is cardzoo's batched self-play PPO
-(``cardzoo.training.ppo.trainer``); ``--algo sb3`` runs sb3-contrib's MaskablePPO on the single-seat
-gymnasium view (``cardzoo.training.sb3.selfplay_env.SelfPlayEnv``); ``--algo rllib`` RLlib's PPO.
+(``cardzoo.training.ppo.trainer``); ``--algo sb3`` runs sb3-contrib's MaskablePPO on ``cardzoo.vector``'s tables
+(``cardzoo.training.sb3.vec_env``: an SB3 ``VecEnv``); ``--algo rllib`` RLlib's PPO.
 
 The flags declared here are the command's own (the game, the trainer, the run directory, -o);
 each trainer's flags, their defaults and help come from its settings dataclass

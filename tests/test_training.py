@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 
 from cardzoo.envs import siantappo_v0
@@ -12,8 +11,6 @@ from cardzoo.training.agents.checkpoint import CheckpointError, load_agent, save
 from cardzoo.training.agents.networks import load_checkpoint
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.specs import make_agent
-from cardzoo.training.common.opponents import OpponentPool
-from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
 from cardzoo.training.sb3.trainer import SB3Settings, train
 
 
@@ -131,21 +128,6 @@ def test_cli_reports_bad_checkpoint_in_one_line(tmp_path, capsys):
     assert len(err) == 1 and "safetensors" in err[0]
 
 
-def test_selfplay_view_gives_learner_its_whole_reward():
-    pool = OpponentPool("siantappo", siantappo_v0.Config(num_players=4), weights={"random": 1.0})
-    env = SelfPlayEnv("siantappo", {"num_players": 4, "rounds": 2}, pool, seed=3)
-    rng = np.random.default_rng(0)
-    for episode in range(5):
-        env.reset(seed=episode)
-        total, done = 0.0, False
-        while not done:
-            action = rng.choice(np.flatnonzero(env.action_masks()))
-            _, r, done, _, _ = env.step(action)
-            total += r
-        seat = env.learner_seats[0]
-        assert total == pytest.approx(env.aec.engine.total_rewards[seat])
-
-
 def test_bad_training_settings():
     with pytest.raises(ValueError, match="players must be one of"):
         SB3Settings(game="suipi", players=3)
@@ -164,12 +146,13 @@ def test_bad_training_settings():
 def test_imitation_warm_start_learns_the_rule_bot(tmp_path):
     from sb3_contrib import MaskablePPO
 
+    import cardzoo.vector
+    from cardzoo.training.sb3.vec_env import SB3Tables
     from cardzoo.training.sb3.warm_start import clone_rule_bot
 
-    pool = OpponentPool("siantappo", siantappo_v0.Config(num_players=3, rounds=1), weights={"random": 1.0})
     model = MaskablePPO(
         "MlpPolicy",
-        SelfPlayEnv("siantappo", {"num_players": 3, "rounds": 1}, pool),
+        SB3Tables(cardzoo.vector.make("siantappo", 1, num_players=3, opponents="random", rounds=1)),
         policy_kwargs=dict(net_arch=dict(pi=[64], vf=[64])),
         n_steps=64,
         batch_size=64,

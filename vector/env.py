@@ -75,8 +75,10 @@ class TablesEnv(VectorEnv):
         self.illegal = illegal
         self.tables = t = Tables(game, num_envs, num_players, render_mode, **config)
         self.learner_seats = check_seats(learner_seats, t.num_players, "learner_seats")
-        self._learner = [s in self.learner_seats for s in range(t.num_players)]
-        others = [s for s in range(t.num_players) if not self._learner[s]]
+        # per table, the seats the learner holds in its match: ``learner_seats`` everywhere here; a
+        # subclass may seat each match its own way in ``_start`` (the SB3 trainer draws a team)
+        self._learners = [self.learner_seats] * t.num_tables
+        others = [s for s in range(t.num_players) if s not in self.learner_seats]
         self._seeds = table_seeds(seed, t.num_tables)  # the first reset's, unless it is given one
         self.opponents = Opponents(opponents, t, others, self._seeds) if others else None
         self.game = t.spec.name
@@ -120,13 +122,13 @@ class TablesEnv(VectorEnv):
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
         infos: dict = {}
-        since, learner, play = self.tables.since, self.learner_seats, self.tables.play
+        since, learners, play = self.tables.since, self._learners, self.tables.play
         rows = []
         for i, (a, bad) in enumerate(zip(acts.tolist(), illegal.tolist())):
             term, trunc = (True, False) if bad else self._until_learner(i, play(i, a))
             got = since[i]
             reward = 0.0
-            for s in learner:
+            for s in learners[i]:
                 reward += got[s]
                 got[s] = 0.0
             final_info: dict[str, Any] = {"ranks": self.tables.ranks(i)} if term or trunc else {}
@@ -172,7 +174,7 @@ class TablesEnv(VectorEnv):
     def _until_learner(self, i: int, out) -> tuple[bool, bool]:
         """Table ``i``'s opponents play up to the learner's next decision (after the move that
         gave ``out``, or from the start of a match): (terminated, truncated) for the learner."""
-        tables, learner, seats = self.tables, self._learner, self.learner_seats
+        tables, seats = self.tables, self._learners[i]
         env, active = tables.envs[i], tables.active[i]
         while True:
             if out is not None:
@@ -181,7 +183,7 @@ class TablesEnv(VectorEnv):
                 if out.eliminated and not any(active[s] for s in seats):
                     return True, False  # every learner seat knocked out: its match is over
             seat = env.acting_seat
-            if not learner[seat]:
+            if seat not in seats:
                 # a seat that is not the learner's means there are opponents: self.opponents is set
                 out = tables.play(i, self.opponents.move(i, seat))  # type: ignore[union-attr]
             elif self.play_forced and len(env.legal_now()) == 1:

@@ -18,7 +18,7 @@ class SB3Settings(DeviceSettings):
     steps: int = setting(200_000, "learner decisions (environment steps of the one-seat view) to train for")
     out: str = "runs/run"
     seed: int = setting(0, "seed of the whole run")
-    envs: int = setting(4, "parallel episodes (DummyVecEnv)")
+    envs: int = setting(4, "tables played together (cardzoo.vector), one match each")
     hidden: tuple[int, ...] = (256, 256)
     learning_rate: float = setting(3e-4, "learning rate", flag="lr")
     ent_coef: float = setting(0.01, "entropy coefficient", flag="ent")

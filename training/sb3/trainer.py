@@ -15,9 +15,9 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -29,8 +29,10 @@ from cardzoo.training.common.opponents import OpponentPool
 from cardzoo.training.common.run_dir import RunState
 from cardzoo.training.common.settings import read_json
 from cardzoo.training.sb3.run import SB3Run
-from cardzoo.training.sb3.selfplay_env import SelfPlayEnv
 from cardzoo.training.sb3.settings import SB3Settings
+
+if TYPE_CHECKING:
+    from cardzoo.training.sb3.vec_env import PoolTables, SB3Tables
 
 
 def _actor(model, probe, hidden) -> MaskedPolicyNet:
@@ -79,7 +81,8 @@ class _Run:
     settings: SB3Settings
     run_dir: SB3Run
     pool: OpponentPool
-    vec: Any  # the DummyVecEnv of SelfPlayEnv views the learner plays in
+    vec: SB3Tables  # the tables the learner plays at (cardzoo.vector), as an SB3 VecEnv
+    tables: PoolTables  # the same tables: their streams of sides and deals are saved with the run
     evaluator: Evaluator
     log: Callable[[str], None]
 
@@ -93,8 +96,8 @@ class _Run:
 
 
 def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
-    """Check and prepare the run directory, seed torch, and set up the opponent pool and the envs."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    """Check and prepare the run directory, seed torch, and set up the opponent pool and the tables."""
+    from cardzoo.training.sb3.vec_env import PoolTables, SB3Tables  # imports SB3: only when training
 
     run_dir = SB3Run(Path(settings.out), settings, resume)  # checks the directory; refuses changed settings
     torch.manual_seed(settings.seed)
@@ -105,13 +108,10 @@ def start_run(settings: SB3Settings, resume: bool, log) -> _Run:
     pool = OpponentPool(settings.game, run_dir.probe.config, weights=dict(settings.opponents), seed=settings.seed)
     if resume:
         reload_pool(pool, run_dir.pool_dir)
-    vec = DummyVecEnv(
-        [
-            partial(SelfPlayEnv, settings.game, settings.env_kwargs(), pool, seed=settings.seed * 1000 + i)
-            for i in range(settings.envs)
-        ]
-    )
-    return _Run(settings, run_dir, pool, vec, Evaluator(settings.game, settings.eval_games, settings.variants), log)
+    seeds = [settings.seed * 1000 + i for i in range(settings.envs)]
+    tables = PoolTables(settings.game, settings.envs, settings.env_kwargs(), pool, seeds)
+    evaluator = Evaluator(settings.game, settings.eval_games, settings.variants)
+    return _Run(settings, run_dir, pool, SB3Tables(tables), tables, evaluator, log)
 
 
 def build_or_resume_model(run: _Run, resume: bool):
@@ -129,8 +129,8 @@ def build_or_resume_model(run: _Run, resume: bool):
         if streams_path.is_file():  # continue the episode and opponent streams where they were
             streams = read_json(streams_path, limit=(settings.envs + 1) * MAX_STREAM_JSON)
             run.pool.rng.setstate(_rng_state(streams["pool"]))
-            for e, st in zip(run.vec.envs, streams["envs"]):
-                e._rng.setstate(_rng_state(st))
+            for rng, st in zip(run.tables.rngs, streams["envs"]):
+                rng.setstate(_rng_state(st))
         run.log(f"resuming {out} at step {model.num_timesteps}")
         return model
     model = MaskablePPO(
@@ -167,7 +167,7 @@ def save_run(run: _Run, model) -> None:
     tmp = run.out / "model.tmp.zip"
     model.save(tmp)
     os.replace(tmp, run.out / "model.zip")
-    streams = {"pool": _rng_json(run.pool.rng), "envs": [_rng_json(e._rng) for e in run.vec.envs]}
+    streams = {"pool": _rng_json(run.pool.rng), "envs": [_rng_json(rng) for rng in run.tables.rngs]}
     atomic_write_text(run.out / "streams.json", json.dumps(streams) + "\n")
 
 
