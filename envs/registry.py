@@ -11,6 +11,8 @@ A game is a module (``envs.<game>_v0`` for the shipped ones) that declares:
   moves and their feature rows, for move-ranking agents; games whose move is one action need none),
   ``TEACHER`` (``"module:Class"`` of a player stronger than the rule bot, built like it: the agent
   spec ``teacher``, and what ``--imitate-from teacher`` warm starts imitate),
+  ``CHANCE`` (a ``cardzoo.envs.chance.ChanceModel`` class: what chance does in a match, card by
+  card, for luck-adjusted evaluation; games without one are evaluated raw),
   ``deal_index(env)`` (the
   deal in progress, for games whose rewards are settled deal by deal: trainers may then credit a
   move with its deal's rewards only) and ``random_match`` (engine-level random play, for benchmarks).
@@ -58,6 +60,7 @@ OPTIONAL_PACKAGE_MODULES = {
         "move_facts and word: a move as facts, and their words for a reader"
     ),
     "whole_moves": "WholeMoves: the complete legal moves as feature rows, for move rankers (WHOLE_MOVES)",
+    "chance": "the game's ChanceModel (envs/chance.py): chance card by card, for luck-adjusted evaluation (CHANCE)",
     "outs": "the chance that a hand completes within its next draws, over the cards its seat has not seen",
     "lookahead": "LookaheadBot, the game's TEACHER: keeps the cards with the best chance of completing (outs)",
 }

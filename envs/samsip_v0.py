@@ -9,6 +9,7 @@ Variants are the fields of ``Config`` (docs/rules/samsip.md 2.5); see docs/samsi
 
 from cardzoo.envs.base import make_env_fns
 from cardzoo.envs.samsip.bot import RuleBot
+from cardzoo.envs.samsip.chance import SamSipChance
 from cardzoo.envs.samsip.config import VARIANT_CHOICES, SamSipConfig
 from cardzoo.envs.samsip.engine import random_match
 from cardzoo.envs.samsip.env import SamSipEnv
@@ -20,6 +21,7 @@ PLAYER_COUNTS = (2, 3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = "best final rank: the survivor, or the top of the ranking when the hand cap ends the match (ties split)"
 WHOLE_MOVES = "cardzoo.envs.samsip.whole_moves:WholeMoves"
+CHANCE = SamSipChance  # what chance does in a match, card by card (luck-adjusted evaluation)
 TEACHER = "cardzoo.envs.samsip.lookahead:LookaheadBot"
 
 
@@ -48,6 +50,7 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "WIN_RULE",
     "WHOLE_MOVES",
+    "CHANCE",
     "TEACHER",
     "VARIANT_CHOICES",
 ]

@@ -12,6 +12,7 @@ docs/rules/siantappo.md for the numbered rules (T1-T12).
 
 from cardzoo.envs.base import make_env_fns
 from cardzoo.envs.siantappo.bot import RuleBot
+from cardzoo.envs.siantappo.chance import SiantappoChance
 from cardzoo.envs.siantappo.config import VARIANT_CHOICES
 from cardzoo.envs.siantappo.config import SiantappoConfig as Config
 from cardzoo.envs.siantappo.engine import random_match
@@ -22,6 +23,7 @@ PLAYER_COUNTS = (3, 4, 5, 6)
 DEFAULT_PLAYERS = 4
 WIN_RULE = "highest total reward in the match (ties split)"
 WHOLE_MOVES = "cardzoo.envs.siantappo.whole_moves:WholeMoves"
+CHANCE = SiantappoChance  # what chance does in a match, card by card (luck-adjusted evaluation)
 env, raw_env = make_env_fns(SiantappoEnv)
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "WIN_RULE",
     "WHOLE_MOVES",
+    "CHANCE",
     "VARIANT_CHOICES",
     "random_match",
 ]

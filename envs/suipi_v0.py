@@ -8,6 +8,7 @@ spectator sees it, a (720, 960, 3) uint8 picture).
 
 from cardzoo.envs.base import make_env_fns
 from cardzoo.envs.suipi.bot import RuleBot
+from cardzoo.envs.suipi.chance import SuipiChance
 from cardzoo.envs.suipi.config import VARIANT_CHOICES, SuipiConfig
 from cardzoo.envs.suipi.engine import random_match, teams
 from cardzoo.envs.suipi.env import SuipiEnv
@@ -19,6 +20,7 @@ PLAYER_COUNTS = (2, 4)  # the engine also plays 3 individual players (num_player
 DEFAULT_PLAYERS = 2
 WIN_RULE = "the side with the higher cumulative reward (ties split)"
 WHOLE_MOVES = "cardzoo.envs.suipi.whole_moves:WholeMoves"
+CHANCE = SuipiChance  # what chance does in a match, card by card (luck-adjusted evaluation)
 
 __all__ = [
     "env",
@@ -34,5 +36,6 @@ __all__ = [
     "DEFAULT_PLAYERS",
     "WIN_RULE",
     "WHOLE_MOVES",
+    "CHANCE",
     "VARIANT_CHOICES",
 ]

@@ -17,6 +17,7 @@ from cardzoo.envs.errors import UserError
 from cardzoo.scripts.extras import require
 from cardzoo.scripts.options import add_ray_flag, check_output_file, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_list
+from cardzoo.training.evaluation.luck import ADJUST_CHOICES
 from cardzoo.training.evaluation.report import print_report, print_sprt, write_csv, write_json, write_plot
 from cardzoo.training.evaluation.sprt import SPRTBounds
 from cardzoo.training.evaluation.tournament import run_tournament
@@ -100,8 +101,21 @@ def register(sub) -> argparse.ArgumentParser:
         help=f"bootstrap resamples for rating intervals, 0..{MAX_BOOTSTRAP:,} (default 200; 0: no intervals)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_adjust_flag(p)
     add_sprt_flags(p)
     return p
+
+
+def add_adjust_flag(p) -> None:
+    """--adjust (shared with `cardzoo ladder play`)."""
+    p.add_argument(
+        "--adjust",
+        choices=ADJUST_CHOICES,
+        default=None,
+        help="luck: also report every head-to-head advantage with the luck of the cards and of random "
+        "players' choices taken out (unbiased; narrower intervals), with the game's value network; "
+        "none: raw results only (default: luck where a value network ships for the game and count)",
+    )
 
 
 def add_sprt_flags(p) -> None:
@@ -190,6 +204,7 @@ def run(args) -> int:
             bootstrap=args.bootstrap,
             ray=args.ray,
             sprt=sprt,
+            adjust=args.adjust,
         )
     report = result.report()
     print_report(report)

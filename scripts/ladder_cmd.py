@@ -17,7 +17,7 @@ import json
 import os
 
 from cardzoo.envs.errors import UserError
-from cardzoo.scripts.eval_cmd import MAX_GAMES, MAX_WORKERS, add_sprt_flags, sprt_bounds_of
+from cardzoo.scripts.eval_cmd import MAX_GAMES, MAX_WORKERS, add_adjust_flag, add_sprt_flags, sprt_bounds_of
 from cardzoo.scripts.options import add_option_flag, add_ray_flag, check_output_file, parse_options, ray_session_of
 from cardzoo.training.agents.specs import parse_agent_spec
 
@@ -58,6 +58,7 @@ def register(sub) -> argparse.ArgumentParser:
     )
     add_option_flag(play)
     add_ray_flag(play, "play the matches on a Ray cluster, --workers actors of 1 CPU each; the same matches")
+    add_adjust_flag(play)
     add_sprt_flags(play)
     show = steps.add_parser("show", help="ratings with 95%% intervals, per game and player count")
     show.add_argument("--plot", metavar="FILE", help="draw the ratings with their intervals as PNG")
@@ -102,7 +103,15 @@ def _play(args, path: str) -> int:
     options = parse_options(args.option, args.game)
     with contextlib.closing(ladder_store.open_ladder(path, create=False)) as con, ray_session_of(args):
         played = ladder.play(
-            con, args.game, args.players, args.games, options=options, workers=args.workers, sprt=sprt, ray=args.ray
+            con,
+            args.game,
+            args.players,
+            args.games,
+            options=options,
+            workers=args.workers,
+            sprt=sprt,
+            ray=args.ray,
+            adjust=args.adjust,
         )
     print(f"played {played} matches; the ladder is in {path}")
     return 0

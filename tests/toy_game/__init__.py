@@ -12,10 +12,12 @@ module ``envs/<game>_v0.py``, declaring the game's facts.
 
 from cardzoo.envs.base import make_env_fns
 from tests.toy_game.bot import RuleBot
+from tests.toy_game.chance import HighCardChance
 from tests.toy_game.config import HighCardConfig
 from tests.toy_game.env import HighCardEnv
 
 GAME, Config, PLAYER_COUNTS, DEFAULT_PLAYERS = "highcard", HighCardConfig, (2, 3, 4), 2
+CHANCE = HighCardChance  # what chance does in a match (luck-adjusted evaluation)
 env, raw_env = make_env_fns(HighCardEnv)
 
-__all__ = ["GAME", "Config", "RuleBot", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "env", "raw_env", "HighCardEnv"]
+__all__ = ["CHANCE", "GAME", "Config", "RuleBot", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "env", "raw_env", "HighCardEnv"]

@@ -166,6 +166,9 @@ OPTIONAL = {
         f"one of {', '.join(map(repr, ARCHITECTURES))}",
     ),
     "move_features": (lambda v: _is_int(v) and 1 <= v <= MAX_SIZE, f"an integer in 1..{MAX_SIZE}"),
+    "deck": (lambda v: _is_int(v) and 1 <= v <= 256, "an integer in 1..256"),
+    "codes": (lambda v: _is_int(v) and 1 <= v <= 256, "an integer in 1..256"),
+    "numbers": (lambda v: _is_int(v) and 0 <= v <= MAX_SIZE, f"an integer in 0..{MAX_SIZE}"),
     "trust": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100,
         "a number in 0..100",

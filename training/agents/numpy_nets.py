@@ -230,7 +230,74 @@ class RankerMLP(_Arrays):
         return hidden @ weight + bias
 
 
-ARCHITECTURES = {cls.architecture: cls for cls in (PolicyMLP, RankerMLP)}
+class ValueMLP(_Arrays):
+    """A full-information value network (the checkpoint architecture ``"value"``): what the rest of
+    a match is worth to one seat, from where every card is and the state's numbers, as the game's
+    ``CHANCE`` model reads them (``cardzoo.envs.chance``). It never plays; luck-adjusted
+    evaluation (``cardzoo.training.evaluation.luck``) asks it about the states chance could have
+    made. Input: each card's location code seen from the seat, one-hot (``deck`` x ``codes``),
+    then the ``numbers``; ``obs_size`` is their total, ``num_actions`` 1 (the value)."""
+
+    architecture = "value"
+    META_FIELDS: tuple = ("deck", "codes", "numbers")
+
+    def __init__(self, state: dict[str, np.ndarray], deck: int, codes: int, numbers: int, hidden, activation="relu"):
+        super().__init__(state, activation)
+        self.deck, self.codes, self.numbers = deck, codes, numbers
+        self.obs_size, self.num_actions, self.hidden = deck * codes + numbers, 1, [int(h) for h in hidden]
+        first = self._state["net.0.weight"].T  # [obs, h0]
+        self._cards = first[: deck * codes].reshape(deck, codes, -1)
+        self._numbers = first[deck * codes :]
+        self._bias = self._state["net.0.bias"]
+        self._layers = [
+            (self._state[f"net.{2 * i}.weight"].T, self._state[f"net.{2 * i}.bias"]) for i in range(1, len(self.hidden))
+        ]
+        self._out = (self._state["out.weight"][0], self._state["out.bias"][0])
+
+    @staticmethod
+    def parameter_shapes(deck: int, codes: int, numbers: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+        """``ValueNet``'s ``state_dict`` (training/value/net.py): Linears with an activation between."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        width = deck * codes + numbers
+        for i, h in enumerate(hidden):
+            shapes[f"net.{2 * i}.weight"] = (h, width)
+            shapes[f"net.{2 * i}.bias"] = (h,)
+            width = h
+        shapes["out.weight"] = (1, width)
+        shapes["out.bias"] = (1,)
+        return shapes
+
+    @classmethod
+    def shapes_of(cls, meta: dict) -> dict[str, tuple[int, ...]]:
+        return cls.parameter_shapes(meta["deck"], meta["codes"], meta["numbers"], meta["hidden"])
+
+    @classmethod
+    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> "ValueMLP":
+        return cls(state, meta["deck"], meta["codes"], meta["numbers"], meta["hidden"], meta["activation"])
+
+    def sidecar_fields(self) -> dict:
+        return {"architecture": self.architecture, "deck": self.deck, "codes": self.codes, "numbers": self.numbers}
+
+    @staticmethod
+    def describe(meta: dict) -> str:
+        return f"a value network {meta['hidden']} ({meta['activation']}) over every card's place and {meta['numbers']} numbers"
+
+    def agent(self, meta: dict, config=None, seed: int | None = None):
+        raise UserError("a value network does not play: it is for `cardzoo eval --adjust luck`")
+
+    def values(self, codes: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+        """The value of each state: ``codes`` [B, deck] location codes seen from the seat,
+        ``numbers`` [B, numbers] -> [B]. The one-hot first layer is a sum of gathered rows."""
+        hidden = self._cards[np.arange(self.deck), codes].sum(axis=1)
+        hidden += np.asarray(numbers, dtype=np.float32) @ self._numbers + self._bias
+        hidden = self._act(hidden)
+        for weight_t, bias in self._layers:
+            hidden = self._act(hidden @ weight_t + bias)
+        weight, bias = self._out
+        return hidden @ weight + bias
+
+
+ARCHITECTURES = {cls.architecture: cls for cls in (PolicyMLP, RankerMLP, ValueMLP)}
 DEFAULT = PolicyMLP.architecture
 
 

@@ -39,7 +39,7 @@ def shipped_models(folders: list[Path] | None = None) -> list[tuple[str, str, li
     out = []
     for folder in models_dirs() if folders is None else folders:
         for sidecar in sorted(folder.glob("*.json")):
-            if sidecar.name.endswith((".eval.json", ".probe.json")):  # measurements, not sidecars
+            if sidecar.name.endswith((".eval.json", ".probe.json", ".value.json")):  # not models that play
                 continue
             try:
                 meta = _read_sidecar_json(sidecar)

@@ -39,6 +39,12 @@ class RandomAgent:
             raise UserError("RandomAgent got an empty action mask: this seat is not acting")
         return int(legal[self.rng.integers(legal.size)])
 
+    def action_probs(self, action_mask) -> np.ndarray:
+        """Its policy, known exactly: uniform over the legal actions (luck-adjusted evaluation
+        takes the luck of its choices out, as of chance)."""
+        legal = np.asarray(action_mask, dtype=float) > 0
+        return legal / legal.sum()
+
 
 # ---------------------------------------------------------------- agent specs
 #

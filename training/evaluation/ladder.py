@@ -21,6 +21,7 @@ from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 from cardzoo.training.agents.specs import make_agent
+from cardzoo.training.evaluation.luck import resolve_adjust
 from cardzoo.training.evaluation.ladder_store import Entrant, Match, entrants, matches, store_match
 from cardzoo.training.evaluation.pool import play_tasks
 from cardzoo.training.evaluation.ratings import bootstrap_ratings, elo_ratings
@@ -50,9 +51,12 @@ def play(
     sprt: SPRTBounds | None = None,
     ray: str | None = None,
     say: Callable[[str], None] = print,
+    adjust: str | None = None,
 ) -> int:
     """Play every pair of the ladder's entrants that can sit at this game up to ``games`` matches
-    (fewer where the SPRT decides); returns the number of matches played now."""
+    (fewer where the SPRT decides); returns the number of matches played now. ``adjust`` as
+    ``run_tournament``'s: every new match also stores its luck-adjusted rewards (the default where
+    a value network ships), which the SPRT then weighs where all of a pair's matches have them."""
     module = game_module(game)
     game = module.GAME
     players = DEFAULT_PLAYERS[game] if players is None else int(players)
@@ -66,9 +70,12 @@ def play(
             f"the ladder has {len(field)} entrant(s) that can play {game} with {players} players; "
             f"add more with `cardzoo ladder add SPEC...`"
         )
+    value = resolve_adjust(adjust, game, players)
     played = 0
     for a, b in itertools.combinations(field, 2):
-        played += _play_pair(con, game, players, dict(options or {}), rules, a, b, games, workers, sprt, ray, say)
+        played += _play_pair(
+            con, game, players, dict(options or {}), rules, a, b, games, workers, sprt, ray, say, value
+        )
     return played
 
 
@@ -96,6 +103,7 @@ def _play_pair(
     sprt: SPRTBounds | None,
     ray: str | None,
     say,
+    value: str | None = None,
 ) -> int:
     sides = sides_for(game, players)
     setup = Setup(
@@ -107,6 +115,7 @@ def _play_pair(
         sides,
         pair_seed(game, players, rules, a, b),
         False,
+        value,
     )
     set_size, tasks = schedule(games, 2, len(sides), None, True)
     stored = matches(con, game, players, rules, (a.id, b.id))
@@ -143,6 +152,7 @@ def _play_pair(
                 list(res.seat_rewards),
                 list(res.side_scores),
                 res.steps,
+                adjusted_rewards=res.adjusted_rewards,
             ),
         )
         count += 1
@@ -163,7 +173,8 @@ def _result(m: Match, a: Entrant, b: Entrant) -> GameResult:
     """A stored match as the tournament's game result (entrant 0 = a, 1 = b per side)."""
     sides = sides_for(m.game, m.players)
     lineup = tuple(0 if m.seats[side[0]] == a.id else 1 for side in sides)
-    return GameResult(m.deal, m.seating, lineup, list(m.rewards), list(m.scores), m.steps)
+    adjusted = None if m.adjusted_rewards is None else list(m.adjusted_rewards)
+    return GameResult(m.deal, m.seating, lineup, list(m.rewards), list(m.scores), m.steps, None, adjusted)
 
 
 def standings(con, bootstrap: int = 200, seed: int = 0) -> list[dict]:

@@ -14,10 +14,19 @@ from cardzoo.training.evaluation.results import GameResult
 
 
 def log_key(
-    game: str, players: int, config: dict, agents: list[str], base: list[int] | None, mode: str, seed: int, tasks: int
+    game: str,
+    players: int,
+    config: dict,
+    agents: list[str],
+    base: list[int] | None,
+    mode: str,
+    seed: int,
+    tasks: int,
+    value: str | None = None,
 ) -> dict:
-    """What identifies a tournament in its log: a log of other settings is refused, not resumed."""
-    return {
+    """What identifies a tournament in its log: a log of other settings is refused, not resumed
+    (``value``: the luck adjustment's value network, part of the key where there is one)."""
+    key = {
         "game": game,
         "players": players,
         "options": config,
@@ -27,6 +36,9 @@ def log_key(
         "seed": seed,
         "tasks": tasks,
     }
+    if value is not None:
+        key["value"] = value
+    return key
 
 
 def _game_to_json(g: GameResult) -> dict:
@@ -37,6 +49,7 @@ def _game_to_json(g: GameResult) -> dict:
         "seat_rewards": g.seat_rewards,
         "side_scores": g.side_scores,
         "steps": g.steps,
+        **({} if g.adjusted_rewards is None else {"adjusted_rewards": g.adjusted_rewards}),
     }
 
 
@@ -72,6 +85,7 @@ def read_log(path: str, key: dict) -> list[GameResult]:
                     [float(x) for x in d["seat_rewards"]],
                     [float(x) for x in d["side_scores"]],
                     int(d["steps"]),
+                    adjusted_rewards=None if "adjusted_rewards" not in d else [float(x) for x in d["adjusted_rewards"]],
                 )
             )
     except UserError:

@@ -106,18 +106,18 @@ def _pairs_table(report: dict):
         ("b", "left"),
         ("games", "right"),
         ("a − b reward [95% CI]", "right"),
-        ("a ahead", "right"),
     )
+    adjusted = bool(report["pairs"]) and all("adjusted_advantage" in pr for pr in report["pairs"])
+    if adjusted:
+        columns += (("luck-adjusted [95% CI]", "right"),)
+    columns += (("a ahead", "right"),)
     for col, just in columns:
         p.add_column(col, justify=just, no_wrap=True)
     for pr in report["pairs"]:
-        p.add_row(
-            pr["a"],
-            pr["b"],
-            str(pr["games"]),
-            f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}",
-            _fmt(pr["a_score"], ".0%"),
-        )
+        cells = [pr["a"], pr["b"], str(pr["games"]), f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}"]
+        if adjusted:
+            cells.append(f"{_fmt(pr['adjusted_advantage'], '+.2f')} {_ci(pr['adjusted_advantage_ci'], '+.2f')}")
+        p.add_row(*cells, _fmt(pr["a_score"], ".0%"))
     return p
 
 

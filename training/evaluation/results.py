@@ -23,14 +23,17 @@ class GameResult:
     side_scores: list[float]  # what decides the winner (reward, or minus the rank in Sam Sip)
     steps: int
     record: dict | None = None
+    adjusted_rewards: list[float] | None = None  # luck-adjusted seat rewards, where computed
 
-    def entrant_rewards(self, sides) -> dict[int, float]:
+    def entrant_rewards(self, sides, adjusted: bool = False) -> dict[int, float]:
         """Each seated entrant's reward in this game: the mean over the sides it holds of the
-        side's mean seat reward."""
+        side's mean seat reward (``adjusted``: of the luck-adjusted seat rewards)."""
+        rewards = self.adjusted_rewards if adjusted else self.seat_rewards
+        assert rewards is not None, "no luck-adjusted rewards in this game"
         out = {}
         for ent in sorted(set(self.lineup)):
             held = [i for i, x in enumerate(self.lineup) if x == ent]
-            out[ent] = float(np.mean([np.mean([self.seat_rewards[s] for s in sides[i]]) for i in held]))
+            out[ent] = float(np.mean([np.mean([rewards[s] for s in sides[i]]) for i in held]))
         return out
 
 
@@ -52,6 +55,7 @@ class TournamentResult:
     mode: str = "field"
     bootstrap: int = 200
     sprt: dict | None = None  # the sequential test's outcome, when one decided when to stop
+    value: str | None = None  # the value network of the luck adjustment (its file name), or None
 
     def report(self) -> dict:
         return summarize(self)

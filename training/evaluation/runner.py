@@ -14,6 +14,7 @@ import numpy as np
 from cardzoo.envs.registry import game_module, game_spec
 from cardzoo.envs.seatview import match_over
 from cardzoo.training.agents.specs import AgentSpec, agent_move, make_agent
+from cardzoo.training.evaluation.luck import LuckTracker, load_value
 from cardzoo.training.evaluation.results import GameResult
 
 MAX_STEPS = 2_000_000  # safety net against a game that never ends
@@ -40,6 +41,7 @@ class Setup:
     sides: tuple[tuple[int, ...], ...]
     seed: int
     records: bool
+    value: str | None = None  # a value network's path: luck-adjusted rewards too (evaluation.luck)
 
 
 class Runner:
@@ -52,6 +54,7 @@ class Runner:
         self.seat_side = {seat: i for i, side in enumerate(setup.sides) for seat in side}
         self.bare = [dataclasses.replace(sp, seed=None) for sp in setup.specs]
         self._loaded: dict[tuple[int, int], object] = {}  # (entrant, seat) -> checkpoint agent
+        self.value = None if setup.value is None else load_value(setup.value, setup.game, setup.players)
 
     def _agent(self, entrant: int, seat: int, seed: int):
         """A fresh agent for one game; checkpoint agents are loaded once per worker and seat,
@@ -77,6 +80,9 @@ class Runner:
         totals = [0.0] * s.players
         moves: list[dict] | None = [] if s.records else None
         steps = 0
+        luck = None if self.value is None else LuckTracker(self.value.model, self.value)
+        if luck is not None:
+            luck.start(env.engine)
         while env.agents:
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
@@ -89,17 +95,22 @@ class Runner:
             action = agent_move(agents[seat], env, seat, obs["observation"], obs["action_mask"])
             if moves is not None:
                 moves.append({"seat": seat, "action": action, "text": env.action_text(action)})
+            before = None if luck is None else env.engine.clone()
             env.step(action)
             steps += 1
-            for a, r in env.rewards.items():
-                if r:
-                    totals[env.agent_seat[a]] += r
+            paid = {env.agent_seat[a]: r for a, r in env.rewards.items() if r}
+            for seat_paid, r in paid.items():
+                totals[seat_paid] += r
+            if luck is not None:
+                probs = getattr(agents[seat], "action_probs", None)
+                luck.step(before, action, env.engine, paid, None if probs is None else probs(obs["action_mask"]))
             if steps > MAX_STEPS:
                 raise RuntimeError(f"{s.game}: a game ran past {MAX_STEPS} steps")
         seat_scores = self._seat_scores(totals)
         side_scores = [float(np.mean([seat_scores[x] for x in side])) for side in s.sides]
         record = None if moves is None else self._record(deal, lineup, moves, totals, side_scores)
-        return GameResult(deal, index, tuple(lineup), totals, side_scores, steps, record)
+        adjusted = None if luck is None else [float(t - c) for t, c in zip(totals, luck.corrections)]
+        return GameResult(deal, index, tuple(lineup), totals, side_scores, steps, record, adjusted)
 
     def _seat_agents(self, deal: int, index: int, lineup: tuple[int, ...]) -> list:
         """The agent of every seat for this game, each with its own seed, reset."""

@@ -4,8 +4,8 @@ run it.
 
 The observations are the deals of a duplicate-deal tournament between two entrants A and B: one
 deal's result is A's reward minus B's per game, averaged over the deal's seatings (the same number
-``eval`` reports as the pair's ``advantage``, computed deal by deal; ``deal_results`` makes them, and
-is the one place a luck-adjusted value would come in). The test weighs
+``eval`` reports as the pair's ``advantage``, computed deal by deal, or its ``adjusted_advantage``
+where the games are luck-adjusted; ``deal_results`` makes them). The test weighs
 
     H0: the mean advantage is ``adv0``   against   H1: it is ``adv1``   (adv0 < adv1)
 
@@ -119,10 +119,12 @@ def sequential(values: Sequence[float] | np.ndarray, bounds: SPRTBounds) -> tupl
 
 def deal_results(games: Sequence[GameResult], sides: Sequence[Sequence[int]], a: int = 0, b: int = 1) -> list[float]:
     """Per deal (in deal order), A's reward minus B's per game, averaged over the deal's games that
-    seated both. The SPRT's observations."""
+    seated both: the luck-adjusted rewards where every game has them (``eval --adjust luck``, the
+    default where a value network ships), else the raw ones. The SPRT's observations."""
     per_deal: dict[int, list[float]] = {}
+    adjusted = all(g.adjusted_rewards is not None for g in games)
     for g in games:
-        rewards = g.entrant_rewards(sides)
+        rewards = g.entrant_rewards(sides, adjusted=adjusted)
         if a in rewards and b in rewards:
             per_deal.setdefault(g.deal, []).append(rewards[a] - rewards[b])
     return [float(np.mean(per_deal[d])) for d in sorted(per_deal)]
@@ -141,6 +143,7 @@ class SPRTWatch:
     values: list[float] = field(default_factory=list)
     accepted: str | None = None
     games: int = 0
+    adjusted: bool | None = None  # every deal's observation luck-adjusted (None: no deal yet)
     _open: dict[int, list[GameResult]] = field(default_factory=dict)  # deal -> its games so far
 
     def add(self, g: GameResult) -> bool:
@@ -150,7 +153,9 @@ class SPRTWatch:
         deal.append(g)
         if len(deal) < self.set_size:
             return False
-        self.values.extend(deal_results(self._open.pop(g.deal), self.sides, self.a, self.b))
+        games = self._open.pop(g.deal)
+        self.adjusted = all(x.adjusted_rewards is not None for x in games) and self.adjusted is not False
+        self.values.extend(deal_results(games, self.sides, self.a, self.b))
         self.accepted = verdict(self.values, self.bounds)
         return self.accepted is not None
 
@@ -178,6 +183,7 @@ class SPRTWatch:
             "llr": _finite(llr(self.values, b)),
             "bounds": [b.lower, b.upper],
             "mean_advantage": float(x.mean()) if x.size else None,
+            "observations": "luck-adjusted" if self.adjusted else "raw",
             "min_deals": MIN_DEALS,
         }
 

@@ -53,6 +53,17 @@ def summarize(res: TournamentResult) -> dict:
         "pairs": pairs,
         "ratings": ratings,
         "sprt": res.sprt,
+        "adjustment": _adjustment(res),
+    }
+
+
+def _adjustment(res: TournamentResult) -> dict | None:
+    """How the luck-adjusted values were made, or None where there are none."""
+    if res.value is None:
+        return None
+    return {
+        "method": "luck (AIVAT-style control variates: chance and known policies, enumerated exactly)",
+        "value_network": res.value,
     }
 
 
@@ -69,6 +80,8 @@ class _Tally:
         self.wins = np.zeros(e)
         self.deal_wins = np.zeros((len(self.deals), e, e))
         self.pair_diff: dict[tuple[int, int], tuple[list[float], list[int]]] = {}
+        self.adjusted = bool(res.games) and all(g.adjusted_rewards is not None for g in res.games)
+        self.pair_adjusted: dict[tuple[int, int], list[float]] = {}
         for g in res.games:
             self._add(g)
 
@@ -77,6 +90,7 @@ class _Tally:
         best = max(g.side_scores)
         winners = [i for i, sc in enumerate(g.side_scores) if sc == best]
         rew, score = g.entrant_rewards(self.sides), {}
+        adj = g.entrant_rewards(self.sides, adjusted=True) if self.adjusted else None
         for ent in present:
             idx = [i for i, x in enumerate(g.lineup) if x == ent]
             score[ent] = float(np.mean([g.side_scores[i] for i in idx]))
@@ -95,6 +109,8 @@ class _Tally:
             lst = self.pair_diff.setdefault((a, b), ([], []))
             lst[0].append(rew[a] - rew[b])
             lst[1].append(g.deal)
+            if adj is not None:
+                self.pair_adjusted.setdefault((a, b), []).append(adj[a] - adj[b])
 
 
 def _entrant_rows(res: TournamentResult, t: _Tally) -> list[dict]:
@@ -123,16 +139,18 @@ def _pair_rows(res: TournamentResult, t: _Tally, total_w: np.ndarray) -> list[di
     for (a, b), (diffs, dls) in sorted(t.pair_diff.items()):
         mean, lo, hi = clustered_mean_ci(diffs, dls)
         comps = total_w[a, b] + total_w[b, a]
-        pairs.append(
-            {
-                "a": res.names[a],
-                "b": res.names[b],
-                "games": len(diffs),
-                "advantage": _num(mean),
-                "advantage_ci": [_num(lo), _num(hi)],
-                "a_score": _num(total_w[a, b] / comps if comps else float("nan")),
-            }
-        )
+        row = {
+            "a": res.names[a],
+            "b": res.names[b],
+            "games": len(diffs),
+            "advantage": _num(mean),
+            "advantage_ci": [_num(lo), _num(hi)],
+            "a_score": _num(total_w[a, b] / comps if comps else float("nan")),
+        }
+        if (a, b) in t.pair_adjusted:
+            amean, alo, ahi = clustered_mean_ci(t.pair_adjusted[(a, b)], dls)
+            row.update(adjusted_advantage=_num(amean), adjusted_advantage_ci=[_num(alo), _num(ahi)])
+        pairs.append(row)
     return pairs
 
 

@@ -30,12 +30,14 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 from cardzoo.training.agents.specs import AgentSpec, parse_agent_spec
 from cardzoo.training.evaluation.log import log_key, open_log, read_log, write_game
+from cardzoo.training.evaluation.luck import resolve_adjust
 from cardzoo.training.evaluation.pool import play_tasks
 from cardzoo.training.evaluation.results import GameResult, TournamentResult
 from cardzoo.training.evaluation.runner import Runner, Setup
@@ -61,6 +63,7 @@ def run_tournament(
     log: str | None = None,
     ray: str | None = None,
     sprt: SPRTBounds | None = None,
+    adjust: str | None = None,
 ) -> TournamentResult:
     """Play a tournament and return its games (``.report()`` for the statistics).
 
@@ -72,12 +75,17 @@ def run_tournament(
     ``workers`` actors of the Ray cluster at that address ("" for this machine's); the same games.
     ``sprt`` (two entrants): stop as soon as the sequential test decides between its hypotheses on
     the first entrant's advantage over the second (``games`` is then the cap); the outcome is in
-    ``result.sprt``. Not with ``log``.
+    ``result.sprt``. Not with ``log``. ``adjust``: ``"luck"`` (every game also luck-adjusted with the
+    game's value network, ``evaluation.luck``), ``"none"``, or None for luck where a value network
+    ships for the game and count; the SPRT then weighs the adjusted results.
     """
     game, players, options, specs = _check_arguments(game, agents, players, games, workers, options)
     sides = sides_for(game, players)
     names, entrant_specs, base, mode = _entrants(game, players, specs, sides, seats, rotate)
-    setup = Setup(game, players, options, tuple(entrant_specs), tuple(names), sides, int(seed), records is not None)
+    value = resolve_adjust(adjust, game, players)
+    setup = Setup(
+        game, players, options, tuple(entrant_specs), tuple(names), sides, int(seed), records is not None, value
+    )
     runner = Runner(setup)  # validates the rule options
     runner.check_agents()  # and every agent spec, before any game starts
     set_size, tasks = schedule(games, len(names), len(sides), base, rotate)
@@ -94,6 +102,7 @@ def run_tournament(
         len(tasks),
         mode=mode,
         bootstrap=bootstrap,
+        value=None if value is None else Path(value).name,
     )
     key = log_key(
         game,
@@ -104,6 +113,7 @@ def run_tournament(
         mode,
         int(seed),
         len(tasks),
+        result.value,
     )
     done = read_log(log, key) if log is not None else []
     result.games.extend(done)
@@ -262,6 +272,7 @@ def versus_baselines(
             workers=workers,
             options=options,
             progress=progress,
+            adjust="none",  # per-entrant means only: luck adjustment is for head-to-head advantages
         )
         me = res.report()["entrants"][0]
         out[baseline] = {k: me[k] for k in ("games", "mean_reward", "reward_ci", "win_rate", "win_ci")}
