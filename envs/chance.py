@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
 @dataclass(frozen=True)
 class Slot:
     """One thing chance decided: which of ``options`` (card, location) happened, option ``actual``;
@@ -97,9 +98,8 @@ class ChanceModel:
         and per-seat numbers rotated so that the seat is seat 0."""
         rel = self.relative_codes(seat)[loc]
         k, n = self.seat_numbers, self.n
-        per = ctx[:, : k * n].reshape(len(ctx), n, k)
-        per = np.roll(per, -seat, axis=1).reshape(len(ctx), k * n)
-        return rel, np.concatenate([per, ctx[:, k * n :]], axis=1)
+        per = np.roll(ctx[:, : k * n].reshape(len(ctx), n, k), -seat, axis=1)
+        return rel, np.concatenate([per.reshape(len(ctx), k * n), ctx[:, k * n :]], axis=1)
 
     # ---------------------------------------------------------------- the game's part
     def state(self, engine) -> tuple[np.ndarray, np.ndarray]:

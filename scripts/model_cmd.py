@@ -32,7 +32,28 @@ def register(sub) -> argparse.ArgumentParser:
     _register_trust(actions)
     _register_card(actions)
     _register_probe(actions)
+    _register_value(actions)
     return p
+
+
+def _register_value(actions) -> None:
+    p = actions.add_parser(
+        "value",
+        help="train a game's full-information value network for luck-adjusted evaluation",
+        description="Play recorded matches (default: the shipped model against the rule bot, duplicate "
+        "deals) and fit a value network that sees every hand to the rewards each seat still "
+        "earned after every state chance made. Put it in models/ as GAME-Np.value to make "
+        "`cardzoo eval --adjust luck` the default for that game and count (docs/evaluation.md).",
+    )
+    p.add_argument("game", help="siantappo, suipi or samsip")
+    p.add_argument("--players", type=int, required=True, help="the player count it is for")
+    p.add_argument("--out", help="where to write it, without suffix (default runs/value/GAME-Np.value)")
+    p.add_argument("--agents", default="model,rules", help="the agents of the recorded matches (default model,rules)")
+    p.add_argument("--matches", type=int, default=400, help="recorded matches, 10..1,000,000 (default 400)")
+    p.add_argument("--hidden", default="128,64", help="hidden layer widths (default 128,64)")
+    p.add_argument("--epochs", type=int, default=30, help="passes over the recorded states, 1..1000 (default 30)")
+    p.add_argument("--seed", type=int, default=0, help="the matches' and the fit's seed (default 0)")
+    p.add_argument("--force", action="store_true", help="replace an existing file at --out")
 
 
 def _register_trust(actions) -> None:
@@ -108,11 +129,39 @@ def _register_probe(actions) -> None:
 
 
 def run(args) -> int:
+    if args.model_action == "value":
+        return _run_value(args)
     if args.model_action == "trust":
         return _run_trust(args)
     if args.model_action == "probe":
         return _run_probe(args)
     return _run_card(args)
+
+
+def _run_value(args) -> int:
+    from cardzoo.envs.registry import game_module
+    from cardzoo.training.evaluation.luck import value_name
+    from cardzoo.training.value.train import ValueSettings, train_value
+
+    game = game_module(args.game).GAME
+    if not 10 <= args.matches <= 1_000_000 or not 1 <= args.epochs <= 1000:
+        raise UserError(f"--matches must be 10..1,000,000 and --epochs 1..1000, got {args.matches} and {args.epochs}")
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        raise UserError(f"--hidden must be comma-separated widths such as 128,64, got {args.hidden!r}") from None
+    if not hidden or not all(1 <= h <= 4096 for h in hidden):
+        raise UserError(f"--hidden widths must be 1..4096, got {args.hidden!r}")
+    out = args.out or f"runs/value/{value_name(game, args.players)}"
+    settings = ValueSettings(
+        game, args.players, out, tuple(args.agents.split(",")), args.matches, hidden, args.epochs, args.seed, args.force
+    )
+    ev = train_value(settings)
+    print(
+        f"wrote {out}.safetensors: validation error {ev['validation_mse']:.4f} against a target variance of "
+        f"{ev['target_variance']:.4f} (R² {ev['validation_r2']:.3f})"
+    )
+    return 0
 
 
 def _run_probe(args) -> int:

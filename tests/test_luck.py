@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import random
 
 import numpy as np
 import pytest
@@ -90,11 +91,11 @@ def test_adjusted_expectation_equals_raw_exactly_on_the_toy_game(players, random
     model = HighCardChance(players)
     value = Float64Value(model, seed=players)
     cards = [3, 11, 20, 28, 37, 45, 50, 51, 6][: 3 * players]
-    out = {"raw": np.zeros(players), "corrections": np.zeros(players), "largest": 0.0}
+    out: dict = {"raw": np.zeros(players), "corrections": np.zeros(players), "largest": 0.0}
     deals = list(itertools.permutations(cards)) if players == 2 else _sampled_orders(cards)
     weight = 1.0 / len(deals)
     for deck in deals:
-        engine = HighCardEngine(HighCardConfig(num_players=players), None, deck=list(deck))
+        engine = HighCardEngine(HighCardConfig(num_players=players), random.Random(0), deck=list(deck))
         tracker = LuckTracker(model, value)
         tracker.start(engine)
         _walk(engine, tracker, weight, np.zeros(players), random_seats, out)
@@ -124,6 +125,7 @@ def test_every_chance_slot_holds_what_happened(game, players):
     happened is one of them, and every card a step revealed from the unseen cards is told by a
     slot (nothing revealed by chance goes uncounted but the jokers S5 and P7 turn over)."""
     module, model = game_module(game), chance_model(game, players)
+    assert model is not None
     env = module.raw_env(num_players=players)
     for seed in range(3):
         env.reset(seed=seed)
@@ -143,7 +145,7 @@ def test_every_chance_slot_holds_what_happened(game, players):
 def _check_events(model, events) -> None:
     for ev in events:
         assert ev.loc.shape == (model.deck,) and ev.ctx.shape == (model.numbers,)
-        assert 0 <= ev.loc.min() and ev.loc.max() < model.codes
+        assert ev.loc.min() >= 0 and ev.loc.max() < model.codes
         for slot in ev.slots:
             assert len(set(slot.options)) == len(slot.options) and 0 <= slot.actual < len(slot.options)
             assert all(w > 0 for w in slot.weights)
@@ -174,6 +176,7 @@ def test_corrections_average_zero_between_identical_agents(value_dir, game, play
     res = run_tournament(game, [agent, agent], players=players, games=games, seed=61, adjust="luck")
     per_deal: dict[int, list] = {}
     for g in res.games:
+        assert g.adjusted_rewards is not None
         per_deal.setdefault(g.deal, []).append(np.subtract(g.seat_rewards, g.adjusted_rewards))
     corrections = np.array([np.mean(c, axis=0) for c in per_deal.values()])
     assert np.abs(corrections).max() > 0.01  # the corrections are real
@@ -213,3 +216,22 @@ def test_a_value_network_of_another_game_is_refused(value_dir):
 
     with pytest.raises(Exception, match="not a samsip value network"):
         load_value(value_dir / (value_name("suipi", 2) + ".safetensors"), "samsip", 4)
+
+
+# ------------------------------------------------------------------ 10,000 matches a game (slow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,players", [("samsip", 4), ("suipi", 2), ("siantappo", 4)])
+def test_adjusted_and_raw_means_agree_over_ten_thousand_matches(game, players):
+    """The shipped value network, the rule bot against random (random's choices adjusted too):
+    over 10,000 matches the raw advantage lies within the adjusted one's 95% interval.
+    `pytest -m slow tests/test_luck.py -k agree` (docs/evaluation.md reports a run)."""
+    from cardzoo.training.evaluation.luck import find_value_net
+
+    if find_value_net(game, players) is None:
+        pytest.skip(f"no value network ships for {game} at {players} players")
+    res = run_tournament(game, ["rules", "random"], players=players, games=10_000, seed=6161, workers=2, adjust="luck")
+    pair = res.report()["pairs"][0]
+    lo, hi = pair["adjusted_advantage_ci"]
+    assert lo <= pair["advantage"] <= hi, pair

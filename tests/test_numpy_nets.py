@@ -18,10 +18,11 @@ import torch
 from cardzoo.envs.registry import game_spec
 from cardzoo.training.agents.checkpoint import load_agent, load_network, save_checkpoint
 from cardzoo.training.agents.networks import NETWORKS, load_checkpoint, torch_module
-from cardzoo.training.agents.numpy_nets import ACTIVATIONS, ARCHITECTURES, PolicyMLP, RankerMLP
+from cardzoo.training.agents.numpy_nets import ACTIVATIONS, ARCHITECTURES, PolicyMLP, RankerMLP, ValueMLP
 from cardzoo.training.agents.policy import ACTIVATIONS as TORCH_ACTIVATIONS
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.ranker import MoveRankerNet
+from cardzoo.training.agents.value import ValueNet
 from cardzoo.training.agents.shipped import shipped_models
 from cardzoo.training.parallel.threads import one_thread
 
@@ -149,3 +150,18 @@ def test_the_numpy_and_torch_sides_name_the_same_architectures_and_tensors():
         policy, ranker = MaskedPolicyNet(11, 7, hidden).state_dict(), MoveRankerNet(11, 9, hidden).state_dict()
         assert {k: tuple(v.shape) for k, v in policy.items()} == PolicyMLP.parameter_shapes(11, 7, hidden)
         assert {k: tuple(v.shape) for k, v in ranker.items()} == RankerMLP.parameter_shapes(11, 9, hidden)
+        value = ValueNet(6, 4, 3, hidden).state_dict()
+        assert {k: tuple(v.shape) for k, v in value.items()} == ValueMLP.parameter_shapes(6, 4, 3, hidden)
+
+
+def test_a_value_network_is_the_same_function_in_numpy_and_torch():
+    """The numpy ValueMLP (what evaluates) computes what the torch ValueNet (what trains) does."""
+    torch.manual_seed(3)
+    net = ValueNet(7, 5, 4, [9, 6])
+    meta = {"deck": 7, "codes": 5, "numbers": 4, "hidden": [9, 6], "activation": "relu"}
+    numpy_net = ValueMLP.from_state(meta, {k: v.detach().numpy() for k, v in net.state_dict().items()})
+    rng = np.random.default_rng(0)
+    codes, numbers = rng.integers(0, 5, (20, 7)), rng.normal(size=(20, 4)).astype(np.float32)
+    with torch.no_grad():
+        want = net(torch.as_tensor(codes), torch.as_tensor(numbers)).numpy()
+    assert np.allclose(numpy_net.values(codes, numbers), want, atol=1e-5)

@@ -34,7 +34,13 @@ LAYERS = [
     ("common", ["cardzoo.training.common"]),
     (
         "trainers",
-        ["cardzoo.training.ppo", "cardzoo.training.dmc", "cardzoo.training.sb3", "cardzoo.training.integrations"],
+        [
+            "cardzoo.training.ppo",
+            "cardzoo.training.dmc",
+            "cardzoo.training.sb3",
+            "cardzoo.training.integrations",
+            "cardzoo.training.value",
+        ],
     ),
     ("benchmarks", ["cardzoo.benchmarks"]),
     ("scripts", ["cardzoo.scripts", "cardzoo.__main__"]),
@@ -45,6 +51,7 @@ TRAINERS = (
     "cardzoo.training.sb3",
     "cardzoo.training.common",
     "cardzoo.training.integrations",
+    "cardzoo.training.value",
 )
 
 
@@ -419,7 +426,12 @@ def test_the_core_commands_never_import_the_training_stack():
             todo.extend(d for d in GRAPH[m] if (m, d) not in ASKED_FOR)
     assert {"cardzoo.training.agents.numpy_nets", "cardzoo.training.agents.net_agents"} <= seen
     assert (
-        not {"cardzoo.training.agents.networks", "cardzoo.training.agents.policy", "cardzoo.training.agents.ranker"}
+        not {
+            "cardzoo.training.agents.networks",
+            "cardzoo.training.agents.policy",
+            "cardzoo.training.agents.ranker",
+            "cardzoo.training.agents.value",
+        }
         & seen
     )  # the torch side of the agents
     offenders = {m: sorted(_external_imports(m) & set(TRAINING_STACK)) for m in sorted(seen)}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.chance import ChanceEvent, ChanceModel, Slot
 from cardzoo.envs.cards import NUM_STANDARD
+from cardzoo.envs.chance import ChanceEvent, ChanceModel, Slot
 from cardzoo.envs.samsip.actions import DRAW_STOCK
 from cardzoo.envs.samsip.config import DECK_SIZE
 from cardzoo.envs.samsip.engine import PHASE_DRAW, SamSipEngine
@@ -49,7 +49,12 @@ class SamSipChance(ChanceModel):
         per[:, 1] = e.active
         per[e.dealer, 2] = 1.0
         per[e.turn, 3] = 1.0
-        shared = [e.stake / cfg.bankroll, e.hand_no / cfg.max_hands, float(e.phase == PHASE_DRAW), len(e.stock) / DECK_SIZE]
+        shared = [
+            e.stake / cfg.bankroll,
+            e.hand_no / cfg.max_hands,
+            float(e.phase == PHASE_DRAW),
+            len(e.stock) / DECK_SIZE,
+        ]
         return np.concatenate([per.ravel(), shared])
 
     def deal_events(self, e: SamSipEngine) -> list[ChanceEvent]:

@@ -20,8 +20,9 @@ from cardzoo.training.agents.device import torch_device
 from cardzoo.training.agents.numpy_nets import DEFAULT
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.ranker import MoveRankerNet
+from cardzoo.training.agents.value import ValueNet
 
-NETWORKS = {cls.architecture: cls for cls in (MaskedPolicyNet, MoveRankerNet)}
+NETWORKS = {cls.architecture: cls for cls in (MaskedPolicyNet, MoveRankerNet, ValueNet)}
 
 
 def load_checkpoint(path) -> tuple:

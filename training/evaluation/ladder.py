@@ -21,8 +21,8 @@ from cardzoo.envs.config import config_dict
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import DEFAULT_PLAYERS, PLAYER_COUNTS, game_module
 from cardzoo.training.agents.specs import make_agent
-from cardzoo.training.evaluation.luck import resolve_adjust
 from cardzoo.training.evaluation.ladder_store import Entrant, Match, entrants, matches, store_match
+from cardzoo.training.evaluation.luck import resolve_adjust
 from cardzoo.training.evaluation.pool import play_tasks
 from cardzoo.training.evaluation.ratings import bootstrap_ratings, elo_ratings
 from cardzoo.training.evaluation.results import GameResult

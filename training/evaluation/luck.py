@@ -30,6 +30,7 @@ from cardzoo.envs.registry import game_module
 ValueFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 ADJUST_CHOICES = ("luck", "none")
+SOURCES = ("first deal", "draws", "later deals", "policy")  # where a correction's luck came from
 
 
 def chance_model(game: str, players: int) -> ChanceModel | None:
@@ -67,12 +68,13 @@ class LuckTracker:
     def __init__(self, model: ChanceModel, value: ValueFn, record: bool = False):
         self.model, self.value = model, value
         self.corrections = np.zeros(model.n)
+        self.sources = {k: np.zeros(model.n) for k in SOURCES}  # the corrections by where the luck came from
         self.earned = np.zeros(model.n)  # rewards so far (the step's own not yet)
         self.samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = [] if record else None
 
     def start(self, engine) -> None:
         for ev in self.model.deal_events(engine):
-            self._chance(ev)
+            self._chance(ev, "first deal")
 
     def step(self, before, action: int, after, rewards: dict[int, float], probs: np.ndarray | None = None) -> None:
         """One step: ``rewards`` what it paid each seat."""
@@ -83,7 +85,7 @@ class LuckTracker:
             if not ev.before_step and not paid:
                 self._earn(rewards)
                 paid = True
-            self._chance(ev)
+            self._chance(ev, "draws" if ev.before_step else "later deals")
         if not paid:
             self._earn(rewards)
 
@@ -91,7 +93,7 @@ class LuckTracker:
         for seat, r in rewards.items():
             self.earned[seat] += r
 
-    def _chance(self, ev: ChanceEvent) -> None:
+    def _chance(self, ev: ChanceEvent, source: str) -> None:
         """Every slot of the event at once: one batch of V over all their possibilities."""
         loc = ev.loc.copy()
         rows: list[np.ndarray] = []
@@ -111,7 +113,9 @@ class LuckTracker:
         for first, slot in slots:
             w = np.asarray(slot.weights)
             v = values[first : first + len(w)]
-            self.corrections += v[slot.actual] - w @ v / w.sum()
+            c = v[slot.actual] - w @ v / w.sum()
+            self.corrections += c
+            self.sources[source] += c
             self._record(rows[first + slot.actual], ev.ctx)
 
     def _policy(self, before, action: int, probs: np.ndarray) -> None:
@@ -134,7 +138,9 @@ class LuckTracker:
             ctxs.append(ctx)
         q = paid + self.value(np.stack(locs), np.stack(ctxs))
         p = probs[acts] / probs[acts].sum()
-        self.corrections += q[int(np.flatnonzero(acts == action)[0])] - p @ q
+        c = q[int(np.flatnonzero(acts == action)[0])] - p @ q
+        self.corrections += c
+        self.sources["policy"] += c
 
     def _record(self, loc: np.ndarray, ctx: np.ndarray) -> None:
         if self.samples is not None:
@@ -167,7 +173,11 @@ def load_value(path: str | Path, game: str, players: int) -> NetValue:
     from cardzoo.training.agents.numpy_nets import ValueMLP
 
     state, meta = read_checkpoint(path)
-    if meta.get("architecture") != ValueMLP.architecture or meta["game"] != game or players not in meta["player_counts"]:
+    if (
+        meta.get("architecture") != ValueMLP.architecture
+        or meta["game"] != game
+        or players not in meta["player_counts"]
+    ):
         raise UserError(f"{path} is not a {game} value network for {players} players")
     model = chance_model(game, players)
     if model is None:

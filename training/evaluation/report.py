@@ -114,7 +114,12 @@ def _pairs_table(report: dict):
     for col, just in columns:
         p.add_column(col, justify=just, no_wrap=True)
     for pr in report["pairs"]:
-        cells = [pr["a"], pr["b"], str(pr["games"]), f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}"]
+        cells = [
+            pr["a"],
+            pr["b"],
+            str(pr["games"]),
+            f"{_fmt(pr['advantage'], '+.2f')} {_ci(pr['advantage_ci'], '+.2f')}",
+        ]
         if adjusted:
             cells.append(f"{_fmt(pr['adjusted_advantage'], '+.2f')} {_ci(pr['adjusted_advantage_ci'], '+.2f')}")
         p.add_row(*cells, _fmt(pr["a_score"], ".0%"))

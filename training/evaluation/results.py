@@ -24,6 +24,7 @@ class GameResult:
     steps: int
     record: dict | None = None
     adjusted_rewards: list[float] | None = None  # luck-adjusted seat rewards, where computed
+    luck_sources: dict[str, list[float]] | None = None  # each seat's corrections by source (luck.SOURCES)
 
     def entrant_rewards(self, sides, adjusted: bool = False) -> dict[int, float]:
         """Each seated entrant's reward in this game: the mean over the sides it holds of the

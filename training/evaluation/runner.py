@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cardzoo.envs.chance import ChanceModel
 from cardzoo.envs.registry import game_module, game_spec
 from cardzoo.envs.seatview import match_over
 from cardzoo.training.agents.specs import AgentSpec, agent_move, make_agent
@@ -74,13 +75,24 @@ class Runner:
             make_agent(sp, self.module, self.env.config, seed=0)
 
     def play(self, deal: int, index: int, lineup: tuple[int, ...]) -> GameResult:
+        luck = None if self.value is None else LuckTracker(self.value.model, self.value)
+        return self._play(deal, index, lineup, luck)
+
+    def record(self, deal: int, index: int, lineup: tuple[int, ...], model: ChanceModel) -> tuple[GameResult, list]:
+        """Play one game and keep the states chance made in it, with the rewards earned before
+        each (``LuckTracker.samples``): what a value network learns from."""
+        luck = LuckTracker(model, lambda loc, ctx: np.zeros((len(loc), model.n)), record=True)
+        res = self._play(deal, index, lineup, luck)
+        assert luck.samples is not None
+        return res, luck.samples
+
+    def _play(self, deal: int, index: int, lineup: tuple[int, ...], luck: LuckTracker | None) -> GameResult:
         s, env = self.s, self.env
         env.reset(seed=episode_seed(s.seed, deal))
         agents = self._seat_agents(deal, index, lineup)
         totals = [0.0] * s.players
         moves: list[dict] | None = [] if s.records else None
         steps = 0
-        luck = None if self.value is None else LuckTracker(self.value.model, self.value)
         if luck is not None:
             luck.start(env.engine)
         while env.agents:
@@ -109,8 +121,11 @@ class Runner:
         seat_scores = self._seat_scores(totals)
         side_scores = [float(np.mean([seat_scores[x] for x in side])) for side in s.sides]
         record = None if moves is None else self._record(deal, lineup, moves, totals, side_scores)
-        adjusted = None if luck is None else [float(t - c) for t, c in zip(totals, luck.corrections)]
-        return GameResult(deal, index, tuple(lineup), totals, side_scores, steps, record, adjusted)
+        adjusted = (
+            None if self.value is None or luck is None else [float(t - c) for t, c in zip(totals, luck.corrections)]
+        )
+        sources = None if adjusted is None or luck is None else {k: v.tolist() for k, v in luck.sources.items()}
+        return GameResult(deal, index, tuple(lineup), totals, side_scores, steps, record, adjusted, sources)
 
     def _seat_agents(self, deal: int, index: int, lineup: tuple[int, ...]) -> list:
         """The agent of every seat for this game, each with its own seed, reset."""

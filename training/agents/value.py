@@ -1,0 +1,42 @@
+"""The value network in torch, for training (``cardzoo model value``): ``numpy_nets.ValueMLP``'s
+function with its tensors under the same names (``net.{0,2,...}``, ``out``), so a saved checkpoint
+evaluates in numpy."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from cardzoo.training.agents.numpy_nets import ValueMLP
+
+
+class ValueNet(nn.Module):
+    """What the rest of a match is worth to a seat: each card's location code seen from the seat
+    (one-hot) and the state's numbers -> one value."""
+
+    architecture = ValueMLP.architecture
+
+    def __init__(self, deck: int, codes: int, numbers: int, hidden: list[int]):
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = deck * codes + numbers
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]  # ValueMLP.parameter_shapes names this layout
+            width = h
+        self.net = nn.Sequential(*layers)
+        self.out = nn.Linear(width, 1)
+        self.deck, self.codes, self.numbers = deck, codes, numbers
+        self.obs_size, self.num_actions = deck * codes + numbers, 1
+        self.hidden, self.activation = [int(h) for h in hidden], "relu"
+
+    def forward(self, codes: torch.Tensor, numbers: torch.Tensor) -> torch.Tensor:
+        """``codes`` [B, deck] (long), ``numbers`` [B, numbers] -> [B]."""
+        onehot = nn.functional.one_hot(codes, self.codes).flatten(1).float()
+        return self.out(self.net(torch.cat([onehot, numbers], dim=1))).squeeze(1)
+
+    @classmethod
+    def from_meta(cls, meta: dict) -> ValueNet:
+        return cls(meta["deck"], meta["codes"], meta["numbers"], meta["hidden"])
+
+    def sidecar_fields(self) -> dict:
+        return {"architecture": self.architecture, "deck": self.deck, "codes": self.codes, "numbers": self.numbers}

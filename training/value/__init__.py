@@ -1,0 +1,1 @@
+"""Full-information value networks for luck-adjusted evaluation (``cardzoo model value``)."""
