@@ -219,8 +219,11 @@ def _table_rows(ev: dict, counts: list[int]) -> tuple[list[str], list[str], list
         me_rules = per["vs_rules"]["entrants"][0]
         me_random = per["vs_random"]["entrants"][0]
         rand_pair = per["vs_random"]["pairs"][0]
+        luck = ""  # measured with a value network: the luck-adjusted advantage too (same games)
+        if pair.get("adjusted_advantage") is not None:
+            luck = f" (luck-adjusted {pair['adjusted_advantage']:+.3f} {_ci(*pair['adjusted_advantage_ci'])})"
         head_rows.append(
-            f"| {n} | {pair['games']} | **{pair['advantage']:+.3f}** {_ci(*pair['advantage_ci'])} | "
+            f"| {n} | {pair['games']} | **{pair['advantage']:+.3f}** {_ci(*pair['advantage_ci'])}{luck} | "
             f"{me_rules['win_rate']:.1%} {_ci(*me_rules['win_ci'], pct=True)} |"
         )
         base_rows.append(

@@ -97,6 +97,7 @@ def _record(s: ValueSettings, model, say):
 def _fit(s: ValueSettings, model, loc, ctx, targets, ids) -> tuple[ValueNet, dict]:
     """Every state from every seat's view; the best epoch on the held-out matches."""
     torch.manual_seed(s.seed)
+    torch.set_num_threads(1)  # a small network: more threads only contend for the cores
     views = [model.seat_view(loc, ctx, seat) for seat in range(model.n)]
     codes = torch.as_tensor(np.concatenate([v[0] for v in views]), dtype=torch.long)
     numbers = torch.as_tensor(np.concatenate([v[1] for v in views]), dtype=torch.float32)
