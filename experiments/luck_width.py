@@ -20,7 +20,9 @@ from cardzoo.training.evaluation.tournament import run_tournament
 
 
 def measure(game: str, players: int, games: int, seed: int, agents: str, workers: int) -> dict:
-    res = run_tournament(game, agents.split(","), players=players, games=games, seed=seed, workers=workers, adjust="luck")
+    res = run_tournament(
+        game, agents.split(","), players=players, games=games, seed=seed, workers=workers, adjust="luck"
+    )
     pair = res.report()["pairs"][0]
     raw, adjusted = (np.diff(pair[k])[0] for k in ("advantage_ci", "adjusted_advantage_ci"))
     per_deal: dict[int, list[np.ndarray]] = {}

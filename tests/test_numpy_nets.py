@@ -22,8 +22,8 @@ from cardzoo.training.agents.numpy_nets import ACTIVATIONS, ARCHITECTURES, Polic
 from cardzoo.training.agents.policy import ACTIVATIONS as TORCH_ACTIVATIONS
 from cardzoo.training.agents.policy import MaskedPolicyNet
 from cardzoo.training.agents.ranker import MoveRankerNet
-from cardzoo.training.agents.value import ValueNet
 from cardzoo.training.agents.shipped import shipped_models
+from cardzoo.training.agents.value import ValueNet
 from cardzoo.training.parallel.threads import one_thread
 
 MODELS = shipped_models()

@@ -272,7 +272,7 @@ class ValueMLP(_Arrays):
         return cls.parameter_shapes(meta["deck"], meta["codes"], meta["numbers"], meta["hidden"])
 
     @classmethod
-    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> "ValueMLP":
+    def from_state(cls, meta: dict, state: dict[str, np.ndarray]) -> ValueMLP:
         return cls(state, meta["deck"], meta["codes"], meta["numbers"], meta["hidden"], meta["activation"])
 
     def sidecar_fields(self) -> dict:
@@ -280,7 +280,10 @@ class ValueMLP(_Arrays):
 
     @staticmethod
     def describe(meta: dict) -> str:
-        return f"a value network {meta['hidden']} ({meta['activation']}) over every card's place and {meta['numbers']} numbers"
+        return (
+            f"a value network {meta['hidden']} ({meta['activation']}) over every card's place "
+            f"and {meta['numbers']} numbers"
+        )
 
     def agent(self, meta: dict, config=None, seed: int | None = None):
         raise UserError("a value network does not play: it is for `cardzoo eval --adjust luck`")
