@@ -44,7 +44,7 @@ def load_torch_agent(path, config=None, seed: int | None = None):
     return net.agent(meta, config, seed)
 
 
-def torch_module(net) -> MaskedPolicyNet | MoveRankerNet:
+def torch_module(net) -> MaskedPolicyNet | MoveRankerNet | ValueNet:
     """A numpy forward pass (``numpy_nets``) as its architecture's torch module, with its weights."""
     meta = {
         "obs_size": net.obs_size,
