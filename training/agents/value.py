@@ -31,8 +31,13 @@ class ValueNet(nn.Module):
 
     def forward(self, codes: torch.Tensor, numbers: torch.Tensor) -> torch.Tensor:
         """``codes`` [B, deck] (long), ``numbers`` [B, numbers] -> [B]."""
-        onehot = nn.functional.one_hot(codes, self.codes).flatten(1).float()
-        return self.out(self.net(torch.cat([onehot, numbers], dim=1))).squeeze(1)
+        first = self.net[0]
+        assert isinstance(first, nn.Linear)
+        cards = self.deck * self.codes  # the one-hot part of the input: a sum of one row per card
+        rows = codes + torch.arange(self.deck, device=codes.device) * self.codes
+        hidden = nn.functional.embedding_bag(rows, first.weight[:, :cards].t().contiguous(), mode="sum")
+        hidden = hidden + numbers @ first.weight[:, cards:].t() + first.bias
+        return self.out(self.net[1:](hidden)).squeeze(1)
 
     @classmethod
     def from_meta(cls, meta: dict) -> ValueNet:

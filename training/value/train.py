@@ -26,7 +26,7 @@ from cardzoo.training.evaluation.luck import chance_model
 from cardzoo.training.evaluation.runner import Runner, Setup
 from cardzoo.training.evaluation.schedule import schedule, sides_for
 
-SAMPLES_PER_MATCH = 48  # states kept per match (they are alike within one)
+SAMPLES_PER_MATCH = 32  # states kept per match (they are alike within one)
 
 
 @dataclass(frozen=True)
