@@ -30,8 +30,11 @@ from typing import Any, overload
 
 from cardzoo.envs.registry import game_spec
 
-FULL = {"ppo": 400_000, "sb3": 40_000, "dmc": 300_000}
-QUICK = {"ppo": 1_500, "sb3": 1_000, "dmc": 1_000}
+FULL = {"ppo": 400_000, "sb3": 40_000, "dmc": 300_000, "example": 131_072}
+QUICK = {"ppo": 1_500, "sb3": 1_000, "dmc": 1_000, "example": 1_024}
+# The single-file example on cardzoo.vector (a source checkout's, not in the wheel): its row is run as
+# a reader runs it, `python examples/ppo_vector.py`, and reads the rate it prints.
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ppo_vector.py"
 
 
 def _peak_mib() -> float:
@@ -184,6 +187,32 @@ def bench_sb3(game: str, players: int, decisions: int, device: str = "auto") -> 
     }
 
 
+def bench_example(game: str, players: int, decisions: int, quick: bool) -> dict:
+    """examples/ppo_vector.py against the rule bots: the training loop's decisions/s as it prints them
+    (its real choices: it plays forced moves for the learner, ``play_forced``)."""
+    import re
+    import subprocess
+
+    if not EXAMPLE.is_file():
+        raise FileNotFoundError(f"{EXAMPLE} is not here: the example comes with a source checkout, not the wheel")
+    size = ["--short"] if quick else ["--total-decisions", str(decisions), "--eval-matches", "1"]
+    argv = [sys.executable, str(EXAMPLE), "--game", game, "--players", str(players), *size]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError((done.stderr.strip().splitlines() or ["no output"])[-1])
+    rate = float(re.findall(r"trained at ([\d,]+) decisions/s", done.stdout)[-1].replace(",", ""))
+    trained = int(re.findall(r"update \d+: ([\d,]+) decisions", done.stdout)[-1].replace(",", ""))
+    return {
+        "game": game,
+        "players": players,
+        "algo": "example",
+        "workers": 0,
+        "decisions": trained,
+        "seconds": round(trained / rate, 2),
+        "decisions_per_s": round(rate, 1),
+    }
+
+
 def bench_rllib(game: str, players: int, decisions: int, env_runners: int) -> dict | None:
     try:
         from cardzoo.training.integrations.rllib_train import rllib_train_speed
@@ -234,13 +263,24 @@ def bench_training(
             budget["sb3"],
             device=device,
         )
+        example = _row(
+            log,
+            {"game": game, "players": players, "algo": "example", "workers": 0},
+            bench_example,
+            game,
+            players,
+            budget["example"],
+            quick,
+        )
         pairs = [_ppo_then_dmc(game, players, budget, workers, quick, log, device) for _ in range(runs)]
         if runs > 1:
             for k, pair in enumerate(pairs, 1):
                 for row in pair:
                     row["run"] = k
-        rows += [pairs[0][0], sb3, pairs[0][1]] + [row for pair in pairs[1:] for row in pair]
+        rows += [pairs[0][0], sb3, example, pairs[0][1]] + [row for pair in pairs[1:] for row in pair]
         ratios.append(_ratios(game, players, sb3, pairs, runs, log))
+        if not _failed(sb3, example):
+            ratios[-1]["example_over_sb3"] = round(example["decisions_per_s"] / sb3["decisions_per_s"], 2)
         if ray is not None:
             for base, bench in zip(pairs[0], (bench_ppo, bench_dmc)):
                 row = _row(
@@ -371,7 +411,8 @@ def render_table(result: dict) -> str:
     for r in result["train"]:
         who = {
             "ppo": f"cardzoo PPO ({r['workers']} workers)",
-            "sb3": "SB3 MaskablePPO",
+            "sb3": "SB3 MaskablePPO (cardzoo.vector tables)",
+            "example": "examples/ppo_vector.py (cardzoo.vector)",
             "dmc": f"cardzoo DMC ({r['workers']} workers)",
             "rllib": f"RLlib PPO ({r['workers']} env runners)",
         }[r["algo"]]
@@ -390,6 +431,9 @@ def render_table(result: dict) -> str:
             f"{samples} | {r.get('seconds', '–')} |"
         )
     ratios = ", ".join(f"{x['game']} {x['ppo_over_sb3']:.1f}×" for x in result["ratios"] if "ppo_over_sb3" in x)
+    example = ", ".join(
+        f"{x['game']} {x['example_over_sb3']:.1f}×" for x in result["ratios"] if "example_over_sb3" in x
+    )
     dmc = ", ".join(
         f"{x['game']} {x['dmc_over_ppo']:.2f}×" + _runs_text(x) for x in result["ratios"] if "dmc_over_ppo" in x
     )
@@ -400,7 +444,8 @@ def render_table(result: dict) -> str:
     )
     on_ray = f"; on Ray / with processes (decisions/s, same workers): {on_ray}" if on_ray else ""
     return (
-        "\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; DMC / PPO decisions/s: {dmc}{on_ray}; "
+        "\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; example / SB3: {example or '–'}; "
+        f"DMC / PPO decisions/s: {dmc}{on_ray}; "
         f"peak memory {result['peak_memory_mib']:,.0f} MiB."
     )
 

@@ -225,14 +225,18 @@ def test_bench_train_quick_measures_every_trainer(tmp_path, capsys):
     assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     rows = {(r["game"], r["algo"]): r for r in result["train"]}
-    assert set(rows) == {("siantappo", "ppo"), ("siantappo", "sb3"), ("siantappo", "dmc")}
+    assert set(rows) == {("siantappo", algo) for algo in ("ppo", "sb3", "example", "dmc")}
     assert all(r["decisions_per_s"] > 0 and r["decisions"] >= 1000 for r in rows.values())
+    assert result["ratios"][0]["example_over_sb3"] == round(
+        rows["siantappo", "example"]["decisions_per_s"] / rows["siantappo", "sb3"]["decisions_per_s"], 2
+    )
     dmc = rows["siantappo", "dmc"]
     assert dmc["samples"] >= 1000 and dmc["decisions"] > dmc["samples"] and dmc["learn_s"] > 0
     assert result["ratios"][0]["ppo_over_sb3"] > 0 and result["ratios"][0]["dmc_over_ppo"] > 0
     assert result["peak_memory_mib"] > 0
     printed = capsys.readouterr().out
-    assert "| siantappo | 4 | SB3 MaskablePPO |" in printed and "| siantappo | 4 | cardzoo DMC (0 workers) |" in printed
+    assert "| siantappo | 4 | SB3 MaskablePPO (cardzoo.vector tables) |" in printed
+    assert "| siantappo | 4 | examples/ppo_vector.py (cardzoo.vector) |" in printed and "| siantappo | 4 | cardzoo DMC (0 workers) |" in printed
 
 
 def test_bench_train_runs_alternate_and_give_the_median_ratio(tmp_path, capsys):
@@ -242,7 +246,7 @@ def test_bench_train_runs_alternate_and_give_the_median_ratio(tmp_path, capsys):
     assert main(["bench", "--train", "--quick", "siantappo", "--workers", "0", "--runs", "2", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     runs = sorted((r["algo"], r.get("run")) for r in result["train"])
-    assert runs == [("dmc", 1), ("dmc", 2), ("ppo", 1), ("ppo", 2), ("sb3", None)]
+    assert runs == [("dmc", 1), ("dmc", 2), ("example", None), ("ppo", 1), ("ppo", 2), ("sb3", None)]
     by = {(r["algo"], r.get("run")): r["decisions_per_s"] for r in result["train"]}
     ratio = result["ratios"][0]
     each = [by["dmc", k] / by["ppo", k] for k in (1, 2)]
@@ -381,7 +385,7 @@ def test_one_failing_row_of_bench_train_loses_no_other(tmp_path, monkeypatch, ca
     def dmc_fails(*args, **kwargs):
         raise RuntimeError("a worker died")
 
-    for algo in ("ppo", "sb3"):
+    for algo in ("ppo", "sb3", "example"):
         monkeypatch.setattr(training_speed, f"bench_{algo}", _fake_row(algo))
     monkeypatch.setattr(training_speed, "bench_dmc", dmc_fails)
     monkeypatch.setattr(training_speed, "bench_rllib", rllib_fails)
@@ -391,12 +395,19 @@ def test_one_failing_row_of_bench_train_loses_no_other(tmp_path, monkeypatch, ca
     assert [(r["game"], r["algo"], "error" in r) for r in rows] == [
         (game, algo, failed)
         for game in ("siantappo", "suipi")
-        for algo, failed in (("ppo", False), ("sb3", False), ("dmc", True), ("rllib", True), ("rllib", True))
+        for algo, failed in (
+            ("ppo", False),
+            ("sb3", False),
+            ("example", False),
+            ("dmc", True),
+            ("rllib", True),
+            ("rllib", True),
+        )
     ]
-    assert rows[2]["error"] == "RuntimeError: a worker died"
-    assert rows[3]["error"].startswith("ValueError: When connecting to an existing cluster")
+    assert rows[3]["error"] == "RuntimeError: a worker died"
+    assert rows[4]["error"].startswith("ValueError: When connecting to an existing cluster")
     ratios = json.loads(out.read_text())["ratios"]
-    assert [set(r) for r in ratios] == [{"game", "players", "ppo_over_sb3"}] * 2
+    assert [set(r) for r in ratios] == [{"game", "players", "ppo_over_sb3", "example_over_sb3"}] * 2
     captured = capsys.readouterr()
     failed = "| siantappo | 4 | cardzoo DMC (0 workers) | failed: RuntimeError: a worker died | – | – | – |"
     assert failed in captured.out
@@ -448,3 +459,19 @@ def test_bench_vector_measures_the_vector_api_beside_the_raw_aec_loop(tmp_path, 
     assert result["command"] == f"cardzoo bench --vector samsip --players 3 --quick --json {out}"
     assert main(["bench", "--show", str(out)]) == 0
     assert capsys.readouterr().out.strip() in printed
+
+
+def test_the_collector_and_its_vector_client_collect_the_same_kind_of_work(capsys):
+    """`python -m cardzoo.benchmarks.collector_vs_vector` (docs/own-trainer.md's measurement of PPO's
+    collector as a client of cardzoo.vector): both sides run and the ratio is theirs."""
+    import re
+
+    from cardzoo.benchmarks.collector_vs_vector import main
+
+    main(["siantappo", "3", "--runs", "1", "--samples", "200"])
+    out = capsys.readouterr().out
+    run = re.search(r"run 1: collector ([\d,]+), SelfPlay client ([\d,]+) decisions per CPU second: ([\d.]+)x", out)
+    assert run, out
+    ours, client = (float(run[k].replace(",", "")) for k in (1, 2))
+    assert ours > 0 and client > 0 and float(run[3]) == pytest.approx(client / ours, abs=0.006)
+    assert f"siantappo 3p: the client / the collector = {run[3]}x (median)" in out
