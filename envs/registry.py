@@ -56,9 +56,10 @@ PACKAGE_MODULES = {
 # Modules a game package may add, with the same meaning wherever they appear.
 OPTIONAL_PACKAGE_MODULES = {
     "view": (
-        "seat_view(env, seat, watcher=False): what one seat sees, for the browser table; "
-        "move_facts and word: a move as facts, and their words for a reader"
+        "seat_view(env, seat, watcher=False): what one seat sees, for the browser table, its captions "
+        "and status lines as facts; move_facts: a move as facts (no English: words.py says them)"
     ),
+    "words": "word(fact, reader): every fact of the view (moves, captions, status lines) in words for a reader",
     "whole_moves": "WholeMoves: the complete legal moves as feature rows, for move rankers (WHOLE_MOVES)",
     "chance": "the game's ChanceModel (envs/chance.py): chance card by card, for luck-adjusted evaluation (CHANCE)",
     "outs": "the chance that a hand completes within its next draws, over the cards its seat has not seen",

@@ -4,14 +4,18 @@ A seat view is a plain JSON-safe dict of what one seat may know, so a front end 
 table of ``cardzoo serve``) draws any game with no per-game code::
 
     game, title, seat, num_players
-    status       headline: round / deal / hand and what is going on
+    status       headline: round / deal / hand and what is going on (worded from ``status_fact``)
     facts        [[label, value], ...]  short public facts (stake, stock, dealer, ...)
     turn         acting seat (None when the match is over); your_turn, over
-    prompt       one line saying what the viewer may do now
-    players      [{seat, name, cards, status, facts: [[label, value]], team, out, known?}]
+    prompt       one line saying what the viewer may do now (worded from ``prompt_fact``)
+    players      [{seat, name, cards, status, status_facts, facts: [[label, value]], team, out, known?}]
                  (``known``: cards everybody knows are in that hand, Sam Sip's taken discards)
-    table        [{label, items: [{id?, cards: [text], caption, groups?}]}]   what lies on the table
-                 (``groups``: the cards in their groups, a Suipi locked build's)
+    table        [{label, items: [{id?, cards: [text], caption, about?, groups?}]}]   what lies on the
+                 table (``groups``: the cards in their groups, a Suipi locked build's)
+
+The captions and status lines are facts (``status_fact``, ``prompt_fact``, a player's
+``status_facts``, an item's ``about``: ``{"what", "who", ...}``), worded for the reader by
+``worded`` with the game's ``words.word``: "you" for the seat itself, ``player_N`` for a watcher.
     hand         {label, cards: [{id, card, mark}]}  the viewer's own cards, sorted
     notes        [str]  private reminders (your swap, your build, ...)
     moves        [{ids, text, cards, choose?, exact?}]  the viewer's complete legal moves (see move())
@@ -205,8 +209,10 @@ def base_view(env, seat: int | None, title: str) -> dict:
         "your_turn": turn == seat,
         "over": over,
         "status": "",
+        "status_fact": {"what": "none"},
         "facts": [],
         "prompt": "",
+        "prompt_fact": {"what": "none"},
         "players": [],
         "table": [],
         "hand": {"label": "Hand", "cards": []},
@@ -228,9 +234,44 @@ def legal_moves_for(env, seat: int | None) -> list:
     return env.full_moves()
 
 
-def waiting_prompt(turn: int | None, seat: int | None, what: str) -> str:
+def waiting_prompt(turn: int | None, seat: int | None, task: dict) -> dict:
+    """The prompt as a fact: the match is over, another seat thinks, or ``task`` (the game's own
+    fact of what the seat may do now, ``who`` the seat)."""
     if turn is None:
-        return "The match is over."
+        return {"what": "match_over"}
     if turn == seat:
-        return what
-    return f"player_{turn} is thinking…"
+        return {**task, "who": seat}
+    return {"what": "thinking", "who": turn}
+
+
+def worded(v: dict, word, r: Reader) -> dict:
+    """A seat view's captions and status lines worded for the reader ``r`` by the game's ``word``
+    (``envs/<game>/words.py``) from the facts the view returns (no English is built in a view):
+    ``status`` from ``status_fact``, ``prompt`` from ``prompt_fact``, each player's ``status``
+    from its ``status_facts``, each table and look-back item's ``caption`` from its ``about``.
+    The facts stay in the view, for a front end that words them its own way."""
+
+    def say(fact: dict) -> str:
+        common = common_words(fact, r)
+        return word(fact, r) if common is None else common
+
+    v["status"] = say(v["status_fact"])
+    v["prompt"] = say(v["prompt_fact"])
+    for p in v["players"]:
+        p["status"] = ", ".join(say(f) for f in p["status_facts"])
+    for zone in v["table"] + ([v["last"]] if v.get("last") else []):
+        for item in zone["items"]:
+            item["caption"] = say(item["about"]) if item.get("about") else ""
+    return v
+
+
+def common_words(fact: dict, r: Reader) -> str | None:
+    """The words every game shares (the prompt while others move), else None."""
+    what = fact["what"]
+    if what == "none":
+        return ""
+    if what == "match_over":
+        return "The match is over."
+    if what == "thinking":
+        return f"{r.name(fact['who'])} is thinking…"
+    return None

@@ -251,3 +251,45 @@ def test_a_siantappo_banner_says_you_to_the_player_who_plays_it():
     assert log_for(m.view_mod, [entry], 3)[0]["banner"]["text"] == "🐷 SQUEEEEAL! you play a siantappo"
     assert log_for(m.view_mod, [entry], 1)[0]["banner"]["text"] == "🐷 SQUEEEEAL! player_3 plays a siantappo"
     assert log_for(m.view_mod, [entry], 3, watcher=True)[0]["banner"]["text"].endswith("player_3 plays a siantappo")
+
+
+@pytest.mark.parametrize("game, players", [("siantappo", 4), ("suipi", 2), ("samsip", 3)])
+def test_captions_and_status_lines_are_facts_worded_for_each_reader(game, players):
+    """Issue 60 ("one change under all of it"): a view returns its captions and status lines as
+    facts (who, what), the same for the seat and for a watcher, and each line is those facts in
+    the game's words (envs/<game>/words.py) for its reader; the view module builds none of them."""
+    import importlib
+    import inspect
+
+    from cardzoo.envs.seatview import Reader, common_words
+    from cardzoo.scripts.serve.match import Match
+
+    words = importlib.import_module(f"cardzoo.envs.{game}.words")
+    view = importlib.import_module(f"cardzoo.envs.{game}.view")
+    match = Match.create(game, ["rules"] * players, {}, 7)
+    said_you = 0
+    for _ in range(12):
+        for seat in range(players):
+            mine, watched = view.seat_view(match.env, seat), view.seat_view(match.env, seat, watcher=True)
+            for v, reader in ((mine, Reader(seat)), (watched, Reader(None))):
+
+                def say(fact, reader=reader):
+                    common = common_words(fact, reader)
+                    return words.word(fact, reader) if common is None else common
+
+                assert v["status"] == say(v["status_fact"]) and v["prompt"] == say(v["prompt_fact"])
+                for p in v["players"]:
+                    assert p["status"] == ", ".join(say(f) for f in p["status_facts"])
+                for zone in v["table"] + ([v["last"]] if v["last"] else []):
+                    for item in zone["items"]:
+                        assert item["caption"] == (say(item["about"]) if item.get("about") else "")
+            assert mine["status_fact"] == watched["status_fact"] and mine["prompt_fact"] == watched["prompt_fact"]
+            assert [p["status_facts"] for p in mine["players"]] == [p["status_facts"] for p in watched["players"]]
+            assert "you" not in watched["prompt"].lower().split() and "Your" not in watched["prompt"]
+            said_you += mine["prompt"].startswith("Your move")
+        match.play_bot_move()
+    assert said_you  # the acting seat read "Your move", its watcher "player_N is thinking" or the move
+    source = inspect.getsource(view)
+    assert not [
+        w for w in ("is thinking", "Your move", "turned up", "locked: ", " by {", "on top", "value {") if w in source
+    ]

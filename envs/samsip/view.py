@@ -11,6 +11,7 @@ from __future__ import annotations
 from cardzoo.envs.cards import NUM_STANDARD, RANK_NAMES, card_str
 from cardzoo.envs.samsip.actions import DECLARE, DISCARD_JOKER, DRAW_STOCK, TAKE_DISCARD
 from cardzoo.envs.samsip.engine import PARTNER, PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
+from cardzoo.envs.samsip.words import word
 from cardzoo.envs.seatview import (
     SPECTATOR,
     Reader,
@@ -21,6 +22,7 @@ from cardzoo.envs.seatview import (
     move,
     ordinal,
     waiting_prompt,
+    worded,
 )
 
 TITLE = "Sam Sip"
@@ -39,10 +41,10 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
     v["direction"] = "anticlockwise"  # P1: the next player sits on the right
-    v["status"] = f"Hand {g.hand_no}" + (" · match over" if g.done else "")
+    v["status_fact"] = {"what": "hand_no", "hand": g.hand_no, "over": g.done}
     v["facts"] = [["stake", str(g.stake)], ["stock", str(len(g.stock))], ["dealer", r.name(g.dealer)]]
     v["players"] = [_player(g, s, r) for s in range(g.n)]
-    v["table"] = _table(g, r)
+    v["table"] = _table(g)
     hand_ids: list[str] = []
     if not g.done and seat is not SPECTATOR and g.active[seat]:
         cards = []
@@ -58,15 +60,8 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
         v["hand"] = {"label": f"{r.title(seat)} hand ({len(cards)})", "cards": cards}
         v["notes"].append(pairs_line(g.hands[seat], g.wild, g.dead, r.title(seat)))
     v["moves"] = [_move(ids, text, hand_ids) for ids, text in legal_moves_for(env, seat)]
-    draw = g.phase == PHASE_DRAW
-    move_word = f"{r.title(seat)} move: "
-    v["prompt"] = waiting_prompt(
-        v["turn"],
-        seat,
-        move_word + "draw from the stock" + (" or take the discard." if g.live >= 0 else ".")
-        if draw
-        else move_word + "discard a card.",
-    )
+    task = {"what": "your_move", "draw": g.phase == PHASE_DRAW, "can_take": g.live >= 0}
+    v["prompt_fact"] = waiting_prompt(v["turn"], seat, task)
     v["scores"] = grid(
         "Chips", ["player", "chips"], [[r.name(s) + ("" if g.active[s] else " (out)"), g.chips[s]] for s in range(g.n)]
     )
@@ -74,7 +69,7 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
         v["summary"] = _hand_summary(g, g.results[-1], r)
     if g.done:
         v["result"] = _result(g, r)
-    return v
+    return worded(v, word, r)
 
 
 def _player(g, s: int, r: Reader) -> dict:
@@ -91,7 +86,7 @@ def _player(g, s: int, r: Reader) -> dict:
         "seat": s,
         "name": r.name(s),
         "cards": len(g.hands[s]) if g.active[s] else 0,
-        "status": "" if g.active[s] else f"out (hand {g.elim_hand[s]})",
+        "status_facts": [] if g.active[s] else [{"what": "out_since", "who": s, "hand": g.elim_hand[s]}],
         "facts": facts,
         "team": None,
         "out": not g.active[s],
@@ -99,30 +94,23 @@ def _player(g, s: int, r: Reader) -> dict:
     }
 
 
-def _table(g, r: Reader) -> list:
+def _table(g) -> list:
     wild = sorted(g.wild)
     standard = [card_str(c) for c in wild if c < NUM_STANDARD and c != g.indicator]
     jokers = sum(1 for c in wild if c >= NUM_STANDARD)
     zones = [
-        {"label": "Indicator", "items": [{"cards": [card_str(g.indicator)], "caption": "turned up"}]},
+        {"label": "Indicator", "items": [{"cards": [card_str(g.indicator)], "about": {"what": "turned_up"}}]},
         {
             "label": "Wild cards",
-            "items": [{"cards": standard, "caption": ""}]
-            + ([{"cards": [JOKER], "caption": f"× {jokers} jokers"}] if jokers else []),
+            "items": [{"cards": standard}]
+            + ([{"cards": [JOKER], "about": {"what": "jokers", "count": jokers}}] if jokers else []),
         },
     ]
     if g.dead:
-        zones.append(
-            {"label": "Dead cards", "items": [{"cards": [card_str(c) for c in sorted(g.dead)], "caption": ""}]}
-        )
+        zones.append({"label": "Dead cards", "items": [{"cards": [card_str(c) for c in sorted(g.dead)]}]})
     if g.live >= 0 and not g.done:
-        frm = r.name(g.events[-1][0]) if g.events else "?"
-        zones.append(
-            {
-                "label": "Discard",
-                "items": [{"cards": [card_str(g.live)], "caption": (f"from {frm}, in front of {r.name(g.live_for)}")}],
-            }
-        )
+        about = {"what": "lies_before", "who": g.events[-1][0] if g.events else None, "to": g.live_for}
+        zones.append({"label": "Discard", "items": [{"cards": [card_str(g.live)], "about": about}]})
     return zones
 
 
@@ -227,26 +215,6 @@ def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
         )
         facts += [{"what": "knocked_out", "who": s} for s in sorted(res.eliminated)]
     return facts
-
-
-def word(fact: dict, r: Reader) -> str:
-    """One fact in words for the reader ``r``; the move itself without its subject."""
-    what, who = fact["what"], fact["who"]
-    if what == "draw":
-        return f"draws {fact['cards'][0]} from the stock" if "cards" in fact else "draws from the stock"
-    if what == "take":
-        return f"takes {fact['cards'][0]}"
-    if what == "discard":
-        return f"discards {fact['cards'][0]}"
-    if what == "declare":
-        return "declares a win"
-    if what == "hand":
-        if who is None:
-            return f"hand {fact['hand']} is void"
-        return f"{r.said(who, 'wins', 'win')} hand {fact['hand']} with {fact['kind']}"
-    if what == "knocked_out":
-        return f"{r.said(who, 'is', 'are')} knocked out"
-    raise ValueError(f"no words for {what!r}")
 
 
 def pairs_of(cards, wild, dead=frozenset()) -> tuple[list[tuple[int, int]], list[int]]:

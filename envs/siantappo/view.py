@@ -12,7 +12,6 @@ import re
 from cardzoo.envs.seatview import (
     SPECTATOR,
     Reader,
-    article,
     base_view,
     grid,
     legal_moves_for,
@@ -20,6 +19,7 @@ from cardzoo.envs.seatview import (
     ordinal,
     place_names,
     waiting_prompt,
+    worded,
 )
 from cardzoo.envs.siantappo.actions import (
     ACTION_TOP_RANK,
@@ -36,9 +36,9 @@ from cardzoo.envs.siantappo.actions import (
     key_str,
 )
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
+from cardzoo.envs.siantappo.words import SQUEAL, banner, word  # noqa: F401  (the view's facts in words: log_line, the terminal)
 
 TITLE = "Siantappo"
-SQUEAL = "🐷 SQUEEEEAL!"
 BOMBS_OF_PAIRS = (SIANTAPPO, RUN4, RUN5)  # the pig squeals
 _GIVE_RE = re.compile(r"give (\S+) to player_(\d+)")
 
@@ -51,14 +51,15 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
     over = eng.phase == OVER
-    v["status"] = (
-        f"Round {min(eng.round_index + 1, cfg.rounds)} of {cfg.rounds}"
-        + (" · swap" if eng.phase == SWAP else "")
-        + (" · match over" if over else "")
-    )
+    v["status_fact"] = {
+        "what": "round",
+        "round": min(eng.round_index + 1, cfg.rounds),
+        "of": cfg.rounds,
+        "phase": "over" if over else "swap" if eng.phase == SWAP else "play",
+    }
     v["facts"] = [["trick", str(eng.trick + 1)]] if not over else []
     v["players"] = [_player(eng, s, r) for s in range(eng.n)]
-    v["table"] = [_table(eng, r)]
+    v["table"] = [_table(eng)]
     if not over and seat is not SPECTATOR:
         keys = hand_keys(eng.hands[seat])
         v["hand"] = {
@@ -71,30 +72,24 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
                 f"received {_keys(eng.swap_received[seat]) or '-'}"
             )
     v["moves"] = [_move(eng, ids, text) for ids, text in legal_moves_for(env, seat)]
-    what = (
-        "give a card back"
-        if eng.phase == SWAP
-        else "lead any combination"
-        if eng.current < 0
-        else "beat the table or pass"
-    )
-    v["prompt"] = waiting_prompt(v["turn"], seat, f"{r.title(seat)} move: {what}.")
+    task = "give back" if eng.phase == SWAP else "lead" if eng.current < 0 else "beat"
+    v["prompt_fact"] = waiting_prompt(v["turn"], seat, {"what": "your_move", "task": task})
     v["scores"] = grid(
         "Scores",
         ["player", "placement points", "pig (times last)"],
         [[r.name(s), eng.match_points[s], eng.pig_counts[s]] for s in range(eng.n)],
     )
-    v["last"] = _last_trick(eng, r)
+    v["last"] = _last_trick(eng)
     if eng.round_places:
         v["summary"] = _round_summary(eng, len(eng.round_places) - 1, r)
     if over:
         v["result"] = _result(eng, r)
     elif seat is not SPECTATOR and eng.phase != SWAP and place_now(eng, seat):
         v["sitting_out"] = "round"  # gone out: the others play the round on
-    return v
+    return worded(v, word, r)
 
 
-def _last_trick(eng, r: Reader) -> dict | None:
+def _last_trick(eng) -> dict | None:
     """The plays of this round's last finished trick, in order (passes are not kept), or None."""
     done = [entry for entry in eng.log if entry[1] < eng.trick]
     if not done:
@@ -103,7 +98,10 @@ def _last_trick(eng, r: Reader) -> dict | None:
     return {
         "label": "Last trick",
         "items": [
-            {"cards": [key_str(k) for k in sorted(keys)], "caption": f"{r.name(s)}: {TYPE_NAMES[ACTION_TYPE[a]]}"}
+            {
+                "cards": [key_str(k) for k in sorted(keys)],
+                "about": {"what": "played", "who": s, "combo": TYPE_NAMES[ACTION_TYPE[a]]},
+            }
             for s, t, a, keys in done
             if t == trick
         ],
@@ -115,38 +113,30 @@ def _keys(keys) -> str:
 
 
 def _player(eng, s: int, r: Reader) -> dict:
-    status = []
-    if s in eng.finish_top:
-        status.append(f"out #{eng.finish_top.index(s) + 1}")
+    status: list[dict] = []
+    if place_now(eng, s):
+        status.append({"what": "gone_out", "who": s, "place": place_now(eng, s)})
     elif eng.phase != OVER and eng.passed[s]:
-        status.append("passed")
+        status.append({"what": "passed", "who": s})
     if s == eng.current_player and eng.current >= 0:
-        status.append("on top")
+        status.append({"what": "on_top", "who": s})
     return {
         "seat": s,
         "name": r.name(s),
         "cards": eng.counts[s],
-        "status": ", ".join(status),
+        "status_facts": status,
         "facts": [["points", str(eng.match_points[s])], ["pig", str(eng.pig_counts[s])]],
         "team": None,
         "out": s in eng.finish_top,
     }
 
 
-def _table(eng, r: Reader) -> dict:
+def _table(eng) -> dict:
     if eng.phase == SWAP:
         giver, receiver, left = eng.swap_queue[0]
         return {
             "label": "Swap",
-            "items": [
-                {
-                    "cards": [],
-                    "caption": (
-                        f"{r.said(giver, 'gives', 'give')} {left} card{'' if left == 1 else 's'} "
-                        f"back to {r.name(receiver)}"
-                    ),
-                }
-            ],
+            "items": [{"cards": [], "about": {"what": "giving_back", "who": giver, "to": receiver, "left": left}}],
         }
     if eng.current >= 0:
         kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
@@ -155,14 +145,13 @@ def _table(eng, r: Reader) -> dict:
             "items": [
                 {
                     "cards": [key_str(k) for k in sorted(eng.current_keys)],
-                    "caption": f"{kind} by {r.name(eng.current_player)}",
+                    "about": {"what": "on_table", "who": eng.current_player, "combo": kind},
                 }
             ],
         }
     if eng.phase == OVER:
         return {"label": "On the table", "items": []}
-    caption = f"empty: {r.said(eng.acting, 'leads', 'lead')}"
-    return {"label": "On the table", "items": [{"cards": [], "caption": caption}]}
+    return {"label": "On the table", "items": [{"cards": [], "about": {"what": "to_lead", "who": eng.acting}}]}
 
 
 def _move(eng, ids, text: str) -> dict:
@@ -308,38 +297,3 @@ def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
         winner = seat if action != PASS_ID else before["on_top"]
         facts.append({"what": "trick", "who": winner, "leads": eng.turn})
     return facts
-
-
-def word(fact: dict, r: Reader) -> str:
-    """One fact in words for the reader ``r``; the move itself (``play``, ``pass``, ``give``)
-    without its subject, as the log and the terminal print it after the player's name."""
-    what, who = fact["what"], fact["who"]
-    if what == "play":
-        return f"{' '.join(fact['cards'])} ({fact['combo']})" + (f" — {SQUEAL}" if fact["squeal"] else "")
-    if what == "pass":
-        return "pass"
-    if what == "give":
-        if "cards" not in fact:
-            return f"gives a card to {r.name(fact['to'])}"
-        if fact["to"] == r.you:
-            return f"gives you {fact['cards'][0]}"
-        return f"gives {fact['cards'][0]} to {r.name(fact['to'])}"
-    if what == "out":
-        how = " on a 2, so placed" if fact["on_two"] else ":"
-        return f"{r.said(who, 'is', 'are')} out{how} {ordinal(fact['place'])} place"
-    if what == "trick":
-        line = f"{r.said(who, 'wins', 'win')} the trick"
-        if fact["leads"] != who:
-            return f"{line}; {r.said(fact['leads'], 'leads', 'lead')}."
-        return f"{line} and {'lead' if who == r.you else 'leads'}."
-    if what == "pig":
-        return f"{r.said(who, 'is', 'are')} the pig of round {fact['round']}"
-    raise ValueError(f"no words for {what!r}")
-
-
-def banner(facts, r: Reader) -> dict | None:
-    """A bomb of pairs is announced big, squealing: ``{"text", "sound"}`` for the page."""
-    for f in facts:
-        if f["what"] == "play" and f["squeal"]:
-            return {"text": f"{SQUEAL} {r.said(f['who'], 'plays', 'play')} {article(f['combo'])}", "sound": "squeal"}
-    return None

@@ -18,9 +18,11 @@ from cardzoo.envs.seatview import (
     move,
     place_names,
     waiting_prompt,
+    worded,
 )
 from cardzoo.envs.suipi.actions import CAPTURE_ACTION, CARDS, ITEM0, LOCKED, NVAL, OWNER, REP, build_groups
 from cardzoo.envs.suipi.engine import IS_SPADE, JACK_D, KING_D, QUEEN_D, TEN_D, TWO_S
+from cardzoo.envs.suipi.words import banner, word  # noqa: F401  (the view's facts in words: log_line, the terminal)
 
 TITLE = "Suipi"
 SIDE_NAMES = "ABC"
@@ -41,10 +43,14 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     n = env.num_players
     r = Reader(None if watcher else seat)
     v = base_view(env, seat, TITLE)
-    v["status"] = (
-        f"Deal {min(e.deal_index + 1, cfg.num_deals)} of {cfg.num_deals} · round "
-        f"{e.round + 1} of {len(cfg.deal_sizes)}" + (" · match over" if e.done else "")
-    )
+    v["status_fact"] = {
+        "what": "deal",
+        "deal": min(e.deal_index + 1, cfg.num_deals),
+        "of": cfg.num_deals,
+        "round": e.round + 1,
+        "rounds": len(cfg.deal_sizes),
+        "over": e.done,
+    }
     v["facts"] = [["stock", str(e.stock_size)], ["dealer", r.name(e.dealer)], ["game", f"{cfg.point_game} points"]]
     if e.last_capturer >= 0:
         v["facts"].append(["last capture", r.name(e.last_capturer)])
@@ -53,7 +59,7 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
             "seat": s,
             "name": r.name(s),
             "cards": len(e.hands[s]),
-            "status": "",
+            "status_facts": [],
             "facts": [["partner", r.name((s + 2) % 4)]] if n == 4 else [],
             "team": SIDE_NAMES[e.side[s]],
             "out": False,
@@ -61,7 +67,7 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
         for s in range(n)
     ]
     floor = sorted(e.floor, key=lambda it: (it[NVAL] or 100 + it[0], it[REP]))
-    v["table"] = [{"label": "Floor", "items": [_item(it, r) for it in floor]}]
+    v["table"] = [{"label": "Floor", "items": [_item(it) for it in floor]}]
     if not e.done and seat is not SPECTATOR:
         hand = sorted(e.hands[seat], key=lambda c: (c >> 2, c & 3))
         v["hand"] = {
@@ -76,9 +82,7 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
             )
     by_rep = {it[REP]: it for it in e.floor}
     v["moves"] = [_move(ids, text, by_rep) for ids, text in legal_moves_for(env, seat)]
-    v["prompt"] = waiting_prompt(
-        v["turn"], seat, f"{r.title(seat)} move: a hand card, then the floor cards it takes or builds on."
-    )
+    v["prompt_fact"] = waiting_prompt(v["turn"], seat, {"what": "your_move"})
     v["scores"] = grid(
         "Sides",
         ["side", "captured", "spades", "aces", "10♦", "2♠", "suipis", "match score"],
@@ -86,29 +90,27 @@ def seat_view(env, seat: int, watcher: bool = False) -> dict:
     )
     who, cards = e.last_capture
     if cards:  # this deal's last capture, for a look back: the card played first, then what it took
-        caption = f"{r.name(who)}: {card_str(cards[0])} took {len(cards) - 1} card{'s' if len(cards) > 2 else ''}"
-        v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards], "caption": caption}]}
+        about = {"what": "took", "who": who, "card": card_str(cards[0]), "count": len(cards) - 1}
+        v["last"] = {"label": "Last capture", "items": [{"cards": [card_str(c) for c in cards], "about": about}]}
     if e.deal_results:
         v["summary"] = _deal_summary(env, len(e.deal_results) - 1, r)
     if e.done:
         v["result"] = _result(env, r)
-    return v
+    return worded(v, word, r)
 
 
-def _item(it, r: Reader) -> dict:
+def _item(it) -> dict:
     """A floor item: a loose card with its value, or a build with its owner, its value and whether
     it is locked, in words; a locked build's ``groups`` (each worth its value, not their sum)."""
     if it[OWNER] < 0:
         return {
             "id": item_id(it),
             "cards": [card_str(it[CARDS][0])],
-            "caption": f"value {it[NVAL]}" if it[NVAL] else "",
+            "about": {"what": "value", "value": it[NVAL]} if it[NVAL] else None,
         }
     groups = [[card_str(c) for c in g] for g in build_groups(it)]
-    caption = f"{r.whose(it[OWNER])} build of {it[NVAL]}" + (
-        f", locked: {len(groups)} groups of {it[NVAL]}" if it[LOCKED] else ""
-    )
-    out: dict = {"id": item_id(it), "cards": [c for g in groups for c in g], "caption": caption}
+    about = {"what": "build", "who": it[OWNER], "value": it[NVAL], "locked": bool(it[LOCKED]), "groups": len(groups)}
+    out: dict = {"id": item_id(it), "cards": [c for g in groups for c in g], "about": about}
     if it[LOCKED]:
         out["groups"] = groups
     return out
@@ -247,33 +249,3 @@ def move_facts(env, before: dict, seat: int, ids, text: str) -> list[dict]:
     elif e.round > before["round"]:
         facts.append({"what": "round", "who": seat, "round": e.round + 1})
     return facts
-
-
-def word(fact: dict, r: Reader) -> str:
-    """One fact in words for the reader ``r``; the move itself without its subject."""
-    what, who = fact["what"], fact["who"]
-    if what == "move":
-        return fact["text"]
-    if what == "suipi":
-        return f"SUIPI! {r.said(who, 'sweeps', 'sweep')} the floor"
-    if what == "deal_end":
-        return f"end of deal {fact['deal']}"
-    if what == "round":
-        return f"round {fact['round']}: new cards are dealt"
-    if what == "leftover":
-        cards = " ".join(fact["cards"])
-        if not cards:
-            return "The deal ends with an empty floor."
-        if who is None:
-            return f"Nobody captured this deal: the floor cards go to nobody: {cards}"
-        left = "the last card" if len(fact["cards"]) == 1 else f"the {len(fact['cards'])} cards"
-        return f"Last capture: {r.said(who, 'takes', 'take')} {left} left on the floor: {cards}"
-    raise ValueError(f"no words for {what!r}")
-
-
-def banner(facts, r: Reader) -> dict | None:
-    """A suipi is announced big: ``{"text", "sound"}`` for the page."""
-    for f in facts:
-        if f["what"] == "suipi":
-            return {"text": f"SUIPI! {r.said(f['who'], 'sweeps', 'sweep')} the floor", "sound": ""}
-    return None

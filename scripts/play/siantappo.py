@@ -6,7 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cardzoo.envs.seatview import rules_summary
+from cardzoo.envs.seatview import SPECTATOR, rules_summary
 from cardzoo.envs.siantappo import view as facts
 from cardzoo.envs.siantappo.actions import ACTION_TYPE, PASS_ID, TYPE_NAMES, key_str, keys_str
 from cardzoo.envs.siantappo.engine import OVER, SWAP, hand_keys
@@ -47,42 +47,28 @@ class SiantappoView(GameView):
         players.add_column("status")
         players.add_column("points", justify="right")
         players.add_column("pig", justify="right")
-        for s in range(eng.n):
+        public = self.facts.seat_view(self.env, SPECTATOR)  # the view's facts, worded for this screen
+        for s, seat in enumerate(public["players"]):
             mark = "→" if eng.phase != OVER and eng.acting == s else ""
-            status = []
-            place = self._place_now(s)
-            if place:
-                status.append(f"out, {ordinal(place)}")
-            elif eng.passed[s]:
-                status.append("passed")
-            if s == eng.current_player and eng.current >= 0:
-                status.append("on top")
             style = "bold yellow" if mark else ""
             players.add_row(
                 mark,
                 Text(self.seats.label(s), style=style),
                 str(eng.counts[s]),
-                ", ".join(status),
+                ", ".join(self.words(f) for f in seat["status_facts"]),
                 str(eng.match_points[s]),
                 str(eng.pig_counts[s]),
             )
-        if eng.phase == SWAP:
-            giver, receiver, left = eng.swap_queue[0]
-            trick = Text(
-                f"Swap: {self.seats.verb(giver, 'gives', 'give')} {left} "
-                f"card{'' if left == 1 else 's'} back to {self.seats.short(receiver)}"
-            )
-        elif eng.current >= 0:
-            kind = TYPE_NAMES[ACTION_TYPE[eng.current]]
-            trick = Text.assemble(
-                "On the table: ",
-                card_text(keys_str(eng.current_keys)),
-                f"  ({kind} by {self.seats.short(eng.current_player)})",
-            )
-        elif eng.phase != OVER:
-            trick = Text(f"The table is empty: {self.seats.verb(eng.acting, 'leads', 'lead')}.")
-        else:
+        items = public["table"][0]["items"]
+        about = items[0]["about"] if items else None
+        if about is None:
             trick = Text("")
+        elif about["what"] == "giving_back":
+            trick = Text(f"Swap: {self.words(about)}")
+        elif about["what"] == "on_table":
+            trick = Text.assemble("On the table: ", card_text(" ".join(items[0]["cards"])), f"  ({self.words(about)})")
+        else:  # to lead: "empty: you lead"
+            trick = Text(f"The table is {self.words(about)}.")
         parts = [head, players, trick]
         if self.reveal:
             parts += [self.hand_text(s, f"{self.seats.short(s)}: ") for s in range(eng.n) if eng.counts[s]]
