@@ -118,7 +118,7 @@ def _player(eng, s: int, r: Reader) -> dict:
         status.append({"what": "gone_out", "who": s, "place": place_now(eng, s)})
     elif eng.phase != OVER and eng.passed[s]:
         status.append({"what": "passed", "who": s})
-    if s == eng.current_player and eng.current >= 0:
+    if s == eng.current_player and eng.current >= 0 and eng.phase != OVER:  # no trick once the match is over
         status.append({"what": "on_top", "who": s})
     return {
         "seat": s,
@@ -204,7 +204,8 @@ def _round_summary(eng, index: int, r: Reader) -> dict:
         for s in order
     ]
     loser = order[-1]
-    lines = [f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}."]
+    pig = f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}."
+    lines = [pig[0].upper() + pig[1:]]  # "You are the pig …" opens the line
     return {
         "key": f"round-{index + 1}",
         "title": f"End of round {index + 1}",
