@@ -102,6 +102,11 @@ class Reader:
         return "Your" if seat == self.you else f"player_{seat}'s"
 
 
+def line_start(text: str) -> str:
+    """``text`` opening a line: "You are …" for "you are …"; a seat's name ``player_N`` stays as it is."""
+    return "Y" + text[1:] if text.startswith("you ") else text
+
+
 def place_names(scores, higher_is_better: bool = True) -> list[str]:
     """Competition places of every entry: ``1st``, ``tied 2nd``, ``tied 2nd``, ``4th``."""
     sign = -1 if higher_is_better else 1

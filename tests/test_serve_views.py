@@ -222,7 +222,9 @@ def test_a_sam_sip_win_is_shown_as_its_pairs_with_the_wild_card_marked():
     """Marked from the hand's own wild cards (kept with its result: the next hand is dealt at once)."""
     m = _bots_match("samsip", 3, {}, found_on=0, until=lambda m: m.env.engine.results)
     assert m.view(0)["summary"]["lines"][0] == "player_2 wins with three pairs: 2♠+8♠, 3♦+7♦, 4♦+Jk* (* wild)"
-    assert m.view_mod.seat_view(m.env, 2)["summary"]["lines"][0].startswith("you win with three pairs: 2♠+8♠")
+    assert m.view_mod.seat_view(m.env, 2)["summary"]["lines"][0].startswith(
+        "You win with three pairs: 2♠+8♠"
+    )  # a line opens with a capital
 
 
 def test_a_look_at_the_last_trick_and_the_last_capture():

@@ -19,6 +19,7 @@ from cardzoo.envs.seatview import (
     base_view,
     grid,
     legal_moves_for,
+    line_start,
     move,
     ordinal,
     waiting_prompt,
@@ -148,7 +149,7 @@ def _hand_summary(g, res, r: Reader) -> dict:
         )
     wins = r.said(res.winner, "wins", "win")
     lines = [
-        f"{wins} with {WIN_NAMES[res.kind]}: {winning_cards(res)}",
+        line_start(f"{wins} with {WIN_NAMES[res.kind]}: {winning_cards(res)}"),
         f"Stake was {res.stake}" + ("" if g.done else f", now {g.stake}") + ".",
     ]
     return {

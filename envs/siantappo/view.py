@@ -15,6 +15,7 @@ from cardzoo.envs.seatview import (
     base_view,
     grid,
     legal_moves_for,
+    line_start,
     move,
     ordinal,
     place_names,
@@ -204,8 +205,7 @@ def _round_summary(eng, index: int, r: Reader) -> dict:
         for s in order
     ]
     loser = order[-1]
-    pig = f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}."
-    lines = [pig[0].upper() + pig[1:]]  # "You are the pig …" opens the line
+    lines = [line_start(f"{r.said(loser, 'is', 'are')} the pig of round {index + 1}.")]
     return {
         "key": f"round-{index + 1}",
         "title": f"End of round {index + 1}",
