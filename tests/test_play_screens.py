@@ -102,7 +102,7 @@ the rules, quit to leave
 │    player_3 (rules)    100      5                                            │
 │ Your hand (5): 2♦  2♥  8♥  9♣  K♥                                            │
 │ Your pairs: 2♥+8♥ — two more needed                                          │
-│ Your move: draw from the stock                                               │
+│ Your move: draw from the stock.                                              │
 ╰──────────────────────────────────────────────────────────────────────────────╯
 Legal moves:
 #1  draw stock
@@ -118,7 +118,7 @@ player_0 (you): draws 2♣ from the stock
 │    player_3 (rules)    100      5                                            │
 │ Your hand (6): 2♣  2♦  2♥  8♥  9♣  K♥                                        │
 │ Your pairs: 2♥+8♥ — two more needed                                          │
-│ Your move: discard a card                                                    │
+│ Your move: discard a card.                                                   │
 ╰──────────────────────────────────────────────────────────────────────────────╯
 Legal moves:
 #1  discard 2♣   #2  discard 2♦   #3  discard 2♥   #4  discard 8♥

@@ -10,7 +10,7 @@ from cardzoo.envs.cards import NUM_STANDARD, card_str
 from cardzoo.envs.samsip import view as facts
 from cardzoo.envs.samsip.engine import PHASE_DRAW, VOID_STALL, WIN_NAMES, WIN_PAIRS
 from cardzoo.envs.samsip.view import pairs_line, winning_cards
-from cardzoo.envs.seatview import rules_summary
+from cardzoo.envs.seatview import SPECTATOR, rules_summary
 from cardzoo.scripts.play.common import GameView, card_text, compact_table, group, place_names, titled
 
 RULES = (
@@ -69,15 +69,12 @@ class SamSipView(GameView):
         for s, kind, taker in g.events:
             txt = card_str(kind) if kind < NUM_STANDARD else "Jk"
             discards[s].append(txt + (f"→p{taker}" if taker >= 0 else ""))
+        public = self.facts.seat_view(self.env, SPECTATOR)  # the view's facts, worded for this screen
         for s in range(g.n):
             if not g.active[s]:
+                out = ", ".join(self.words(f) for f in public["players"][s]["status_facts"])  # out (hand 2)
                 players.add_row(
-                    "",
-                    Text(self.seats.label(s), style="dim"),
-                    str(g.chips[s]),
-                    "",
-                    Text(f"out (hand {g.elim_hand[s]})", style="dim"),
-                    "",
+                    "", Text(self.seats.label(s), style="dim"), str(g.chips[s]), "", Text(out, style="dim"), ""
                 )
                 continue
             mark = "→" if not g.done and g.turn == s else ""
@@ -102,9 +99,8 @@ class SamSipView(GameView):
         elif viewer is not None and not g.done and g.active[viewer]:
             parts.append(self.hand_text(viewer))
             parts.append(self.pairs_hint(viewer))
-            if g.turn == viewer:
-                draw = "draw from the stock" + (" or take the discard" if g.live_for == viewer else "")
-                parts.append(Text("Your move: " + (draw if g.phase == PHASE_DRAW else "discard a card"), style="dim"))
+            if g.turn == viewer:  # the view's prompt: "Your move: discard a card."
+                parts.append(Text(self.words(self.facts.seat_view(self.env, viewer)["prompt_fact"]), style="dim"))
         return Panel(group(*parts), title=self.title, title_align="left")
 
     def hand_text(self, seat: int, label: str | None = None) -> Text:
