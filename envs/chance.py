@@ -114,6 +114,11 @@ class ChanceModel:
         """The chance events of the step that took ``before`` (a clone) to ``after`` by ``action``."""
         raise NotImplementedError
 
+    def segment(self, engine) -> int:
+        """The part of the match in progress whose rewards a value network predicts (a hand, a deal,
+        a round: what one deal of the cards decides); the whole match by default."""
+        return 0
+
     # ---------------------------------------------------------------- helpers for the games
     def empty(self) -> np.ndarray:
         return np.full(self.deck, self.pool, dtype=np.int64)

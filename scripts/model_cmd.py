@@ -50,7 +50,14 @@ def _register_value(actions) -> None:
     p.add_argument("--out", help="where to write it, without suffix (default runs/value/GAME-Np.value)")
     p.add_argument("--agents", default="model,rules", help="the agents of the recorded matches (default model,rules)")
     p.add_argument("--matches", type=int, default=400, help="recorded matches, 10..1,000,000 (default 400)")
-    p.add_argument("--hidden", default="128,64", help="hidden layer widths (default 128,64)")
+    p.add_argument("--hidden", default="32", help="hidden layer widths (default 32)")
+    p.add_argument(
+        "--activation",
+        choices=("linear", "relu"),
+        default="linear",
+        help="linear (default): the value is linear in every card's place, so that a deal told card by card "
+        "telescopes exactly; relu: a nonlinear network",
+    )
     p.add_argument("--epochs", type=int, default=30, help="passes over the recorded states, 1..1000 (default 30)")
     p.add_argument("--seed", type=int, default=0, help="the matches' and the fit's seed (default 0)")
     p.add_argument("--force", action="store_true", help="replace an existing file at --out")
@@ -154,7 +161,16 @@ def _run_value(args) -> int:
         raise UserError(f"--hidden widths must be 1..4096, got {args.hidden!r}")
     out = args.out or f"runs/value/{value_name(game, args.players)}"
     settings = ValueSettings(
-        game, args.players, out, tuple(args.agents.split(",")), args.matches, hidden, args.epochs, args.seed, args.force
+        game,
+        args.players,
+        out,
+        tuple(args.agents.split(",")),
+        args.matches,
+        hidden,
+        args.activation,
+        args.epochs,
+        args.seed,
+        args.force,
     )
     ev = train_value(settings)
     print(

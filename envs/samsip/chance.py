@@ -70,6 +70,9 @@ class SamSipChance(ChanceModel):
         ev.slots.append(Slot.draw(e.indicator, self.shared_place(INDICATOR), left))
         return [ev]
 
+    def segment(self, e: SamSipEngine) -> int:
+        return e.hand_no
+
     def step_events(self, before: SamSipEngine, action: int, after: SamSipEngine) -> list[ChanceEvent]:
         events = []
         if before.phase == PHASE_DRAW and action == DRAW_STOCK:

@@ -47,6 +47,9 @@ class SiantappoChance(ChanceModel):
         numbers[-1] = 0.0
         return [self.dealt(numbers, dest_of)]
 
+    def segment(self, e: SiantappoEngine) -> int:
+        return e.round_index
+
     def step_events(self, before: SiantappoEngine, action: int, after: SiantappoEngine) -> list[ChanceEvent]:
         if after.round_index != before.round_index and not after.done:
             return self.deal_events(after)

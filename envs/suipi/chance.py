@@ -61,6 +61,9 @@ class SuipiChance(ChanceModel):
         floor = self._floor(e, 0, e.top - hands, self.empty(), ctx)
         return [floor, self._hands(e, e.top - hands, e.top, _placed(floor), ctx)]
 
+    def segment(self, e: SuipiEngine) -> int:
+        return e.deal_index
+
     def step_events(self, before: SuipiEngine, action: int, after: SuipiEngine) -> list[ChanceEvent]:
         if after.done:
             return []

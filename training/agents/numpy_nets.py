@@ -29,8 +29,13 @@ def _tanh(x: np.ndarray) -> np.ndarray:
     return np.tanh(x, out=x)
 
 
-# The activations a checkpoint may name (in place on a fresh float32 array).
-ACTIVATIONS = {"tanh": _tanh, "relu": _relu}
+def _linear(x: np.ndarray) -> np.ndarray:
+    return x
+
+
+# The activations a checkpoint may name (in place on a fresh float32 array); "linear" is none (a
+# value network linear in every card's place: its expectation over a deal is exact card by card).
+ACTIVATIONS = {"tanh": _tanh, "relu": _relu, "linear": _linear}
 
 
 class _Arrays:

@@ -15,7 +15,7 @@ from torch import nn
 from cardzoo.envs.errors import UserError
 from cardzoo.training.agents.numpy_nets import PolicyMLP
 
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU, "linear": nn.Identity}
 
 
 class MaskedPolicyNet(nn.Module):

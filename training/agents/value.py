@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from cardzoo.training.agents.numpy_nets import ValueMLP
+from cardzoo.training.agents.policy import ACTIVATIONS
 
 
 class ValueNet(nn.Module):
@@ -16,18 +17,18 @@ class ValueNet(nn.Module):
 
     architecture = ValueMLP.architecture
 
-    def __init__(self, deck: int, codes: int, numbers: int, hidden: list[int]):
+    def __init__(self, deck: int, codes: int, numbers: int, hidden: list[int], activation: str = "relu"):
         super().__init__()
         layers: list[nn.Module] = []
         width = deck * codes + numbers
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]  # ValueMLP.parameter_shapes names this layout
+            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]  # ValueMLP.parameter_shapes names this layout
             width = h
         self.net = nn.Sequential(*layers)
         self.out = nn.Linear(width, 1)
         self.deck, self.codes, self.numbers = deck, codes, numbers
         self.obs_size, self.num_actions = deck * codes + numbers, 1
-        self.hidden, self.activation = [int(h) for h in hidden], "relu"
+        self.hidden, self.activation = [int(h) for h in hidden], activation
 
     def forward(self, codes: torch.Tensor, numbers: torch.Tensor) -> torch.Tensor:
         """``codes`` [B, deck] (long), ``numbers`` [B, numbers] -> [B]."""
@@ -41,7 +42,7 @@ class ValueNet(nn.Module):
 
     @classmethod
     def from_meta(cls, meta: dict) -> ValueNet:
-        return cls(meta["deck"], meta["codes"], meta["numbers"], meta["hidden"])
+        return cls(meta["deck"], meta["codes"], meta["numbers"], meta["hidden"], meta["activation"])
 
     def sidecar_fields(self) -> dict:
         return {"architecture": self.architecture, "deck": self.deck, "codes": self.codes, "numbers": self.numbers}

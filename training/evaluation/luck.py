@@ -11,8 +11,9 @@ with the possibilities and their probabilities enumerated exactly (the rules' ch
 own policy). The adjusted result is the raw result minus the sum of a match's corrections. Each
 correction has expectation zero given everything before it, whatever V is, so the adjusted result
 has the raw result's expectation (it is unbiased); the better V predicts results, the more of the
-luck it takes out. V predicts the reward still to come (from the state before the step, so that the
-step's own reward counts), for every seat at once.
+luck it takes out. V predicts, for every seat at once, the reward still to come in the segment in
+progress (``ChanceModel.segment``: the hand, deal or round that one deal of the cards decides; from
+the state before the step where the event starts there, so that the step's own reward counts).
 """
 
 from __future__ import annotations
@@ -70,11 +71,14 @@ class LuckTracker:
         self.corrections = np.zeros(model.n)
         self.sources = {k: np.zeros(model.n) for k in SOURCES}  # the corrections by where the luck came from
         self.earned = np.zeros(model.n)  # rewards so far (the step's own not yet)
-        self.samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = [] if record else None
+        self.samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] | None = [] if record else None
+        self.segment = 0  # the segment in progress (ChanceModel.segment) and the rewards at each one's end
+        self.segment_end: dict[int, np.ndarray] = {}
 
     def start(self, engine) -> None:
+        self.segment = self.model.segment(engine)
         for ev in self.model.deal_events(engine):
-            self._chance(ev, "first deal")
+            self._chance(ev, "first deal", self.segment)
 
     def step(self, before, action: int, after, rewards: dict[int, float], probs: np.ndarray | None = None) -> None:
         """One step: ``rewards`` what it paid each seat."""
@@ -85,15 +89,20 @@ class LuckTracker:
             if not ev.before_step and not paid:
                 self._earn(rewards)
                 paid = True
-            self._chance(ev, "draws" if ev.before_step else "later deals")
+            segment = self.model.segment(before if ev.before_step else after)
+            self._chance(ev, "draws" if ev.before_step else "later deals", segment)
         if not paid:
             self._earn(rewards)
+        segment = self.model.segment(after)
+        if segment != self.segment:
+            self.segment_end[self.segment] = self.earned.copy()
+            self.segment = segment
 
     def _earn(self, rewards: dict[int, float]) -> None:
         for seat, r in rewards.items():
             self.earned[seat] += r
 
-    def _chance(self, ev: ChanceEvent, source: str) -> None:
+    def _chance(self, ev: ChanceEvent, source: str, segment: int) -> None:
         """Every slot of the event at once: one batch of V over all their possibilities."""
         loc = ev.loc.copy()
         rows: list[np.ndarray] = []
@@ -116,7 +125,7 @@ class LuckTracker:
             c = v[slot.actual] - w @ v / w.sum()
             self.corrections += c
             self.sources[source] += c
-            self._record(rows[first + slot.actual], ev.ctx)
+            self._record(rows[first + slot.actual], ev.ctx, segment)
 
     def _policy(self, before, action: int, probs: np.ndarray) -> None:
         """A known policy's decision: Q of each action it could take: V of the state after it (or
@@ -142,9 +151,16 @@ class LuckTracker:
         self.corrections += c
         self.sources["policy"] += c
 
-    def _record(self, loc: np.ndarray, ctx: np.ndarray) -> None:
+    def _record(self, loc: np.ndarray, ctx: np.ndarray, segment: int) -> None:
         if self.samples is not None:
-            self.samples.append((loc, ctx, self.earned.copy()))
+            self.samples.append((loc, ctx, self.earned.copy(), segment))
+
+    def targets(self, totals) -> np.ndarray:
+        """What a value network learns for each recorded state (the match over, ``totals`` its
+        rewards): every seat's reward from the state to the end of its segment."""
+        assert self.samples is not None
+        ends = [self.segment_end.get(seg, np.asarray(totals, dtype=float)) for _, _, _, seg in self.samples]
+        return np.array([end - earned for end, (_, _, earned, _) in zip(ends, self.samples)])
 
 
 # ---------------------------------------------------------------- the shipped value networks

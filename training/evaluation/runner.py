@@ -78,13 +78,13 @@ class Runner:
         luck = None if self.value is None else LuckTracker(self.value.model, self.value)
         return self._play(deal, index, lineup, luck)
 
-    def record(self, deal: int, index: int, lineup: tuple[int, ...], model: ChanceModel) -> tuple[GameResult, list]:
-        """Play one game and keep the states chance made in it, with the rewards earned before
-        each (``LuckTracker.samples``): what a value network learns from."""
+    def record(self, deal: int, index: int, lineup: tuple[int, ...], model: ChanceModel) -> tuple[list, np.ndarray]:
+        """Play one game; the states chance made in it (location codes, numbers) and what a value
+        network learns for each (``LuckTracker.targets``)."""
         luck = LuckTracker(model, lambda loc, ctx: np.zeros((len(loc), model.n)), record=True)
         res = self._play(deal, index, lineup, luck)
         assert luck.samples is not None
-        return res, luck.samples
+        return [(loc, ctx) for loc, ctx, _, _ in luck.samples], luck.targets(res.seat_rewards)
 
     def _play(self, deal: int, index: int, lineup: tuple[int, ...], luck: LuckTracker | None) -> GameResult:
         s, env = self.s, self.env

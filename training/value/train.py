@@ -3,7 +3,8 @@
 The matches are a duplicate-deal tournament of the given agents (default the shipped model against
 the rule bot: the comparison luck adjustment serves most); every state chance made in them (each
 slot of ``cardzoo.envs.chance``, as ``LuckTracker`` meets them) is a sample, seen from every seat,
-whose target is the reward that seat still earned after it. A few samples per match are kept
+whose target is the reward that seat still earned after it in its hand, deal or round
+(``ChanceModel.segment``). A few samples per match are kept
 (they are alike within a match). Matches are split 90/10 into training and validation; the epoch
 with the lowest validation error is kept, and its error is written into the sidecar.
 """
@@ -36,7 +37,8 @@ class ValueSettings:
     out: str
     agents: tuple[str, ...] = ("model", "rules")
     matches: int = 400
-    hidden: tuple[int, ...] = (128, 64)
+    hidden: tuple[int, ...] = (32,)
+    activation: str = "linear"
     epochs: int = 30
     seed: int = 0
     force: bool = False
@@ -81,13 +83,11 @@ def _record(s: ValueSettings, model, say):
     rng = np.random.default_rng(s.seed)
     locs, ctxs, targets, ids = [], [], [], []
     for k, (deal, index, lineup) in enumerate(tasks[: s.matches]):
-        res, samples = runner.record(deal, index, lineup, model)
-        keep = rng.permutation(len(samples))[:SAMPLES_PER_MATCH]
-        for i in keep:
-            loc, ctx, earned = samples[i]
-            locs.append(loc)
-            ctxs.append(ctx)
-            targets.append(np.asarray(res.seat_rewards) - earned)
+        states, wanted = runner.record(deal, index, lineup, model)
+        for i in rng.permutation(len(states))[:SAMPLES_PER_MATCH]:
+            locs.append(states[i][0])
+            ctxs.append(states[i][1])
+            targets.append(wanted[i])
             ids.append(k)
         if (k + 1) % max(1, s.matches // 10) == 0:
             say(f"  recorded {k + 1} of {s.matches} matches")
@@ -104,7 +104,7 @@ def _fit(s: ValueSettings, model, loc, ctx, targets, ids) -> tuple[ValueNet, dic
     y = torch.as_tensor(targets.T.reshape(-1), dtype=torch.float32)
     held = np.tile(ids % 10 == 9, model.n)
     train, val = np.flatnonzero(~held), np.flatnonzero(held)
-    net = ValueNet(model.deck, model.codes, model.numbers, list(s.hidden))
+    net = ValueNet(model.deck, model.codes, model.numbers, list(s.hidden), s.activation)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     best, best_state = math.inf, None
     order = np.random.default_rng(s.seed)
