@@ -235,3 +235,21 @@ def test_adjusted_and_raw_means_agree_over_ten_thousand_matches(game, players):
     pair = res.report()["pairs"][0]
     lo, hi = pair["adjusted_advantage_ci"]
     assert lo <= pair["advantage"] <= hi, pair
+
+
+def test_the_benchmark_table_is_the_kept_reports():
+    """docs/evaluation.md's width table is docs/baselines/luck-*.json, rounded as shown."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs/evaluation.md").read_text(encoding="utf-8")
+    table = text[text.index("| width adjusted / raw |") :].split("\n\n")[0].splitlines()
+    kept = sorted((root / "docs/baselines").glob("luck-*.json"))
+    assert len(kept) == 3
+    for path in kept:
+        r = json.loads(path.read_text(encoding="utf-8"))
+        v = r["variance_per_deal"]
+        cells = [r["game"], str(r["players"]), f"{r['width_ratio']:.2f}", f"{v['raw']:.2f}", f"{v['adjusted']:.2f}"]
+        row = next(line for line in table if line.startswith(f"| {r['game']} | {r['players']} | "))
+        assert all(f" {c} " in row for c in cells), (row, cells)
+        assert f"{r['advantage']:+.2f} [{r['advantage_ci'][0]:+.2f}, {r['advantage_ci'][1]:+.2f}]" in row
