@@ -31,7 +31,7 @@ from cardzoo.envs.siantappo.encoding import (
     TABLE_TYPE,
     decode_hand,
 )
-from cardzoo.envs.siantappo.engine import fill_cards
+from cardzoo.envs.siantappo.engine import fill_cards, hand_keys
 
 
 def _runs(present: int) -> tuple:
@@ -124,43 +124,56 @@ class RuleBot:
         hand = decode_hand(observation) if hand is None else hand
         n = 3 + int(observation[NUM_PLAYERS : NUM_PLAYERS + 4].argmax())
         sizes = np.rint(observation[HAND_SIZES + 1 : HAND_SIZES + n] * HAND_SIZE_SCALE).astype(int).tolist()
-        size = len(hand)
-        endgame = any(0 < x <= ENDGAME_CARDS for x in sizes) or size <= ENDGAME_OWN_CARDS
-        counts = [0] * 13
-        present = multi = 0  # bit r: the hand holds rank r; ... twice or more
-        for k in hand:
-            r = k >> 2
-            counts[r] += 1
-            if present >> r & 1:
-                multi |= 1 << r
-            else:
-                present |= 1 << r
-        base = pieces_of(present, multi)
-        bomb_quad = observation[TABLE_TYPE + PAIR] > 0  # a quad on a pair is a bomb
-        pieces = [base] * len(legal)
-        scores = [0.0] * len(legal)
-        for i, a in enumerate(legal):
-            if a == PASS_ID:
-                scores[i] = base + 0.6
-                continue
-            if ACTION_CARD_COUNT[a] == size:
-                scores[i] = -math.inf  # going out beats everything
-                pieces[i] = 0
-                continue
-            p, m = present, multi
-            for r, k in TAKEN_RANKS[a]:
-                left = counts[r] - k
-                if left < 2:
-                    m &= ~(1 << r)
-                    if not left:
-                        p &= ~(1 << r)
-            pieces[i] = after = pieces_of(p, m)
-            score = after + _TOP_WEIGHT[a] - _COUNT_WEIGHT[a]
-            if not endgame:
-                kind = ACTION_TYPE[a]
-                if kind in BOMB_TYPES or (kind == QUAD and bomb_quad):
-                    score += 1.5
-                if ACTION_TOP_RANK[a] == TWO:  # a 2 is always the top card of the move that spends it
-                    score += 0.9
-            scores[i] = score
-        return scores, pieces
+        return score_moves(hand, sizes, observation[TABLE_TYPE + PAIR] > 0, legal)
+
+    def seat_scores(self, engine, seat: int, legal: list[int]) -> list[float]:
+        """``move_scores`` of ``seat``, read from ``engine`` as that seat sees it (its own hand,
+        the others' card counts, the table): the belief-aware expert's model of how a seat plays
+        (``cardzoo.training.agents.belief``). In the play phase only."""
+        sizes = [engine.counts[(seat + i) % engine.n] for i in range(1, engine.n)]
+        bomb_quad = engine.current >= 0 and ACTION_TYPE[engine.current] == PAIR
+        return score_moves(hand_keys(engine.hands[seat]), sizes, bomb_quad, legal)[0]
+
+
+def score_moves(hand: list[int], sizes: list[int], bomb_quad: bool, legal: list[int]) -> tuple[list, list]:
+    """``RuleBot.scored_moves`` from what it reads: the hand's keys, the other seats' card counts
+    and whether a quad on the table's pair is a bomb."""
+    size = len(hand)
+    endgame = any(0 < x <= ENDGAME_CARDS for x in sizes) or size <= ENDGAME_OWN_CARDS
+    counts = [0] * 13
+    present = multi = 0  # bit r: the hand holds rank r; ... twice or more
+    for k in hand:
+        r = k >> 2
+        counts[r] += 1
+        if present >> r & 1:
+            multi |= 1 << r
+        else:
+            present |= 1 << r
+    base = pieces_of(present, multi)
+    pieces = [base] * len(legal)
+    scores = [0.0] * len(legal)
+    for i, a in enumerate(legal):
+        if a == PASS_ID:
+            scores[i] = base + 0.6
+            continue
+        if ACTION_CARD_COUNT[a] == size:
+            scores[i] = -math.inf  # going out beats everything
+            pieces[i] = 0
+            continue
+        p, m = present, multi
+        for r, k in TAKEN_RANKS[a]:
+            left = counts[r] - k
+            if left < 2:
+                m &= ~(1 << r)
+                if not left:
+                    p &= ~(1 << r)
+        pieces[i] = after = pieces_of(p, m)
+        score = after + _TOP_WEIGHT[a] - _COUNT_WEIGHT[a]
+        if not endgame:
+            kind = ACTION_TYPE[a]
+            if kind in BOMB_TYPES or (kind == QUAD and bomb_quad):
+                score += 1.5
+            if ACTION_TOP_RANK[a] == TWO:  # a 2 is always the top card of the move that spends it
+                score += 0.9
+        scores[i] = score
+    return scores, pieces

@@ -171,15 +171,7 @@ class SiantappoEngine(GameEngine):
 
     def _swap(self) -> None:
         """T11 swaps from the previous round's placings, computed on the post-deal hands."""
-        places = self.round_places[-1]
-        by_place = sorted(range(self.n), key=lambda s: places[s])
-        first, last = by_place[0], by_place[-1]
-        pairs = [(first, last, 2)]
-        if self.cfg.swap_second_with == "third":
-            pairs.append((by_place[1], by_place[2], 1))
-        elif self.n >= 4:
-            pairs.append((by_place[1], by_place[-2], 1))
-        for high, low, count in pairs:
+        for high, low, count in self._swap_pairs():
             # Sequential exchanges; they only interact in the literal 'third' variant with n = 3.
             given_up = sorted(hand_keys(self.hands[low]))[-count:]  # low player's best cards
             self._move(low, high, given_up)
@@ -188,6 +180,18 @@ class SiantappoEngine(GameEngine):
             else:
                 back = sorted(k for k in hand_keys(self.hands[high]) if k not in given_up)[:count]
                 self._move(high, low, back)
+
+    def _swap_pairs(self) -> list[tuple[int, int, int]]:
+        """T11's exchanges this round, from the previous round's placings: (the higher placed
+        seat, the lower placed one, how many cards each gives), in the order they are made."""
+        places = self.round_places[-1]
+        by_place = sorted(range(self.n), key=lambda s: places[s])
+        pairs = [(by_place[0], by_place[-1], 2)]
+        if self.cfg.swap_second_with == "third":
+            pairs.append((by_place[1], by_place[2], 1))
+        elif self.n >= 4:
+            pairs.append((by_place[1], by_place[-2], 1))
+        return pairs
 
     def _move(self, giver: int, receiver: int, keys) -> None:
         for k in keys:
@@ -471,6 +475,60 @@ class SiantappoEngine(GameEngine):
     def ranking(self) -> list[float]:
         """T12: by total reward in the match (1 = best; ties share the average place)."""
         return ranks_from_scores(self.total_rewards)
+
+    # ------------------------------------------------------ the round's history
+    def round_start_hands(self) -> list[list[int]]:
+        """Each seat's cards (keys) as the round's play began, after the swap: what it holds now
+        and what it played since (public)."""
+        return [sorted(hand_keys(self.hands[s]) + [k for k in range(52) if self.played[s] >> k & 1]) for s in range(self.n)]
+
+    def round_replay(self):
+        """The round's plays and passes so far, made again from the round's start in this
+        engine's world (for a world from ``resample_hidden``: its hands, not the true ones):
+        yields ``(engine, seat, action)`` before each move, the one scratch engine then stepped on
+        (read it before the next). Besides the hands it reads only public facts: the log of plays,
+        who led, the turn order (a seat skipped between two plays passed). Nothing before the
+        first play of the round (the swap) is replayed; the moves after the last play are the
+        passes up to the seat acting now."""
+        if self.phase != PLAY or not self.log:
+            return
+        c = self.clone()
+        c.hands = [hand_from_keys(keys) for keys in self.round_start_hands()]
+        c.counts = [sum(len(SUITS[m]) for m in h) for h in c.hands]
+        c.played, c.log, c.trick, c.passed = [0] * self.n, [], 0, [False] * self.n
+        c.current, c.current_keys, c.current_player = -1, (), -1
+        c.finish_top, c.finish_bottom = [], []
+        first_lead = self.round_index == 0 and self.cfg.first_lead_must_include_3c
+        c.required_key = self.starter_key if first_lead else -1
+        c.turn = self.log[0][0]  # the leader cannot pass: the first play is the lead
+        for seat, trick, action, keys in [*self.log, (self.turn, self.trick, -1, ())]:
+            for _ in range(2 * self.n):  # bounded: passes end a trick within n - 1 turns
+                if c.turn == seat and c.trick == trick:
+                    break
+                yield c, c.turn, PASS_ID
+                c.step(PASS_ID)
+            if action >= 0:  # the play; the last entry is the seat acting now
+                yield c, seat, action
+                c._play(action, keys)
+
+    def consistent_with(self, seat: int) -> bool:
+        """Whether this world agrees with what ``seat`` learned from its own swap (T11): the lower
+        placed seat gives its highest cards, so when ``seat`` received them that seat held nothing
+        higher; the higher placed seat gives back its lowest (unless it chooses, ``swap_choice``),
+        so when ``seat`` received those that seat held nothing lower. Exact for the default
+        exchanges (not for the 'third' variant, where one seat gives twice)."""
+        if not self.round_places or self.cfg.swap_second_with == "third":
+            return True
+        start = self.round_start_hands()
+        received, given = self.swap_received[seat], set(self.swap_given[seat])
+        for high, low, _ in self._swap_pairs():
+            if seat == high and received:
+                if any(k >= min(received) for k in start[low] if k not in given):
+                    return False
+            elif seat == low and received and not self.cfg.swap_choice:
+                if any(k <= max(received) for k in start[high] if k not in given):
+                    return False
+        return True
 
     def resample_hidden(self, seat: int, rng: random.Random) -> SiantappoEngine:
         """A clone in which the other seats' cards, the cards set aside and the later rounds' deals

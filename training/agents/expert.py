@@ -43,11 +43,13 @@ from cardzoo.envs.base import action_mask
 from cardzoo.envs.errors import UserError
 from cardzoo.envs.registry import game_spec
 from cardzoo.envs.whole_moves import read_state
+from cardzoo.training.agents.belief import DEFAULT_CANDIDATES, check_supported, weighted_worlds
 from cardzoo.training.agents.net_agents import RankerAgent
 
 DEFAULT_SAMPLES = 8
 DEVICE_ENV = "CARDZOO_EXPERT_DEVICE"  # where the leaves are valued when the constructor does not say
 DEFAULT_WIDTH = 5
+SAMPLERS = ("uniform", "belief")  # how the determinizations are dealt (training/agents/belief.py)
 ANSWERS = ("scripted", "model")  # who plays the other seats in the leaves' play
 # The game's default answer, the one that made the stronger expert in Siantappo and Suipi (the
 # figures and their commands: docs/evaluation.md); in Sam Sip the scripted player (its lookahead
@@ -71,6 +73,17 @@ def _on_device(net, name: str):
     return on_device(net, name, f"the expert's device ({DEVICE_ENV})")
 
 
+def standard_error(x: np.ndarray, weights: list[int]) -> float:
+    """The standard error of the mean of ``x`` over worlds drawn ``weights`` times each (with
+    every weight 1, the sample standard deviation over the square root of the count): a world
+    drawn twice is one observation, not two."""
+    if len(x) < 2:
+        return 0.0
+    w = np.asarray(weights, dtype=float)
+    mean = np.average(x, weights=w)
+    return float(np.sqrt((w**2 * (x - mean) ** 2).sum() / w.sum() ** 2 * len(x) / (len(x) - 1)))
+
+
 class ExpertAgent:
     """``act_in(env, seat)``: the move of ``seat`` in ``env``'s match, by the search above."""
 
@@ -87,13 +100,20 @@ class ExpertAgent:
         margin: float = 0.0,
         answer: str | None = None,
         device: str | None = None,
+        sampler: str = "uniform",
     ):
         if samples < 1 or width < 1:
             raise UserError(f"expert: samples and width must be >= 1, got {samples} and {width}")
         answer = answer or default_answer(game_module.GAME)
         if answer not in ANSWERS:
             raise UserError(f"expert: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
+        if sampler not in SAMPLERS:
+            raise UserError(f"expert: sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
         self.model, self.samples, self.width, self.margin = model, samples, width, margin
+        self.sampler = sampler
+        self._scorer = game_module.RuleBot(config, seed=0)  # the belief sampler's model of the other seats
+        if sampler == "belief":
+            check_supported(self._scorer, game_module.GAME)
         self._leaf_net = _on_device(model.net, device or os.environ.get(DEVICE_ENV, "cpu"))
         spec = game_spec(game_module.GAME)
         self._config = config
@@ -150,12 +170,13 @@ class ExpertAgent:
         self.searched = {}  # complete move -> its mean leaf value, for the moves this decision searched
         if len(moves) == 1:
             return self._play(done, moves[0][0])
-        worlds = self.leaf_values(env, seat, [seq for seq, _ in moves])  # [samples, moves]
-        self.searched = {done + tuple(seq): float(v) for (seq, _), v in zip(moves, worlds.mean(axis=0))}
-        best = int(np.argmax(worlds.mean(axis=0)))  # first of equals: the model's order
-        gain = worlds[:, best] - worlds[:, 0]  # paired: the same worlds for both moves
-        noise = 2 * gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else 0.0
-        if gain.mean() <= max(self.margin, noise):
+        worlds, weights = self.worlds(env.engine, seat)
+        values = self.leaf_values(env, seat, worlds, [seq for seq, _ in moves])  # [worlds, moves]
+        means = np.average(values, axis=0, weights=weights)
+        self.searched = {done + tuple(seq): float(v) for (seq, _), v in zip(moves, means)}
+        best = int(np.argmax(means))  # first of equals: the model's order
+        gain = values[:, best] - values[:, 0]  # paired: the same worlds for both moves
+        if np.average(gain, weights=weights) <= max(self.margin, 2 * standard_error(gain, weights)):
             best = 0  # not clearly better than the model's own choice
         self.searches += 1
         self.departures += best != 0
@@ -167,14 +188,13 @@ class ExpertAgent:
         self._plan = chosen[len(done) + 1 :]
         return chosen[len(done)]
 
-    def leaf_values(self, env, seat: int, moves: list[tuple]) -> np.ndarray:
-        """Each move's leaf value in each determinization [samples, moves]; the model values every
+    def leaf_values(self, env, seat: int, worlds: list, moves: list[tuple]) -> np.ndarray:
+        """Each move's leaf value in each determinization [worlds, moves]; the model values every
         leaf that reached a decision of the seat in one batched pass."""
         scratch = copy.copy(env)  # encodes and lists moves of the determinized engines it is given
-        earned = np.zeros((self.samples, len(moves)))
+        earned = np.zeros((len(worlds), len(moves)))
         open_leaves, observations, rows = [], [], []
-        for d in range(self.samples):
-            world = env.engine.resample_hidden(seat, self.rng)
+        for d, world in enumerate(worlds):
             for i, seq in enumerate(moves):
                 earned[d, i], leaf = self._leaf(scratch, world.clone(), seat, seq)
                 if leaf is not None:
@@ -186,6 +206,14 @@ class ExpertAgent:
             for (d, i), v in zip(open_leaves, later):
                 earned[d, i] += v
         return earned
+
+    def worlds(self, engine, seat: int) -> tuple[list, list[int]]:
+        """The ``samples`` determinizations of one decision, each distinct world once with how
+        many times it was drawn: dealt uniformly from the cards the seat has not seen, or
+        (``sampler="belief"``) drawn by how likely each makes the others' moves."""
+        if self.sampler == "belief":
+            return weighted_worlds(engine, seat, self.rng, self.samples, DEFAULT_CANDIDATES, self._scorer)
+        return [engine.resample_hidden(seat, self.rng) for _ in range(self.samples)], [1] * self.samples
 
     def _leaf(self, scratch, engine, seat: int, seq: tuple) -> tuple[float, tuple | None]:
         """Play ``seq``, then the others, to the seat's next real decision: the reward on the way,

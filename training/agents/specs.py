@@ -57,6 +57,9 @@ class RandomAgent:
 #                     lookahead player, ``cardzoo.envs.samsip.lookahead``)
 #   PATH              a checkpoint: any spec containing a path separator or ending in
 #                     .safetensors / .json (loaded by ``load_checkpoint_agent``)
+#   expert[:N]        search over N sampled deals per move (``cardzoo.training.agents.expert``)
+#   belief[:N]        the same search, the deals drawn by how likely each makes the moves the
+#                     others played (``cardzoo.training.agents.belief``; Siantappo)
 #   SPEC@SEED         any of the above with a fixed seed for its own random stream
 #
 # ``parse_agent_spec`` only reads the text (and checks that a checkpoint file exists);
@@ -75,7 +78,9 @@ _ALIASES = {
     "teacher": "teacher",
     "expert": "expert",
     "search": "expert",
+    "belief": "expert",
 }
+SAMPLER_OF = {"belief": "belief"}  # an alias of the expert that names how it deals its worlds
 CHECKPOINT_SUFFIXES = (".safetensors", ".json")
 # The games in which the expert has beaten the shipped model head to head (95% interval above zero,
 # docs/evaluation.md); in Sam Sip it has not (level at 4 players, a little behind at 2), and the
@@ -95,6 +100,7 @@ class AgentSpec:
     seed: int | None = None
     text: str = ""
     budget: int | None = None
+    sampler: str = "uniform"  # the expert's determinizations: "uniform" or "belief"
 
     @property
     def label(self) -> str:
@@ -102,7 +108,8 @@ class AgentSpec:
         if self.kind == "checkpoint":
             base = os.path.basename(self.path or "") or str(self.path)
             return base if self.seed is None else f"{base}@{self.seed}"
-        kind = self.kind if self.budget is None else f"{self.kind}:{self.budget}"
+        name = "belief" if self.sampler == "belief" else self.kind
+        kind = name if self.budget is None else f"{name}:{self.budget}"
         return kind if self.seed is None else f"{kind}@{self.seed}"
 
 
@@ -141,10 +148,10 @@ def parse_agent_spec(text: str) -> AgentSpec:
         raise UserError(
             f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
             f"teacher (where the game has one), expert[:N] (search over N sampled deals per "
-            f"move, default 8), or a checkpoint path (containing '/' or ending "
+            f"move, default 8), belief[:N] (the same, deals weighed by the moves seen), or a checkpoint path (containing '/' or ending "
             f"in .safetensors/.json), optionally with @SEED"
         )
-    return AgentSpec(kind, seed=seed, text=raw, budget=budget)
+    return AgentSpec(kind, seed=seed, text=raw, budget=budget, sampler=SAMPLER_OF.get(body.lower(), "uniform"))
 
 
 def seat_label(text: str) -> str:
@@ -212,7 +219,8 @@ def make_agent(spec: AgentSpec | str, game_module, config=None, seed: int | None
         from cardzoo.training.agents.expert import DEFAULT_SAMPLES, ExpertAgent
 
         model = make_agent("model", game_module, config, seed=seed)
-        return ExpertAgent(game_module, config, model, seed=seed, samples=spec.budget or DEFAULT_SAMPLES)
+        samples = spec.budget or DEFAULT_SAMPLES
+        return ExpertAgent(game_module, config, model, seed=seed, samples=samples, sampler=spec.sampler)
     raise UserError(f"unknown agent kind {spec.kind!r}")
 
 
