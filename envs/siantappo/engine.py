@@ -482,14 +482,15 @@ class SiantappoEngine(GameEngine):
         and what it played since (public)."""
         return [sorted(hand_keys(self.hands[s]) + [k for k in range(52) if self.played[s] >> k & 1]) for s in range(self.n)]
 
-    def round_replay(self):
+    def round_replay(self, seat: int):
         """The round's plays and passes so far, made again from the round's start in this
         engine's world (for a world from ``resample_hidden``: its hands, not the true ones):
-        yields ``(engine, seat, action)`` before each move, the one scratch engine then stepped on
-        (read it before the next). Besides the hands it reads only public facts: the log of plays,
-        who led, the turn order (a seat skipped between two plays passed). Nothing before the
-        first play of the round (the swap) is replayed; the moves after the last play are the
-        passes up to the seat acting now."""
+        yields ``(engine, mover, legal actions, index of the action taken)`` before each move of a
+        seat other than ``seat``, the one scratch engine then stepped on (read it before the
+        next). Besides the hands it reads only public facts: the log of plays, who led, the turn
+        order (a seat skipped between two plays passed). Nothing before the first play of the
+        round (the swap) is replayed; the moves after the last play are the passes up to the
+        seat acting now. Every play is legal in every world (the cards are the ones played)."""
         if self.phase != PLAY or not self.log:
             return
         c = self.clone()
@@ -501,14 +502,18 @@ class SiantappoEngine(GameEngine):
         first_lead = self.round_index == 0 and self.cfg.first_lead_must_include_3c
         c.required_key = self.starter_key if first_lead else -1
         c.turn = self.log[0][0]  # the leader cannot pass: the first play is the lead
-        for seat, trick, action, keys in [*self.log, (self.turn, self.trick, -1, ())]:
+        for mover, trick, action, keys in [*self.log, (self.turn, self.trick, -1, ())]:
             for _ in range(2 * self.n):  # bounded: passes end a trick within n - 1 turns
-                if c.turn == seat and c.trick == trick:
+                if c.turn == mover and c.trick == trick:
                     break
-                yield c, c.turn, PASS_ID
+                if c.turn != seat:
+                    legal = c.legal_actions()
+                    yield c, c.turn, legal, legal.index(PASS_ID)
                 c.step(PASS_ID)
             if action >= 0:  # the play; the last entry is the seat acting now
-                yield c, seat, action
+                if mover != seat:
+                    legal = c.legal_actions()
+                    yield c, mover, legal, legal.index(action)
                 c._play(action, keys)
 
     def consistent_with(self, seat: int) -> bool:

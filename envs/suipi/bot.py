@@ -124,6 +124,20 @@ class RuleBot:
         None before its first). Move-ranking trainers read the bot's choice from it."""
         return None if self._plan is None else self._plan[1]
 
+    def seat_scores(self, engine, seat: int, moves: list) -> list[float]:
+        """The bot's scores of ``moves`` (complete moves of ``seat`` on ``engine``'s floor), read
+        from the view of what ``seat`` sees, negated: lower is better, as the belief-aware
+        expert's model of how a seat plays reads them (``cardzoo.training.agents.belief``)."""
+        view = enc.view_of(engine, seat)  # its floor sorted by representative card
+        order = sorted(range(len(engine.floor)), key=lambda i: engine.floor[i][REP])
+        where = [0] * len(order)
+        for j, i in enumerate(order):
+            where[i] = j
+        seen = [
+            (h, sum(1 << where[i] for i in range(len(where)) if mask >> i & 1), kind, v) for h, mask, kind, v in moves
+        ]
+        return [-score for score in self.scores(self._config_for(view), view, seen)]
+
     # --------------------------------------------------------------- scoring
     def _card_value(self, cfg, cards) -> float:
         """10 per point, 1 per card, 1.5 per spade: each card's worth from a table, summed in order."""

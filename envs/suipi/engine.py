@@ -397,6 +397,21 @@ class SuipiEngine(GameEngine):
             self._deal_round()
             self._lay_floor()
         self._legal: list[Move] | None = None
+        self._mark_round()
+
+    def _mark_round(self) -> None:
+        """Remember the public state as the hands are dealt, and start the round's list of moves:
+        what ``round_replay`` plays again."""
+        self.round_start = (
+            tuple(self.floor),
+            tuple(tuple(p) for p in self.captured),
+            tuple(self.suipis),
+            self.last_capturer,
+            self.last_capture,
+            tuple(self.lost),
+            self.turn,
+        )
+        self.round_moves: list[tuple[int, Move]] = []  # (seat, complete move) since the hands were dealt
 
     def _deal_round(self) -> None:
         self.round += 1
@@ -467,6 +482,7 @@ class SuipiEngine(GameEngine):
         e.lost = list(self.lost)
         e.rejected = list(self.rejected)
         e.partial_items = list(self.partial_items)
+        e.round_moves = list(self.round_moves)
         e._card_tries = None  # filled in place: never shared with the original
         return e
 
@@ -650,6 +666,37 @@ class SuipiEngine(GameEngine):
         c._legal = c._trie = None
         return c
 
+    def round_replay(self, seat: int):
+        """The moves made since the hands were last dealt, made again from that point in this
+        engine's world (for a world from ``resample_hidden``: its hands, not the true ones): yields
+        ``(engine, mover, legal moves, index of the move made)`` before each move of a seat other
+        than ``seat`` (index -1: the move is not legal in this world, which then cannot be the
+        true one; nothing more is yielded), the one scratch engine then stepped on (read it
+        before the next). Besides the hands it reads only public facts: the floor, piles and
+        scores as the hands were dealt, and the moves made since."""
+        if not self.round_moves:
+            return
+        c = self.clone()
+        for mover, move in self.round_moves:
+            c.hands[mover].append(move[0])
+        floor, captured, suipis, c.last_capturer, c.last_capture, lost, c.turn = self.round_start
+        c.floor, c.captured, c.suipis, c.lost = list(floor), [list(p) for p in captured], list(suipis), list(lost)
+        c.partial_card, c.partial_items = None, []
+        c._legal = c._trie = c._card_tries = None
+        for mover, move in self.round_moves:
+            if mover != seat:
+                legal = c.legal_moves()
+                chosen = legal.index(move) if move in legal else -1
+                yield c, mover, legal, chosen
+                if chosen < 0:
+                    return
+            c.play_move(move)
+
+    def consistent_with(self, seat: int) -> bool:
+        """What ``seat`` knows beyond the cards it saw is kept by ``resample_hidden`` itself here
+        (the build owners' cards); the moves' legality is checked in ``round_replay``."""
+        return True
+
     # -------------------------------------------------------------- play
     def play_move(self, move) -> DealResult | None:
         """Play one complete move of the acting seat. Returns the DealResult when the move ended
@@ -660,6 +707,7 @@ class SuipiEngine(GameEngine):
         hand.remove(h)
         floor = self.floor
         self.moves_made += 1
+        self.round_moves.append((seat, move))
         if kind == DROP:
             floor.append((CARD_KEY[h], self.nv[h], (h,), -1, False, h))
         elif kind == CAPTURE:
@@ -702,6 +750,7 @@ class SuipiEngine(GameEngine):
         if self.turn == (self.dealer + 1) % self.n and not any(self.hands):
             if self.top < len(self.stock):
                 self._deal_round()
+                self._mark_round()
             else:
                 return self._end_deal()
         return None

@@ -51,15 +51,14 @@ def move_probability(scores: list[float], index: int) -> float:
 
 
 def log_likelihood(world, seat: int, scorer) -> float:
-    """The log-probability, under the softened rule bot, of every move the other seats made this
-    round, replayed in ``world``."""
+    """The log-probability, under the softened rule bot, of every move the other seats made since
+    their hands were dealt, replayed in ``world`` (-inf where one of them is not legal there)."""
     total = 0.0
-    for state, mover, action in world.round_replay():
-        if mover == seat:
-            continue
-        legal = state.legal_actions()
+    for state, mover, legal, chosen in world.round_replay(seat):
+        if chosen < 0:
+            return -math.inf
         if len(legal) > 1:
-            total += math.log(move_probability(scorer.seat_scores(state, mover, legal), legal.index(action)))
+            total += math.log(move_probability(scorer.seat_scores(state, mover, legal), chosen))
     return total
 
 
@@ -68,8 +67,10 @@ def weighted_worlds(engine, seat: int, rng: random.Random, count: int, candidate
     module's docstring; uniform among the candidates if every one breaks a known fact), as
     (the distinct worlds drawn, how many times each was drawn)."""
     pool = [engine.resample_hidden(seat, rng) for _ in range(count * candidates)]
-    kept = [w for w in pool if w.consistent_with(seat)] or pool
+    kept = [w for w in pool if w.consistent_with(seat)]
     logs = [log_likelihood(w, seat, scorer) for w in kept]
+    if not logs or max(logs) == -math.inf:
+        kept, logs = pool, [0.0] * len(pool)
     top = max(logs)
     drawn = Counter(rng.choices(range(len(kept)), weights=[math.exp(x - top) for x in logs], k=count))
     return [kept[i] for i in sorted(drawn)], [drawn[i] for i in sorted(drawn)]
