@@ -38,7 +38,9 @@ def register(sub) -> argparse.ArgumentParser:
         "more, Bradley-Terry ratings, each with a 95% interval. Agents: random, rules (the game's "
         "rule bot), teacher (its stronger scripted player, where it has one: Sam Sip), model (the "
         "trained model shipped in models/ for the game and player count), expert (search over deals "
-        "sampled from what the seat has not seen, with the model; expert:N for N deals, default 8), or a "
+        "sampled from what the seat has not seen, with the model; expert:N for N deals, default 8), "
+        "belief[:N] (the same search, the deals drawn by how likely each makes the moves the others "
+        "played: Siantappo and Suipi), or a "
         "checkpoint path "
         "(NAME.safetensors with its NAME.json sidecar next to it); add @SEED to fix an agent's "
         "own seed.",

@@ -28,10 +28,10 @@ def _midgame(game: str, n: int, seed: int, steps: int):
     return env
 
 
-def _expert(game: str, n: int, seed: int, samples: int = 2):
+def _expert(game: str, n: int, seed: int, samples: int = 2, kind: str = "expert"):
     module = game_spec(game).module
     config = module.raw_env(num_players=n).config
-    return make_agent(parse_agent_spec(f"expert:{samples}"), module, config, seed=seed)
+    return make_agent(parse_agent_spec(f"{kind}:{samples}"), module, config, seed=seed)
 
 
 def _decisions(game: str, n: int, seed: int, steps: int):
@@ -42,21 +42,36 @@ def _decisions(game: str, n: int, seed: int, steps: int):
             yield env
 
 
-@pytest.mark.parametrize("game,n", COUNTS)
-def test_the_expert_plays_the_same_whatever_the_unseen_cards_really_are(game, n):
+def _plays_the_same_whatever_the_unseen_cards_are(game: str, n: int, kind: str, steps: int) -> None:
     found = 0
-    for env in _decisions(game, n, 11, 9):
+    for env in _decisions(game, n, 11, steps):
         seat = env.engine.acting_seat
         obs = env.encode_seat(seat)
         moved = env.engine.resample_hidden(seat, random.Random(5))  # the same to this seat, other cards elsewhere
-        first = agent_move(_expert(game, n, seed=3), env, seat, obs, None)
+        first = agent_move(_expert(game, n, seed=3, kind=kind), env, seat, obs, None)
         env.engine, env._legal_cache = moved, None
         assert env.encode_seat(seat).tobytes() == obs.tobytes()
-        assert agent_move(_expert(game, n, seed=3), env, seat, obs, None) == first
+        assert agent_move(_expert(game, n, seed=3, kind=kind), env, seat, obs, None) == first
         found += 1
         if found == 3:
             break
     assert found == 3
+
+
+@pytest.mark.parametrize("game,n", COUNTS)
+def test_the_expert_plays_the_same_whatever_the_unseen_cards_really_are(game, n):
+    _plays_the_same_whatever_the_unseen_cards_are(game, n, "expert", 9)
+
+
+BELIEF_COUNTS = [("siantappo", 4), ("siantappo", 3), ("suipi", 2), ("suipi", 4)]
+
+
+@pytest.mark.parametrize("game,n", BELIEF_COUNTS)
+@pytest.mark.parametrize("steps", [9, 130])
+def test_the_belief_expert_plays_the_same_whatever_the_unseen_cards_really_are(game, n, steps):
+    """The belief-aware sampler weighs worlds by the others' moves this round: still only from
+    what the seat knows (130 random moves in: a later Siantappo round, after a swap)."""
+    _plays_the_same_whatever_the_unseen_cards_are(game, n, "belief", steps)
 
 
 SHORT = {"siantappo": {"rounds": 1}, "suipi": {}, "samsip": {"bankroll": 3}}  # short matches, same play
@@ -317,3 +332,112 @@ def test_scripted_players_that_read_the_engine_leave_the_search_unchanged(monkey
     monkeypatch.delattr(RuleBot, "act_seat")
     slow = [search(env) for env in envs]
     assert fast == slow and any(len(values) > 1 for values in fast)
+
+
+# ------------------------------------------------------------------ the belief-aware sampler
+def _random_states(game: str, count: int, seed: int = 0):
+    """Seeded states of random play at every count of the game, each with a seat to act."""
+    counts = game_spec(game).player_counts
+    for k in range(count):
+        env = game_spec(game).module.raw_env(num_players=counts[k % len(counts)])
+        env.begin(seed + k)
+        rng = random.Random(seed + k)
+        for _ in range(rng.randrange(1, 300)):
+            if env.engine.done:
+                break
+            env.advance(rng.choice(env.legal_now()))
+        if not env.engine.done:
+            yield env
+
+
+@pytest.mark.parametrize("game", ["siantappo", "suipi"])
+def test_a_round_replayed_in_the_true_deal_is_the_round_that_was_played(game):
+    """``round_replay`` run on the true engine: every move it replays is legal and is the one made,
+    and it ends in the very state of now."""
+    replayed = 0
+    for env in _random_states(game, 50):
+        e, last = env.engine, None
+        for state, mover, legal, chosen in e.round_replay(-1):  # -1: every seat's moves
+            assert chosen >= 0 and mover == state.acting_seat
+            last = state
+        if last is None:
+            continue
+        replayed += 1
+        assert last.acting_seat == e.acting_seat and [sorted(h) for h in last.hands] == [sorted(h) for h in e.hands]
+        if game == "suipi":
+            assert (last.floor, last.captured, last.suipis) == (e.floor, e.captured, e.suipis)
+        else:
+            assert (last.current, last.passed, last.trick, last.counts) == (e.current, e.passed, e.trick, e.counts)
+    assert replayed > 35
+
+
+def test_the_swap_facts_are_what_the_swap_rule_would_have_done():
+    """Siantappo's ``consistent_with(seat)`` on dealt worlds agrees with the swap rule (T11) run
+    again on each world's hands from before the swap: the lower placed seat gave its highest
+    cards, the higher placed one its lowest."""
+    outcomes = set()
+    for env in _random_states("siantappo", 60, seed=100):
+        e = env.engine
+        if not e.round_places or e.phase != "play":
+            continue
+        for j in range(6):
+            seat = (e.acting_seat + j) % e.n
+            world = e.resample_hidden(seat, random.Random(j))
+            start = world.round_start_hands()
+            expected = True
+            for high, low, count in world._swap_pairs():
+                if seat not in (high, low):
+                    continue
+                given, received = world.swap_given[seat], world.swap_received[seat]
+                if seat == high:  # low held, before the swap: what it holds now less what seat gave, plus received
+                    before = sorted(k for k in start[low] if k not in given) + list(received)
+                    expected &= sorted(before)[-count:] == sorted(received)
+                elif not world.cfg.swap_choice:  # high held its own cards and seat's gift: it gave back its lowest
+                    before = [k for k in start[high] if k not in given] + list(received)
+                    expected &= sorted(before)[:count] == sorted(received)
+            assert world.consistent_with(seat) == expected
+            assert e.consistent_with(seat)  # the true deal always is
+            outcomes.add(expected)
+    assert outcomes == {True, False}
+
+
+@pytest.mark.parametrize("game", ["siantappo", "suipi"])
+def test_belief_draws_worlds_that_explain_the_moves_made_better_than_uniform_dealing(game):
+    from cardzoo.training.agents.belief import log_likelihood, weighted_worlds
+
+    module, gains, impossible = game_spec(game).module, [], 0
+    for env in _random_states(game, 12, seed=300):
+        e, seat = env.engine, env.engine.acting_seat
+        scorer = module.RuleBot(env.config, seed=0)
+        uniform = [e.resample_hidden(seat, random.Random(k)) for k in range(16)]
+        worlds, times = weighted_worlds(e, seat, random.Random(1), 16, 4, scorer)
+        assert sum(times) == 16 and len(worlds) == len(times) and all(t > 0 for t in times)
+        plain = [log_likelihood(w, seat, scorer) for w in uniform]
+        impossible += plain.count(float("-inf"))
+        possible = [x for x in plain if x > float("-inf")] or [0.0]
+        drawn = [log_likelihood(w, seat, scorer) for w in worlds]
+        gains.append(np.average(drawn, weights=times) - np.mean(possible))
+        assert min(drawn) > float("-inf") or not possible  # an impossible world is never drawn
+    assert np.mean(gains) > 0.5 and min(gains) > -0.5  # (no moves yet this round: no gain to make)
+    if game == "suipi":
+        assert impossible > 0  # a move made that the dealt hand could not make: the world is dropped
+
+
+def test_a_modelled_move_probability_is_a_distribution_that_prefers_better_scores():
+    from cardzoo.training.agents.belief import move_probability
+
+    scores = [2.0, 0.5, 3.0, 0.5]
+    probs = [move_probability(scores, i) for i in range(4)]
+    assert sum(probs) == pytest.approx(1.0) and probs[1] == probs[3] > probs[0] > probs[2] > 0
+    out = [move_probability([1.0, float("-inf"), 0.0], i) for i in range(3)]
+    assert sum(out) == pytest.approx(1.0) and out[1] > 0.9 and out[0] == out[2] > 0
+
+
+def test_belief_specs():
+    spec = parse_agent_spec("belief:16@3")
+    assert (spec.kind, spec.budget, spec.sampler, spec.label) == ("expert", 16, "belief", "belief:16@3")
+    assert parse_agent_spec("expert").sampler == "uniform"
+    agent = _expert("suipi", 2, seed=0, samples=4, kind="belief")
+    assert (agent.sampler, agent.samples) == ("belief", 4)
+    with pytest.raises(UserError, match="the belief-aware expert needs the round's history, which samsip"):
+        _expert("samsip", 2, seed=0, kind="belief")
