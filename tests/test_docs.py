@@ -513,6 +513,40 @@ def test_the_expert_table_is_the_kept_reports():
         assert expert_row(r) in text, expert_row(r)
 
 
+BELIEF = sorted((ROOT / "docs/baselines").glob("belief-*.json"))
+PERFECT = sorted((ROOT / "docs/baselines").glob("perfect-*.json"))
+
+
+def pair_row(r: dict, *first: str) -> str:
+    """One row of a head-to-head table in docs/evaluation.md, from its kept report: ``first``
+    columns, then the games, the seed, the first entrant's advantage and how often it was ahead."""
+    pair = r["pairs"][0]
+    cells = [*first, str(r["games_played"]), str(r["seed"]), f"{pair['advantage']:+.2f} {_ci(pair['advantage_ci'])}"]
+    return "| " + " | ".join(cells) + f" | {pair['a_score']:.0%} |"
+
+
+def test_the_belief_and_oracle_tables_are_the_kept_reports():
+    """docs/evaluation.md's belief-aware search (belief against expert:10 and the model) and its
+    oracle table (oracle, expert and model against the rule bot, the same deals per game)."""
+    import json
+
+    text = (ROOT / "docs/evaluation.md").read_text(encoding="utf-8")
+    assert BELIEF and PERFECT
+    for path in BELIEF:
+        r = json.loads(path.read_text())
+        specs = [e["spec"] for e in r["entrants"]]
+        assert specs[0] == "belief" and specs[1] in ("expert:10", "model")
+        assert pair_row(r, r["game"], str(r["players"]), f"`{specs[1]}`") in text, pair_row(r, specs[1])
+    seeds: dict[str, set] = {}
+    for path in PERFECT:
+        r = json.loads(path.read_text())
+        agent = r["entrants"][0]["name"]
+        assert agent in ("oracle", "expert", "model") and r["entrants"][1]["name"] == "rules"
+        seeds.setdefault(r["game"], set()).add((r["seed"], r["games_played"]))
+        assert pair_row(r, r["game"], str(r["players"]), agent) in text, pair_row(r, agent)
+    assert all(len(s) == 1 for s in seeds.values())  # one game's rows: the same deals
+
+
 def test_the_thinking_time_table_is_the_kept_report():
     import json
 

@@ -357,7 +357,7 @@ def test_a_round_replayed_in_the_true_deal_is_the_round_that_was_played(game):
     replayed = 0
     for env in _random_states(game, 50):
         e, last = env.engine, None
-        for state, mover, legal, chosen in e.round_replay(-1):  # -1: every seat's moves
+        for state, mover, _legal, chosen in e.round_replay(-1):  # -1: every seat's moves
             assert chosen >= 0 and mover == state.acting_seat
             last = state
         if last is None:

@@ -480,7 +480,9 @@ class SiantappoEngine(GameEngine):
     def round_start_hands(self) -> list[list[int]]:
         """Each seat's cards (keys) as the round's play began, after the swap: what it holds now
         and what it played since (public)."""
-        return [sorted(hand_keys(self.hands[s]) + [k for k in range(52) if self.played[s] >> k & 1]) for s in range(self.n)]
+        return [
+            sorted(hand_keys(self.hands[s]) + [k for k in range(52) if self.played[s] >> k & 1]) for s in range(self.n)
+        ]
 
     def round_replay(self, seat: int):
         """The round's plays and passes so far, made again from the round's start in this
@@ -527,12 +529,13 @@ class SiantappoEngine(GameEngine):
         start = self.round_start_hands()
         received, given = self.swap_received[seat], set(self.swap_given[seat])
         for high, low, _ in self._swap_pairs():
-            if seat == high and received:
+            if not received or seat not in (high, low):
+                continue
+            if seat == high:  # low gave its highest: it held nothing higher
                 if any(k >= min(received) for k in start[low] if k not in given):
                     return False
-            elif seat == low and received and not self.cfg.swap_choice:
-                if any(k <= max(received) for k in start[high] if k not in given):
-                    return False
+            elif not self.cfg.swap_choice and any(k <= max(received) for k in start[high] if k not in given):
+                return False  # high gave back its lowest: it held nothing lower
         return True
 
     def resample_hidden(self, seat: int, rng: random.Random) -> SiantappoEngine:

@@ -59,7 +59,7 @@ def parse_seats(
     return specs, players
 
 
-SEAT_KINDS = ("human", "rules", "random", "model", "expert", "teacher")
+SEAT_KINDS = ("human", "rules", "random", "model", "expert", "belief", "teacher")
 
 
 def closest_kind(typed: str, kinds=SEAT_KINDS) -> str | None:

@@ -148,7 +148,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
         raise UserError(
             f"unknown agent {body!r}; agents are: random, rules, model (the shipped one), "
             f"teacher (where the game has one), expert[:N] (search over N sampled deals per "
-            f"move, default 8), belief[:N] (the same, deals weighed by the moves seen), or a checkpoint path (containing '/' or ending "
+            f"move, default 8), belief[:N] (the same, deals weighed by the moves seen), "
+            f"or a checkpoint path (containing '/' or ending "
             f"in .safetensors/.json), optionally with @SEED"
         )
     return AgentSpec(kind, seed=seed, text=raw, budget=budget, sampler=SAMPLER_OF.get(body.lower(), "uniform"))
