@@ -180,6 +180,7 @@ def bench_sb3(game: str, players: int, decisions: int, device: str = "auto") -> 
         "game": game,
         "players": players,
         "algo": "sb3",
+        "env": "vector",  # SB3Tables over cardzoo.vector (reports before it ran SB3 on one table per env)
         "workers": 0,
         "decisions": decisions,
         "seconds": round(elapsed, 2),
@@ -411,7 +412,7 @@ def render_table(result: dict) -> str:
     for r in result["train"]:
         who = {
             "ppo": f"cardzoo PPO ({r['workers']} workers)",
-            "sb3": "SB3 MaskablePPO (cardzoo.vector tables)",
+            "sb3": "SB3 MaskablePPO" + (" (cardzoo.vector tables)" if r.get("env") == "vector" else ""),
             "example": "examples/ppo_vector.py (cardzoo.vector)",
             "dmc": f"cardzoo DMC ({r['workers']} workers)",
             "rllib": f"RLlib PPO ({r['workers']} env runners)",
@@ -443,9 +444,9 @@ def render_table(result: dict) -> str:
         if "ppo_ray_over_processes" in x
     )
     on_ray = f"; on Ray / with processes (decisions/s, same workers): {on_ray}" if on_ray else ""
+    example = f"example / SB3: {example}; " if example else ""  # reports from before the example have none
     return (
-        "\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; example / SB3: {example or '–'}; "
-        f"DMC / PPO decisions/s: {dmc}{on_ray}; "
+        "\n".join(rows) + f"\n\nPPO / SB3 in the same run: {ratios}; {example}DMC / PPO decisions/s: {dmc}{on_ray}; "
         f"peak memory {result['peak_memory_mib']:,.0f} MiB."
     )
 
