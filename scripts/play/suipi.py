@@ -16,23 +16,9 @@ from cardzoo.envs.suipi.actions import CARDS, LOCKED, NVAL, OWNER, REP, build_gr
 from cardzoo.envs.suipi.engine import IS_SPADE, TEN_D, TWO_S
 from cardzoo.envs.suipi.view import point_rows
 from cardzoo.scripts.play.common import GameView, card_text, compact_table, group, place_names, titled
+from cardzoo.scripts.typed_moves.suipi import BUILD, DROP, TAKE
 
 SIDE_NAMES = "ABC"
-TAKE, BUILD, DROP = "take", "build", "drop"
-VERBS = {
-    "take": TAKE,
-    "takes": TAKE,
-    "capture": TAKE,
-    "captures": TAKE,
-    "x": TAKE,
-    "build": BUILD,
-    "builds": BUILD,
-    "drop": DROP,
-    "drops": DROP,
-    "trail": DROP,
-    "trails": DROP,
-}
-FILLERS = {"on", "with", "and", "to", "locked", "the", "onto", "of"}
 
 RULES = (
     rules_summary("suipi")
